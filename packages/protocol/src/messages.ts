@@ -1,0 +1,441 @@
+/**
+ * The wire vocabulary between the gateway and an agent's bridge: one discriminated union on `type`,
+ * declared once, with its runtime schema beside it. Everything that crosses the socket is a `Frame`.
+ *
+ * Direction is a convention, not a separate type: `GatewayToBridge` names what the gateway sends,
+ * `BridgeToGateway` what the bridge sends, and `Control` frames (handshake, ack, ping, error) flow both
+ * ways. Receivers validate every frame with {@link parseFrame} and switch on `type`.
+ *
+ * Reliability: frames whose type is in {@link RELIABLE_TYPES} carry `seq`, stamped by the channel; the
+ * sender keeps them until acknowledged and resends them after a reconnect. Everything else is
+ * fire-and-forget (live text deltas, pings, acks).
+ */
+import { z } from 'zod';
+
+/** Bumped on any incompatible change to this file. Peers with different versions refuse each other. */
+export const PROTOCOL_VERSION = 1;
+
+const id = z.string().min(1).max(200);
+const chatId = z.number().int();
+const seq = z.number().int().positive();
+const text = z.string().max(1_000_000);
+
+/** Where a turn's output goes in Telegram: a chat, and a forum topic inside it when there is one. */
+export const routeSchema = z.object({ chatId, threadId: z.number().int().optional() });
+export type Route = z.infer<typeof routeSchema>;
+
+// ---------------------------------------------------------------------------------------------------
+// Control frames (both directions)
+
+const hello = z.object({
+  type: z.literal('hello'),
+  version: z.number().int(),
+  agent: id,
+  /** Random per process start; lets the peer tell a restart from a reconnect in its logs. */
+  instanceId: id,
+  /** Identifies the sender's outbox. A new stream (state wiped) resets the receiver's duplicate filter. */
+  streamId: id,
+  /** The peer stream this side has seen, and the last `seq` it handled from it (0 if none). */
+  peerStreamId: z.string().max(200).optional(),
+  lastSeen: z.number().int().nonnegative(),
+});
+const welcome = hello.extend({ type: z.literal('welcome') });
+const ack = z.object({ type: z.literal('ack'), seq: z.number().int().nonnegative() });
+const ping = z.object({ type: z.literal('ping'), nonce: z.number().int() });
+const pong = z.object({ type: z.literal('pong'), nonce: z.number().int() });
+/** A protocol-level failure. The sender closes the connection after writing it. */
+const error = z.object({
+  type: z.literal('error'),
+  code: z.enum(['bad_frame', 'bad_message', 'version_mismatch', 'wrong_agent', 'too_large', 'sequence_gap', 'internal']),
+  message: z.string().max(2000),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Gateway → bridge
+
+const attachment = z.object({
+  kind: z.enum(['photo', 'document']),
+  /** Absolute path of the file the gateway saved. */
+  path: z.string().min(1).max(4096),
+  name: z.string().max(500).optional(),
+  mime: z.string().max(200).optional(),
+  size: z.number().int().nonnegative().optional(),
+});
+export type Attachment = z.infer<typeof attachment>;
+
+const userMessage = z.object({
+  type: z.literal('user_message'),
+  seq: seq.optional(),
+  /** The gateway's durable id for this inbound message; stable across resends. */
+  inboundId: id,
+  route: routeSchema,
+  telegramMessageId: z.number().int(),
+  sender: z.object({ id: z.number().int(), name: z.string().max(300), username: z.string().max(100).optional() }),
+  text,
+  attachments: z.array(attachment).max(20),
+  replyTo: z.object({ messageId: z.number().int(), text: z.string().max(4096).optional() }).optional(),
+  /** Unix ms when Telegram says it was sent. */
+  sentAt: z.number(),
+});
+
+const permissionAnswer = z.object({
+  type: z.literal('permission_answer'),
+  seq: seq.optional(),
+  requestId: id,
+  decision: z.enum(['allow', 'allow_always', 'deny']),
+  /** Shown to the model on deny. */
+  message: z.string().max(2000).optional(),
+});
+
+const questionAnswer = z.object({
+  type: z.literal('question_answer'),
+  seq: seq.optional(),
+  requestId: id,
+  /** Question text → chosen label(s) (comma-joined for multi-select) or the user's free text. */
+  answers: z.record(z.string().max(2000), z.string().max(4000)),
+});
+
+/** Commands are answered with a `command_result` carrying the same `commandId`. */
+const commandFields = { seq: seq.optional(), commandId: id, route: routeSchema.optional() };
+const interrupt = z.object({ type: z.literal('interrupt'), ...commandFields });
+const setModel = z.object({ type: z.literal('set_model'), ...commandFields, model: z.string().min(1).max(200) });
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
+const setMode = z.object({ type: z.literal('set_mode'), ...commandFields, mode: z.enum(PERMISSION_MODES) });
+const compact = z.object({ type: z.literal('compact'), ...commandFields });
+const clear = z.object({ type: z.literal('clear'), ...commandFields });
+const statusRequest = z.object({ type: z.literal('status_request'), commandId: id });
+
+// ---------------------------------------------------------------------------------------------------
+// Bridge → gateway
+
+/** Every turn event names its turn; the gateway maps turns to Telegram messages. */
+const turnId = id;
+const usage = z.object({
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  cacheReadTokens: z.number().nonnegative().optional(),
+  cacheWriteTokens: z.number().nonnegative().optional(),
+});
+
+const turnStarted = z.object({
+  type: z.literal('turn_started'),
+  seq: seq.optional(),
+  turnId,
+  route: routeSchema,
+  /** The inbound messages that opened the turn; empty for a turn the CLI started by itself. */
+  inboundIds: z.array(id),
+  /** The text of the request, for the card's header (first message only, may be cut). */
+  request: z.string().max(4096),
+  startedAt: z.number(),
+});
+
+const turnEnded = z.object({
+  type: z.literal('turn_ended'),
+  seq: seq.optional(),
+  turnId,
+  outcome: z.enum(['success', 'error', 'interrupted']),
+  /** Plain words for the user when the outcome is not success. */
+  error: z.string().max(4000).optional(),
+  usage: usage.optional(),
+  costUsd: z.number().nonnegative().optional(),
+  durationMs: z.number().nonnegative().optional(),
+});
+
+/** Live, unreliable: appended to the block's text. The consolidated `text` frame replaces it. */
+const textDelta = z.object({
+  type: z.literal('text_delta'),
+  turnId,
+  blockId: id,
+  delta: text,
+});
+
+/** Authoritative text of one block. The reply is the turn's blocks in order, joined by blank lines. */
+const textBlock = z.object({
+  type: z.literal('text'),
+  seq: seq.optional(),
+  turnId,
+  blockId: id,
+  text,
+});
+
+const thinking = z.object({ type: z.literal('thinking'), seq: seq.optional(), turnId, text });
+
+const toolStarted = z.object({
+  type: z.literal('tool_started'),
+  seq: seq.optional(),
+  turnId,
+  toolUseId: id,
+  name: z.string().min(1).max(200),
+  /** The tool's input with long strings cut, for labels and permission summaries. */
+  input: z.record(z.string(), z.unknown()),
+});
+
+const toolFinished = z.object({
+  type: z.literal('tool_finished'),
+  seq: seq.optional(),
+  turnId,
+  toolUseId: id,
+  isError: z.boolean(),
+  errorText: z.string().max(4000).optional(),
+});
+
+/** Sub-agents are keyed by the parent's Task/Agent tool-use id. They may outlive their turn. */
+const subagentStarted = z.object({
+  type: z.literal('subagent_started'),
+  seq: seq.optional(),
+  turnId,
+  agentId: id,
+  agentType: z.string().max(200),
+  description: z.string().max(4000),
+  prompt: z.string().max(20_000),
+});
+const subagentToolStarted = z.object({
+  type: z.literal('subagent_tool_started'),
+  seq: seq.optional(),
+  turnId,
+  agentId: id,
+  toolUseId: id,
+  name: z.string().min(1).max(200),
+  input: z.record(z.string(), z.unknown()),
+});
+const subagentToolFinished = z.object({
+  type: z.literal('subagent_tool_finished'),
+  seq: seq.optional(),
+  turnId,
+  agentId: id,
+  toolUseId: id,
+  isError: z.boolean(),
+  errorText: z.string().max(4000).optional(),
+});
+const subagentText = z.object({ type: z.literal('subagent_text'), seq: seq.optional(), turnId, agentId: id, text });
+const subagentFinished = z.object({
+  type: z.literal('subagent_finished'),
+  seq: seq.optional(),
+  turnId,
+  agentId: id,
+  outcome: z.enum(['success', 'error', 'killed']),
+});
+
+const permissionSuggestion = z.object({
+  /** Opaque to the gateway; the bridge applies the CLI's own suggestions on "always allow". */
+  label: z.string().max(500),
+});
+const permissionRequest = z.object({
+  type: z.literal('permission_request'),
+  seq: seq.optional(),
+  requestId: id,
+  turnId: turnId.optional(),
+  route: routeSchema,
+  toolName: z.string().min(1).max(200),
+  toolUseId: z.string().max(200).optional(),
+  /** One readable line of what the tool will do. */
+  summary: z.string().max(4000),
+  input: z.record(z.string(), z.unknown()),
+  /** Present when the CLI offered rules for "always allow". */
+  suggestions: z.array(permissionSuggestion).max(20),
+});
+
+const questionOption = z.object({ label: z.string().max(500), description: z.string().max(2000).optional() });
+const question = z.object({
+  type: z.literal('question'),
+  seq: seq.optional(),
+  requestId: id,
+  turnId: turnId.optional(),
+  route: routeSchema,
+  questions: z
+    .array(
+      z.object({
+        question: z.string().max(4000),
+        header: z.string().max(200).optional(),
+        options: z.array(questionOption).max(20),
+        multiSelect: z.boolean(),
+      }),
+    )
+    .min(1)
+    .max(10),
+});
+
+/** A prompt or question is no longer answerable: answered, cancelled by the CLI, or its process died. */
+const promptClosed = z.object({
+  type: z.literal('prompt_closed'),
+  seq: seq.optional(),
+  requestId: id,
+  reason: z.enum(['answered', 'cancelled', 'exited']),
+});
+
+export const AGENT_STATES = ['starting', 'idle', 'running', 'compacting', 'awaiting_input', 'exited', 'unknown'] as const;
+const status = z.object({
+  type: z.literal('status'),
+  seq: seq.optional(),
+  state: z.enum(AGENT_STATES),
+  model: z.string().max(200).optional(),
+  mode: z.string().max(100).optional(),
+  sessionId: z.string().max(200).optional(),
+  turnId: turnId.optional(),
+  pid: z.number().int().optional(),
+  /** Free text for `/status`, such as the last exit's stderr tail. */
+  detail: z.string().max(4000).optional(),
+  /** Set when this answers a `status_request`. */
+  commandId: z.string().max(200).optional(),
+});
+
+/** The CLI read these inbound messages (a steer taken at the next model call, or a turn's opening). */
+const messageTaken = z.object({
+  type: z.literal('message_taken'),
+  seq: seq.optional(),
+  turnId,
+  inboundIds: z.array(id).min(1),
+});
+
+/** Messages the bridge accepted but the CLI never read (it exited, or `/clear` dropped them). */
+const messagesUnread = z.object({
+  type: z.literal('messages_unread'),
+  seq: seq.optional(),
+  inboundIds: z.array(id).min(1),
+  reason: z.string().max(2000),
+});
+
+const operatorEvent = z.object({
+  type: z.literal('operator_event'),
+  seq: seq.optional(),
+  kind: z.enum(['rate_limit', 'auth', 'overloaded', 'api_error', 'cli_missing', 'cli_exited', 'crash_loop', 'stuck']),
+  message: z.string().max(4000),
+  route: routeSchema.optional(),
+  turnId: turnId.optional(),
+  retryAfterMs: z.number().nonnegative().optional(),
+});
+
+const commandResult = z.object({
+  type: z.literal('command_result'),
+  seq: seq.optional(),
+  commandId: id,
+  ok: z.boolean(),
+  message: z.string().max(4000).optional(),
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The union
+
+/** Runtime schema of every frame; `parseFrame` is the only way input becomes a `Frame`. */
+export const frameSchema = z.discriminatedUnion('type', [
+  hello,
+  welcome,
+  ack,
+  ping,
+  pong,
+  error,
+  userMessage,
+  permissionAnswer,
+  questionAnswer,
+  interrupt,
+  setModel,
+  setMode,
+  compact,
+  clear,
+  statusRequest,
+  turnStarted,
+  turnEnded,
+  textDelta,
+  textBlock,
+  thinking,
+  toolStarted,
+  toolFinished,
+  subagentStarted,
+  subagentToolStarted,
+  subagentToolFinished,
+  subagentText,
+  subagentFinished,
+  permissionRequest,
+  question,
+  promptClosed,
+  status,
+  messageTaken,
+  messagesUnread,
+  operatorEvent,
+  commandResult,
+]);
+
+export type Frame = z.infer<typeof frameSchema>;
+export type FrameType = Frame['type'];
+/** The member of the union with tag `T`. */
+export type FrameOf<T extends FrameType> = Extract<Frame, { type: T }>;
+
+export type ControlFrame = FrameOf<'hello' | 'welcome' | 'ack' | 'ping' | 'pong' | 'error'>;
+export type GatewayToBridge = FrameOf<
+  | 'user_message'
+  | 'permission_answer'
+  | 'question_answer'
+  | 'interrupt'
+  | 'set_model'
+  | 'set_mode'
+  | 'compact'
+  | 'clear'
+  | 'status_request'
+>;
+export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
+export type ProtocolErrorCode = FrameOf<'error'>['code'];
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+export type AgentState = (typeof AGENT_STATES)[number];
+export type Usage = z.infer<typeof usage>;
+
+/**
+ * Types the channel numbers, keeps until acknowledged and resends after reconnect.
+ * Everything not listed here may be lost with a connection.
+ */
+export const RELIABLE_TYPES = new Set<FrameType>([
+  'user_message',
+  'permission_answer',
+  'question_answer',
+  'interrupt',
+  'set_model',
+  'set_mode',
+  'compact',
+  'clear',
+  'turn_started',
+  'turn_ended',
+  'text',
+  'thinking',
+  'tool_started',
+  'tool_finished',
+  'subagent_started',
+  'subagent_tool_started',
+  'subagent_tool_finished',
+  'subagent_text',
+  'subagent_finished',
+  'permission_request',
+  'question',
+  'prompt_closed',
+  'status',
+  'message_taken',
+  'messages_unread',
+  'operator_event',
+  'command_result',
+]);
+
+/** A frame the channel numbers. */
+export type ReliableFrame = Frame & { seq?: number };
+/** Frames an application may hand to `send`: everything but the channel's own control frames. */
+export type AppFrame = Exclude<Frame, ControlFrame>;
+
+export type ParseResult = { ok: true; frame: Frame } | { ok: false; code: ProtocolErrorCode; message: string };
+
+/**
+ * Validates a decoded value as a frame. Never throws; on failure says which field was wrong, in the
+ * form `path: problem` (for example `route.chatId: expected number, received string`).
+ */
+export function parseFrame(value: unknown): ParseResult {
+  const result = frameSchema.safeParse(value);
+  if (result.success) return { ok: true, frame: result.data };
+  const first = result.error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join('.') : '(frame)';
+    return `${path}: ${issue.message}`;
+  });
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  const prefix = typeof type === 'string' ? `frame of type ${JSON.stringify(type.slice(0, 50))}` : 'frame';
+  return { ok: false, code: 'bad_message', message: `${prefix} is invalid: ${first.join('; ')}` };
+}
+
+/** Exhaustiveness check for `switch (frame.type)`. */
+export function assertNever(value: never): never {
+  throw new Error(`unhandled case: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,64 @@
+/**
+ * What the reliable channel needs persisted, behind an interface so each side keeps it where it keeps
+ * everything else: the gateway in SQLite, the bridge in its state directory, tests in memory.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppFrame } from './messages.js';
+
+export interface PendingFrame {
+  seq: number;
+  frame: AppFrame;
+}
+
+/** The peer's stream and the last sequence number handled from it. */
+export interface PeerCursor {
+  streamId: string;
+  lastSeen: number;
+}
+
+/**
+ * Durable state of one side of the channel.
+ *
+ * Contract: `append` is durable when it returns (the frame survives a crash of this process) and numbers
+ * frames 1, 2, 3 … without gaps for the lifetime of `streamId`; `acknowledge(n)` may forget every frame
+ * with `seq <= n`; `writePeer` is durable when it returns. A store that loses its data must also change
+ * its `streamId`, so that the peer resets its duplicate filter instead of dropping new frames.
+ */
+export interface ChannelStore {
+  readonly streamId: string;
+  append(frame: AppFrame): number;
+  acknowledge(upTo: number): void;
+  /** Unacknowledged frames with `seq > after`, in order. */
+  pendingAfter(after: number): PendingFrame[];
+  readPeer(): PeerCursor | undefined;
+  writePeer(cursor: PeerCursor): void;
+}
+
+/** A store that lives as long as the process; for tests and for peers that need no durability. */
+export function createMemoryChannelStore(streamId: string = randomUUID()): ChannelStore {
+  let nextSeq = 1;
+  let pending: PendingFrame[] = [];
+  let peer: PeerCursor | undefined;
+  return {
+    streamId,
+    append(frame) {
+      const seq = nextSeq++;
+      pending.push({ seq, frame });
+      return seq;
+    },
+    acknowledge(upTo) {
+      if (pending.length > 0 && (pending[0] as PendingFrame).seq <= upTo) {
+        pending = pending.filter((entry) => entry.seq > upTo);
+      }
+    },
+    pendingAfter(after) {
+      return pending.filter((entry) => entry.seq > after);
+    },
+    readPeer() {
+      return peer;
+    },
+    writePeer(cursor) {
+      peer = { ...cursor };
+    },
+  };
+}
