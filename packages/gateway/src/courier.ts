@@ -1,0 +1,130 @@
+/**
+ * Every Bot API call aimed at a chat goes through the courier: one lane per chat, paced by the
+ * {@link Budget}, so that streaming, cards, placeholders and prompts share the chat's allowance
+ * instead of competing for it.
+ *
+ * Invariants:
+ * - A lane runs one call at a time, urgent before normal before low, first-in first-out within a level.
+ * - A call given a `key` replaces the pending call with the same key: stale edits are dropped in favour
+ *   of the latest text, never queued. The replaced call's promise resolves with `undefined`.
+ * - The thunk is evaluated when the call goes out, so it can read the newest state at that moment.
+ */
+import type { Budget } from './budget.js';
+
+/** How soon a call should go: placeholders and answers are `urgent`, streamed edits and typing `low`. */
+export type Priority = 'urgent' | 'normal' | 'low';
+
+const RANK: Record<Priority, number> = { urgent: 0, normal: 1, low: 2 };
+
+/** Per-call options. */
+export interface CourierCall {
+  priority?: Priority;
+  /** Calls with the same key in the same chat coalesce: only the latest pending one runs. */
+  key?: string;
+}
+
+/** The per-chat call scheduler; see the module comment. */
+export interface Courier {
+  /** Queues `run` on the chat's lane; resolves with its result (or `undefined` when superseded). */
+  call<T>(chatId: number, run: () => Promise<T>, options?: CourierCall): Promise<T | undefined>;
+  /** Pending calls in a chat's lane (not counting the one in flight). */
+  pending(chatId: number): number;
+  /** Resolves when every lane is empty, dropping low-priority calls first; for shutdown. */
+  drain(): Promise<void>;
+}
+
+interface Job {
+  rank: number;
+  key: string | undefined;
+  run: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Lane {
+  jobs: Job[];
+  busy: boolean;
+  idle: (() => void)[];
+}
+
+/** Creates a courier over a budget; `now` and `sleep` are injectable for tests. */
+export function createCourier(
+  budget: Budget,
+  clock: { now(): number; sleep(ms: number): Promise<void> } = {
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  },
+): Courier {
+  const lanes = new Map<number, Lane>();
+
+  const pump = async (chatId: number, lane: Lane): Promise<void> => {
+    lane.busy = true;
+    try {
+      for (;;) {
+        let wait = budget.delay(chatId, clock.now());
+        while (wait > 0) {
+          await clock.sleep(wait);
+          wait = budget.delay(chatId, clock.now());
+        }
+        const job = next(lane);
+        if (!job) break;
+        budget.take(chatId, clock.now());
+        try {
+          job.resolve(await job.run());
+        } catch (error) {
+          job.reject(error);
+        }
+      }
+    } finally {
+      lane.busy = false;
+      lanes.delete(chatId);
+      for (const done of lane.idle.splice(0)) done();
+    }
+  };
+
+  return {
+    call<T>(chatId: number, run: () => Promise<T>, options: CourierCall = {}): Promise<T | undefined> {
+      let lane = lanes.get(chatId);
+      if (!lane) {
+        lane = { jobs: [], busy: false, idle: [] };
+        lanes.set(chatId, lane);
+      }
+      const rank = RANK[options.priority ?? 'normal'];
+      const promise = new Promise<T | undefined>((resolve, reject) => {
+        const job: Job = { rank, key: options.key, run, resolve: resolve as (v: unknown) => void, reject };
+        const l = lane as Lane;
+        const stale = job.key === undefined ? -1 : l.jobs.findIndex((j) => j.key === job.key);
+        if (stale >= 0) {
+          // Take the stale call's place in the queue, so a steady stream is not starved by newer work.
+          const [old] = l.jobs.splice(stale, 1, job);
+          old?.resolve(undefined);
+        } else {
+          l.jobs.push(job);
+        }
+      });
+      if (!lane.busy) void pump(chatId, lane);
+      return promise;
+    },
+    pending(chatId) {
+      return lanes.get(chatId)?.jobs.length ?? 0;
+    },
+    async drain() {
+      const waits: Promise<void>[] = [];
+      for (const lane of lanes.values()) {
+        for (const job of lane.jobs.filter((j) => j.rank === RANK.low)) job.resolve(undefined);
+        lane.jobs = lane.jobs.filter((j) => j.rank !== RANK.low);
+        if (lane.busy) waits.push(new Promise((resolve) => lane.idle.push(resolve)));
+      }
+      await Promise.all(waits);
+    },
+  };
+}
+
+/** Removes and returns the most urgent job, oldest first within its level. */
+function next(lane: Lane): Job | undefined {
+  let best = -1;
+  for (let i = 0; i < lane.jobs.length; i++) {
+    if (best < 0 || (lane.jobs[i] as Job).rank < (lane.jobs[best] as Job).rank) best = i;
+  }
+  return best < 0 ? undefined : lane.jobs.splice(best, 1)[0];
+}
