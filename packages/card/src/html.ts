@@ -1,0 +1,41 @@
+/**
+ * Telegram HTML, the little of it the card emits. Telegram's `parse_mode: HTML` accepts a fixed set of
+ * tags and the entities `&lt; &gt; &amp; &quot;`; anything else is rejected with a 400, which would
+ * cost the card an edit. So every string that came from the model, a tool or the user passes through
+ * {@link escapeHtml}, and the renderer only ever writes the tags in {@link CARD_TAGS}.
+ */
+
+/** The tags Telegram's HTML parse mode accepts (the card itself writes only `b`, `i` and `code`). */
+export const TELEGRAM_TAGS = [
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'span',
+  'tg-spoiler',
+  'a',
+  'code',
+  'pre',
+  'blockquote',
+  'tg-emoji',
+] as const;
+
+/** The tags the card's renderer writes. A subset of {@link TELEGRAM_TAGS}. */
+export const CARD_TAGS = ['b', 'i', 'code'] as const satisfies readonly (typeof TELEGRAM_TAGS)[number][];
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/** Escapes text for Telegram HTML. Safe for text content and double-quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (ch) => ESCAPES[ch] ?? ch);
+}
+
+/** `<tag>escaped text</tag>`. */
+export function tag(name: (typeof CARD_TAGS)[number], text: string): string {
+  return `<${name}>${escapeHtml(text)}</${name}>`;
+}
