@@ -78,7 +78,11 @@ export class FrameDecoder {
         events.push({ kind: 'value', value: packr.unpack(body), bytes: head });
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        events.push({ kind: 'error', code: 'bad_frame', message: `frame body is not valid msgpack: ${reason}` });
+        events.push({
+          kind: 'error',
+          code: 'bad_frame',
+          message: `frame body is not valid msgpack: ${reason}`,
+        });
       }
     }
     return events;

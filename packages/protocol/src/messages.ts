@@ -46,7 +46,15 @@ const pong = z.object({ type: z.literal('pong'), nonce: z.number().int() });
 /** A protocol-level failure. The sender closes the connection after writing it. */
 const error = z.object({
   type: z.literal('error'),
-  code: z.enum(['bad_frame', 'bad_message', 'version_mismatch', 'wrong_agent', 'too_large', 'sequence_gap', 'internal']),
+  code: z.enum([
+    'bad_frame',
+    'bad_message',
+    'version_mismatch',
+    'wrong_agent',
+    'too_large',
+    'sequence_gap',
+    'internal',
+  ]),
   message: z.string().max(2000),
 });
 
@@ -70,7 +78,11 @@ const userMessage = z.object({
   inboundId: id,
   route: routeSchema,
   telegramMessageId: z.number().int(),
-  sender: z.object({ id: z.number().int(), name: z.string().max(300), username: z.string().max(100).optional() }),
+  sender: z.object({
+    id: z.number().int(),
+    name: z.string().max(300),
+    username: z.string().max(100).optional(),
+  }),
   text,
   attachments: z.array(attachment).max(20),
   replyTo: z.object({ messageId: z.number().int(), text: z.string().max(4096).optional() }).optional(),
@@ -98,7 +110,11 @@ const questionAnswer = z.object({
 /** Commands are answered with a `command_result` carrying the same `commandId`. */
 const commandFields = { seq: seq.optional(), commandId: id, route: routeSchema.optional() };
 const interrupt = z.object({ type: z.literal('interrupt'), ...commandFields });
-const setModel = z.object({ type: z.literal('set_model'), ...commandFields, model: z.string().min(1).max(200) });
+const setModel = z.object({
+  type: z.literal('set_model'),
+  ...commandFields,
+  model: z.string().min(1).max(200),
+});
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 const setMode = z.object({ type: z.literal('set_mode'), ...commandFields, mode: z.enum(PERMISSION_MODES) });
 const compact = z.object({ type: z.literal('compact'), ...commandFields });
@@ -207,7 +223,13 @@ const subagentToolFinished = z.object({
   isError: z.boolean(),
   errorText: z.string().max(4000).optional(),
 });
-const subagentText = z.object({ type: z.literal('subagent_text'), seq: seq.optional(), turnId, agentId: id, text });
+const subagentText = z.object({
+  type: z.literal('subagent_text'),
+  seq: seq.optional(),
+  turnId,
+  agentId: id,
+  text,
+});
 const subagentFinished = z.object({
   type: z.literal('subagent_finished'),
   seq: seq.optional(),
@@ -263,7 +285,15 @@ const promptClosed = z.object({
   reason: z.enum(['answered', 'cancelled', 'exited']),
 });
 
-export const AGENT_STATES = ['starting', 'idle', 'running', 'compacting', 'awaiting_input', 'exited', 'unknown'] as const;
+export const AGENT_STATES = [
+  'starting',
+  'idle',
+  'running',
+  'compacting',
+  'awaiting_input',
+  'exited',
+  'unknown',
+] as const;
 const status = z.object({
   type: z.literal('status'),
   seq: seq.optional(),
@@ -298,7 +328,16 @@ const messagesUnread = z.object({
 const operatorEvent = z.object({
   type: z.literal('operator_event'),
   seq: seq.optional(),
-  kind: z.enum(['rate_limit', 'auth', 'overloaded', 'api_error', 'cli_missing', 'cli_exited', 'crash_loop', 'stuck']),
+  kind: z.enum([
+    'rate_limit',
+    'auth',
+    'overloaded',
+    'api_error',
+    'cli_missing',
+    'cli_exited',
+    'crash_loop',
+    'stuck',
+  ]),
   message: z.string().max(4000),
   route: routeSchema.optional(),
   turnId: turnId.optional(),
@@ -417,7 +456,9 @@ export type ReliableFrame = Frame & { seq?: number };
 /** Frames an application may hand to `send`: everything but the channel's own control frames. */
 export type AppFrame = Exclude<Frame, ControlFrame>;
 
-export type ParseResult = { ok: true; frame: Frame } | { ok: false; code: ProtocolErrorCode; message: string };
+export type ParseResult =
+  | { ok: true; frame: Frame }
+  | { ok: false; code: ProtocolErrorCode; message: string };
 
 /**
  * Validates a decoded value as a frame. Never throws; on failure says which field was wrong, in the

@@ -1,0 +1,342 @@
+/**
+ * One live connection between the gateway and a bridge: the handshake, sequence numbers and acks,
+ * liveness pings, backpressure, and refusal of bad input. Socket setup (listen, connect, reconnect) is
+ * in `server.ts` and `client.ts`; both hand a connected stream to this class.
+ *
+ * Invariants:
+ * - Reliable frames are written in `seq` order on a connection: the resend after the handshake is queued
+ *   before any frame sent later.
+ * - Reliable input is delivered to the handler in order, each `seq` once per peer stream; a frame is
+ *   acknowledged (and the peer cursor stored) only after the handler has returned.
+ * - Bad input never throws out of here: it is answered with an `error` frame where the stream can still
+ *   carry one, logged, and the connection is closed.
+ */
+import type { Duplex } from 'node:stream';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './codec.js';
+import { describeError, type Logger } from './logger.js';
+import {
+  type AppFrame,
+  type Frame,
+  type FrameOf,
+  PROTOCOL_VERSION,
+  type ProtocolErrorCode,
+  parseFrame,
+  RELIABLE_TYPES,
+} from './messages.js';
+import type { ChannelStore } from './store.js';
+
+export interface ConnectionOptions {
+  role: 'server' | 'client';
+  agent: string;
+  instanceId: string;
+  store: ChannelStore;
+  logger: Logger;
+  onFrame(frame: AppFrame): void | Promise<void>;
+  maxFrameBytes?: number;
+  pingIntervalMs?: number;
+  pingTimeoutMs?: number;
+  /** Called once, when the handshake completes. */
+  onReady?(peer: FrameOf<'hello'> | FrameOf<'welcome'>): void;
+  /** Called once, when the connection is gone for any reason. */
+  onClose?(reason: string): void;
+}
+
+const DEFAULT_PING_INTERVAL_MS = 5_000;
+const DEFAULT_PING_TIMEOUT_MS = 15_000;
+/** Pause reading once this many received frames wait for the handler. */
+const INBOUND_HIGH_WATER = 256;
+
+export class Connection {
+  readonly #socket: Duplex;
+  readonly #options: ConnectionOptions;
+  readonly #decoder: FrameDecoder;
+  readonly #log: Logger;
+  #ready = false;
+  #closed = false;
+  #peerStreamId: string | undefined;
+  #lastSeen = 0;
+  #ackDue = false;
+  #drainWaiters: Array<() => void> = [];
+  #needsDrain = false;
+  #inbound: Promise<void> = Promise.resolve();
+  #inboundQueued = 0;
+  #lastHeard = Date.now();
+  #pingTimer: NodeJS.Timeout | undefined;
+  #pingNonce = 0;
+
+  constructor(socket: Duplex, options: ConnectionOptions) {
+    this.#socket = socket;
+    this.#options = options;
+    this.#decoder = new FrameDecoder(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+    this.#log = options.logger;
+    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
+    socket.on('drain', () => this.#onDrain());
+    socket.on('error', (err) => this.close(`socket error: ${describeError(err)}`));
+    socket.on('close', () => this.close('peer closed the connection'));
+    socket.on('end', () => {
+      if (this.#decoder.pendingBytes > 0) {
+        this.#log.warn(
+          { event: 'truncated_frame', bytes: this.#decoder.pendingBytes },
+          'stream ended inside a frame',
+        );
+      }
+      this.close('peer ended the stream');
+    });
+    const interval = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    const timeout = options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
+    this.#pingTimer = setInterval(() => this.#checkLiveness(timeout), interval);
+    this.#pingTimer.unref();
+    if (options.role === 'client') this.#writeRaw(this.#handshake('hello'));
+  }
+
+  get ready(): boolean {
+    return this.#ready && !this.#closed;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Writes an application frame (already numbered by the caller when reliable). Resolves when the socket
+   * can take more; a caller that awaits it is slowed to the socket's pace.
+   */
+  write(frame: AppFrame): Promise<void> {
+    if (!this.ready) return Promise.resolve();
+    this.#writeRaw(frame);
+    return this.whenWritable();
+  }
+
+  /** Resolves once the socket's buffer has drained below its high-water mark (or the connection closed). */
+  whenWritable(): Promise<void> {
+    if (!this.#needsDrain || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  /** Closes the connection; safe to call more than once. */
+  close(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#pingTimer) clearInterval(this.#pingTimer);
+    this.#flushAck();
+    this.#socket.end();
+    // Give a final error frame a moment to leave, then make sure the socket is gone.
+    setTimeout(() => this.#socket.destroy(), 100).unref();
+    this.#onDrain();
+    this.#log.info({ event: 'connection_closed', reason }, 'protocol connection closed');
+    this.#options.onClose?.(reason);
+  }
+
+  /** Sends an error frame naming what was wrong, logs it, and closes the connection. */
+  fail(code: ProtocolErrorCode, message: string): void {
+    if (this.#closed) return;
+    this.#log.warn({ event: 'protocol_error', code, detail: message }, 'refusing peer input');
+    this.#writeRaw({ type: 'error', code, message });
+    this.close(`${code}: ${message}`);
+  }
+
+  #handshake(type: 'hello' | 'welcome'): Frame {
+    const peer = this.#options.store.readPeer();
+    return {
+      type,
+      version: PROTOCOL_VERSION,
+      agent: this.#options.agent,
+      instanceId: this.#options.instanceId,
+      streamId: this.#options.store.streamId,
+      ...(peer ? { peerStreamId: peer.streamId } : {}),
+      lastSeen: peer?.lastSeen ?? 0,
+    };
+  }
+
+  #writeRaw(frame: Frame): void {
+    if (this.#socket.destroyed || !this.#socket.writable) return;
+    let bytes: Buffer;
+    try {
+      bytes = encodeFrame(frame);
+    } catch (err) {
+      this.#log.error(
+        { event: 'encode_failed', type: frame.type, err: describeError(err) },
+        'could not encode frame',
+      );
+      return;
+    }
+    if (!this.#socket.write(bytes)) this.#needsDrain = true;
+  }
+
+  #onDrain(): void {
+    this.#needsDrain = false;
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  #checkLiveness(timeoutMs: number): void {
+    if (this.#closed) return;
+    const silentFor = Date.now() - this.#lastHeard;
+    if (silentFor >= timeoutMs) {
+      this.#log.warn({ event: 'peer_silent', silentMs: silentFor }, 'peer stopped answering pings');
+      this.close(`peer silent for ${silentFor} ms`);
+      return;
+    }
+    if (this.#ready) this.#writeRaw({ type: 'ping', nonce: ++this.#pingNonce });
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#closed) return;
+    this.#lastHeard = Date.now();
+    for (const event of this.#decoder.push(chunk)) {
+      if (this.#closed) return;
+      if (event.kind === 'error') {
+        this.fail(event.code, event.message);
+        return;
+      }
+      const parsed = parseFrame(event.value);
+      if (!parsed.ok) {
+        this.fail(parsed.code, parsed.message);
+        return;
+      }
+      this.#onFrame(parsed.frame);
+    }
+  }
+
+  #onFrame(frame: Frame): void {
+    if (!this.#ready) {
+      this.#onHandshake(frame);
+      return;
+    }
+    switch (frame.type) {
+      case 'hello':
+      case 'welcome':
+        this.fail('bad_message', `unexpected ${frame.type} after the handshake`);
+        return;
+      case 'ack':
+        this.#options.store.acknowledge(frame.seq);
+        return;
+      case 'ping':
+        this.#writeRaw({ type: 'pong', nonce: frame.nonce });
+        return;
+      case 'pong':
+        return;
+      case 'error':
+        this.#log.error(
+          { event: 'peer_error', code: frame.code, detail: frame.message },
+          'peer reported an error',
+        );
+        this.close(`peer error ${frame.code}: ${frame.message}`);
+        return;
+      default:
+        this.#onAppFrame(frame);
+    }
+  }
+
+  #onHandshake(frame: Frame): void {
+    const expected = this.#options.role === 'server' ? 'hello' : 'welcome';
+    if (frame.type === 'error') {
+      this.#log.error(
+        { event: 'peer_refused', code: frame.code, detail: frame.message },
+        'peer refused the handshake',
+      );
+      this.close(`peer refused: ${frame.message}`);
+      return;
+    }
+    if (frame.type !== expected) {
+      this.fail('bad_message', `expected ${expected} first, got ${frame.type}`);
+      return;
+    }
+    const hs = frame as FrameOf<'hello'> | FrameOf<'welcome'>;
+    if (hs.version !== PROTOCOL_VERSION) {
+      const side = this.#options.role === 'server' ? 'gateway' : 'bridge';
+      this.fail(
+        'version_mismatch',
+        `protocol version ${hs.version} is not supported by this ${side} (which speaks version ${PROTOCOL_VERSION}): ` +
+          'install the same Switchyard release for the gateway and the bridge',
+      );
+      return;
+    }
+    if (hs.agent !== this.#options.agent) {
+      this.fail('wrong_agent', `this socket serves agent "${this.#options.agent}", not "${hs.agent}"`);
+      return;
+    }
+    const store = this.#options.store;
+    // The peer's stream: a new stream id means its state was reset, so our duplicate filter restarts.
+    const cursor = store.readPeer();
+    if (cursor && cursor.streamId === hs.streamId) {
+      this.#lastSeen = cursor.lastSeen;
+    } else {
+      this.#lastSeen = 0;
+      store.writePeer({ streamId: hs.streamId, lastSeen: 0 });
+    }
+    this.#peerStreamId = hs.streamId;
+    if (this.#options.role === 'server') this.#writeRaw(this.#handshake('welcome'));
+    // What the peer has of our stream; if it knows another stream of ours, it has none of this one.
+    const peerHas = hs.peerStreamId === store.streamId ? hs.lastSeen : 0;
+    if (peerHas > 0) store.acknowledge(peerHas);
+    this.#ready = true;
+    const pending = store.pendingAfter(peerHas);
+    for (const entry of pending) this.#writeRaw({ ...entry.frame, seq: entry.seq } as Frame);
+    this.#log.info(
+      { event: 'handshake', peer: hs.instanceId, resent: pending.length, lastSeen: this.#lastSeen },
+      'protocol connection ready',
+    );
+    this.#options.onReady?.(hs);
+  }
+
+  #onAppFrame(frame: AppFrame): void {
+    const seq = RELIABLE_TYPES.has(frame.type) ? (frame as { seq?: number }).seq : undefined;
+    if (RELIABLE_TYPES.has(frame.type) && seq === undefined) {
+      this.fail('bad_message', `frame of type "${frame.type}" must carry seq`);
+      return;
+    }
+    this.#inboundQueued++;
+    if (this.#inboundQueued >= INBOUND_HIGH_WATER) this.#socket.pause();
+    this.#inbound = this.#inbound.then(() => this.#deliver(frame, seq));
+  }
+
+  async #deliver(frame: AppFrame, seq: number | undefined): Promise<void> {
+    try {
+      if (this.#closed) return;
+      if (seq !== undefined) {
+        if (seq <= this.#lastSeen) {
+          this.#scheduleAck();
+          return;
+        }
+        if (seq !== this.#lastSeen + 1) {
+          this.fail('sequence_gap', `expected seq ${this.#lastSeen + 1}, got ${seq}`);
+          return;
+        }
+      }
+      try {
+        await this.#options.onFrame(frame);
+      } catch (err) {
+        // Not acknowledged: the peer keeps it and offers it again after the next handshake.
+        this.#log.error(
+          { event: 'handler_failed', type: frame.type, seq, err: describeError(err) },
+          'frame handler failed',
+        );
+        this.close(`handler failed on ${frame.type}`);
+        return;
+      }
+      if (seq !== undefined && !this.#closed) {
+        this.#lastSeen = seq;
+        this.#options.store.writePeer({ streamId: this.#peerStreamId as string, lastSeen: seq });
+        this.#scheduleAck();
+      }
+    } finally {
+      this.#inboundQueued--;
+      if (this.#inboundQueued < INBOUND_HIGH_WATER / 2 && this.#socket.isPaused()) this.#socket.resume();
+    }
+  }
+
+  /** Acks are coalesced: one per burst of frames, sent once the burst has been handled. */
+  #scheduleAck(): void {
+    if (this.#ackDue) return;
+    this.#ackDue = true;
+    setImmediate(() => this.#flushAck());
+  }
+
+  #flushAck(): void {
+    if (!this.#ackDue) return;
+    this.#ackDue = false;
+    if (this.#ready) this.#writeRaw({ type: 'ack', seq: this.#lastSeen });
+  }
+}

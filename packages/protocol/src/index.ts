@@ -1,0 +1,41 @@
+/**
+ * @switchyard/protocol — the typed channel between the gateway (listens) and an agent's bridge
+ * (connects): the frame union and its validation, the byte codec, and the reliable socket endpoints.
+ */
+
+export { type ClientOptions, createProtocolClient } from './client.js';
+export { DEFAULT_MAX_FRAME_BYTES, type DecodeEvent, encodeFrame, FrameDecoder } from './codec.js';
+export type { Endpoint, EndpointOptions } from './endpoint.js';
+export { ProtocolError } from './errors.js';
+export { describeError, type Logger, silentLogger } from './logger.js';
+export {
+  AGENT_STATES,
+  type AgentState,
+  type AppFrame,
+  type Attachment,
+  assertNever,
+  type BridgeToGateway,
+  type ControlFrame,
+  type Frame,
+  type FrameOf,
+  type FrameType,
+  frameSchema,
+  type GatewayToBridge,
+  type ParseResult,
+  PERMISSION_MODES,
+  type PermissionMode,
+  PROTOCOL_VERSION,
+  type ProtocolErrorCode,
+  parseFrame,
+  RELIABLE_TYPES,
+  type Route,
+  routeSchema,
+  type Usage,
+} from './messages.js';
+export {
+  createProtocolServer,
+  MAX_SOCKET_PATH_BYTES,
+  prepareSocketPath,
+  type ServerOptions,
+} from './server.js';
+export { type ChannelStore, createMemoryChannelStore, type PeerCursor, type PendingFrame } from './store.js';

@@ -1,0 +1,142 @@
+/**
+ * The listening end (the gateway). One bridge at a time: a newer connection that completes its
+ * handshake replaces the older one, since a restarted bridge may reach us before the dead one's
+ * socket has timed out.
+ */
+import { promises as fs, type Stats } from 'node:fs';
+import net from 'node:net';
+import { Connection } from './connection.js';
+import { type Endpoint, type EndpointOptions, newInstanceId, sendThrough } from './endpoint.js';
+import { ProtocolError } from './errors.js';
+import { describeError, silentLogger } from './logger.js';
+
+export interface ServerOptions extends EndpointOptions {
+  /** File mode of the socket; default 0o600 (0o660 when a shared group needs access). */
+  socketMode?: number;
+}
+
+/** Unix socket paths are limited by `sockaddr_un.sun_path` (108 bytes with the terminating NUL). */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/** Creates the gateway's end of the channel. Nothing happens until `start()`. */
+export function createProtocolServer(options: ServerOptions): Endpoint {
+  const log = (options.logger ?? silentLogger).child({ component: 'protocol-server' });
+  const instanceId = options.instanceId ?? newInstanceId();
+  const connections = new Set<Connection>();
+  let current: Connection | undefined;
+  let server: net.Server | undefined;
+
+  const onSocket = (socket: net.Socket): void => {
+    const connection: Connection = new Connection(socket, {
+      role: 'server',
+      agent: options.agent,
+      instanceId,
+      store: options.store,
+      logger: log,
+      onFrame: options.onFrame,
+      ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
+      ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
+      ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),
+      onReady(peer) {
+        const previous = current;
+        current = connection;
+        if (previous && previous !== connection) previous.close('replaced by a newer bridge connection');
+        options.onConnectionChange?.({ connected: true, peerInstanceId: peer.instanceId });
+      },
+      onClose() {
+        connections.delete(connection);
+        if (current === connection) {
+          current = undefined;
+          options.onConnectionChange?.({ connected: false });
+        }
+      },
+    });
+    connections.add(connection);
+  };
+
+  return {
+    get connected() {
+      return current?.ready ?? false;
+    },
+    async start() {
+      if (server) return;
+      await prepareSocketPath(options.socketPath);
+      const listening = net.createServer(onSocket);
+      const mode = options.socketMode ?? 0o600;
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject);
+        // The umask closes the window between bind() and chmod() in which others could connect.
+        const previousUmask = process.umask(0o777 & ~mode);
+        try {
+          listening.listen(options.socketPath, () => {
+            listening.off('error', reject);
+            resolve();
+          });
+        } finally {
+          process.umask(previousUmask);
+        }
+      });
+      await fs.chmod(options.socketPath, mode);
+      listening.on('error', (err) =>
+        log.error({ event: 'server_error', err: describeError(err) }, 'socket server error'),
+      );
+      server = listening;
+      log.info({ event: 'listening', socket: options.socketPath }, 'waiting for the bridge');
+    },
+    async stop() {
+      const listening = server;
+      server = undefined;
+      for (const connection of connections) connection.close('gateway stopping');
+      if (listening) {
+        await new Promise<void>((resolve) => listening.close(() => resolve()));
+      }
+    },
+    send(frame) {
+      return sendThrough(options.store, () => current, frame);
+    },
+  };
+}
+
+/**
+ * Makes the socket path usable: checks its length, removes a stale socket left by a crashed run, and
+ * refuses to take over a socket another process is still listening on.
+ */
+export async function prepareSocketPath(socketPath: string): Promise<void> {
+  const bytes = Buffer.byteLength(socketPath);
+  if (bytes > MAX_SOCKET_PATH_BYTES) {
+    throw new ProtocolError(
+      `socket path is ${bytes} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit of Unix sockets: ` +
+        `choose a shorter runtime directory (${socketPath})`,
+    );
+  }
+  let stat: Stats;
+  try {
+    stat = await fs.lstat(socketPath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (!stat.isSocket()) {
+    throw new ProtocolError(`${socketPath} exists and is not a socket: remove it or choose another path`);
+  }
+  if (await isListening(socketPath)) {
+    throw new ProtocolError(
+      `another process is already listening on ${socketPath}: is a second gateway running for this agent? ` +
+        'stop it, or give this one another runtime directory',
+    );
+  }
+  await fs.unlink(socketPath).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
+}
+
+function isListening(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
