@@ -146,10 +146,11 @@ function liveLines(state: CardState, now: number, level: Level): string[] {
   // A running Task/Agent call has its own sub-agent row; do not show it twice.
   const agents = new Set(state.subagents.map((row) => row.id));
   const running = state.steps.filter((s) => s.status === 'running' && !agents.has(s.id));
-  for (const step of running.slice(0, level.live)) {
+  // The newest calls are the ones a user wants to see; older parallel ones are counted.
+  if (running.length > level.live) lines.push(`… ${running.length - level.live} more running`);
+  for (const step of running.slice(Math.max(0, running.length - level.live))) {
     lines.push(`▶ ${escapeHtml(step.label)} · ${formatDuration(now - step.startedAt)}`);
   }
-  if (running.length > level.live) lines.push(`… ${running.length - level.live} more running`);
   if (running.length === 0 && state.thinking) lines.push('💭 Thinking…');
   return lines;
 }

@@ -30,8 +30,13 @@ export const ev = {
     description,
     prompt: 'please look around',
   }),
-  agentTool: (at: number, agentId: string, toolUseId: string, name = 'Grep', input: Record<string, unknown> = {}) =>
-    ({ type: 'subagent_tool_started', at, agentId, toolUseId, name, input }) as const satisfies CardEvent,
+  agentTool: (
+    at: number,
+    agentId: string,
+    toolUseId: string,
+    name = 'Grep',
+    input: Record<string, unknown> = {},
+  ) => ({ type: 'subagent_tool_started', at, agentId, toolUseId, name, input }) as const satisfies CardEvent,
   agentToolDone: (at: number, agentId: string, toolUseId: string, isError = false): CardEvent => ({
     type: 'subagent_tool_finished',
     at,
@@ -39,7 +44,11 @@ export const ev = {
     toolUseId,
     isError,
   }),
-  agentEnd: (at: number, agentId: string, outcome: 'success' | 'error' | 'killed' = 'success'): CardEvent => ({
+  agentEnd: (
+    at: number,
+    agentId: string,
+    outcome: 'success' | 'error' | 'killed' = 'success',
+  ): CardEvent => ({
     type: 'subagent_finished',
     at,
     agentId,

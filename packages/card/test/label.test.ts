@@ -13,19 +13,25 @@ describe('toolLabel', () => {
   });
 
   it('prefers the description of a Bash call, else its command on one line', () => {
-    expect(toolLabel('Bash', { command: 'npm test', description: 'Run the tests' })).toBe('Bash: Run the tests');
+    expect(toolLabel('Bash', { command: 'npm test', description: 'Run the tests' })).toBe(
+      'Bash: Run the tests',
+    );
     expect(toolLabel('Bash', { command: 'npm ci &&\n  npm test' })).toBe('Bash: npm ci && npm test');
   });
 
   it('shows the pattern for Grep and Glob, the host for WebFetch, the query for WebSearch', () => {
     expect(toolLabel('Grep', { pattern: 'loadConfig' })).toBe('Grep: loadConfig');
     expect(toolLabel('Glob', { pattern: '**/*.ts' })).toBe('Glob: **/*.ts');
-    expect(toolLabel('WebFetch', { url: 'https://Docs.Example.com:443/a/b?c=d' })).toBe('WebFetch: docs.example.com');
+    expect(toolLabel('WebFetch', { url: 'https://Docs.Example.com:443/a/b?c=d' })).toBe(
+      'WebFetch: docs.example.com',
+    );
     expect(toolLabel('WebSearch', { query: 'grammy runner' })).toBe('WebSearch: grammy runner');
   });
 
   it('shows the description for Task and Agent', () => {
-    expect(toolLabel('Task', { description: 'Find the loader', subagent_type: 'Explore' })).toBe('Task: Find the loader');
+    expect(toolLabel('Task', { description: 'Find the loader', subagent_type: 'Explore' })).toBe(
+      'Task: Find the loader',
+    );
     expect(toolLabel('Agent', { subagent_type: 'Explore' })).toBe('Agent: Explore');
   });
 

@@ -17,7 +17,14 @@ const run = (events: readonly CardEvent[], state: CardState = initialCardState(0
 
 describe('reduce: tools', () => {
   it('pairs parallel tool results with their calls by id, not by order', () => {
-    const s = run([ev.start(0), ev.tool(1, 'a'), ev.tool(1, 'b'), ev.tool(1, 'c'), ev.done(2, 'c'), ev.done(3, 'a', 'boom')]);
+    const s = run([
+      ev.start(0),
+      ev.tool(1, 'a'),
+      ev.tool(1, 'b'),
+      ev.tool(1, 'c'),
+      ev.done(2, 'c'),
+      ev.done(3, 'a', 'boom'),
+    ]);
     expect(s.steps.map((x) => [x.id, x.status])).toEqual([
       ['a', 'error'],
       ['b', 'running'],
@@ -42,7 +49,13 @@ describe('reduce: tools', () => {
   });
 
   it('ignores main-agent events after the end, and marks tools still running as abandoned', () => {
-    const s = run([ev.start(0), ev.tool(1, 'a'), ev.end(2, 'interrupted'), ev.tool(3, 'b'), ev.text(3, 'late')]);
+    const s = run([
+      ev.start(0),
+      ev.tool(1, 'a'),
+      ev.end(2, 'interrupted'),
+      ev.tool(3, 'b'),
+      ev.text(3, 'late'),
+    ]);
     expect(s.steps.map((x) => x.status)).toEqual(['abandoned']);
     expect(s.narration).toBeUndefined();
     expect(stageOf(s)).toBe('interrupted');
@@ -95,7 +108,11 @@ describe('reduce: stages', () => {
 
 describe('reduce: sub-agents', () => {
   it('tracks a sub-agent with its current tool, counts and outcome', () => {
-    let s = run([ev.start(0), ev.tool(1, 'task1', 'Task', { description: 'scan' }), ev.agent(1, 'task1', 'scan')]);
+    let s = run([
+      ev.start(0),
+      ev.tool(1, 'task1', 'Task', { description: 'scan' }),
+      ev.agent(1, 'task1', 'scan'),
+    ]);
     s = run([ev.agentTool(2, 'task1', 'g1', 'Grep', { pattern: 'foo' }), ev.agentTool(2, 'task1', 'g2')], s);
     s = reduce(s, ev.agentToolDone(3, 'task1', 'g1', true));
     const row = s.subagents[0];

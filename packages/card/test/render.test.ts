@@ -32,7 +32,8 @@ describe('render', () => {
 
   it('collapses a run of one tool into one line and shows failures on their own', () => {
     const events: CardEvent[] = [ev.start(0)];
-    for (let i = 0; i < 12; i += 1) events.push(ev.tool(i, `r${i}`, 'Read', { file_path: `f${i}.ts` }), ev.done(i, `r${i}`));
+    for (let i = 0; i < 12; i += 1)
+      events.push(ev.tool(i, `r${i}`, 'Read', { file_path: `f${i}.ts` }), ev.done(i, `r${i}`));
     events.push(ev.tool(20, 'b', 'Bash', { description: 'Run tests' }), ev.done(21, 'b', 'exit 1'));
     const html = render(run(events), 30_000);
     expect(html).toContain('✓ Read 12 files');
@@ -76,7 +77,9 @@ describe('render', () => {
     expect(done).toContain('💰 $0.042 · 12.3k in / 678 out');
     expect(render(run([ev.start(0), ev.end(5, 'interrupted')]), 9)).toMatch(/^⏹ <b>Interrupted<\/b>/);
     expect(render(run([ev.start(0), ev.end(5, 'error', 'overloaded')]), 9)).toContain('❗ overloaded');
-    expect(render(closeCard(run([ev.start(0)]), 600_000, 'idle'), 600_000)).toMatch(/^⏸ <b>Stopped tracking<\/b>/);
+    expect(render(closeCard(run([ev.start(0)]), 600_000, 'idle'), 600_000)).toMatch(
+      /^⏸ <b>Stopped tracking<\/b>/,
+    );
   });
 
   it('says how many sub-agents still run after the turn is done', () => {
@@ -97,12 +100,12 @@ describe('render', () => {
   });
 
   it('formats durations', () => {
-    expect([formatDuration(-5), formatDuration(59_999), formatDuration(61_000), formatDuration(3_725_000)]).toEqual([
-      '0s',
-      '59s',
-      '1m 01s',
-      '1h 02m',
-    ]);
+    expect([
+      formatDuration(-5),
+      formatDuration(59_999),
+      formatDuration(61_000),
+      formatDuration(3_725_000),
+    ]).toEqual(['0s', '59s', '1m 01s', '1h 02m']);
   });
 });
 
@@ -127,7 +130,13 @@ const event: fc.Arbitrary<CardEvent> = fc.oneof(
   fc.record({ type: fc.constant('thinking'), at: time }),
   fc.record({ type: fc.constant('text'), at: time, text: nasty }),
   fc.record({ type: fc.constant('tool_started'), at: time, toolUseId: id, name: toolName, input }),
-  fc.record({ type: fc.constant('tool_finished'), at: time, toolUseId: id, isError: fc.boolean(), errorText: nasty }),
+  fc.record({
+    type: fc.constant('tool_finished'),
+    at: time,
+    toolUseId: id,
+    isError: fc.boolean(),
+    errorText: nasty,
+  }),
   fc.record({
     type: fc.constant('subagent_started'),
     at: time,
@@ -136,8 +145,21 @@ const event: fc.Arbitrary<CardEvent> = fc.oneof(
     description: nasty,
     prompt: nasty,
   }),
-  fc.record({ type: fc.constant('subagent_tool_started'), at: time, agentId: id, toolUseId: id, name: toolName, input }),
-  fc.record({ type: fc.constant('subagent_tool_finished'), at: time, agentId: id, toolUseId: id, isError: fc.boolean() }),
+  fc.record({
+    type: fc.constant('subagent_tool_started'),
+    at: time,
+    agentId: id,
+    toolUseId: id,
+    name: toolName,
+    input,
+  }),
+  fc.record({
+    type: fc.constant('subagent_tool_finished'),
+    at: time,
+    agentId: id,
+    toolUseId: id,
+    isError: fc.boolean(),
+  }),
   fc.record({ type: fc.constant('subagent_text'), at: time, agentId: id, text: nasty }),
   fc.record({
     type: fc.constant('subagent_finished'),
@@ -145,7 +167,13 @@ const event: fc.Arbitrary<CardEvent> = fc.oneof(
     agentId: id,
     outcome: fc.constantFrom('success', 'error', 'killed'),
   }),
-  fc.record({ type: fc.constant('permission_waiting'), at: time, requestId: id, toolName: nasty, summary: nasty }),
+  fc.record({
+    type: fc.constant('permission_waiting'),
+    at: time,
+    requestId: id,
+    toolName: nasty,
+    summary: nasty,
+  }),
   fc.record({ type: fc.constant('permission_answered'), at: time, requestId: id }),
   fc.record({
     type: fc.constant('turn_ended'),
@@ -172,7 +200,13 @@ describe('render properties', () => {
     const manyIds = fc.integer({ min: 0, max: 500 }).map(String);
     const wide = fc.oneof(
       fc.record({ type: fc.constant('tool_started'), at: time, toolUseId: manyIds, name: toolName, input }),
-      fc.record({ type: fc.constant('tool_finished'), at: time, toolUseId: manyIds, isError: fc.boolean(), errorText: nasty }),
+      fc.record({
+        type: fc.constant('tool_finished'),
+        at: time,
+        toolUseId: manyIds,
+        isError: fc.boolean(),
+        errorText: nasty,
+      }),
       fc.record({
         type: fc.constant('subagent_started'),
         at: time,
@@ -181,8 +215,21 @@ describe('render properties', () => {
         description: nasty,
         prompt: nasty,
       }),
-      fc.record({ type: fc.constant('subagent_tool_started'), at: time, agentId: manyIds, toolUseId: manyIds, name: toolName, input }),
-      fc.record({ type: fc.constant('permission_waiting'), at: time, requestId: manyIds, toolName: nasty, summary: nasty }),
+      fc.record({
+        type: fc.constant('subagent_tool_started'),
+        at: time,
+        agentId: manyIds,
+        toolUseId: manyIds,
+        name: toolName,
+        input,
+      }),
+      fc.record({
+        type: fc.constant('permission_waiting'),
+        at: time,
+        requestId: manyIds,
+        toolName: nasty,
+        summary: nasty,
+      }),
     ) as fc.Arbitrary<CardEvent>;
     fc.assert(
       fc.property(fc.array(wide, { minLength: 50, maxLength: 400 }), time, (events, now) => {
