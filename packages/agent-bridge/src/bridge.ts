@@ -1,0 +1,615 @@
+/**
+ * The bridge: one Claude process, one socket to the gateway, and the durable state that lets any bridge
+ * process be killed at any moment and the next one carry on.
+ *
+ * What is kept in the state directory and why:
+ * - `bridge.json` (atomic snapshot): the process record, the stdout offset, the session machine's state,
+ *   the keys of gateway commands already delivered into the CLI, and an *intent* written just before a
+ *   line goes to the CLI's stdin.
+ * - `outbox.log` ({@link FileChannelStore}): frames not yet acknowledged, each tagged with the stdout
+ *   position (or the inbound command) that produced it.
+ *
+ * Exactly once towards the gateway: after a restart the bridge restores the snapshot and re-reads stdout
+ * from the snapshot's offset. The session machine is deterministic, so it regenerates the same frames;
+ * those whose source tag the outbox already holds are not sent again.
+ *
+ * Exactly once into the CLI: a gateway command is acknowledged only after `onFrame` returns, and its key
+ * is recorded (with the intent) before the write. A restart that finds an intent for a user message asks
+ * the transcript whether the CLI enqueued it (the header's `inbound=` marker) and writes it only if not.
+ *
+ * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
+ * when liveness cannot be read, nothing is started and the status is `unknown`.
+ */
+import { existsSync, type FSWatcher, mkdirSync, readFileSync, watch } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type AppFrame,
+  createProtocolClient,
+  describeError,
+  type Endpoint,
+  type Logger,
+  type Route,
+  silentLogger,
+} from '@switchyard/protocol';
+import {
+  adoptChild,
+  ChildError,
+  type ChildHandle,
+  type ChildRecord,
+  liveness,
+  STDOUT_LOG,
+  spawnChild,
+  stderrTail,
+} from './child.js';
+import { compareSource, FileChannelStore, type SourceTag, writeFileAtomic } from './outbox.js';
+import { initialSessionState, Session, type SessionState, type Step } from './session.js';
+import { StdoutReader } from './stdout-reader.js';
+import { claudeConfigDir, findMarker } from './transcript.js';
+import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
+import { deliveryMarker, renderSlashCommand, renderUserMessage } from './user-input.js';
+
+/** Options of {@link createBridge}; the cli maps the agent's config onto them. */
+export interface BridgeOptions {
+  /** The agent's name, as the gateway knows it (checked in the handshake). */
+  agent: string;
+  /** The gateway's Unix socket. */
+  socketPath: string;
+  /** Where the bridge keeps its state: fifo, logs, snapshot, outbox. Created (0700) if missing. */
+  stateDir: string;
+  /** The agent's working directory (absolute); the CLI runs there. */
+  workDir: string;
+  /** The `claude` binary: an absolute path, or a name looked up on `PATH`. */
+  claudeBin: string;
+  /** Extra arguments appended to the CLI's command line. */
+  claudeArgs?: readonly string[];
+  /** The CLI's environment (default: this process's); `CLAUDE_CONFIG_DIR` in it locates transcripts. */
+  env?: NodeJS.ProcessEnv;
+  model?: string;
+  permissionMode?: string;
+  /** Path of an MCP config file passed as `--mcp-config`. */
+  mcpConfig?: string;
+  /** Start a new process (with `--resume`) when it exits by itself. */
+  restartOnExit: boolean;
+  /** A running turn with no output for this long is reported as stuck. */
+  stuckAfterMs: number;
+  logger?: Logger;
+  /** More than `maxExits` exits within `windowMs` is a crash loop: reported, not restarted. */
+  crashLoop?: { maxExits: number; windowMs: number };
+  /** SIGTERM → SIGKILL grace on a real shutdown (default 5000 ms). */
+  stopGraceMs?: number;
+  /** Stdout lines longer than this are skipped unparsed (default 2 MiB). */
+  maxLineBytes?: number;
+}
+
+/** What `status()` reports. */
+export interface BridgeStatus {
+  state: 'starting' | 'idle' | 'running' | 'compacting' | 'awaiting_input' | 'exited' | 'unknown';
+  pid?: number;
+  sessionId?: string;
+  connected: boolean;
+  detail?: string;
+}
+
+/** The bridge's lifecycle handle. */
+export interface Bridge {
+  /** Adopts or starts the process and starts connecting to the gateway. Resolves once reading has begun. */
+  start(): Promise<void>;
+  /**
+   * `restart`: stop reading and disconnect, leaving the process running for the next bridge to adopt.
+   * `shutdown`: also stop the process (SIGTERM, grace, SIGKILL) and clear its record.
+   */
+  stop(kind: 'restart' | 'shutdown'): Promise<void>;
+  status(): BridgeStatus;
+}
+
+interface Snapshot {
+  version: 1;
+  child?: ChildRecord;
+  stdoutOffset: number;
+  session: SessionState;
+  /** Keys of gateway commands already written into the CLI (bounded, newest last). */
+  delivered: string[];
+  /** A write in progress: the key, the transcript marker, the line and the frames it announced. */
+  intent?: { key: string; marker?: string; line: string; frames: AppFrame[] };
+  /** Recent exits (ms), for crash-loop detection. */
+  exits: number[];
+  crashLoop?: boolean;
+}
+
+const DELIVERED_KEPT = 2000;
+const SNAPSHOT_EVERY_MS = 250;
+
+/** Builds a bridge; nothing starts until `start()`. */
+export function createBridge(options: BridgeOptions): Bridge {
+  const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
+  const env = options.env ?? process.env;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const crashLoop = options.crashLoop ?? { maxExits: 3, windowMs: 60_000 };
+  const snapshotPath = join(options.stateDir, 'bridge.json');
+
+  let snapshot: Snapshot;
+  let session: Session;
+  let store: FileChannelStore | undefined;
+  let endpoint: Endpoint | undefined;
+  let child: ChildHandle | undefined;
+  let reader: StdoutReader | undefined;
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let unknown = false;
+  let lastDetail: string | undefined;
+  /** Frames with a source tag at or before this were appended before a crash; not sent again. */
+  let replayUntil: SourceTag | undefined;
+  let lastSnapshotAt = 0;
+  let dirty = false;
+  let lastOutputAt = Date.now();
+  let stuckReported = false;
+  let pumping = false;
+
+  const persist = (force: boolean): void => {
+    if (!force && Date.now() - lastSnapshotAt < SNAPSHOT_EVERY_MS) {
+      dirty = true;
+      return;
+    }
+    snapshot.session = session.state;
+    snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
+    writeFileAtomic(snapshotPath, JSON.stringify(snapshot));
+    lastSnapshotAt = Date.now();
+    dirty = false;
+  };
+
+  /** Hands frames to the channel in order; reliable ones are durable once this returns. */
+  const emit = (
+    frames: AppFrame[],
+    tag?: (index: number) => SourceTag | undefined,
+    inbound?: { key: string; from: number },
+  ): void => {
+    if (!store || !endpoint) return;
+    frames.forEach((frame, index) => {
+      const source = tag?.(index);
+      if (source && replayUntil && compareSource(source, replayUntil) <= 0) return;
+      store?.setSource(
+        source ?? (inbound !== undefined ? `${inbound.key}#${inbound.from + index}` : undefined),
+      );
+      endpoint?.send(frame).catch((err: unknown) => log.warn({ err: describeError(err) }, 'send failed'));
+    });
+    store.setSource(undefined);
+  };
+
+  const writeToChild = (line: string): void => {
+    if (!child) throw new ChildError('spawn_failed', 'no Claude process is running');
+    child.writeLine(line);
+  };
+
+  const pid = (): number | undefined => (child && !unknown ? child.record.pid : snapshot.child?.pid);
+
+  // --- the process -------------------------------------------------------------------------------
+
+  const spawnProcess = (): boolean => {
+    const args = [
+      '-p',
+      '--verbose',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--include-partial-messages',
+      '--permission-prompt-tool',
+      'stdio',
+    ];
+    if (session.state.sessionId) args.push('--resume', session.state.sessionId);
+    if (options.model) args.push('--model', options.model);
+    if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
+    if (options.mcpConfig) args.push('--mcp-config', options.mcpConfig);
+    args.push(...(options.claudeArgs ?? []));
+    try {
+      const started = spawnChild({
+        stateDir: options.stateDir,
+        workDir: options.workDir,
+        bin: options.claudeBin,
+        args,
+        env,
+      });
+      child = started.handle;
+    } catch (err) {
+      const message = describeError(err);
+      log.error({ err: message }, 'could not start the Claude CLI');
+      lastDetail = err instanceof ChildError ? err.message : message;
+      emit([
+        {
+          type: 'operator_event',
+          kind: err instanceof ChildError && err.code === 'cli_missing' ? 'cli_missing' : 'cli_exited',
+          message: lastDetail.slice(0, 4000),
+        },
+        session.statusFrame({ state: 'exited', detail: lastDetail }),
+      ]);
+      return false;
+    }
+    snapshot.child = child.record;
+    snapshot.stdoutOffset = 0;
+    reader?.close();
+    reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), 0, maxLineBytes);
+    replayUntil = undefined;
+    emit(session.processStarted().frames);
+    persist(true);
+    log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');
+    return true;
+  };
+
+  const handleExit = (): void => {
+    const detail = stderrTail(options.stateDir);
+    lastDetail = detail || 'the Claude process exited';
+    log.warn({ pid: snapshot.child?.pid, stderr: detail.slice(-500) }, 'the Claude process exited');
+    const route = session.state.turn?.route ?? session.state.lastRoute;
+    emit(session.processExited(lastDetail).frames);
+    emit([
+      {
+        type: 'operator_event',
+        kind: 'cli_exited',
+        message: (detail ? `The Claude process exited:\n${detail}` : 'The Claude process exited.').slice(
+          0,
+          4000,
+        ),
+        ...(route ? { route } : {}),
+      },
+    ]);
+    child?.detach();
+    child = undefined;
+    delete snapshot.child;
+    const now = Date.now();
+    snapshot.exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
+    if (snapshot.exits.length > crashLoop.maxExits) {
+      snapshot.crashLoop = true;
+      emit([
+        {
+          type: 'operator_event',
+          kind: 'crash_loop',
+          message: `The Claude process exited ${snapshot.exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
+        },
+      ]);
+    }
+    persist(true);
+    if (options.restartOnExit && !snapshot.crashLoop && !stopped) {
+      const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
+      restartTimer = setTimeout(() => {
+        restartTimer = undefined;
+        if (!stopped && !child) spawnProcess();
+      }, delay);
+    }
+  };
+
+  /** Reads and handles every complete stdout line available, then checks liveness. */
+  const pump = (): void => {
+    if (pumping || stopped || !reader) return;
+    pumping = true;
+    try {
+      for (;;) {
+        let lines: ReturnType<StdoutReader['read']>;
+        try {
+          lines = existsSync(reader.path) ? reader.read() : [];
+        } catch (err) {
+          log.error({ err: describeError(err) }, 'could not read stdout');
+          lines = [];
+        }
+        if (lines.length === 0) break;
+        lastOutputAt = Date.now();
+        stuckReported = false;
+        const generation = session.state.generation;
+        for (const line of lines) {
+          if (line.text === undefined) {
+            log.warn({ bytes: line.bytes }, 'skipped an oversized stdout line');
+          } else if (line.text.trim() !== '') {
+            const events = translateLine(line.text, line.bytes, maxLineBytes);
+            for (const event of events) {
+              if (event.kind === 'skipped')
+                log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
+            }
+            const step = session.onEvents(events, Date.now());
+            runWrites(step);
+            emit(step.frames, (index) => [generation, line.end, index]);
+          }
+          reader.advance(line.end);
+        }
+        persist(false);
+      }
+      if (dirty) persist(false);
+      checkProcess();
+    } finally {
+      pumping = false;
+    }
+  };
+
+  const runWrites = (step: Step): void => {
+    for (const line of step.writes) {
+      try {
+        writeToChild(line);
+      } catch (err) {
+        log.warn({ err: describeError(err) }, 'could not write to the Claude process');
+      }
+    }
+  };
+
+  const checkProcess = (): void => {
+    const record = snapshot.child;
+    if (!record) return;
+    const state = liveness(record);
+    if (state === 'unknown') {
+      if (!unknown) {
+        unknown = true;
+        log.warn({ pid: record.pid }, 'cannot tell whether the Claude process is alive; starting nothing');
+        emit([session.statusFrame({ state: 'unknown', pid: record.pid })]);
+      }
+      return;
+    }
+    if (unknown) {
+      unknown = false;
+      emit([session.statusFrame({ pid: record.pid })]);
+    }
+    if (state === 'dead') {
+      // Drain what it wrote on the way out first; a partial last line never completes.
+      handleExit();
+      return;
+    }
+    const running = session.agentState() === 'running';
+    if (running && !stuckReported && Date.now() - lastOutputAt > options.stuckAfterMs) {
+      stuckReported = true;
+      const turn = session.state.turn;
+      emit([
+        {
+          type: 'operator_event',
+          kind: 'stuck',
+          message: `No output from Claude for ${Math.round((Date.now() - lastOutputAt) / 1000)} s; it may be stuck. Send /stop to interrupt it.`,
+          ...(turn ? { turnId: turn.id, route: turn.route } : {}),
+        },
+      ]);
+    }
+  };
+
+  // --- commands from the gateway -------------------------------------------------------------------
+
+  const remember = (key: string): void => {
+    snapshot.delivered.push(key);
+    if (snapshot.delivered.length > DELIVERED_KEPT)
+      snapshot.delivered.splice(0, snapshot.delivered.length - DELIVERED_KEPT);
+  };
+
+  /** Records the intent, writes the line, sends the frames: the one path every stdin write takes. */
+  const deliver = (key: string, line: string, step: Step, marker?: string): void => {
+    remember(key);
+    snapshot.intent = { key, line, frames: step.frames, ...(marker !== undefined ? { marker } : {}) };
+    persist(true);
+    writeToChild(line);
+    runWrites(step);
+    emit(step.frames, undefined, { key, from: 0 });
+    delete snapshot.intent;
+    persist(false);
+  };
+
+  /** Makes sure a process is there to take input; false (with the reason sent) when there cannot be one. */
+  const ensureProcess = (route: Route | undefined): boolean => {
+    if (child && !unknown) return true;
+    if (unknown) return false;
+    if (snapshot.crashLoop) {
+      // A person asking again is the operator's go-ahead after a crash loop.
+      snapshot.crashLoop = false;
+      snapshot.exits = [];
+    }
+    void route;
+    return spawnProcess();
+  };
+
+  const onFrame = async (frame: AppFrame): Promise<void> => {
+    switch (frame.type) {
+      case 'user_message': {
+        const key = `in:${frame.inboundId}`;
+        if (snapshot.delivered.includes(key)) return;
+        if (!ensureProcess(frame.route)) {
+          emit([
+            {
+              type: 'messages_unread',
+              inboundIds: [frame.inboundId],
+              reason: lastDetail ?? 'the Claude process is not running',
+            },
+          ]);
+          return;
+        }
+        const step = session.acceptUserMessage(frame, Date.now());
+        deliver(key, renderUserMessage(frame), step, deliveryMarker(frame.inboundId));
+        return;
+      }
+      case 'permission_answer':
+      case 'question_answer': {
+        const key = `ans:${frame.requestId}`;
+        if (snapshot.delivered.includes(key)) return;
+        const step = session.answer(frame);
+        if (!step || !child) {
+          emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
+          return;
+        }
+        const [line, ...rest] = step.writes;
+        if (line !== undefined) deliver(key, line, { frames: step.frames, writes: rest });
+        return;
+      }
+      case 'interrupt':
+      case 'set_model':
+      case 'set_mode': {
+        const key = `cmd:${frame.commandId}`;
+        if (snapshot.delivered.includes(key)) return;
+        if (!child || unknown) {
+          emit([
+            {
+              type: 'command_result',
+              commandId: frame.commandId,
+              ok: false,
+              message: 'the Claude process is not running',
+            },
+          ]);
+          return;
+        }
+        const kind = frame.type;
+        const value =
+          frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
+        const step = session.control(kind, frame.commandId, value);
+        const [line, ...rest] = step.writes;
+        if (line !== undefined) deliver(key, line, { frames: step.frames, writes: rest });
+        return;
+      }
+      case 'compact':
+      case 'clear': {
+        const key = `cmd:${frame.commandId}`;
+        if (snapshot.delivered.includes(key)) return;
+        if (!ensureProcess(frame.route)) {
+          emit([
+            {
+              type: 'command_result',
+              commandId: frame.commandId,
+              ok: false,
+              message: lastDetail ?? 'the Claude process is not running',
+            },
+          ]);
+          return;
+        }
+        const step = session.acceptSlashCommand(frame.commandId, frame.route);
+        deliver(key, renderSlashCommand(`/${frame.type}`), step);
+        return;
+      }
+      case 'status_request': {
+        const p = pid();
+        emit([
+          session.statusFrame({
+            commandId: frame.commandId,
+            ...(unknown ? { state: 'unknown' as const } : {}),
+            ...(p !== undefined ? { pid: p } : {}),
+            ...(lastDetail !== undefined ? { detail: lastDetail } : {}),
+          }),
+        ]);
+        return;
+      }
+      default:
+        // Bridge-to-gateway frames arriving here are a peer bug; the channel already validated them.
+        log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
+        return;
+    }
+  };
+
+  /** Settles a write that was in progress when the last bridge died (see the module comment). */
+  const settleIntent = async (): Promise<void> => {
+    const intent = snapshot.intent;
+    if (!intent) return;
+    let written = false;
+    if (intent.marker !== undefined && child) {
+      const configDir = claudeConfigDir(env);
+      // The CLI enqueues a line within milliseconds of reading it; give it a moment.
+      for (let i = 0; i < 20 && !written; i++) {
+        written = findMarker(configDir, options.workDir, intent.marker);
+        if (!written) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } else {
+      // A control response or request: the CLI ignores a duplicate answer less gracefully than a
+      // missing one is recovered (the `initialize` below re-offers a prompt still pending), so assume it went.
+      written = true;
+    }
+    if (!written && child) {
+      log.warn({ key: intent.key }, 'a message was not in the transcript after a crash; writing it now');
+      try {
+        child.writeLine(intent.line);
+      } catch (err) {
+        log.error({ err: describeError(err) }, 'could not write the recovered message');
+      }
+    }
+    // Frames of the intent the outbox does not hold yet.
+    const sent = store?.lastInbound();
+    const prefix = `${intent.key}#`;
+    const from = sent?.startsWith(prefix) ? Number(sent.slice(prefix.length)) + 1 : 0;
+    emit(intent.frames.slice(from), undefined, { key: intent.key, from });
+    delete snapshot.intent;
+    persist(true);
+  };
+
+  return {
+    async start() {
+      stopped = false;
+      mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
+      snapshot = existsSync(snapshotPath)
+        ? (JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot)
+        : { version: 1, stdoutOffset: 0, session: initialSessionState(), delivered: [], exits: [] };
+      session = new Session(snapshot.session);
+      store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
+      replayUntil = store.lastSource();
+      endpoint = createProtocolClient({
+        socketPath: options.socketPath,
+        agent: options.agent,
+        store,
+        onFrame,
+        logger: log.child({ component: 'channel' }),
+        onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
+      });
+
+      const record = snapshot.child;
+      const state = record ? liveness(record) : 'dead';
+      if (record && state !== 'dead') {
+        // Alive or unknown: never start a second one. Adopt and read on from the recorded offset.
+        child = adoptChild(options.stateDir, record);
+        unknown = state === 'unknown';
+        reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), snapshot.stdoutOffset, maxLineBytes);
+        log.info(
+          { pid: record.pid, offset: snapshot.stdoutOffset, liveness: state },
+          'adopted the Claude process',
+        );
+        pump();
+        if (!unknown) {
+          await settleIntent();
+          // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`).
+          runWrites(session.control('initialize', undefined));
+        }
+      } else if (record) {
+        // Dead while no bridge watched: read what it said, report the exit, then start anew.
+        reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), snapshot.stdoutOffset, maxLineBytes);
+        child = adoptChild(options.stateDir, record);
+        pump();
+        delete snapshot.intent;
+        if (!child && !snapshot.crashLoop) spawnProcess();
+      } else if (!snapshot.crashLoop) {
+        spawnProcess();
+      }
+
+      watcher = watch(options.stateDir, (_event, name) => {
+        if (name === STDOUT_LOG) pump();
+      });
+      watcher.on('error', (err) => log.warn({ err: describeError(err) }, 'state directory watch failed'));
+      // The backstop for missed watch events, and the liveness and stuck checks.
+      timer = setInterval(pump, 500);
+      await endpoint.start();
+    },
+
+    async stop(kind) {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      if (restartTimer) clearTimeout(restartTimer);
+      watcher?.close();
+      if (kind === 'shutdown' && child) {
+        await child.terminate(options.stopGraceMs ?? 5000);
+        delete snapshot.child;
+      }
+      child?.detach();
+      child = undefined;
+      if (snapshot) persist(true);
+      await endpoint?.stop();
+      reader?.close();
+      store?.close();
+    },
+
+    status() {
+      const p = pid();
+      const state: BridgeStatus['state'] = !session ? 'starting' : unknown ? 'unknown' : session.agentState();
+      return {
+        state,
+        connected: endpoint?.connected ?? false,
+        ...(p !== undefined ? { pid: p } : {}),
+        ...(session?.state.sessionId !== undefined ? { sessionId: session.state.sessionId } : {}),
+        ...(lastDetail !== undefined ? { detail: lastDetail } : {}),
+      };
+    },
+  };
+}

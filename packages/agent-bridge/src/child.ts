@@ -1,0 +1,252 @@
+/**
+ * The Claude process as something that outlives the bridge: started detached with its streams in the
+ * state directory, recognised again by pid *and* start time, and stopped only on a real shutdown.
+ *
+ * Layout in the state directory (names shared by the spawn and adopt paths — if they drifted, an
+ * adopted process would be read from a file nothing writes and would simply look idle for ever):
+ * - `stdin.fifo`  the process's stdin. The process holds it open read-write itself, so it is its own
+ *                 last writer and never sees EOF when a bridge goes away.
+ * - `stdout.log`, `stderr.log`  its output, truncated when a new process starts (offsets restart at 0).
+ *
+ * The bridge depends on {@link ChildHandle}, not on `ChildProcess`: after a restart there is no
+ * `ChildProcess` to hold, only a record, so liveness is always a question asked of the record.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+export const STDIN_FIFO = 'stdin.fifo';
+export const STDOUT_LOG = 'stdout.log';
+export const STDERR_LOG = 'stderr.log';
+
+/** What is written down about a running process so the next bridge can find it. */
+export interface ChildRecord {
+  pid: number;
+  /** Field 22 of `/proc/<pid>/stat` (clock ticks since boot): a reused pid has a different one. */
+  startTime: string;
+  startedAt: number;
+}
+
+/** Alive: the recorded process is running. Dead: it is not. Unknown: this machine would not say. */
+export type Liveness = 'alive' | 'dead' | 'unknown';
+
+/** Reads a process's start time, or says why not. */
+export function readStartTime(
+  pid: number,
+): { ok: true; startTime: string; zombie: boolean } | { ok: false; missing: boolean } {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    return { ok: false, missing: (err as NodeJS.ErrnoException).code === 'ENOENT' };
+  }
+  // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const startTime = fields[19];
+  if (startTime === undefined) return { ok: false, missing: false };
+  return { ok: true, startTime, zombie: state === 'Z' || state === 'X' };
+}
+
+/** Whether the recorded process is the one still running. Never guesses "dead" on an error. */
+export function liveness(record: ChildRecord): Liveness {
+  const found = readStartTime(record.pid);
+  if (!found.ok) return found.missing ? 'dead' : 'unknown';
+  if (found.startTime !== record.startTime || found.zombie) return 'dead';
+  return 'alive';
+}
+
+/** The small surface the bridge needs of its process. */
+export interface ChildHandle {
+  readonly record: ChildRecord;
+  liveness(): Liveness;
+  /** Writes one line (a newline is added) into the process's stdin. Throws if nothing reads the fifo. */
+  writeLine(line: string): void;
+  /** SIGTERM to the process group, wait up to `graceMs`, then SIGKILL. Resolves when it is gone. */
+  terminate(graceMs: number): Promise<void>;
+  /** Releases this side's handles; the process keeps running. */
+  detach(): void;
+}
+
+/** Options for starting a process. */
+export interface SpawnOptions {
+  stateDir: string;
+  workDir: string;
+  bin: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** Failures of this domain; the message says what to do. */
+export class ChildError extends Error {
+  override readonly name = 'ChildError';
+  readonly code: 'cli_missing' | 'spawn_failed' | 'fifo';
+  constructor(code: ChildError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Resolves `bin` as `spawn` would, or throws a {@link ChildError} naming the path that is missing. */
+export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string {
+  const candidates = bin.includes('/')
+    ? [bin]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, bin));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // try the next one
+    }
+  }
+  throw new ChildError(
+    'cli_missing',
+    bin.includes('/')
+      ? `the Claude CLI was not found or is not executable at ${bin}: install it or fix the configured path`
+      : `the Claude CLI "${bin}" was not found on PATH: install it or configure its absolute path`,
+  );
+}
+
+/**
+ * Starts a new process. The fifo is created if missing; the logs are truncated. The caller must have
+ * established that no recorded process is alive (two CLIs on one session file corrupt it).
+ */
+export function spawnChild(options: SpawnOptions): { handle: ChildHandle; process: ChildProcess } {
+  const bin = resolveBinary(options.bin, options.env);
+  if (!isAbsolute(options.workDir) || !existsSync(options.workDir)) {
+    throw new ChildError('spawn_failed', `the agent's working directory ${options.workDir} does not exist`);
+  }
+  const fifoPath = join(options.stateDir, STDIN_FIFO);
+  if (!existsSync(fifoPath)) {
+    try {
+      execFileSync('mkfifo', ['-m', '600', fifoPath]);
+    } catch (err) {
+      throw new ChildError('fifo', `could not create the stdin fifo ${fifoPath}: ${(err as Error).message}`);
+    }
+  }
+  // Read-write, so the process is its own writer: see the file comment.
+  const stdin = openSync(fifoPath, constants.O_RDWR);
+  const stdout = openSync(join(options.stateDir, STDOUT_LOG), 'w', 0o600);
+  const stderr = openSync(join(options.stateDir, STDERR_LOG), 'w', 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(bin, options.args, {
+      cwd: options.workDir,
+      env: options.env,
+      detached: true,
+      stdio: [stdin, stdout, stderr],
+    });
+  } finally {
+    closeSync(stdin);
+    closeSync(stdout);
+    closeSync(stderr);
+  }
+  const pid = child.pid;
+  if (pid === undefined) throw new ChildError('spawn_failed', `could not start ${bin}`);
+  // Reaped by Node through this object while this bridge lives; after it, by whoever inherits it.
+  child.unref();
+  child.on('error', () => {});
+  const found = readStartTime(pid);
+  // A process that exited at once may already be a zombie; its start time is still readable until reaped.
+  const startTime = found.ok ? found.startTime : 'gone';
+  const record: ChildRecord = { pid, startTime, startedAt: Date.now() };
+  return { handle: adoptChild(options.stateDir, record), process: child };
+}
+
+/** A handle on a recorded process (just started, or left running by an earlier bridge). */
+export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
+  const fifoPath = join(stateDir, STDIN_FIFO);
+  let fd: number | undefined;
+  const open = (): number => {
+    // Non-blocking so a fifo nobody reads fails at once (ENXIO) instead of hanging the event loop.
+    fd ??= openSync(fifoPath, constants.O_WRONLY | constants.O_NONBLOCK);
+    return fd;
+  };
+  return {
+    record,
+    liveness: () => liveness(record),
+    writeLine(line) {
+      const bytes = Buffer.from(`${line}\n`, 'utf8');
+      const target = open();
+      let written = 0;
+      const deadline = Date.now() + 30_000;
+      // A full pipe (64 KB, e.g. a large image) answers EAGAIN; the CLI drains it continuously.
+      while (written < bytes.length) {
+        try {
+          written += writeSync(target, bytes, written, bytes.length - written);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) throw err;
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        }
+      }
+    },
+    async terminate(graceMs) {
+      const signal = (sig: NodeJS.Signals): void => {
+        if (liveness(record) !== 'alive') return;
+        try {
+          process.kill(-record.pid, sig);
+        } catch {
+          try {
+            process.kill(record.pid, sig);
+          } catch {
+            // already gone
+          }
+        }
+      };
+      signal('SIGTERM');
+      const deadline = Date.now() + graceMs;
+      while (liveness(record) === 'alive' && Date.now() < deadline) await sleep(50);
+      if (liveness(record) === 'alive') {
+        signal('SIGKILL');
+        while (liveness(record) === 'alive') await sleep(20);
+      }
+    },
+    detach() {
+      if (fd !== undefined) {
+        closeSync(fd);
+        fd = undefined;
+      }
+    },
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The end of the stderr log, trimmed of blank lines at both ends (a shell's complaint ends with one). */
+export function stderrTail(stateDir: string, maxLines = 50, maxChars = 3000): string {
+  let text: string;
+  try {
+    const path = join(stateDir, STDERR_LOG);
+    const size = statSync(path).size;
+    const fd = openSync(path, 'r');
+    try {
+      const length = Math.min(size, 64 * 1024);
+      const buf = Buffer.alloc(length);
+      readSync(fd, buf, 0, length, size - length);
+      text = buf.toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+  const lines = text.split('\n').slice(-maxLines);
+  while (lines.length > 0 && (lines[0] ?? '').trim() === '') lines.shift();
+  while (lines.length > 0 && (lines[lines.length - 1] ?? '').trim() === '') lines.pop();
+  const joined = lines.join('\n');
+  return joined.length > maxChars ? joined.slice(-maxChars) : joined;
+}

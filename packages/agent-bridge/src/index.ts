@@ -1,0 +1,33 @@
+/**
+ * @switchyard/agent-bridge — owns one agent's Claude Code process: spawns or adopts it, translates its
+ * stream-json output into protocol frames for the gateway, and turns the gateway's commands into what
+ * the CLI understands. See `createBridge`.
+ */
+export { type Bridge, type BridgeOptions, type BridgeStatus, createBridge } from './bridge.js';
+export {
+  ChildError,
+  type ChildHandle,
+  type ChildRecord,
+  type Liveness,
+  liveness,
+  readStartTime,
+} from './child.js';
+export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
+export { initialSessionState, Session, type SessionState, type Step } from './session.js';
+export { completeLineBytes, type StdoutLine, StdoutReader } from './stdout-reader.js';
+export {
+  claudeConfigDir,
+  findMarker,
+  projectDir,
+  type TranscriptLine,
+  TranscriptTail,
+  type TranscriptTailOptions,
+} from './transcript.js';
+export {
+  type CliEvent,
+  type CliUsage,
+  DEFAULT_MAX_LINE_BYTES,
+  translateLine,
+  translateMessage,
+} from './translator.js';
+export { deliveryMarker, messageHeader, renderSlashCommand, renderUserMessage } from './user-input.js';

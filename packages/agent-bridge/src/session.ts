@@ -1,0 +1,770 @@
+/**
+ * The session machine: what the conversation with one Claude process is doing, as a pure state machine.
+ * Translated stdout events and gateway commands go in; protocol frames (and lines for the CLI's stdin)
+ * come out. No I/O, no clocks (the caller passes `now`), no randomness — so that a restarted bridge that
+ * restores a snapshot and re-reads the same stdout lines produces the same frames in the same order with
+ * the same turn ids, which is what lets the outbox drop the ones it already holds (see `bridge.ts`).
+ *
+ * Rules it keeps (measured, see `reference/claude-cli-probe.md`):
+ * - A message written mid-turn is a steer. It is announced (`message_taken`) only when the CLI opens the
+ *   next main-agent model call (`stream_event message_start`) or the turn ends — anything the CLI emits
+ *   before that came from a model call that had not read it.
+ * - A turn is running from the moment this side writes a message into an idle session, or from the first
+ *   sign of main-agent work (a model call, text, a tool, a prompt) — which covers turns the CLI starts by
+ *   itself after a background task and a process adopted mid-turn. Such a turn goes to the chat that
+ *   started the work (the task's turn's route), else to the last route used.
+ * - Sub-agent lines carry `parent_tool_use_id`; they belong to the turn that launched the agent, even after
+ *   that turn's `result`, and never open or steer a turn.
+ */
+import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
+import { describeSuggestion, shortenInput, summarizeToolCall } from './summary.js';
+import type { CliEvent } from './translator.js';
+
+/** Tool names whose calls start a sub-agent. `Task` until 2.1.x renamed it `Agent`; both are seen. */
+const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
+
+interface OpenPrompt {
+  kind: 'permission' | 'question';
+  toolName: string;
+  input: Record<string, unknown>;
+  suggestions: unknown[];
+}
+
+interface Turn {
+  id: string;
+  route: Route;
+  /** Set for `/compact`, `/clear`, `/rename`: a CLI turn that answers a command, not a chat turn. */
+  commandId?: string;
+  interruptRequested: boolean;
+}
+
+/** A control request this side sent and the command it answers. */
+interface PendingControl {
+  commandId?: string;
+  kind: 'interrupt' | 'set_model' | 'set_mode' | 'initialize';
+  value?: string;
+}
+
+interface AgentRecord {
+  turnId: string;
+  route: Route;
+  background: boolean;
+  finished: boolean;
+}
+
+/** Everything the machine knows; plain JSON so it can be snapshotted to disk and restored. */
+export interface SessionState {
+  /** Bumped for every process started; part of turn ids so they never repeat across processes. */
+  generation: number;
+  turnCounter: number;
+  controlCounter: number;
+  sessionId?: string;
+  /** An `init` was seen from the current process (the first one opens no turn). */
+  initSeen: boolean;
+  model?: string;
+  mode?: string;
+  running: boolean;
+  compacting: boolean;
+  exited: boolean;
+  turn?: Turn;
+  lastRoute?: Route;
+  /** The route a turn the CLI starts by itself should take (set when a background task reports back). */
+  selfRoute?: Route;
+  /** Messages written into a running turn, not yet announced, oldest first. */
+  awaiting: string[];
+  prompts: Record<string, OpenPrompt>;
+  controls: Record<string, PendingControl>;
+  agents: Record<string, AgentRecord>;
+  /** Last reported agent state, so a status frame goes out only on a change. */
+  reported?: string;
+  /** The model call the main agent has open and its last text block, for block ids. */
+  messageId?: string;
+  textIndex?: number;
+}
+
+/** What one step produced: frames for the gateway (in order) and lines for the CLI's stdin. */
+export interface Step {
+  frames: AppFrame[];
+  writes: string[];
+}
+
+/** A fresh state for a bridge that has never run. */
+export function initialSessionState(): SessionState {
+  return {
+    generation: 0,
+    turnCounter: 0,
+    controlCounter: 0,
+    initSeen: false,
+    running: false,
+    compacting: false,
+    exited: true,
+    awaiting: [],
+    prompts: {},
+    controls: {},
+    agents: {},
+  };
+}
+
+/** Slash commands the gateway asks for; they ride the user-message channel (there is no control request). */
+export type SlashCommand = '/compact' | '/clear' | `/rename ${string}`;
+
+const FALLBACK_ROUTE: Route = { chatId: 0 };
+
+/**
+ * The machine. Methods mutate `state` and return the step; the caller persists `state` when it must
+ * (see the bridge's snapshot rule) and hands the frames to the channel in the order given.
+ */
+export class Session {
+  state: SessionState;
+
+  constructor(state: SessionState = initialSessionState()) {
+    this.state = state;
+  }
+
+  /** A new process was started (or is about to be): nothing is running, nothing is waiting. */
+  processStarted(): Step {
+    const s = this.state;
+    s.generation += 1;
+    s.initSeen = false;
+    s.exited = false;
+    s.running = false;
+    s.compacting = false;
+    delete s.turn;
+    s.awaiting = [];
+    s.prompts = {};
+    s.controls = {};
+    delete s.messageId;
+    return { frames: this.#status('idle'), writes: [] };
+  }
+
+  /** The state to report right now (for `status()` and `status_request`). */
+  agentState(): 'idle' | 'running' | 'compacting' | 'awaiting_input' | 'exited' {
+    const s = this.state;
+    if (s.exited) return 'exited';
+    if (s.compacting) return 'compacting';
+    if (Object.keys(s.prompts).length > 0) return 'awaiting_input';
+    return s.running ? 'running' : 'idle';
+  }
+
+  /**
+   * A user message the bridge is about to write. Into an idle session it opens a turn (announced at
+   * once: it *is* the turn); into a running one it is a steer, announced later.
+   */
+  acceptUserMessage(message: FrameOf<'user_message'>, now: number): Step {
+    const s = this.state;
+    s.lastRoute = message.route;
+    if (s.running) {
+      s.awaiting.push(message.inboundId);
+      return { frames: [], writes: [] };
+    }
+    const turn = this.#openTurn(message.route);
+    const frames: AppFrame[] = [
+      {
+        type: 'turn_started',
+        turnId: turn.id,
+        route: turn.route,
+        inboundIds: [message.inboundId],
+        request: message.text.slice(0, 4096),
+        startedAt: now,
+      },
+      { type: 'message_taken', turnId: turn.id, inboundIds: [message.inboundId] },
+      ...this.#status(this.agentState()),
+    ];
+    return { frames, writes: [] };
+  }
+
+  /** A slash command about to be written; its `result` answers `commandId`. */
+  acceptSlashCommand(commandId: string, route: Route | undefined): Step {
+    const s = this.state;
+    if (!s.running) {
+      this.#openTurn(route ?? s.lastRoute ?? FALLBACK_ROUTE, commandId);
+      return { frames: this.#status(this.agentState()), writes: [] };
+    }
+    // Into a running turn the CLI queues it like any message; it ends up answered at that turn's end.
+    if (s.turn && s.turn.commandId === undefined) s.turn.commandId = commandId;
+    return { frames: [], writes: [] };
+  }
+
+  /** A control request this side sends (interrupt, model, mode, initialize); returns the line to write. */
+  control(kind: PendingControl['kind'], commandId: string | undefined, value?: string): Step {
+    const s = this.state;
+    s.controlCounter += 1;
+    const requestId = `sy-${s.generation}-${s.controlCounter}`;
+    s.controls[requestId] = {
+      kind,
+      ...(commandId !== undefined ? { commandId } : {}),
+      ...(value !== undefined ? { value } : {}),
+    };
+    if (kind === 'interrupt' && s.turn) s.turn.interruptRequested = true;
+    const request =
+      kind === 'interrupt'
+        ? { subtype: 'interrupt' }
+        : kind === 'set_model'
+          ? { subtype: 'set_model', model: value }
+          : kind === 'set_mode'
+            ? { subtype: 'set_permission_mode', mode: value }
+            : { subtype: 'initialize' };
+    return {
+      frames: [],
+      writes: [JSON.stringify({ type: 'control_request', request_id: requestId, request })],
+    };
+  }
+
+  /**
+   * The gateway's answer to a permission prompt or question. `undefined` when no such prompt is open
+   * (answered already, cancelled, or from before a process restart): the caller says it has expired.
+   */
+  answer(frame: FrameOf<'permission_answer'> | FrameOf<'question_answer'>): Step | undefined {
+    const s = this.state;
+    const prompt = s.prompts[frame.requestId];
+    if (!prompt) return undefined;
+    delete s.prompts[frame.requestId];
+    let response: Record<string, unknown>;
+    if (frame.type === 'question_answer') {
+      response = { behavior: 'allow', updatedInput: { ...prompt.input, answers: frame.answers } };
+    } else if (frame.decision === 'deny') {
+      response = { behavior: 'deny', message: frame.message ?? 'The user denied this.' };
+    } else {
+      response = {
+        behavior: 'allow',
+        updatedInput: prompt.input,
+        // "Always allow" is the CLI's own offer, applied as it made it; the bridge invents no rules.
+        ...(frame.decision === 'allow_always' && prompt.suggestions.length > 0
+          ? { updatedPermissions: prompt.suggestions }
+          : {}),
+      };
+    }
+    const line = JSON.stringify({
+      type: 'control_response',
+      response: { subtype: 'success', request_id: frame.requestId, response },
+    });
+    return {
+      frames: [
+        { type: 'prompt_closed', requestId: frame.requestId, reason: 'answered' },
+        ...this.#status(this.agentState()),
+      ],
+      writes: [line],
+    };
+  }
+
+  /** One stdout line's events. */
+  onEvents(events: CliEvent[], now: number): Step {
+    const step: Step = { frames: [], writes: [] };
+    for (const event of events) this.#onEvent(event, now, step);
+    return step;
+  }
+
+  /**
+   * The process is gone. Everything it held is reported, never dropped: unread messages, open prompts,
+   * the running turn. `detail` is the trimmed stderr tail for `/status`.
+   */
+  processExited(detail: string): Step {
+    const s = this.state;
+    const frames: AppFrame[] = [];
+    if (s.awaiting.length > 0) {
+      frames.push({
+        type: 'messages_unread',
+        inboundIds: [...s.awaiting],
+        reason: 'the Claude process exited before it read these messages',
+      });
+      s.awaiting = [];
+    }
+    for (const requestId of Object.keys(s.prompts)) {
+      frames.push({ type: 'prompt_closed', requestId, reason: 'exited' });
+    }
+    s.prompts = {};
+    for (const control of Object.values(s.controls)) {
+      if (control.commandId !== undefined) {
+        frames.push({
+          type: 'command_result',
+          commandId: control.commandId,
+          ok: false,
+          message: 'the Claude process exited',
+        });
+      }
+    }
+    s.controls = {};
+    if (s.turn) {
+      if (s.turn.commandId !== undefined) {
+        frames.push({
+          type: 'command_result',
+          commandId: s.turn.commandId,
+          ok: false,
+          message: 'the Claude process exited',
+        });
+      } else {
+        frames.push({
+          type: 'turn_ended',
+          turnId: s.turn.id,
+          outcome: 'error',
+          error: 'The Claude process exited in the middle of this turn.',
+        });
+      }
+    }
+    for (const [agentId, agent] of Object.entries(s.agents)) {
+      if (!agent.finished)
+        frames.push({ type: 'subagent_finished', turnId: agent.turnId, agentId, outcome: 'killed' });
+    }
+    s.agents = {};
+    delete s.turn;
+    s.running = false;
+    s.compacting = false;
+    s.exited = true;
+    frames.push(...this.#status('exited', detail));
+    return { frames, writes: [] };
+  }
+
+  /** A status frame for the current state, whether or not it changed (for `status_request`). */
+  statusFrame(extra: {
+    pid?: number;
+    detail?: string;
+    commandId?: string;
+    state?: FrameOf<'status'>['state'];
+  }): FrameOf<'status'> {
+    const s = this.state;
+    return {
+      type: 'status',
+      state: extra.state ?? this.agentState(),
+      ...(s.model !== undefined ? { model: s.model } : {}),
+      ...(s.mode !== undefined ? { mode: s.mode } : {}),
+      ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}),
+      ...(s.turn && s.turn.commandId === undefined ? { turnId: s.turn.id } : {}),
+      ...(extra.pid !== undefined ? { pid: extra.pid } : {}),
+      ...(extra.detail !== undefined ? { detail: extra.detail.slice(-4000) } : {}),
+      ...(extra.commandId !== undefined ? { commandId: extra.commandId } : {}),
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  #openTurn(route: Route, commandId?: string): Turn {
+    const s = this.state;
+    s.turnCounter += 1;
+    const turn: Turn = {
+      id: `g${s.generation}-t${s.turnCounter}`,
+      route,
+      interruptRequested: false,
+      ...(commandId !== undefined ? { commandId } : {}),
+    };
+    s.turn = turn;
+    s.running = true;
+    s.lastRoute = route;
+    return turn;
+  }
+
+  #status(state: string, detail?: string): AppFrame[] {
+    if (this.state.reported === state && detail === undefined) return [];
+    this.state.reported = state;
+    return [this.statusFrame({ state: state as FrameOf<'status'>['state'], ...(detail ? { detail } : {}) })];
+  }
+
+  /** Opens a turn nobody here started, if none is running: the CLI is plainly working. */
+  #proveTurn(now: number, step: Step): Turn {
+    const s = this.state;
+    if (s.running && s.turn) return s.turn;
+    const route = s.selfRoute ?? s.lastRoute ?? FALLBACK_ROUTE;
+    delete s.selfRoute;
+    const turn = this.#openTurn(route);
+    step.frames.push(
+      { type: 'turn_started', turnId: turn.id, route, inboundIds: [], request: '', startedAt: now },
+      ...this.#status(this.agentState()),
+    );
+    return turn;
+  }
+
+  #announceSteers(step: Step): void {
+    const s = this.state;
+    if (s.awaiting.length === 0 || !s.turn) return;
+    step.frames.push({ type: 'message_taken', turnId: s.turn.id, inboundIds: [...s.awaiting] });
+    s.awaiting = [];
+  }
+
+  #turnIdFor(parent: string | null): string {
+    const s = this.state;
+    if (parent !== null) {
+      const agent = s.agents[parent];
+      if (agent) return agent.turnId;
+    }
+    return s.turn?.id ?? `g${s.generation}-t${s.turnCounter}`;
+  }
+
+  #onEvent(event: CliEvent, now: number, step: Step): void {
+    const s = this.state;
+    switch (event.kind) {
+      case 'init': {
+        const resumedBySelf = s.initSeen && !s.running;
+        s.initSeen = true;
+        s.sessionId = event.sessionId;
+        if (event.model !== undefined) s.model = event.model;
+        if (event.permissionMode !== undefined) s.mode = event.permissionMode;
+        // The CLI re-announces the session when it picks the conversation back up by itself (after a
+        // background task). The first init of a process and the ones inside our own commands open nothing.
+        if (resumedBySelf) this.#proveTurn(now, step);
+        return;
+      }
+      case 'status': {
+        if (event.status === 'compacting') {
+          if (!s.running) this.#proveTurn(now, step);
+          s.compacting = true;
+        } else {
+          s.compacting = false;
+        }
+        step.frames.push(...this.#status(this.agentState()));
+        return;
+      }
+      case 'model_call_started': {
+        if (event.parent !== null) return;
+        this.#proveTurn(now, step);
+        s.messageId = event.messageId;
+        delete s.textIndex;
+        // The proof a steer was read: this call is the first one that can have it.
+        this.#announceSteers(step);
+        return;
+      }
+      case 'block_started':
+        if (event.parent === null && event.blockType === 'text') s.textIndex = event.index;
+        return;
+      case 'text_delta': {
+        if (event.parent !== null) return;
+        const turn = this.#proveTurn(now, step);
+        step.frames.push({
+          type: 'text_delta',
+          turnId: turn.id,
+          blockId: `${s.messageId ?? 'm'}:${event.index}`,
+          delta: event.text,
+        });
+        return;
+      }
+      case 'text': {
+        if (event.parent !== null) {
+          step.frames.push({
+            type: 'subagent_text',
+            turnId: this.#turnIdFor(event.parent),
+            agentId: event.parent,
+            text: event.text,
+          });
+          return;
+        }
+        const turn = this.#proveTurn(now, step);
+        // The consolidated block arrives before its content_block_stop, so the open block is this one.
+        const blockId = `${event.messageId || s.messageId || 'm'}:${s.textIndex ?? 0}`;
+        step.frames.push({ type: 'text', turnId: turn.id, blockId, text: event.text });
+        return;
+      }
+      case 'thinking': {
+        if (event.parent !== null) return;
+        const turn = this.#proveTurn(now, step);
+        step.frames.push({ type: 'thinking', turnId: turn.id, text: event.text });
+        return;
+      }
+      case 'tool_use': {
+        if (event.parent !== null) {
+          step.frames.push({
+            type: 'subagent_tool_started',
+            turnId: this.#turnIdFor(event.parent),
+            agentId: event.parent,
+            toolUseId: event.id,
+            name: event.name,
+            input: shortenInput(event.input),
+          });
+          return;
+        }
+        const turn = this.#proveTurn(now, step);
+        step.frames.push({
+          type: 'tool_started',
+          turnId: turn.id,
+          toolUseId: event.id,
+          name: event.name,
+          input: shortenInput(event.input),
+        });
+        if (SUBAGENT_TOOLS.has(event.name)) {
+          const input = event.input;
+          s.agents[event.id] = {
+            turnId: turn.id,
+            route: turn.route,
+            background: input.run_in_background === true,
+            finished: false,
+          };
+          step.frames.push({
+            type: 'subagent_started',
+            turnId: turn.id,
+            agentId: event.id,
+            agentType: String(input.subagent_type ?? 'general-purpose').slice(0, 200),
+            description: String(input.description ?? '').slice(0, 4000),
+            prompt: String(input.prompt ?? '').slice(0, 20_000),
+          });
+        }
+        return;
+      }
+      case 'tool_result': {
+        if (event.parent !== null) {
+          step.frames.push({
+            type: 'subagent_tool_finished',
+            turnId: this.#turnIdFor(event.parent),
+            agentId: event.parent,
+            toolUseId: event.toolUseId,
+            isError: event.isError,
+            ...(event.errorText !== undefined ? { errorText: event.errorText } : {}),
+          });
+          return;
+        }
+        const turnId = this.#turnIdFor(null);
+        step.frames.push({
+          type: 'tool_finished',
+          turnId,
+          toolUseId: event.toolUseId,
+          isError: event.isError,
+          ...(event.errorText !== undefined ? { errorText: event.errorText } : {}),
+        });
+        const agent = s.agents[event.toolUseId];
+        // A foreground agent is done when its tool returns; a background one only reports launching.
+        if (agent && !agent.background && !agent.finished) {
+          agent.finished = true;
+          step.frames.push({
+            type: 'subagent_finished',
+            turnId: agent.turnId,
+            agentId: event.toolUseId,
+            outcome: event.isError ? 'error' : 'success',
+          });
+        }
+        return;
+      }
+      case 'task_started': {
+        if (event.toolUseId === undefined) return;
+        const agent = s.agents[event.toolUseId];
+        if (agent) agent.background = agent.background || event.toolUseId !== undefined;
+        return;
+      }
+      case 'task_notification': {
+        if (event.toolUseId === undefined) return;
+        const agent = s.agents[event.toolUseId];
+        if (!agent) return;
+        // The turn the CLI starts next (with the task's result as input) belongs to this chat.
+        s.selfRoute = agent.route;
+        if (!agent.finished) {
+          agent.finished = true;
+          step.frames.push({
+            type: 'subagent_finished',
+            turnId: agent.turnId,
+            agentId: event.toolUseId,
+            outcome:
+              event.status === 'completed' ? 'success' : event.status === 'stopped' ? 'killed' : 'error',
+          });
+        }
+        delete s.agents[event.toolUseId];
+        return;
+      }
+      case 'result': {
+        this.#endTurn(event, step);
+        return;
+      }
+      case 'permission': {
+        const turn = this.#proveTurn(now, step);
+        const isQuestion = event.toolName === 'AskUserQuestion';
+        s.prompts[event.requestId] = {
+          kind: isQuestion ? 'question' : 'permission',
+          toolName: event.toolName,
+          input: event.input,
+          suggestions: event.suggestions,
+        };
+        const questions = isQuestion ? parseQuestions(event.input) : undefined;
+        if (questions) {
+          step.frames.push({
+            type: 'question',
+            requestId: event.requestId,
+            turnId: turn.id,
+            route: turn.route,
+            questions,
+          });
+        } else {
+          step.frames.push({
+            type: 'permission_request',
+            requestId: event.requestId,
+            turnId: turn.id,
+            route: turn.route,
+            toolName: event.toolName.slice(0, 200),
+            ...(event.toolUseId !== undefined ? { toolUseId: event.toolUseId } : {}),
+            summary: summarizeToolCall(event.toolName, event.input, event.description),
+            input: shortenInput(event.input),
+            suggestions: event.suggestions
+              .slice(0, 20)
+              .map((suggestion) => ({ label: describeSuggestion(suggestion) })),
+          });
+        }
+        step.frames.push(...this.#status(this.agentState()));
+        return;
+      }
+      case 'control_cancel': {
+        if (!s.prompts[event.requestId]) return;
+        delete s.prompts[event.requestId];
+        step.frames.push(
+          { type: 'prompt_closed', requestId: event.requestId, reason: 'cancelled' },
+          ...this.#status(this.agentState()),
+        );
+        return;
+      }
+      case 'control_request_other': {
+        // Nothing here can answer it; saying so keeps the CLI from waiting for ever.
+        step.writes.push(
+          JSON.stringify({
+            type: 'control_response',
+            response: {
+              subtype: 'error',
+              request_id: event.requestId,
+              error: `unsupported control request: ${event.subtype}`,
+            },
+          }),
+        );
+        return;
+      }
+      case 'control_response': {
+        const control = s.controls[event.requestId];
+        if (!control) return;
+        delete s.controls[event.requestId];
+        if (control.kind === 'initialize') {
+          this.#recoverPrompts(event.response, now, step);
+          return;
+        }
+        if (event.ok && control.kind === 'set_model' && control.value !== undefined) s.model = control.value;
+        if (event.ok && control.kind === 'set_mode' && control.value !== undefined) s.mode = control.value;
+        if (control.commandId !== undefined) {
+          step.frames.push({
+            type: 'command_result',
+            commandId: control.commandId,
+            ok: event.ok,
+            ...(event.ok ? {} : { message: (event.error ?? 'the CLI refused the request').slice(0, 4000) }),
+          });
+        }
+        if (event.ok && control.kind !== 'interrupt') {
+          delete s.reported;
+          step.frames.push(...this.#status(this.agentState()));
+        }
+        return;
+      }
+      case 'conversation_reset': {
+        delete s.sessionId;
+        return;
+      }
+      case 'compacted':
+        return;
+      case 'api_error': {
+        step.frames.push({
+          type: 'operator_event',
+          kind: event.category,
+          message: event.message.slice(0, 4000),
+          ...(s.turn ? { turnId: s.turn.id, route: s.turn.route } : {}),
+          ...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
+        });
+        return;
+      }
+      case 'skipped':
+        return;
+      default: {
+        assertNever(event);
+      }
+    }
+  }
+
+  #endTurn(event: Extract<CliEvent, { kind: 'result' }>, step: Step): void {
+    const s = this.state;
+    const turn = s.turn;
+    if (!turn) {
+      s.running = false;
+      step.frames.push(...this.#status(this.agentState()));
+      return;
+    }
+    // A message written after the turn's last model call has no later message_start to prove it was
+    // read; the end of the turn is where it belongs (nothing above it came after it).
+    if (turn.commandId === undefined) this.#announceSteers(step);
+    const ok = event.subtype === 'success' && !event.isError;
+    if (turn.commandId !== undefined) {
+      step.frames.push({
+        type: 'command_result',
+        commandId: turn.commandId,
+        ok,
+        ...(ok ? {} : { message: (event.text ?? event.subtype).slice(0, 4000) }),
+      });
+    } else {
+      const outcome = turn.interruptRequested ? 'interrupted' : ok ? 'success' : 'error';
+      step.frames.push({
+        type: 'turn_ended',
+        turnId: turn.id,
+        outcome,
+        ...(outcome === 'error' ? { error: (event.text || event.subtype).slice(0, 4000) } : {}),
+        ...(event.usage ? { usage: event.usage } : {}),
+        ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
+        ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+      });
+    }
+    delete s.turn;
+    s.running = false;
+    s.compacting = false;
+    // Messages written while a command ran are the CLI's next turn: open it now, announced as taken.
+    if (s.awaiting.length > 0) {
+      const next = this.#openTurn(turn.route);
+      step.frames.push(
+        {
+          type: 'turn_started',
+          turnId: next.id,
+          route: next.route,
+          inboundIds: [...s.awaiting],
+          request: '',
+          startedAt: 0,
+        },
+        { type: 'message_taken', turnId: next.id, inboundIds: [...s.awaiting] },
+      );
+      s.awaiting = [];
+    }
+    step.frames.push(...this.#status(this.agentState()));
+  }
+
+  /** Prompts the CLI says are pending (on `initialize`) that this side does not hold are offered again. */
+  #recoverPrompts(response: Record<string, unknown> | undefined, now: number, step: Step): void {
+    const pending = response?.pending_permission_requests;
+    if (!Array.isArray(pending)) return;
+    for (const item of pending) {
+      if (typeof item !== 'object' || item === null) continue;
+      const record = item as Record<string, unknown>;
+      const requestId = typeof record.request_id === 'string' ? record.request_id : undefined;
+      if (!requestId || this.state.prompts[requestId]) continue;
+      const request = typeof record.request === 'object' && record.request !== null ? record.request : record;
+      const r = request as Record<string, unknown>;
+      if (r.subtype !== undefined && r.subtype !== 'can_use_tool') continue;
+      this.#onEvent(
+        {
+          kind: 'permission',
+          requestId,
+          toolName: typeof r.tool_name === 'string' ? r.tool_name : 'unknown',
+          input: typeof r.input === 'object' && r.input !== null ? (r.input as Record<string, unknown>) : {},
+          suggestions: Array.isArray(r.permission_suggestions) ? r.permission_suggestions : [],
+          ...(typeof r.tool_use_id === 'string' ? { toolUseId: r.tool_use_id } : {}),
+        },
+        now,
+        step,
+      );
+    }
+  }
+}
+
+function parseQuestions(input: Record<string, unknown>): FrameOf<'question'>['questions'] | undefined {
+  if (!Array.isArray(input.questions) || input.questions.length === 0) return undefined;
+  const out: FrameOf<'question'>['questions'] = [];
+  for (const raw of input.questions.slice(0, 10)) {
+    if (typeof raw !== 'object' || raw === null) continue;
+    const q = raw as Record<string, unknown>;
+    const options = Array.isArray(q.options) ? q.options : [];
+    out.push({
+      question: String(q.question ?? '').slice(0, 4000),
+      ...(typeof q.header === 'string' ? { header: q.header.slice(0, 200) } : {}),
+      options: options.slice(0, 20).map((o) => {
+        const opt = (o ?? {}) as Record<string, unknown>;
+        return {
+          label: String(opt.label ?? '').slice(0, 500),
+          ...(typeof opt.description === 'string' ? { description: opt.description.slice(0, 2000) } : {}),
+        };
+      }),
+      multiSelect: q.multiSelect === true,
+    });
+  }
+  return out.length > 0 ? out : undefined;
+}

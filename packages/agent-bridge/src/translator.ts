@@ -1,0 +1,402 @@
+/**
+ * The stream-json translator: one line of the CLI's stdout in, a list of {@link CliEvent}s out.
+ *
+ * Pure and stateless on purpose. Everything that needs memory (which turn is running, which block a
+ * delta belongs to, which steer is waiting) lives in `session.ts`, so this file changes only when the
+ * CLI's wire format does, and a benchmark of it measures parsing and nothing else.
+ *
+ * Why our own narrow types instead of a type-only import of `@anthropic-ai/claude-agent-sdk`
+ * (`SDKMessage`, `SDKControlRequest` …): the SDK's types follow the SDK's release train, not the CLI
+ * binary the operator actually runs, and this code must survive lines it has never seen (the CLI adds
+ * types often). Every field here is read from `unknown` with a runtime check, so a static type that
+ * claimed more would only give false confidence — and it would add a large dependency for types alone.
+ * The shapes below are the ones measured against 2.1.328 (`reference/claude-cli-probe.md`, the recorded
+ * fixtures in `test/fixtures/`).
+ */
+
+/** Lines longer than this (in bytes) are skipped unparsed; a tool result can embed megabytes. */
+export const DEFAULT_MAX_LINE_BYTES = 2 * 1024 * 1024;
+
+/** Token counts as the CLI reports them in `result.usage`. */
+export interface CliUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** `parent` is the Task/Agent tool-use id for sub-agent lines, `null` for the main agent. */
+export type CliEvent =
+  | { kind: 'init'; sessionId: string; model?: string; permissionMode?: string }
+  | { kind: 'status'; status: string | null }
+  | { kind: 'model_call_started'; parent: string | null; messageId: string }
+  | { kind: 'block_started'; parent: string | null; index: number; blockType: string }
+  | { kind: 'text_delta'; parent: string | null; index: number; text: string }
+  | { kind: 'text'; parent: string | null; messageId: string; text: string }
+  | { kind: 'thinking'; parent: string | null; text: string }
+  | { kind: 'tool_use'; parent: string | null; id: string; name: string; input: Record<string, unknown> }
+  | { kind: 'tool_result'; parent: string | null; toolUseId: string; isError: boolean; errorText?: string }
+  | {
+      kind: 'result';
+      subtype: string;
+      isError: boolean;
+      text?: string;
+      usage?: CliUsage;
+      costUsd?: number;
+      durationMs?: number;
+    }
+  | {
+      kind: 'permission';
+      requestId: string;
+      toolName: string;
+      input: Record<string, unknown>;
+      suggestions: unknown[];
+      toolUseId?: string;
+      description?: string;
+    }
+  | { kind: 'control_request_other'; requestId: string; subtype: string }
+  | {
+      kind: 'control_response';
+      requestId: string;
+      ok: boolean;
+      error?: string;
+      response?: Record<string, unknown>;
+    }
+  | { kind: 'control_cancel'; requestId: string }
+  | { kind: 'conversation_reset' }
+  | { kind: 'compacted' }
+  | { kind: 'task_started'; taskId: string; toolUseId?: string; description?: string; subagentType?: string }
+  | { kind: 'task_notification'; taskId: string; toolUseId?: string; status: string; summary?: string }
+  | {
+      kind: 'api_error';
+      category: 'rate_limit' | 'overloaded' | 'auth' | 'api_error';
+      message: string;
+      retryAfterMs?: number;
+    }
+  | { kind: 'skipped'; reason: 'oversized' | 'malformed'; bytes: number };
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+
+/**
+ * Translates one stdout line. `bytes` is the line's length in bytes (the reader counts them anyway);
+ * a line over `maxLineBytes` is never handed to `JSON.parse`. Blank lines, lines that are not JSON
+ * objects and unknown types yield `[]` or a `skipped` event — never a throw.
+ */
+export function translateLine(
+  line: string,
+  bytes: number = Buffer.byteLength(line),
+  maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
+): CliEvent[] {
+  if (bytes > maxLineBytes) return [{ kind: 'skipped', reason: 'oversized', bytes }];
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return line.trim() === '' ? [] : [{ kind: 'skipped', reason: 'malformed', bytes }];
+  }
+  if (!isObject(value)) return [{ kind: 'skipped', reason: 'malformed', bytes }];
+  return translateMessage(value);
+}
+
+/** Translates one already-parsed stdout message. */
+export function translateMessage(message: Json): CliEvent[] {
+  const parent = str(message.parent_tool_use_id) ?? null;
+  switch (message.type) {
+    case 'system':
+      return translateSystem(message);
+    case 'stream_event':
+      return translateStreamEvent(message.event, parent);
+    case 'assistant':
+      return translateAssistant(message, parent);
+    case 'user':
+      return translateUser(message, parent);
+    case 'result':
+      return [translateResult(message)];
+    case 'control_request':
+      return translateControlRequest(message);
+    case 'control_response':
+      return translateControlResponse(message);
+    case 'control_cancel_request': {
+      const requestId = str(message.request_id);
+      return requestId ? [{ kind: 'control_cancel', requestId }] : [];
+    }
+    case 'conversation_reset':
+      return [{ kind: 'conversation_reset' }];
+    case 'rate_limit_event': {
+      const info = isObject(message.rate_limit_info) ? message.rate_limit_info : {};
+      // `allowed` and `allowed_warning` are informational; only a refusal is worth an operator's time.
+      if (info.status !== 'rejected') return [];
+      const resetsAt = num(info.resetsAt);
+      return [
+        {
+          kind: 'api_error',
+          category: 'rate_limit',
+          message: 'usage limit reached',
+          ...(resetsAt !== undefined ? { retryAfterMs: Math.max(0, resetsAt * 1000 - Date.now()) } : {}),
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+function translateSystem(message: Json): CliEvent[] {
+  switch (message.subtype) {
+    case 'init': {
+      const sessionId = str(message.session_id);
+      if (!sessionId) return [];
+      const model = str(message.model);
+      const permissionMode = str(message.permissionMode);
+      return [
+        {
+          kind: 'init',
+          sessionId,
+          ...(model !== undefined ? { model } : {}),
+          ...(permissionMode !== undefined ? { permissionMode } : {}),
+        },
+      ];
+    }
+    case 'status':
+      return [{ kind: 'status', status: str(message.status) ?? null }];
+    case 'compact_boundary':
+      return [{ kind: 'compacted' }];
+    case 'task_started': {
+      const taskId = str(message.task_id);
+      if (!taskId) return [];
+      const toolUseId = str(message.tool_use_id);
+      const description = str(message.description);
+      const subagentType = str(message.subagent_type);
+      return [
+        {
+          kind: 'task_started',
+          taskId,
+          ...(toolUseId !== undefined ? { toolUseId } : {}),
+          ...(description !== undefined ? { description } : {}),
+          ...(subagentType !== undefined ? { subagentType } : {}),
+        },
+      ];
+    }
+    case 'task_notification': {
+      const taskId = str(message.task_id);
+      if (!taskId) return [];
+      const toolUseId = str(message.tool_use_id);
+      const summary = str(message.summary);
+      return [
+        {
+          kind: 'task_notification',
+          taskId,
+          status: str(message.status) ?? 'completed',
+          ...(toolUseId !== undefined ? { toolUseId } : {}),
+          ...(summary !== undefined ? { summary } : {}),
+        },
+      ];
+    }
+    case 'api_retry': {
+      const status = num(message.error_status);
+      const error = str(message.error) ?? 'unknown';
+      const delay = num(message.retry_delay_ms);
+      const attempt = num(message.attempt);
+      const max = num(message.max_retries);
+      return [
+        {
+          kind: 'api_error',
+          category: classifyApiError(status, error),
+          message: `API ${status ?? 'error'} (${error}); retry ${attempt ?? '?'} of ${max ?? '?'}`,
+          ...(delay !== undefined ? { retryAfterMs: delay } : {}),
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Maps an HTTP status and the CLI's error label onto the operator event kinds. */
+export function classifyApiError(
+  status: number | undefined,
+  error: string,
+): 'rate_limit' | 'overloaded' | 'auth' | 'api_error' {
+  if (status === 429 || /rate.?limit/i.test(error)) return 'rate_limit';
+  if (status === 529 || /overloaded/i.test(error)) return 'overloaded';
+  if (status === 401 || status === 403 || /auth|api key|credential/i.test(error)) return 'auth';
+  return 'api_error';
+}
+
+function translateStreamEvent(event: unknown, parent: string | null): CliEvent[] {
+  if (!isObject(event)) return [];
+  switch (event.type) {
+    case 'message_start': {
+      const msg = isObject(event.message) ? event.message : {};
+      return [{ kind: 'model_call_started', parent, messageId: str(msg.id) ?? '' }];
+    }
+    case 'content_block_start': {
+      const index = num(event.index);
+      const block = isObject(event.content_block) ? event.content_block : {};
+      return index === undefined
+        ? []
+        : [{ kind: 'block_started', parent, index, blockType: str(block.type) ?? '' }];
+    }
+    case 'content_block_delta': {
+      const index = num(event.index);
+      const delta = isObject(event.delta) ? event.delta : {};
+      if (index === undefined || delta.type !== 'text_delta') return [];
+      const text = str(delta.text);
+      return text ? [{ kind: 'text_delta', parent, index, text }] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+function translateAssistant(message: Json, parent: string | null): CliEvent[] {
+  const msg = isObject(message.message) ? message.message : undefined;
+  if (!msg || !Array.isArray(msg.content)) return [];
+  const messageId = str(msg.id) ?? '';
+  const events: CliEvent[] = [];
+  // The CLI marks a synthetic assistant message carrying an API failure; the text is for the user.
+  if (message.isApiErrorMessage === true || typeof message.error === 'string') {
+    const text = msg.content
+      .map((block) => (isObject(block) ? (str(block.text) ?? '') : ''))
+      .join('')
+      .slice(0, 2000);
+    events.push({
+      kind: 'api_error',
+      category: classifyApiError(undefined, `${str(message.error) ?? ''} ${text}`),
+      message: text,
+    });
+  }
+  for (const block of msg.content) {
+    if (!isObject(block)) continue;
+    switch (block.type) {
+      case 'text': {
+        const text = str(block.text);
+        if (text) events.push({ kind: 'text', parent, messageId, text });
+        break;
+      }
+      case 'thinking': {
+        const text = str(block.thinking);
+        if (text) events.push({ kind: 'thinking', parent, text });
+        break;
+      }
+      case 'tool_use': {
+        const id = str(block.id);
+        const name = str(block.name);
+        if (id && name)
+          events.push({
+            kind: 'tool_use',
+            parent,
+            id,
+            name,
+            input: isObject(block.input) ? block.input : {},
+          });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return events;
+}
+
+function translateUser(message: Json, parent: string | null): CliEvent[] {
+  const msg = isObject(message.message) ? message.message : undefined;
+  if (!msg || !Array.isArray(msg.content)) return [];
+  const events: CliEvent[] = [];
+  for (const block of msg.content) {
+    if (!isObject(block) || block.type !== 'tool_result') continue;
+    const toolUseId = str(block.tool_use_id);
+    if (!toolUseId) continue;
+    const isError = block.is_error === true;
+    events.push({
+      kind: 'tool_result',
+      parent,
+      toolUseId,
+      isError,
+      ...(isError ? { errorText: contentText(block.content).slice(0, 4000) } : {}),
+    });
+  }
+  return events;
+}
+
+/** The plain text of a tool result's `content`: a string, or text blocks joined by newlines. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block) => (isObject(block) && block.type === 'text' ? (str(block.text) ?? '') : ''))
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+function translateResult(message: Json): CliEvent {
+  const usage = isObject(message.usage) ? message.usage : undefined;
+  const cost = num(message.total_cost_usd);
+  const duration = num(message.duration_ms);
+  const text = str(message.result);
+  const cacheRead = usage ? num(usage.cache_read_input_tokens) : undefined;
+  const cacheWrite = usage ? num(usage.cache_creation_input_tokens) : undefined;
+  return {
+    kind: 'result',
+    subtype: str(message.subtype) ?? 'success',
+    isError: message.is_error === true,
+    ...(text !== undefined ? { text } : {}),
+    ...(usage
+      ? {
+          usage: {
+            inputTokens: num(usage.input_tokens) ?? 0,
+            outputTokens: num(usage.output_tokens) ?? 0,
+            ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+            ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}),
+          },
+        }
+      : {}),
+    ...(cost !== undefined ? { costUsd: cost } : {}),
+    ...(duration !== undefined ? { durationMs: duration } : {}),
+  };
+}
+
+function translateControlRequest(message: Json): CliEvent[] {
+  const requestId = str(message.request_id);
+  const request = isObject(message.request) ? message.request : undefined;
+  if (!requestId || !request) return [];
+  if (request.subtype !== 'can_use_tool') {
+    return [{ kind: 'control_request_other', requestId, subtype: str(request.subtype) ?? '' }];
+  }
+  const toolUseId = str(request.tool_use_id);
+  const description = str(request.description);
+  return [
+    {
+      kind: 'permission',
+      requestId,
+      toolName: str(request.tool_name) ?? 'unknown',
+      input: isObject(request.input) ? request.input : {},
+      suggestions: Array.isArray(request.permission_suggestions) ? request.permission_suggestions : [],
+      ...(toolUseId !== undefined ? { toolUseId } : {}),
+      ...(description !== undefined ? { description } : {}),
+    },
+  ];
+}
+
+function translateControlResponse(message: Json): CliEvent[] {
+  const response = isObject(message.response) ? message.response : undefined;
+  const requestId = response ? str(response.request_id) : undefined;
+  if (!response || !requestId) return [];
+  const ok = response.subtype === 'success';
+  const error = str(response.error);
+  return [
+    {
+      kind: 'control_response',
+      requestId,
+      ok,
+      ...(error !== undefined ? { error } : {}),
+      ...(isObject(response.response) ? { response: response.response } : {}),
+    },
+  ];
+}

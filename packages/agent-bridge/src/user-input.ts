@@ -1,0 +1,87 @@
+/**
+ * What a Telegram message becomes on the CLI's stdin: one stream-json `user` line whose text starts with
+ * a compact header (chat, topic, message, sender, reply-to) the model needs to answer in context.
+ *
+ * The header also carries `inbound=<id>`: the CLI records every enqueued message in its transcript, so
+ * after a crash between "about to write" and "written" the bridge can look for that marker to learn
+ * whether the line reached the process (see `bridge.ts`, exactly-once delivery).
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { FrameOf } from '@switchyard/protocol';
+
+const IMAGE_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+};
+
+/** The string that identifies a message in the transcript. */
+export function deliveryMarker(inboundId: string): string {
+  return `inbound=${inboundId}`;
+}
+
+const quote = (value: string): string => JSON.stringify(value);
+
+/** The header line, e.g. `[telegram chat=-100123 topic=7 msg=42 from="Ann (@ann)" inbound=ib-9]`. */
+export function messageHeader(message: FrameOf<'user_message'>): string {
+  const parts = [`chat=${message.route.chatId}`];
+  if (message.route.threadId !== undefined) parts.push(`topic=${message.route.threadId}`);
+  parts.push(`msg=${message.telegramMessageId}`);
+  const name = message.sender.username
+    ? `${message.sender.name} (@${message.sender.username})`
+    : message.sender.name;
+  parts.push(`from=${quote(name)}`);
+  if (message.replyTo) {
+    parts.push(`reply_to=${message.replyTo.messageId}`);
+    if (message.replyTo.text) parts.push(`quoting=${quote(message.replyTo.text.slice(0, 300))}`);
+  }
+  parts.push(deliveryMarker(message.inboundId));
+  return `[telegram ${parts.join(' ')}]`;
+}
+
+/**
+ * The stdin line for a user message. Photos become base64 image blocks (read from the files the gateway
+ * saved); other files are named by path in the text so the model can open them. A photo that cannot be
+ * read is named instead, with the reason, rather than dropping the message.
+ */
+export function renderUserMessage(
+  message: FrameOf<'user_message'>,
+  read: (path: string) => Buffer = readFileSync,
+): string {
+  const content: Record<string, unknown>[] = [];
+  const notes: string[] = [];
+  for (const attachment of message.attachments) {
+    const mediaType = attachment.mime?.startsWith('image/')
+      ? attachment.mime
+      : IMAGE_TYPES[extname(attachment.path).toLowerCase()];
+    if (attachment.kind === 'photo' && mediaType) {
+      try {
+        const data = read(attachment.path).toString('base64');
+        content.push({ type: 'image', source: { type: 'base64', media_type: mediaType, data } });
+        continue;
+      } catch (err) {
+        notes.push(`[photo at ${attachment.path} could not be attached: ${(err as Error).message}]`);
+        continue;
+      }
+    }
+    const details = [
+      attachment.name,
+      attachment.mime,
+      attachment.size !== undefined ? `${attachment.size} bytes` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', ');
+    notes.push(`[file: ${attachment.path}${details ? ` (${details})` : ''}]`);
+  }
+  const text = [messageHeader(message), ...notes, message.text].filter((part) => part !== '').join('\n');
+  content.push({ type: 'text', text });
+  return JSON.stringify({ type: 'user', message: { role: 'user', content } });
+}
+
+/** The stdin line for a slash command: plain text, no header (a header would stop it being a command). */
+export function renderSlashCommand(command: string): string {
+  return JSON.stringify({ type: 'user', message: { role: 'user', content: command } });
+}

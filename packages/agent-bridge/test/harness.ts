@@ -1,0 +1,157 @@
+/**
+ * Test rig for the bridge against the real CLI: a temp root (config dir, work dir, state dir), a scripted
+ * Messages API on 127.0.0.1, and a gateway-side protocol server collecting every frame it receives.
+ * `cleanup()` stops everything and kills every claude process the rig's state directory recorded.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AppFrame,
+  createMemoryChannelStore,
+  createProtocolServer,
+  type Endpoint,
+  type FrameOf,
+} from '@switchyard/protocol';
+import { createScriptedModel, type Rule, type ScriptedModel } from '@switchyard/sandbox';
+
+export const CLAUDE_BIN = realpathSync(join(import.meta.dirname, '../../../node_modules/.bin/claude'));
+
+export interface Rig {
+  root: string;
+  workDir: string;
+  stateDir: string;
+  configDir: string;
+  socketPath: string;
+  model: ScriptedModel;
+  server: Endpoint;
+  frames: AppFrame[];
+  env: NodeJS.ProcessEnv;
+  waitFor<T extends AppFrame>(
+    predicate: (frame: AppFrame) => frame is T,
+    timeoutMs?: number,
+    since?: number,
+  ): Promise<T>;
+  waitFor(predicate: (frame: AppFrame) => boolean, timeoutMs?: number, since?: number): Promise<AppFrame>;
+  of<T extends AppFrame['type']>(type: T): FrameOf<T>[];
+  send(frame: AppFrame): Promise<void>;
+  recordedPid(): number | undefined;
+  cleanup(): Promise<void>;
+}
+
+let counter = 0;
+
+export function userMessage(inboundId: string, text: string, chatId = 42): FrameOf<'user_message'> {
+  return {
+    type: 'user_message',
+    inboundId,
+    route: { chatId },
+    telegramMessageId: 100 + counter++,
+    sender: { id: 7, name: 'Ann', username: 'ann' },
+    text,
+    attachments: [],
+    sentAt: Date.now(),
+  };
+}
+
+export async function createRig(rules: readonly Rule[]): Promise<Rig> {
+  // Short: unix socket paths must stay under 107 bytes.
+  const root = mkdtempSync(join(tmpdir(), 'sy-'));
+  const workDir = join(root, 'w');
+  const stateDir = join(root, 's');
+  const configDir = join(root, 'c');
+  for (const dir of [workDir, stateDir, configDir]) mkdirSync(dir, { recursive: true });
+  const socketPath = join(root, 'g.sock');
+  const model = createScriptedModel({ script: rules });
+  const { baseUrl } = await model.start();
+  const frames: AppFrame[] = [];
+  const waiters = new Set<() => void>();
+  const server = createProtocolServer({
+    socketPath,
+    agent: 'test',
+    store: createMemoryChannelStore(),
+    onFrame(frame) {
+      frames.push(frame);
+      for (const wake of [...waiters]) wake();
+    },
+  });
+  await server.start();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: root,
+    CLAUDE_CONFIG_DIR: configDir,
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: 'sk-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
+  const recordedPid = (): number | undefined => {
+    try {
+      return (JSON.parse(readFileSync(join(stateDir, 'bridge.json'), 'utf8')) as { child?: { pid: number } })
+        .child?.pid;
+    } catch {
+      return undefined;
+    }
+  };
+  const pids = new Set<number>();
+  const track = setInterval(() => {
+    const pid = recordedPid();
+    if (pid) pids.add(pid);
+  }, 200);
+  const waitFor = (
+    predicate: (frame: AppFrame) => boolean,
+    timeoutMs = 30_000,
+    since = 0,
+  ): Promise<AppFrame> =>
+    new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = frames.slice(since).find(predicate);
+        if (found) {
+          waiters.delete(check as () => void);
+          clearTimeout(timer);
+          resolve(found);
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check as () => void);
+        reject(new Error(`timed out; frames so far: ${frames.map((f) => f.type).join(', ')}`));
+      }, timeoutMs);
+      if (!check()) waiters.add(check as () => void);
+    });
+  return {
+    root,
+    workDir,
+    stateDir,
+    configDir,
+    socketPath,
+    model,
+    server,
+    frames,
+    env,
+    waitFor: waitFor as Rig['waitFor'],
+    of: <T extends AppFrame['type']>(type: T) => frames.filter((f) => f.type === type) as FrameOf<T>[],
+    send: (frame) => server.send(frame),
+    recordedPid,
+    async cleanup() {
+      clearInterval(track);
+      const pid = recordedPid();
+      if (pid) pids.add(pid);
+      for (const p of pids) {
+        try {
+          process.kill(-p, 'SIGKILL');
+        } catch {
+          try {
+            process.kill(p, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }
+      }
+      await server.stop();
+      await model.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
