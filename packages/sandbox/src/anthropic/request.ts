@@ -6,7 +6,9 @@
  * `test/anthropic*.test.ts` and `packages/agent-bridge/test/fixtures/README.md`): user messages are arrays
  * of blocks where the CLI prepends `<system-reminder>` text blocks to what the user typed, the list of
  * messages may hold `role: "system"` entries (the environment block), and the main agent's tools include
- * `Agent` (the sub-agent tool, shown as `Task` in `system/init`).
+ * `Agent` (the sub-agent tool, shown as `Task` in `system/init`). A turn the CLI starts by itself when a
+ * background sub-agent finishes has a user message holding only a system reminder with a
+ * `<task-notification>` element; that element is its user text.
  */
 
 /** One content block of a request message, as far as the scripted model reads it. */
@@ -60,10 +62,17 @@ export interface RequestView {
   readonly kind: RequestKind;
   readonly model: string;
   /**
-   * The latest text the user wrote (system reminders stripped, several text blocks joined with
-   * newlines); empty when there is none. For a sub-agent, its prompt.
+   * The latest text the user wrote, a steer included (system reminders and slash-command echoes
+   * stripped, several text blocks joined with newlines); empty when there is none. For a sub-agent, its prompt. For a turn the CLI started after a
+   * background task ended, the `<task-notification>…</task-notification>` element.
    */
   readonly userText: string;
+  /**
+   * `user` for typed text; `steer` for a message written while the previous turn ran, which the CLI
+   * shows the model as a system message (or inside the next tool result) rather than a new user turn;
+   * `task-notification` for a turn the CLI started itself; `none` when no text was found.
+   */
+  readonly userTextSource: UserTextSource;
   /** Index in `messages` of the message holding `userText`, or -1. */
   readonly userTextIndex: number;
   /** Assistant messages after the one holding `userText`: the number of model replies this turn so far. */
@@ -79,17 +88,47 @@ export interface RequestView {
 }
 
 const REMINDER = /^\s*<system-reminder>[\s\S]*?<\/system-reminder>\s*/;
+const TASK_NOTIFICATION = /<task-notification>[\s\S]*?<\/task-notification>/;
+/** How the CLI surfaces a message written mid-turn (a steer), in a system message or a tool result. */
+const STEER =
+  /The user sent a new message while you were working:\n([\s\S]*?)\n\nThis is how Claude Code surfaces/g;
+/** Text blocks the CLI adds around what the user typed: interrupt markers and local slash-command echoes. */
+const META = /^(\[Request interrupted by user[^\]]*\]|<local-command-|<command-name>|<command-message>)/;
 
-/** Flattens string-or-blocks content to the text a person wrote, dropping system reminders. */
-export function userTextOf(content: RequestMessage['content']): string {
-  if (typeof content === 'string') return stripReminders(content);
-  const parts: string[] = [];
-  for (const block of content) {
-    if (block.type !== 'text' || typeof block.text !== 'string') continue;
-    const text = stripReminders(block.text);
-    if (text !== '') parts.push(text);
+/** Where a request's {@link RequestView.userText} came from. */
+export type UserTextSource = 'user' | 'steer' | 'task-notification' | 'none';
+
+/**
+ * Flattens string-or-blocks content to the text a person typed, dropping system reminders, interrupt
+ * markers and slash-command echoes; for a message holding only a task notification, that notification.
+ */
+export function userTextOf(content: RequestMessage['content']): { text: string; source: UserTextSource } {
+  const texts =
+    typeof content === 'string'
+      ? [content]
+      : content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : []));
+  const typed = texts.map(stripReminders).filter((t) => t !== '' && !META.test(t));
+  if (typed.length > 0) return { text: typed.join('\n'), source: 'user' };
+  for (const t of texts) {
+    const notification = TASK_NOTIFICATION.exec(t)?.[0];
+    if (notification !== undefined) return { text: notification, source: 'task-notification' };
   }
-  return parts.join('\n');
+  return { text: '', source: 'none' };
+}
+
+/** The last steer surfaced in a message (user or system role, tool results included), if any. */
+function steerIn(message: RequestMessage): string | undefined {
+  let found: string | undefined;
+  for (const text of stringsIn(message.content)) for (const m of text.matchAll(STEER)) found = m[1];
+  return found;
+}
+
+/** Every string inside a JSON value, depth first. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
 }
 
 function stripReminders(text: string): string {
@@ -128,14 +167,16 @@ export function viewRequest(body: unknown): RequestView | undefined {
 
   let userTextIndex = -1;
   let userText = '';
-  for (let i = messages.length - 1; i >= 0; i--) {
+  let userTextSource: UserTextSource = 'none';
+  for (let i = messages.length - 1; i >= 0 && userTextIndex < 0; i--) {
     const m = messages[i];
-    if (m === undefined || m.role !== 'user') continue;
-    const text = userTextOf(m.content);
-    if (text !== '') {
-      userTextIndex = i;
-      userText = text;
-      break;
+    if (m === undefined || m.role === 'assistant') continue;
+    const steer = steerIn(m);
+    const typed = m.role === 'user' ? userTextOf(m.content) : { text: '', source: 'none' as const };
+    if (typed.text !== '') {
+      [userTextIndex, userText, userTextSource] = [i, typed.text, typed.source];
+    } else if (steer !== undefined) {
+      [userTextIndex, userText, userTextSource] = [i, steer, 'steer'];
     }
   }
   let repliesSoFar = 0;
@@ -162,9 +203,10 @@ export function viewRequest(body: unknown): RequestView | undefined {
 
   const cwd = /Primary working directory: (.+)/.exec(systemText + messagesSystemText(messages))?.[1]?.trim();
   return {
-    kind: classify(tools),
+    kind: classify(tools, systemText),
     model: typeof req.model === 'string' ? req.model : '',
     userText,
+    userTextSource,
     userTextIndex,
     repliesSoFar,
     toolResults,
@@ -185,7 +227,12 @@ function messagesSystemText(messages: readonly RequestMessage[]): string {
     .join('\n');
 }
 
-function classify(tools: readonly string[]): RequestKind {
+/**
+ * Sub-agent calls are told apart by the billing line the CLI puts first in the system prompt
+ * (`cc_is_subagent=true`; they also carry an `x-claude-code-agent-id` header). Both the main agent and
+ * general-purpose sub-agents are offered the `Agent` tool, so the tool list does not tell them apart.
+ */
+function classify(tools: readonly string[], systemText: string): RequestKind {
   if (tools.length === 0) return 'side';
-  return tools.includes('Agent') || tools.includes('Task') ? 'main' : 'subagent';
+  return systemText.includes('cc_is_subagent=true') ? 'subagent' : 'main';
 }
