@@ -396,7 +396,17 @@ function translateControlResponse(message: Json): CliEvent[] {
       requestId,
       ok,
       ...(error !== undefined ? { error } : {}),
-      ...(isObject(response.response) ? { response: response.response } : {}),
+      ...(isObject(response.response) || Array.isArray(response.pending_permission_requests)
+        ? {
+            // 2.1.328 puts `pending_permission_requests` beside the payload, not inside it.
+            response: {
+              ...(isObject(response.response) ? response.response : {}),
+              ...(Array.isArray(response.pending_permission_requests)
+                ? { pending_permission_requests: response.pending_permission_requests }
+                : {}),
+            },
+          }
+        : {}),
     },
   ];
 }

@@ -1,0 +1,162 @@
+/**
+ * The translator and the session machine on stdout recorded from the pinned real CLI (test/fixtures).
+ * Every frame produced must pass the protocol's own schema; each scenario checks what it is about.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type AppFrame, parseFrame } from '@switchyard/protocol';
+import { describe, expect, it } from 'vitest';
+import { Session, translateLine } from '../src/index.js';
+import { userMessage } from './harness.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const scenarios = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.stdout.jsonl'))
+  .map((name) => name.slice(0, -'.stdout.jsonl'.length));
+
+const linesOf = (scenario: string): string[] =>
+  readFileSync(join(FIXTURES, `${scenario}.stdout.jsonl`), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+
+/** Runs a recorded stdout through a session that opened the turn with one message, as the bridge does. */
+function run(
+  scenario: string,
+  hook?: (index: number, line: string, session: Session, frames: AppFrame[]) => void,
+): AppFrame[] {
+  const session = new Session();
+  const frames: AppFrame[] = [...session.processStarted().frames];
+  frames.push(...session.acceptUserMessage(userMessage('in-1', 'go'), 1).frames);
+  linesOf(scenario).forEach((line, index) => {
+    hook?.(index, line, session, frames);
+    frames.push(...session.onEvents(translateLine(line), 2).frames);
+  });
+  return frames;
+}
+
+describe('translator on recorded output', () => {
+  it.each(scenarios)('%s: every line translates, every frame is valid', (scenario) => {
+    for (const line of linesOf(scenario)) {
+      const events = translateLine(line);
+      expect(events.filter((e) => e.kind === 'skipped')).toEqual([]);
+    }
+    for (const frame of run(scenario)) {
+      const parsed = parseFrame(frame);
+      expect(parsed.ok ? 'ok' : parsed.message).toBe('ok');
+    }
+  });
+
+  it('streamed-answer: deltas add up to the consolidated text; one turn, success', () => {
+    const frames = run('streamed-answer');
+    const deltas = frames.flatMap((f) => (f.type === 'text_delta' ? [f.delta] : [])).join('');
+    const text = frames.flatMap((f) => (f.type === 'text' ? [f.text] : [])).join('');
+    expect(text.length).toBeGreaterThan(0);
+    expect(deltas).toBe(text);
+    expect(frames.filter((f) => f.type === 'turn_ended')).toMatchObject([{ outcome: 'success' }]);
+  });
+
+  it('permission-allowed: a prompt with the tool, a summary and the CLI suggestions as labels', () => {
+    const prompt = run('permission-allowed').find((f) => f.type === 'permission_request');
+    expect(prompt).toMatchObject({ toolName: 'Bash', route: { chatId: 42 } });
+    if (prompt?.type !== 'permission_request') throw new Error('no prompt');
+    expect(prompt.summary).toMatch(/^Bash: /);
+    expect(prompt.suggestions.length).toBeGreaterThan(0);
+  });
+
+  it('ask-user-question: becomes a question frame with options', () => {
+    const question = run('ask-user-question').find((f) => f.type === 'question');
+    if (question?.type !== 'question') throw new Error('no question');
+    expect(question.questions[0]?.options.length).toBeGreaterThan(0);
+  });
+
+  it('subagent: started, its tools keyed by the Task id, finished after the parent turn; the CLI then starts a turn by itself', () => {
+    const frames = run('subagent');
+    const started = frames.find((f) => f.type === 'subagent_started');
+    if (started?.type !== 'subagent_started') throw new Error('no sub-agent');
+    const tools = frames.filter((f) => f.type === 'subagent_tool_started');
+    expect(tools.length).toBeGreaterThan(0);
+    expect(
+      tools.every(
+        (f) =>
+          f.type === 'subagent_tool_started' && f.agentId === started.agentId && f.turnId === started.turnId,
+      ),
+    ).toBe(true);
+    const firstEnd = frames.findIndex((f) => f.type === 'turn_ended');
+    const finished = frames.findIndex((f) => f.type === 'subagent_finished');
+    expect(finished).toBeGreaterThan(firstEnd);
+    const turns = frames.filter((f) => f.type === 'turn_started');
+    expect(turns).toHaveLength(2);
+    // The turn nobody typed goes to the chat that started the work.
+    expect(turns[1]).toMatchObject({ inboundIds: [], route: { chatId: 42 } });
+    expect(frames.filter((f) => f.type === 'turn_ended')).toHaveLength(2);
+  });
+
+  it('a steer is announced at the next model call, below the tool call the model had already made', () => {
+    let injected = false;
+    let sawAssistant = false;
+    const frames = run('permission-allowed', (_index, line, session, out) => {
+      if (line.includes('"type":"assistant"')) sawAssistant = true;
+      if (sawAssistant && !injected && line.includes('"type":"user"')) {
+        injected = true;
+        out.push(...session.acceptUserMessage(userMessage('in-steer', 'actually, stop'), 3).frames);
+      }
+    });
+    const taken = frames.findIndex((f) => f.type === 'message_taken' && f.inboundIds.includes('in-steer'));
+    const tool = frames.findIndex((f) => f.type === 'tool_finished');
+    expect(taken).toBeGreaterThan(tool);
+    expect(frames.filter((f) => f.type === 'turn_started')).toHaveLength(1);
+  });
+
+  it('a steer written after the last model call is announced at the turn end, before turn_ended', () => {
+    const lines = linesOf('streamed-answer');
+    const resultAt = lines.findIndex((l) => l.includes('"type":"result"'));
+    const frames = run('streamed-answer', (index, _line, session, out) => {
+      if (index === resultAt) out.push(...session.acceptUserMessage(userMessage('in-late', 'and'), 3).frames);
+    });
+    const taken = frames.findIndex((f) => f.type === 'message_taken' && f.inboundIds.includes('in-late'));
+    const ended = frames.findIndex((f) => f.type === 'turn_ended');
+    expect(taken).toBeGreaterThan(-1);
+    expect(taken).toBeLessThan(ended);
+  });
+
+  it('api-529 and api-429: operator events with the right kind and a retry delay', () => {
+    const overloaded = run('api-529').filter((f) => f.type === 'operator_event');
+    expect(overloaded[0]).toMatchObject({ kind: 'overloaded' });
+    const limited = run('api-429').filter((f) => f.type === 'operator_event');
+    expect(limited[0]).toMatchObject({ kind: 'rate_limit' });
+    expect(limited[0]?.type === 'operator_event' && limited[0].retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('initialize while a prompt is open: the pending request is re-offered when this side lost it', () => {
+    const session = new Session();
+    session.processStarted();
+    const line = linesOf('initialize-while-prompt-open').find((l) =>
+      l.includes('pending_permission_requests'),
+    );
+    if (!line) throw new Error('fixture lacks the initialize response');
+    // A bridge that lost the prompt sent `initialize`; answer it with the recorded response.
+    const write = session.control('initialize', undefined).writes[0] as string;
+    const ourId = (JSON.parse(write) as { request_id: string }).request_id;
+    const recorded = line.replace(/"request_id":"req_initialize_1"/, `"request_id":"${ourId}"`);
+    const frames = session.onEvents(translateLine(recorded), 1).frames;
+    expect(frames.find((f) => f.type === 'permission_request')).toMatchObject({ toolName: 'Bash' });
+  });
+
+  it('bad input: malformed lines, a 3 MB line and unknown types are skipped; an unknown control request is refused', () => {
+    expect(translateLine('{not json')).toEqual([{ kind: 'skipped', reason: 'malformed', bytes: 9 }]);
+    expect(translateLine('[1,2]')[0]).toMatchObject({ kind: 'skipped' });
+    const big = JSON.stringify({ type: 'assistant', pad: 'x'.repeat(3 * 1024 * 1024) });
+    expect(translateLine(big)).toEqual([{ kind: 'skipped', reason: 'oversized', bytes: big.length }]);
+    expect(translateLine('{"type":"brand_new_thing","x":1}')).toEqual([]);
+    const session = new Session();
+    session.processStarted();
+    const step = session.onEvents(
+      translateLine('{"type":"control_request","request_id":"r1","request":{"subtype":"hook_callback"}}'),
+      1,
+    );
+    expect(JSON.parse(step.writes[0] as string)).toMatchObject({
+      type: 'control_response',
+      response: { subtype: 'error', request_id: 'r1' },
+    });
+  });
+});
