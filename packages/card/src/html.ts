@@ -32,8 +32,12 @@ const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '
 
 /** Escapes text for Telegram HTML. Safe for text content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (ch) => ESCAPES[ch] ?? ch);
+  // Most labels need no escaping; testing first skips the allocation (the renderer's hot path).
+  return NEEDS_ESCAPE.test(text) ? text.replace(ALL_SPECIALS, (ch) => ESCAPES[ch] ?? ch) : text;
 }
+
+const NEEDS_ESCAPE = /[&<>"]/;
+const ALL_SPECIALS = /[&<>"]/g;
 
 /** `<tag>escaped text</tag>`. */
 export function tag(name: (typeof CARD_TAGS)[number], text: string): string {
