@@ -1,0 +1,157 @@
+/**
+ * The pieces that make restarts safe, without a CLI: the whole-line stdout reader, the file outbox,
+ * process records, and the bridge's failure reports for a missing or instantly-exiting binary.
+ */
+import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBridge, FileChannelStore, liveness, readStartTime, StdoutReader } from '../src/index.js';
+import { createRig, type Rig } from './harness.js';
+
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-u-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('StdoutReader', () => {
+  it('yields each line once however the writes are cut, mid-line or mid-character, and counts bytes', () => {
+    const stream = '{"a":1}\n{"b":"café ☕"}\n{"c":3}\n';
+    const bytes = Buffer.from(stream);
+    for (const chunk of [1, 2, 3, 5, 7, 11, 1000]) {
+      const path = join(tempDir(), 'out.log');
+      writeFileSync(path, '');
+      const reader = new StdoutReader(path, 0, 1024);
+      const lines: string[] = [];
+      for (let at = 0; at < bytes.length; at += chunk) {
+        appendFileSync(path, bytes.subarray(at, Math.min(at + chunk, bytes.length)));
+        for (const line of reader.read()) {
+          lines.push(line.text ?? '');
+          reader.advance(line.end);
+        }
+      }
+      expect(lines).toEqual(['{"a":1}', '{"b":"café ☕"}', '{"c":3}']);
+      expect(reader.offset).toBe(bytes.length);
+      reader.close();
+    }
+  });
+
+  it('skips a line over the cap without decoding it, and resumes from a persisted offset', () => {
+    const path = join(tempDir(), 'out.log');
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    writeFileSync(path, `{"a":1}\n${big}\n{"b":2}\n`);
+    const reader = new StdoutReader(path, 0, 2 * 1024 * 1024);
+    const lines = reader.read(64 * 1024 * 1024);
+    expect(lines.map((l) => l.text)).toEqual(['{"a":1}', undefined, '{"b":2}']);
+    expect(lines[1]?.bytes).toBe(big.length);
+    const resumed = new StdoutReader(path, lines[1]?.end ?? 0, 2 * 1024 * 1024);
+    expect(resumed.read().map((l) => l.text)).toEqual(['{"b":2}']);
+  });
+});
+
+describe('FileChannelStore', () => {
+  it('survives a reopen: numbering, pending frames, peer cursor and source tags; a torn last line is ignored', () => {
+    const path = join(tempDir(), 'outbox.log');
+    const store = new FileChannelStore(path);
+    store.setSource([1, 100, 0]);
+    expect(store.append({ type: 'thinking', turnId: 't', text: 'a' })).toBe(1);
+    store.setSource('in:x#0');
+    expect(store.append({ type: 'thinking', turnId: 't', text: 'b' })).toBe(2);
+    store.setSource(undefined);
+    store.append({ type: 'thinking', turnId: 't', text: 'c' });
+    store.acknowledge(1);
+    store.writePeer({ streamId: 'gw', lastSeen: 9 });
+    store.close();
+    appendFileSync(path, '{"a":4,"f":{"ty'); // a crash mid-write
+    const again = new FileChannelStore(path);
+    expect(again.streamId).toBe(store.streamId);
+    expect(again.pendingAfter(0).map((p) => p.seq)).toEqual([2, 3]);
+    expect(again.readPeer()).toEqual({ streamId: 'gw', lastSeen: 9 });
+    expect(again.lastSource()).toEqual([1, 100, 0]);
+    expect(again.lastInbound()).toBe('in:x#0');
+    expect(again.append({ type: 'thinking', turnId: 't', text: 'd' })).toBe(4);
+    again.compact();
+    again.close();
+    const compacted = new FileChannelStore(path);
+    expect(compacted.pendingAfter(0).map((p) => p.seq)).toEqual([2, 3, 4]);
+    expect(compacted.append({ type: 'thinking', turnId: 't', text: 'e' })).toBe(5);
+    expect(compacted.lastSource()).toEqual([1, 100, 0]);
+    compacted.close();
+  });
+
+  it('a lost log is a new stream, so the peer resets its duplicate filter', () => {
+    const dir = tempDir();
+    const first = new FileChannelStore(join(dir, 'a.log'));
+    const second = new FileChannelStore(join(dir, 'b.log'));
+    expect(first.streamId).not.toBe(second.streamId);
+    first.close();
+    second.close();
+  });
+});
+
+describe('process records', () => {
+  it('a live pid with another start time is dead (pid reuse); a missing pid is dead', () => {
+    const mine = readStartTime(process.pid);
+    if (!mine.ok) throw new Error('no /proc');
+    expect(liveness({ pid: process.pid, startTime: mine.startTime, startedAt: 0 })).toBe('alive');
+    expect(liveness({ pid: process.pid, startTime: '1', startedAt: 0 })).toBe('dead');
+    expect(liveness({ pid: 2 ** 22 + 17, startTime: '1', startedAt: 0 })).toBe('dead');
+  });
+});
+
+describe('bad binaries', () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.cleanup();
+    rig = undefined;
+  });
+
+  it('a missing binary is reported naming the path; one that exits at once has its stderr reported', async () => {
+    rig = await createRig([]);
+    const missing = createBridge({
+      agent: 'test',
+      socketPath: rig.socketPath,
+      stateDir: join(rig.root, 's1'),
+      workDir: rig.workDir,
+      claudeBin: '/nonexistent/claude',
+      restartOnExit: false,
+      stuckAfterMs: 60_000,
+    });
+    await missing.start();
+    const event = await rig.waitFor((f) => f.type === 'operator_event' && f.kind === 'cli_missing');
+    expect(event.type === 'operator_event' && event.message).toContain('/nonexistent/claude');
+    expect(missing.status().state).toBe('exited');
+    await missing.stop('shutdown');
+
+    const script = join(rig.root, 'bad-claude');
+    writeFileSync(script, '#!/bin/sh\necho "error: not logged in, run claude login" >&2\nexit 3\n');
+    chmodSync(script, 0o755);
+    const since = rig.frames.length;
+    const failing = createBridge({
+      agent: 'test',
+      socketPath: rig.socketPath,
+      stateDir: join(rig.root, 's2'),
+      workDir: rig.workDir,
+      claudeBin: script,
+      restartOnExit: true,
+      stuckAfterMs: 60_000,
+      crashLoop: { maxExits: 2, windowMs: 60_000 },
+    });
+    await failing.start();
+    const exited = await rig.waitFor(
+      (f) => f.type === 'operator_event' && f.kind === 'cli_exited',
+      20_000,
+      since,
+    );
+    expect(exited.type === 'operator_event' && exited.message).toContain('not logged in');
+    // Restarted with backoff until the crash loop is detected, then left alone.
+    await rig.waitFor((f) => f.type === 'operator_event' && f.kind === 'crash_loop', 20_000, since);
+    await failing.stop('shutdown');
+    expect(JSON.parse(readFileSync(join(rig.root, 's2', 'bridge.json'), 'utf8')).crashLoop).toBe(true);
+  }, 40_000);
+});
