@@ -1,0 +1,532 @@
+/**
+ * The local Telegram Bot API server: real HTTP on 127.0.0.1 (node:http, nothing else) speaking the
+ * subset of the Bot API Switchyard uses, plus a typed control handle through which tests (and the web
+ * chat view) act as Telegram users and read every chat as a user sees it.
+ *
+ * Routes: `POST|GET /bot<token>/<method>` (JSON, form or multipart bodies) and
+ * `GET /file/bot<token>/<file_path>`. Lifecycle: nothing listens until `start()`; `stop()` answers any
+ * waiting long poll, aborts in-flight requests, closes every connection and resolves when the port is
+ * released, leaving no timer behind.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BotApiError, refuse } from './api-error.js';
+import { type BotApiMethod, callMethod, canonicalMethod } from './bot-api.js';
+import {
+  type CallbackQueryRecord,
+  type ChatActionRecord,
+  ChatStore,
+  type DraftRecord,
+  type SandboxChat,
+  type SandboxMessage,
+  type SandboxTopic,
+} from './chat-store.js';
+import { EventHub, type SandboxEvent, type SandboxListener } from './events.js';
+import type { MethodContext } from './method-context.js';
+import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './rate-limiter.js';
+import { RequestParams } from './request-params.js';
+import { ApiCallLog, type ApiCallRecord, type ApiStats } from './stats.js';
+import { UpdateQueue } from './update-queue.js';
+import {
+  type ButtonSelector,
+  type DocumentInput,
+  type PhotoInput,
+  type SendOptions,
+  type UserActionContext,
+  userEditsText,
+  userPins,
+  userPressesButton,
+  userSendsDocument,
+  userSendsPhoto,
+  userSendsText,
+  userUnpins,
+} from './user-actions.js';
+import type { WireBotUser, WireFailure, WireUpdate, WireUser } from './wire.js';
+
+/** How to create a {@link TelegramServer}. Every field has a sandbox-friendly default. */
+export interface TelegramServerOptions {
+  /** The bot token requests must carry; the digits before ':' are the bot's user id. Default `123456789:sandbox-token`. */
+  token?: string;
+  /** The bot's name and username. */
+  bot?: { firstName?: string; username?: string };
+  /** The user the control API acts as when none is named. */
+  user?: { id?: number; firstName?: string; lastName?: string; username?: string };
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Flood limits (merged over the defaults), or false for none. Default: Telegram-like limits. */
+  rateLimits?: Partial<RateLimits> | false;
+  /** The clock, in milliseconds; default wall time with sub-millisecond precision. */
+  now?: () => number;
+  /** The first `update_id`. Default 1. */
+  firstUpdateId?: number;
+  /** How long a callback query may wait for `answerCallbackQuery`. Default 60 s. */
+  callbackQueryTtlMs?: number;
+  /** `getFile` refuses larger files. Default 20 MB, Telegram's limit for bots. */
+  maxDownloadBytes?: number;
+  /** Request bodies above this are refused with 413. Default 50 MB, Telegram's upload limit. */
+  maxRequestBytes?: number;
+}
+
+/** A forced failure for the next matching requests (see {@link TelegramServer.failNext}). */
+export interface InjectedFailure {
+  /** Default 400. */
+  errorCode?: number;
+  /** The full description, e.g. "Bad Request: message to pin not found". */
+  description: string;
+  /** For 429s. */
+  retryAfter?: number;
+}
+
+/** A chat as its user sees it. */
+export interface ChatView {
+  chat: SandboxChat;
+  /** Messages still there, in order (service messages included, `kind: 'service'`). */
+  messages: SandboxMessage[];
+  /** Messages that were deleted, with their last content. */
+  deleted: SandboxMessage[];
+  /** Pinned messages, oldest first; the last one is in the pinned bar. */
+  pinned: SandboxMessage[];
+  actions: ChatActionRecord[];
+  drafts: DraftRecord[];
+}
+
+/** Where the server listens once started. */
+export interface TelegramServerAddress {
+  /** What grammY's `client.apiRoot` takes, e.g. `http://127.0.0.1:4567`. */
+  apiRoot: string;
+  port: number;
+}
+
+/** The running sandbox: lifecycle, Telegram users' actions, and what the chats look like. */
+export interface TelegramServer {
+  /** Listens; resolves with the address. */
+  start(): Promise<TelegramServerAddress>;
+  /** Ends long polls and connections; resolves when the port is closed. Idempotent. */
+  stop(): Promise<void>;
+  /** The API root; throws before `start()`. */
+  readonly apiRoot: string;
+  readonly token: string;
+  /** The bot, as `getMe` returns it. */
+  readonly botUser: WireBotUser;
+  /** The user actions default to. */
+  readonly defaultUser: WireUser;
+
+  // --- world setup
+  /** Registers another user (for groups with several people). */
+  addUser(user: { id?: number; firstName: string; lastName?: string; username?: string }): WireUser;
+  /** The private chat with a user (default: the default user), created on first use. Its id is the user's id. */
+  privateChat(user?: WireUser): SandboxChat;
+  /** Creates a group: basic by default, a supergroup with `supergroup`, a forum with `forum` (topics by name). */
+  createGroup(options: {
+    title: string;
+    supergroup?: boolean;
+    forum?: boolean;
+    botCanPin?: boolean;
+    topics?: string[];
+  }): SandboxChat;
+  /** Opens a forum topic; returns it with its `threadId`. */
+  createTopic(chatId: number, name: string): SandboxTopic;
+  /** Grants or removes the bot's right to pin in a group. */
+  setBotCanPin(chatId: number, canPin: boolean): void;
+  /** Replaces the flood limits (merged over the current ones), or disables them with `false`. */
+  setRateLimits(limits: Partial<RateLimits> | false): void;
+  /** Makes the next `times` (default 1) calls of `method` (optionally only for `chatId`) fail as given. */
+  failNext(method: string, failure: InjectedFailure, options?: { times?: number; chatId?: number }): void;
+
+  // --- a user's actions (each queues the update the bot receives)
+  sendText(chatId: number, text: string, options?: SendOptions): SandboxMessage;
+  sendPhoto(chatId: number, photo: PhotoInput): SandboxMessage;
+  sendDocument(chatId: number, document: DocumentInput): SandboxMessage;
+  editText(chatId: number, messageId: number, text: string): SandboxMessage;
+  /** Presses an inline button; returns the callback query (its id, and later its `answer`). */
+  pressButton(
+    chatId: number,
+    messageId: number,
+    button: ButtonSelector,
+    options?: { from?: WireUser; force?: boolean },
+  ): CallbackQueryRecord;
+  /** The current state of a callback query: `answer` is set once the bot answered. */
+  callbackQuery(id: string): CallbackQueryRecord | undefined;
+  pinAsUser(chatId: number, messageId: number, from?: WireUser): void;
+  unpinAsUser(chatId: number, messageId: number): boolean;
+
+  // --- reading
+  chats(): SandboxChat[];
+  /** A chat as its user sees it; throws for an unknown chat. */
+  chat(chatId: number): ChatView;
+  /** Visible messages (optionally one topic's; `threadId` 0 is General), or all with `includeDeleted`. */
+  messages(chatId: number, options?: { threadId?: number; includeDeleted?: boolean }): SandboxMessage[];
+  message(chatId: number, messageId: number): SandboxMessage | undefined;
+  /** Updates queued and not yet confirmed by the bot. */
+  pendingUpdates(): WireUpdate[];
+  stats(): ApiStats;
+  /** Logged Bot API calls, oldest first. */
+  calls(method?: string): ApiCallRecord[];
+  resetStats(): void;
+
+  // --- change notification
+  /** Every change, as it happens; returns the unsubscribe function. */
+  subscribe(listener: SandboxListener): () => void;
+  /**
+   * Resolves with the first truthy value of `check`, evaluated now and after every event; rejects after
+   * `timeoutMs` (default 5000) with the last evaluation's description, or when `signal` aborts.
+   */
+  waitFor<T>(
+    check: () => T | undefined | null | false,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<T>;
+}
+
+const DEFAULT_TOKEN = '123456789:sandbox-token';
+
+/** Creates the sandbox server; nothing listens until `start()`. */
+export function createTelegramServer(options: TelegramServerOptions = {}): TelegramServer {
+  const token = options.token ?? DEFAULT_TOKEN;
+  const botId = Number(/^(\d+):/.exec(token)?.[1] ?? Number.NaN);
+  if (!Number.isSafeInteger(botId)) throw new Error(`bot token "${token}" must look like <digits>:<secret>`);
+  const now = options.now ?? (() => performance.timeOrigin + performance.now());
+  const hub = new EventHub();
+  const store = new ChatStore(hub, now);
+  const updates = new UpdateQueue(hub, now, options.firstUpdateId ?? 1);
+  const limiter = new RateLimiter(
+    options.rateLimits === false ? undefined : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
+    now,
+  );
+  const log = new ApiCallLog();
+  const botUser: WireBotUser = {
+    id: botId,
+    is_bot: true,
+    first_name: options.bot?.firstName ?? 'Switchyard Sandbox',
+    username: options.bot?.username ?? 'switchyard_sandbox_bot',
+    can_join_groups: true,
+    can_read_all_group_messages: true,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+  };
+  const defaultUser = store.addUser({
+    id: options.user?.id ?? 100_000_001,
+    is_bot: false,
+    first_name: options.user?.firstName ?? 'Sandbox',
+    language_code: 'en',
+    ...(options.user?.lastName !== undefined ? { last_name: options.user.lastName } : { last_name: 'User' }),
+    ...(options.user?.username !== undefined
+      ? { username: options.user.username }
+      : { username: 'sandbox_user' }),
+  });
+  const users: UserActionContext = { store, updates, defaultUser };
+  const failures: Array<InjectedFailure & { method: string; remaining: number; chatId?: number }> = [];
+  const inFlight = new Set<AbortController>();
+  let nextUserId = defaultUser.id + 1;
+  let server: Server | undefined;
+  let address: TelegramServerAddress | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const methodContext = (signal: AbortSignal): MethodContext => ({
+    store,
+    updates,
+    limiter,
+    bot: botUser,
+    signal,
+    now,
+    callbackQueryTtlMs: options.callbackQueryTtlMs ?? 60_000,
+    maxDownloadBytes: options.maxDownloadBytes ?? 20 * 1024 * 1024,
+  });
+
+  /** The injected failure for this call, consumed; undefined when none applies. */
+  const takeFailure = (method: string, params: RequestParams): WireFailure | undefined => {
+    const chatId = Number(params.raw('chat_id'));
+    const index = failures.findIndex(
+      (f) =>
+        f.method.toLowerCase() === method.toLowerCase() && (f.chatId === undefined || f.chatId === chatId),
+    );
+    const failure = failures[index];
+    if (!failure) return undefined;
+    if (--failure.remaining <= 0) failures.splice(index, 1);
+    return new BotApiError(failure.errorCode ?? 400, failure.description, failure.retryAfter).toWire();
+  };
+
+  async function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+  ): Promise<void> {
+    const at = now();
+    const controller = new AbortController();
+    inFlight.add(controller);
+    res.on('close', () => controller.abort());
+    let params: RequestParams | undefined;
+    let body: unknown;
+    try {
+      params = RequestParams.parse(
+        req.headers['content-type'],
+        await readBody(req, options.maxRequestBytes),
+        url.searchParams,
+      );
+      const canonical: BotApiMethod | undefined = canonicalMethod(method);
+      body =
+        takeFailure(canonical ?? method, params) ??
+        (canonical
+          ? await callMethod(canonical, params, methodContext(controller.signal))
+          : refuse('notFound').toWire());
+    } catch (err) {
+      body =
+        err instanceof BotApiError ? err.toWire() : { ok: false, error_code: 500, description: String(err) };
+    } finally {
+      inFlight.delete(controller);
+    }
+    const reply = body as { ok: boolean; error_code?: number; description?: string };
+    const chatId = Number(params?.raw('chat_id'));
+    const call: ApiCallRecord = {
+      method: canonicalMethod(method) ?? method,
+      ok: reply.ok,
+      at,
+      durationMs: now() - at,
+      ...(Number.isSafeInteger(chatId) ? { chatId } : {}),
+      ...(reply.error_code !== undefined ? { errorCode: reply.error_code } : {}),
+      ...(reply.description !== undefined ? { description: reply.description } : {}),
+    };
+    log.record(call);
+    hub.emit({ type: 'api_call', call: { ...call } });
+    sendJson(res, reply.error_code ?? 200, body);
+  }
+
+  function handleFile(res: ServerResponse, path: string): void {
+    const file = store.fileByPath(decodeURIComponent(path));
+    if (!file) {
+      sendJson(res, 404, refuse('notFound').toWire());
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': file.mimeType ?? 'application/octet-stream',
+      'content-length': String(file.bytes.byteLength),
+    });
+    res.end(file.bytes);
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const api = /^\/bot([^/]+)\/([^/]+)\/?$/.exec(url.pathname);
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    const match = api ?? download;
+    if (!match) {
+      sendJson(res, 404, refuse('notFound').toWire());
+      return;
+    }
+    if (match[1] !== token) {
+      sendJson(res, 401, refuse('unauthorized').toWire());
+      return;
+    }
+    if (download) {
+      handleFile(res, download[2] ?? '');
+      return;
+    }
+    handleApi(req, res, url, api?.[2] ?? '').catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error_code: 500, description: String(err) });
+    });
+  }
+
+  const requireChatView = (chatId: number): SandboxChat => {
+    const chat = store.chat(chatId);
+    if (!chat) throw new Error(`no chat ${chatId} in the sandbox: create it first`);
+    return chat;
+  };
+
+  const handle: TelegramServer = {
+    async start() {
+      if (server) throw new Error('the Telegram sandbox is already started: stop it before starting again');
+      const s = createServer(route);
+      server = s;
+      s.keepAliveTimeout = 5_000;
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+          s.off('error', reject);
+          resolve();
+        });
+      });
+      const info = s.address() as AddressInfo;
+      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+      address = { apiRoot: `http://${host}:${info.port}`, port: info.port };
+      return { ...address };
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        updates.stop();
+        const s = server;
+        if (!s) return;
+        // Let the answered polls flush before the sockets go.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        for (const controller of inFlight) controller.abort();
+        const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeAllConnections();
+        await closed;
+      })();
+      return stopping;
+    },
+
+    get apiRoot() {
+      if (!address) throw new Error('the Telegram sandbox is not started: await start() first');
+      return address.apiRoot;
+    },
+    token,
+    botUser,
+    defaultUser,
+
+    addUser(user) {
+      return store.addUser({
+        id: user.id ?? nextUserId++,
+        is_bot: false,
+        first_name: user.firstName,
+        ...(user.lastName !== undefined ? { last_name: user.lastName } : {}),
+        ...(user.username !== undefined ? { username: user.username } : {}),
+      });
+    },
+    privateChat(user = defaultUser) {
+      return store.createChat({ type: 'private', user });
+    },
+    createGroup(spec) {
+      const chat = store.createChat({
+        type: spec.supergroup || spec.forum ? 'supergroup' : 'group',
+        title: spec.title,
+        ...(spec.forum !== undefined ? { isForum: spec.forum } : {}),
+        ...(spec.botCanPin !== undefined ? { botCanPin: spec.botCanPin } : {}),
+      });
+      for (const name of spec.topics ?? []) store.addTopic(chat.id, name, defaultUser);
+      return requireChatView(chat.id);
+    },
+    createTopic(chatId, name) {
+      return store.addTopic(chatId, name, defaultUser);
+    },
+    setBotCanPin(chatId, canPin) {
+      store.setBotCanPin(chatId, canPin);
+    },
+    setRateLimits(limits) {
+      limiter.configure(limits);
+    },
+    failNext(method, failure, opts = {}) {
+      failures.push({
+        ...failure,
+        method,
+        remaining: opts.times ?? 1,
+        ...(opts.chatId !== undefined ? { chatId: opts.chatId } : {}),
+      });
+    },
+
+    sendText: (chatId, text, opts) => userSendsText(users, chatId, text, opts),
+    sendPhoto: (chatId, photo) => userSendsPhoto(users, chatId, photo),
+    sendDocument: (chatId, document) => userSendsDocument(users, chatId, document),
+    editText: (chatId, messageId, text) => userEditsText(users, chatId, messageId, text),
+    pressButton: (chatId, messageId, button, opts) =>
+      userPressesButton(users, chatId, messageId, button, opts),
+    callbackQuery: (id) => store.callbackQuery(id),
+    pinAsUser: (chatId, messageId, from) => userPins(users, chatId, messageId, from),
+    unpinAsUser: (chatId, messageId) => userUnpins(users, chatId, messageId),
+
+    chats: () => store.chats(),
+    chat(chatId) {
+      const chat = requireChatView(chatId);
+      const all = store.messages(chatId, { includeDeleted: true });
+      return {
+        chat,
+        messages: all.filter((m) => !m.deleted),
+        deleted: all.filter((m) => m.deleted),
+        pinned: chat.pinned.flatMap((id) => all.filter((m) => m.messageId === id)),
+        actions: store.actions(chatId),
+        drafts: store.drafts(chatId),
+      };
+    },
+    messages: (chatId, opts) => store.messages(chatId, opts),
+    message(chatId, messageId) {
+      const message = store.message(chatId, messageId);
+      return message && structuredClone(message);
+    },
+    pendingUpdates: () => updates.pending(),
+    stats: () => log.stats(),
+    calls: (method) => log.calls(method),
+    resetStats: () => log.reset(),
+
+    subscribe: (listener) => hub.subscribe(listener),
+    waitFor(check, opts = {}) {
+      return waitFor(hub, check, opts.timeoutMs ?? 5_000, opts.signal);
+    },
+  };
+  return handle;
+}
+
+function waitFor<T>(
+  hub: EventHub,
+  check: () => T | undefined | null | false,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let last: unknown;
+    const evaluate = (): boolean => {
+      try {
+        const value = check();
+        last = value;
+        if (value !== undefined && value !== null && value !== false) {
+          finish();
+          resolve(value);
+          return true;
+        }
+      } catch (err) {
+        finish();
+        reject(err);
+        return true;
+      }
+      return false;
+    };
+    const onAbort = (): void => {
+      finish();
+      reject(signal?.reason ?? new Error('waitFor aborted'));
+    };
+    const timer = setTimeout(() => {
+      finish();
+      reject(
+        new Error(`sandbox waitFor timed out after ${timeoutMs} ms (last check returned ${String(last)})`),
+      );
+    }, timeoutMs);
+    const unsubscribe = hub.subscribe((_event: SandboxEvent) => {
+      evaluate();
+    });
+    function finish(): void {
+      clearTimeout(timer);
+      unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    evaluate();
+  });
+}
+
+async function readBody(req: IncomingMessage, limit = 50 * 1024 * 1024): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw new BotApiError(413, 'Request Entity Too Large');
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.writableEnded || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+  });
+  res.end(text);
+}
