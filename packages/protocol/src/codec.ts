@@ -5,7 +5,7 @@
  * frame before buffering it, tell a truncated frame from a slow one, and keep the stream in sync after
  * one body fails to decode. This is the only module that imports msgpackr.
  */
-import { Packr } from 'msgpackr';
+import { Packr, RESERVE_START_SPACE } from 'msgpackr';
 
 /** Default cap on one frame's body; a peer that announces more is cut off. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -14,12 +14,14 @@ const HEADER_BYTES = 4;
 // Plain maps, no shared record structures: a frame must decode on its own, whichever connection carries it.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false, int64AsType: 'number' });
 
-/** Encodes one value as a complete frame (header and body). */
+/**
+ * Encodes one value as a complete frame (header and body). msgpackr writes the body after four reserved
+ * bytes of its own buffer, so the frame is made without a copy; the returned slice is never reused by
+ * msgpackr (it continues after it), so it may be handed to a socket as is.
+ */
 export function encodeFrame(value: unknown): Buffer {
-  const body = packr.pack(value);
-  const frame = Buffer.allocUnsafe(HEADER_BYTES + body.length);
-  frame.writeUInt32BE(body.length, 0);
-  body.copy(frame, HEADER_BYTES);
+  const frame = packr.pack(value, RESERVE_START_SPACE | HEADER_BYTES) as Buffer;
+  frame.writeUInt32BE(frame.length - HEADER_BYTES, 0);
   return frame;
 }
 
@@ -32,11 +34,18 @@ export type DecodeEvent =
  * completed. After a `too_large` event the stream cannot be resynchronised and the decoder refuses
  * further input; a `bad_frame` body is skipped and decoding goes on (the caller decides whether to
  * keep the connection).
+ *
+ * Frames wholly inside a chunk are decoded in place; a frame split across chunks is gathered into one
+ * buffer of its announced size, so a large frame costs one copy however many chunks carry it.
  */
 export class FrameDecoder {
   readonly #maxFrameBytes: number;
-  #chunks: Buffer[] = [];
-  #buffered = 0;
+  /** Bytes of a header split across chunks. */
+  #head = Buffer.alloc(HEADER_BYTES);
+  #headFilled = 0;
+  /** The body of a frame split across chunks, and how much of it has arrived. */
+  #body: Buffer | undefined;
+  #bodyFilled = 0;
   #failed = false;
 
   constructor(maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES) {
@@ -45,73 +54,73 @@ export class FrameDecoder {
 
   /** Bytes held that do not yet make a whole frame (a non-zero value at end of stream means truncation). */
   get pendingBytes(): number {
-    return this.#buffered;
+    return this.#body ? HEADER_BYTES + this.#bodyFilled : this.#headFilled;
   }
 
   push(chunk: Buffer): DecodeEvent[] {
-    if (this.#failed) return [];
-    if (chunk.length > 0) {
-      this.#chunks.push(chunk);
-      this.#buffered += chunk.length;
-    }
     const events: DecodeEvent[] = [];
-    while (this.#buffered >= HEADER_BYTES) {
-      const head = this.#peekHeader();
-      if (head > this.#maxFrameBytes) {
+    if (this.#failed) return events;
+    let offset = 0;
+    const end = chunk.length;
+    while (offset < end) {
+      if (this.#body) {
+        // Continue a split body.
+        const n = Math.min(this.#body.length - this.#bodyFilled, end - offset);
+        chunk.copy(this.#body, this.#bodyFilled, offset, offset + n);
+        this.#bodyFilled += n;
+        offset += n;
+        if (this.#bodyFilled === this.#body.length) {
+          const body = this.#body;
+          this.#body = undefined;
+          this.#bodyFilled = 0;
+          events.push(decodeBody(body, 0, body.length));
+        }
+        continue;
+      }
+      let length: number;
+      if (this.#headFilled > 0 || end - offset < HEADER_BYTES) {
+        // A split header.
+        const n = Math.min(HEADER_BYTES - this.#headFilled, end - offset);
+        chunk.copy(this.#head, this.#headFilled, offset, offset + n);
+        this.#headFilled += n;
+        offset += n;
+        if (this.#headFilled < HEADER_BYTES) break;
+        this.#headFilled = 0;
+        length = this.#head.readUInt32BE(0);
+      } else {
+        length = chunk.readUInt32BE(offset);
+        offset += HEADER_BYTES;
+      }
+      if (length > this.#maxFrameBytes) {
         this.#failed = true;
-        this.#chunks = [];
-        this.#buffered = 0;
         events.push({
           kind: 'error',
           code: 'too_large',
-          message: `frame of ${head} bytes exceeds the limit of ${this.#maxFrameBytes} bytes`,
+          message: `frame of ${length} bytes exceeds the limit of ${this.#maxFrameBytes} bytes`,
         });
         return events;
       }
-      if (this.#buffered < HEADER_BYTES + head) break;
-      const body = this.#take(HEADER_BYTES + head).subarray(HEADER_BYTES);
-      if (head === 0) {
+      if (length === 0) {
         events.push({ kind: 'error', code: 'bad_frame', message: 'empty frame body' });
         continue;
       }
-      try {
-        events.push({ kind: 'value', value: packr.unpack(body), bytes: head });
-      } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
-        events.push({
-          kind: 'error',
-          code: 'bad_frame',
-          message: `frame body is not valid msgpack: ${reason}`,
-        });
+      if (end - offset >= length) {
+        events.push(decodeBody(chunk, offset, offset + length));
+        offset += length;
+      } else {
+        this.#body = Buffer.allocUnsafe(length);
+        this.#bodyFilled = 0;
       }
     }
     return events;
   }
+}
 
-  #peekHeader(): number {
-    const first = this.#chunks[0] as Buffer;
-    if (first.length >= HEADER_BYTES) return first.readUInt32BE(0);
-    return this.#take(HEADER_BYTES, true).readUInt32BE(0);
-  }
-
-  /** Removes (or with `peek`, copies) the first `n` buffered bytes, joining chunks only when needed. */
-  #take(n: number, peek = false): Buffer {
-    const first = this.#chunks[0] as Buffer;
-    if (first.length >= n) {
-      if (peek) return first.subarray(0, n);
-      if (first.length === n) this.#chunks.shift();
-      else this.#chunks[0] = first.subarray(n);
-      this.#buffered -= n;
-      return first.subarray(0, n);
-    }
-    const joined = Buffer.concat(this.#chunks, this.#buffered);
-    const out = joined.subarray(0, n);
-    if (peek) {
-      this.#chunks = [joined];
-    } else {
-      this.#chunks = joined.length > n ? [joined.subarray(n)] : [];
-      this.#buffered -= n;
-    }
-    return out;
+function decodeBody(source: Buffer, start: number, end: number): DecodeEvent {
+  try {
+    return { kind: 'value', value: packr.unpack(source, { start, end }), bytes: end - start };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { kind: 'error', code: 'bad_frame', message: `frame body is not valid msgpack: ${reason}` };
   }
 }

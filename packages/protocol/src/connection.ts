@@ -58,6 +58,7 @@ export class Connection {
   #ackDue = false;
   #drainWaiters: Array<() => void> = [];
   #needsDrain = false;
+  #corked = false;
   #inbound: Promise<void> = Promise.resolve();
   #inboundQueued = 0;
   #lastHeard = Date.now();
@@ -159,6 +160,15 @@ export class Connection {
         'could not encode frame',
       );
       return;
+    }
+    // Frames written in one tick leave in one writev: bursts of deltas cost one syscall, not one each.
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#socket.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.#socket.uncork();
+      });
     }
     if (!this.#socket.write(bytes)) this.#needsDrain = true;
   }

@@ -1,0 +1,302 @@
+/**
+ * The host's config file: which agents run here and how. It is the only place Switchyard reads
+ * settings from; the cli turns it into typed options for the gateway and bridge factories.
+ *
+ * Resolution of the file: `--config PATH`, else `$SWITCHYARD_CONFIG`, else `./switchyard.yaml`.
+ * A bad file is refused before anything starts, with every problem listed by its path.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PERMISSION_MODES } from '@switchyard/protocol';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+
+/** A problem with the config the operator must fix; the message lists every one found. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`${file} is not a valid Switchyard config:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const telegramUserId = z.number({ error: 'expected a Telegram user id (integer)' }).int({
+  error: 'expected a Telegram user id (integer)',
+});
+const telegramChatId = z.number({ error: 'expected a Telegram chat id (integer)' }).int({
+  error: 'expected a Telegram chat id (integer)',
+});
+const agentName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, {
+  error:
+    'expected an agent name: 1-32 lowercase letters, digits, "-" or "_" (it names systemd units and directories)',
+});
+
+/** The bot token: inline, from a file (first line), or from an environment variable. */
+const tokenSource = z.union(
+  [
+    z
+      .string()
+      .regex(/^\d+:[\w-]{20,}$/, { error: 'expected a bot token like 123456:ABC-DEF… (from @BotFather)' }),
+    z.strictObject({ file: z.string().min(1) }),
+    z.strictObject({
+      env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'expected an environment variable name' }),
+    }),
+  ],
+  { error: 'expected a bot token string, { file: PATH } or { env: VARIABLE }' },
+);
+
+const cardSchema = z
+  .strictObject({
+    showDelayMs: z.number().int().nonnegative().optional(),
+    stuckAfterMs: z.number().int().positive().optional(),
+    heartbeatMs: z.number().int().positive().optional(),
+  })
+  .optional();
+
+const agentSchema = z.strictObject({
+  name: agentName,
+  /** Absent: the agent runs against the local Telegram sandbox. */
+  token: tokenSource.optional(),
+  apiRoot: z.url({ error: 'expected the Bot API root URL, like https://api.telegram.org' }).optional(),
+  allow: z
+    .array(telegramUserId)
+    .min(1, { error: 'list at least one Telegram user id allowed to talk to this agent' }),
+  allowChats: z.array(telegramChatId).optional(),
+  workDir: z.string().min(1, { error: 'expected the working directory of the agent' }),
+  claude: z
+    .strictObject({
+      bin: z.string().min(1).optional(),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).optional(),
+      model: z.string().min(1).optional(),
+      permissionMode: z.enum(PERMISSION_MODES).optional(),
+      mcpConfig: z.string().min(1).optional(),
+      restartOnExit: z.boolean().optional(),
+      stuckAfterMs: z.number().int().positive().optional(),
+    })
+    .optional(),
+  stateDir: z.string().min(1).optional(),
+  runtimeDir: z.string().min(1).optional(),
+  card: cardSchema,
+});
+
+const fileSchema = z.strictObject({
+  agents: z.array(agentSchema).min(1, { error: 'list at least one agent' }),
+});
+
+export type RawConfig = z.infer<typeof fileSchema>;
+type RawAgent = z.infer<typeof agentSchema>;
+
+/** One agent with every default applied and every path absolute. The token is still a source, not a secret. */
+export interface AgentConfig {
+  name: string;
+  token:
+    | { kind: 'inline'; value: string }
+    | { kind: 'file'; path: string }
+    | { kind: 'env'; name: string }
+    | undefined;
+  apiRoot: string;
+  allow: number[];
+  allowChats: number[];
+  workDir: string;
+  claude: {
+    bin: string;
+    args: string[];
+    env: Record<string, string>;
+    model: string | undefined;
+    permissionMode: (typeof PERMISSION_MODES)[number] | undefined;
+    mcpConfig: string | undefined;
+    restartOnExit: boolean;
+    stuckAfterMs: number;
+  };
+  stateDir: string;
+  runtimeDir: string;
+  socketPath: string;
+  card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
+}
+
+export interface Config {
+  file: string;
+  agents: AgentConfig[];
+}
+
+export interface ConfigEnvironment {
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+/** Where the config file is, by the documented order of precedence. */
+export function resolveConfigPath(flag: string | undefined, { env, cwd }: ConfigEnvironment): string {
+  return path.resolve(cwd, flag ?? env.SWITCHYARD_CONFIG ?? 'switchyard.yaml');
+}
+
+/** Reads, parses and validates a config file. Throws `ConfigError` listing every problem. */
+export function loadConfig(file: string, environment: ConfigEnvironment): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const hint =
+      code === 'ENOENT'
+        ? 'no such file: copy deploy/switchyard.example.yaml there, or pass --config PATH'
+        : String(err);
+    throw new ConfigError(file, [hint]);
+  }
+  return parseConfig(text, file, environment);
+}
+
+/** Parses and validates config text (YAML). `file` is used for messages and to resolve relative paths. */
+export function parseConfig(text: string, file: string, environment: ConfigEnvironment): Config {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      doc.errors.map((e) => `line ${(e.linePos?.[0]?.line ?? 0).toString()}: ${e.message.split('\n')[0]}`),
+    );
+  }
+  const result = fileSchema.safeParse(doc.toJS());
+  if (!result.success) {
+    throw new ConfigError(
+      file,
+      result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`),
+    );
+  }
+  const problems: string[] = [];
+  const names = new Set<string>();
+  result.data.agents.forEach((agent, i) => {
+    if (names.has(agent.name)) problems.push(`agents[${i}].name: "${agent.name}" is used by another agent`);
+    names.add(agent.name);
+  });
+  const base = path.dirname(file);
+  const agents = result.data.agents.map((agent) =>
+    resolveAgent(agent, base, environment, result.data.agents.length),
+  );
+  agents.forEach((agent, i) => {
+    const bytes = Buffer.byteLength(agent.socketPath);
+    if (bytes > 107) {
+      problems.push(
+        `agents[${i}].runtimeDir: the socket path ${agent.socketPath} is ${bytes} bytes, over the 107-byte limit; choose a shorter runtimeDir`,
+      );
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  return { file, agents };
+}
+
+function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment, count: number): AgentConfig {
+  const abs = (p: string) => path.resolve(base, p);
+  // Under systemd each agent's units get their own directories; elsewhere they live beside the config.
+  const perAgent = (systemdDir: string | undefined, fallback: string) =>
+    systemdDir ? (count > 1 ? path.join(systemdDir, raw.name) : systemdDir) : fallback;
+  const stateDir = raw.stateDir
+    ? abs(raw.stateDir)
+    : perAgent(env.STATE_DIRECTORY, path.join(base, '.switchyard', raw.name, 'state'));
+  const runtimeDir = raw.runtimeDir
+    ? abs(raw.runtimeDir)
+    : perAgent(env.RUNTIME_DIRECTORY, path.join(base, '.switchyard', raw.name, 'run'));
+  const token: AgentConfig['token'] =
+    raw.token === undefined
+      ? undefined
+      : typeof raw.token === 'string'
+        ? { kind: 'inline', value: raw.token }
+        : 'file' in raw.token
+          ? { kind: 'file', path: abs(raw.token.file) }
+          : { kind: 'env', name: raw.token.env };
+  const claude = raw.claude ?? {};
+  return {
+    name: raw.name,
+    token,
+    apiRoot: (raw.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, ''),
+    allow: raw.allow,
+    allowChats: raw.allowChats ?? [],
+    workDir: abs(raw.workDir),
+    claude: {
+      bin: claude.bin ? (claude.bin.includes('/') ? abs(claude.bin) : claude.bin) : 'claude',
+      args: claude.args ?? [],
+      env: claude.env ?? {},
+      model: claude.model,
+      permissionMode: claude.permissionMode,
+      mcpConfig: claude.mcpConfig ? abs(claude.mcpConfig) : undefined,
+      restartOnExit: claude.restartOnExit ?? true,
+      stuckAfterMs: claude.stuckAfterMs ?? 5 * 60_000,
+    },
+    stateDir,
+    runtimeDir,
+    socketPath: path.join(runtimeDir, 'bridge.sock'),
+    card: { ...raw.card },
+  };
+}
+
+/** Formats a zod issue path the way people read it: `agents[0].allow[2]`. */
+export function formatPath(parts: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? '(file)' : out;
+}
+
+/** Reads the bot token from its source. Throws `ConfigError` naming the source (never the token). */
+export function readToken(
+  agent: AgentConfig,
+  environment: ConfigEnvironment,
+  file: string,
+): string | undefined {
+  const source = agent.token;
+  if (!source) return undefined;
+  const check = (value: string | undefined, where: string): string => {
+    const token = value?.trim();
+    if (!token) throw new ConfigError(file, [`agents(${agent.name}).token: ${where} is empty or missing`]);
+    if (!/^\d+:[\w-]{20,}$/.test(token)) {
+      throw new ConfigError(file, [`agents(${agent.name}).token: ${where} does not hold a bot token`]);
+    }
+    return token;
+  };
+  switch (source.kind) {
+    case 'inline':
+      return source.value;
+    case 'env':
+      return check(environment.env[source.name], `environment variable ${source.name}`);
+    case 'file': {
+      let text: string;
+      try {
+        text = readFileSync(source.path, 'utf8');
+      } catch (err) {
+        throw new ConfigError(file, [
+          `agents(${agent.name}).token: cannot read ${source.path} (${(err as NodeJS.ErrnoException).code ?? err})`,
+        ]);
+      }
+      return check(text.split('\n')[0], `file ${source.path}`);
+    }
+  }
+}
+
+/** The config as it will be used, with secrets masked: for `switchyard config check`. */
+export function describeConfig(config: Config): string {
+  const masked = config.agents.map((agent) => ({
+    ...agent,
+    token:
+      agent.token === undefined
+        ? '(none: local Telegram sandbox)'
+        : agent.token.kind === 'inline'
+          ? `${agent.token.value.split(':')[0]}:***`
+          : agent.token.kind === 'file'
+            ? `(from file ${agent.token.path})`
+            : `(from environment variable ${agent.token.name})`,
+    claude: {
+      ...agent.claude,
+      env: Object.fromEntries(
+        Object.keys(agent.claude.env).map((k) => [k, maskEnv(k, agent.claude.env[k] ?? '')]),
+      ),
+    },
+  }));
+  return JSON.stringify({ file: config.file, agents: masked }, null, 2);
+}
+
+function maskEnv(name: string, value: string): string {
+  return /KEY|TOKEN|SECRET|PASSWORD/i.test(name) ? '***' : value;
+}

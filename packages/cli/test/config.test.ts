@@ -1,0 +1,137 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  describeConfig,
+  formatPath,
+  loadConfig,
+  parseConfig,
+  readToken,
+  resolveConfigPath,
+} from '../src/config.js';
+
+const env = { env: {}, cwd: '/srv' };
+const TOKEN = '123456:AAH-abcdefghijklmnopqrstuvwxyz';
+
+function problems(text: string, environment = env): string[] {
+  try {
+    parseConfig(text, '/etc/switchyard/switchyard.yaml', environment);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('config was accepted');
+}
+
+describe('config', () => {
+  it('applies defaults and resolves paths against the config file', () => {
+    const config = parseConfig(
+      `agents:\n  - name: demo\n    token: "${TOKEN}"\n    allow: [1001]\n    workDir: ./work\n`,
+      '/etc/switchyard/switchyard.yaml',
+      env,
+    );
+    const agent = config.agents[0];
+    expect(agent).toMatchObject({
+      name: 'demo',
+      apiRoot: 'https://api.telegram.org',
+      allow: [1001],
+      allowChats: [],
+      workDir: '/etc/switchyard/work',
+      stateDir: '/etc/switchyard/.switchyard/demo/state',
+      socketPath: '/etc/switchyard/.switchyard/demo/run/bridge.sock',
+      claude: { bin: 'claude', restartOnExit: true, args: [], env: {} },
+    });
+  });
+
+  it("uses systemd's state and runtime directories when they are set", () => {
+    const config = parseConfig(`agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n`, '/etc/s.yaml', {
+      env: { STATE_DIRECTORY: '/var/lib/switchyard/demo', RUNTIME_DIRECTORY: '/run/switchyard/demo' },
+      cwd: '/',
+    });
+    expect(config.agents[0]?.stateDir).toBe('/var/lib/switchyard/demo');
+    expect(config.agents[0]?.socketPath).toBe('/run/switchyard/demo/bridge.sock');
+  });
+
+  it('lists every problem by its path', () => {
+    const found = problems(`agents:
+  - name: Demo Agent
+    token: nope
+    allow: [1, 2, "three"]
+    workDir: /w
+    claude: { permissionMode: yolo }
+    colour: blue
+`);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^agents\[0\]\.name: expected an agent name/),
+        expect.stringMatching(/^agents\[0\]\.token: /),
+        'agents[0].allow[2]: expected a Telegram user id (integer)',
+        expect.stringMatching(/^agents\[0\]\.claude\.permissionMode: /),
+        expect.stringMatching(/^agents\[0\]: .*colour/),
+      ]),
+    );
+    expect(found.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('refuses duplicate agent names, a missing allowlist and YAML syntax errors', () => {
+    expect(
+      problems(
+        `agents:\n  - { name: a, allow: [1], workDir: /w }\n  - { name: a, allow: [1], workDir: /w }\n`,
+      ),
+    ).toEqual(['agents[1].name: "a" is used by another agent']);
+    expect(problems(`agents:\n  - { name: a, allow: [], workDir: /w }\n`)[0]).toMatch(
+      /^agents\[0\]\.allow: list at least one/,
+    );
+    expect(problems(`agents: [\n`)[0]).toMatch(/^line \d+: /);
+  });
+
+  it('refuses a socket path over the Unix limit, naming the setting to change', () => {
+    const deep = `/${'d'.repeat(110)}`;
+    expect(problems(`agents:\n  - { name: a, allow: [1], workDir: /w, runtimeDir: "${deep}" }\n`)[0]).toMatch(
+      /^agents\[0\]\.runtimeDir: the socket path .* over the 107-byte limit/,
+    );
+  });
+
+  it('finds the file by flag, then $SWITCHYARD_CONFIG, then ./switchyard.yaml', () => {
+    expect(resolveConfigPath('x.yaml', { env: { SWITCHYARD_CONFIG: '/e.yaml' }, cwd: '/c' })).toBe(
+      '/c/x.yaml',
+    );
+    expect(resolveConfigPath(undefined, { env: { SWITCHYARD_CONFIG: '/e.yaml' }, cwd: '/c' })).toBe(
+      '/e.yaml',
+    );
+    expect(resolveConfigPath(undefined, { env: {}, cwd: '/c' })).toBe('/c/switchyard.yaml');
+  });
+
+  it('says how to start when the file does not exist', () => {
+    expect(() => loadConfig('/nonexistent/switchyard.yaml', env)).toThrow(
+      /no such file: copy deploy\/switchyard.example.yaml/,
+    );
+  });
+
+  it('reads the token from a file or the environment, and never prints it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cfg-'));
+    writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`);
+    const text = `agents:
+  - { name: a, allow: [1], workDir: /w, token: { file: token } }
+  - { name: b, allow: [1], workDir: /w, token: { env: BOT_TOKEN } }
+  - { name: c, allow: [1], workDir: /w, token: "${TOKEN}", claude: { env: { ANTHROPIC_API_KEY: sk-secret, ANTHROPIC_BASE_URL: "http://127.0.0.1:9" } } }
+`;
+    const environment = { env: { BOT_TOKEN: TOKEN }, cwd: dir };
+    const config = parseConfig(text, path.join(dir, 'switchyard.yaml'), environment);
+    for (const agent of config.agents) expect(readToken(agent, environment, config.file)).toBe(TOKEN);
+    const shown = describeConfig(config);
+    expect(shown).not.toContain(TOKEN.split(':')[1]);
+    expect(shown).not.toContain('sk-secret');
+    expect(shown).toContain('http://127.0.0.1:9');
+    expect(() => readToken(config.agents[1] as never, { env: {}, cwd: dir }, config.file)).toThrow(
+      /environment variable BOT_TOKEN is empty or missing/,
+    );
+  });
+
+  it('formats paths the way people read them', () => {
+    expect(formatPath(['agents', 0, 'allow', 2])).toBe('agents[0].allow[2]');
+    expect(formatPath([])).toBe('(file)');
+  });
+});
