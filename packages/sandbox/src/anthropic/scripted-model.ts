@@ -85,7 +85,7 @@ export interface ScriptedModel {
   messageRequests(): readonly RecordedRequest[];
   /**
    * Resolves with the first request (already recorded or still to come) matching `predicate`, from index
-   * `since` on; rejects after `timeoutMs` (default 30 s) or when `signal` aborts.
+   * `since` on (checked when a request arrives and again once its `answer` is known); rejects after `timeoutMs` (default 30 s) or when `signal` aborts.
    */
   waitForRequest(
     predicate?: (r: RecordedRequest) => boolean,
@@ -156,6 +156,11 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
   function record(r: RecordedRequest): void {
     requests.push(r);
     options.onRequest?.(r);
+    notify();
+  }
+
+  /** Re-runs pending `waitForRequest` checks: on arrival and once the answer is known. */
+  function notify(): void {
     for (const w of [...waiters]) w();
   }
 
@@ -340,11 +345,13 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
       if (server !== undefined)
         throw new Error('scripted model: start() was already called; create another one');
       const srv = createServer((req, res) => {
-        handle(req, res).catch((err: unknown) => {
-          if (!res.headersSent)
-            sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(err) } });
-          else res.destroy();
-        });
+        handle(req, res)
+          .finally(notify)
+          .catch((err: unknown) => {
+            if (!res.headersSent)
+              sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: String(err) } });
+            else res.destroy();
+          });
       });
       server = srv;
       return new Promise((resolve, reject) => {
