@@ -45,7 +45,7 @@ export function markdownToRuns(markdown: string): Run[] {
   };
   const endsWithNewline = (): boolean => {
     const last = runs[runs.length - 1];
-    return last !== undefined && last.text.endsWith('\n');
+    return last?.text.endsWith('\n') ?? false;
   };
   /** Separates a new block from what came before: a blank line, or one newline inside a list. */
   const separate = (): void => {
@@ -189,7 +189,8 @@ export function runsToHtml(runs: readonly Run[]): string {
   let stack: readonly Tag[] = [];
   for (const run of runs) {
     let common = 0;
-    while (common < stack.length && common < run.tags.length && sameTag(stack[common], run.tags[common])) common++;
+    while (common < stack.length && common < run.tags.length && sameTag(stack[common], run.tags[common]))
+      common++;
     for (let i = stack.length - 1; i >= common; i--) html += tagText(stack[i] as Tag, close);
     for (let i = common; i < run.tags.length; i++) html += tagText(run.tags[i] as Tag, open);
     html += escapeHtml(run.text);
@@ -236,7 +237,8 @@ export function renderMarkdown(markdown: string, limit = TELEGRAM_TEXT_LIMIT): H
     } else {
       queue.unshift(run);
     }
-    if (current.length === 0) throw new Error('markdown split made no progress (limit too small for the tags)');
+    if (current.length === 0)
+      throw new Error('markdown split made no progress (limit too small for the tags)');
     chunks.push(current);
     current = [];
   }

@@ -192,7 +192,9 @@ export function openGatewayStore(path: string): GatewayStore {
 
   const meta = {
     get: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
-    set: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    set: db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    ),
   };
   const getMeta = (key: string): string | undefined => meta.get.get(key)?.value;
   const setMeta = (key: string, value: string): void => {
@@ -222,11 +224,19 @@ export function openGatewayStore(path: string): GatewayStore {
        VALUES (?, ?, ?, ?, ?, 'queued', ?)`,
     ),
     inbound: db.prepare<[string], InboundSql>('SELECT * FROM inbound WHERE inbound_id = ?'),
-    queued: db.prepare<[], InboundSql>("SELECT * FROM inbound WHERE state = 'queued' ORDER BY created_at, rowid"),
-    inboxLength: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM inbound WHERE state IN ('queued','sent')"),
-    setPlaceholder: db.prepare('UPDATE inbound SET placeholder_id = ?, placeholder_kind = ? WHERE inbound_id = ?'),
+    queued: db.prepare<[], InboundSql>(
+      "SELECT * FROM inbound WHERE state = 'queued' ORDER BY created_at, rowid",
+    ),
+    inboxLength: db.prepare<[], { n: number }>(
+      "SELECT COUNT(*) AS n FROM inbound WHERE state IN ('queued','sent')",
+    ),
+    setPlaceholder: db.prepare(
+      'UPDATE inbound SET placeholder_id = ?, placeholder_kind = ? WHERE inbound_id = ?',
+    ),
     setInboundState: db.prepare('UPDATE inbound SET state = ? WHERE inbound_id = ?'),
-    inboundSent: db.prepare("UPDATE inbound SET seq = ?, state = 'sent' WHERE inbound_id = ? AND state = 'queued'"),
+    inboundSent: db.prepare(
+      "UPDATE inbound SET seq = ?, state = 'sent' WHERE inbound_id = ? AND state = 'queued'",
+    ),
     inboundAcked: db.prepare("UPDATE inbound SET state = 'acked' WHERE state = 'sent' AND seq <= ?"),
     pruneInbound: db.prepare("DELETE FROM inbound WHERE state NOT IN ('queued','sent') AND created_at < ?"),
     appendOut: db.prepare('INSERT INTO channel_out (seq, frame) VALUES (?, ?)'),
@@ -285,7 +295,9 @@ export function openGatewayStore(path: string): GatewayStore {
       q.inboundAcked.run(upTo);
     }),
     pendingAfter(after: number): PendingFrame[] {
-      return q.pendingOut.all(after).map((row) => ({ seq: row.seq, frame: JSON.parse(row.frame) as AppFrame }));
+      return q.pendingOut
+        .all(after)
+        .map((row) => ({ seq: row.seq, frame: JSON.parse(row.frame) as AppFrame }));
     },
     readPeer(): PeerCursor | undefined {
       const peer = getMeta('peer_stream_id');
@@ -349,9 +361,10 @@ export function openGatewayStore(path: string): GatewayStore {
     nextUpdateOffset: () => (q.maxUpdate.get()?.m ?? -1) + 1,
     recordUpdates,
     unhandledUpdates: () =>
-      q.unhandled
-        .all()
-        .map((r) => ({ updateId: r.update_id, payload: r.payload === null ? undefined : JSON.parse(r.payload) })),
+      q.unhandled.all().map((r) => ({
+        updateId: r.update_id,
+        payload: r.payload === null ? undefined : JSON.parse(r.payload),
+      })),
     isHandled: (updateId) => q.handled.get(updateId)?.handled === 1,
     markHandled: (updateId) => {
       q.markHandled.run(updateId);
@@ -392,10 +405,23 @@ export function openGatewayStore(path: string): GatewayStore {
       q.removePin.run(chatId, messageId);
     },
     listPins: () =>
-      q.pins.all().map((r) => ({ chatId: r.chat_id, messageId: r.message_id, turnId: r.turn_id, pinnedAt: r.pinned_at })),
+      q.pins.all().map((r) => ({
+        chatId: r.chat_id,
+        messageId: r.message_id,
+        turnId: r.turn_id,
+        pinnedAt: r.pinned_at,
+      })),
     addPrompt: (p) => {
       const token = randomUUID().replaceAll('-', '').slice(0, 16);
-      q.addPrompt.run(token, p.requestId, p.kind, p.route.chatId, p.route.threadId ?? null, JSON.stringify(p.payload), Date.now());
+      q.addPrompt.run(
+        token,
+        p.requestId,
+        p.kind,
+        p.route.chatId,
+        p.route.threadId ?? null,
+        JSON.stringify(p.payload),
+        Date.now(),
+      );
       return toPrompt(q.promptByToken.get(token)) as PromptRow;
     },
     getPromptByToken: (token) => toPrompt(q.promptByToken.get(token)),

@@ -1,0 +1,90 @@
+/**
+ * Photos and documents a user sends are saved under the agent's inbox directory with generated names
+ * (never the sender's file name, which could be `../../etc/passwd`), and passed to the agent by path.
+ * The Bot API serves downloads up to 20 MB; larger files get a clear reply instead.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { Attachment } from '@switchyard/protocol';
+import type { Message } from 'grammy/types';
+import type { BotApi } from './bot-api.js';
+
+/** The Bot API's download limit. */
+export const DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+
+/** Where and how files are fetched. */
+export interface AttachmentOptions {
+  api: Pick<BotApi, 'getFile'>;
+  /** Builds the download URL for a `file_path` (it embeds the token; never log it). */
+  fileUrl(filePath: string): string;
+  inboxDir: string;
+  signal?: AbortSignal;
+}
+
+/** Saved files, or the reason one could not be saved (said to the user as is). */
+export type SaveResult = { ok: true; attachments: Attachment[] } | { ok: false; reply: string };
+
+const MIME_EXT: Record<string, string> = {
+  'image/jpeg': '.jpg',
+  'image/png': '.png',
+  'application/pdf': '.pdf',
+  'text/plain': '.txt',
+};
+
+/** A file extension that is safe to keep: short, alphanumeric, from the name or the MIME type. */
+export function safeExtension(name: string | undefined, mime: string | undefined): string {
+  const ext = name ? extname(name).toLowerCase() : '';
+  if (/^\.[a-z0-9]{1,8}$/.test(ext)) return ext;
+  return (mime && MIME_EXT[mime]) ?? '.bin';
+}
+
+/** Downloads the message's photo (largest size) or document, if any. */
+export async function saveAttachments(message: Message, options: AttachmentOptions): Promise<SaveResult> {
+  const photo = message.photo?.[message.photo.length - 1];
+  const doc = message.document;
+  const file = photo
+    ? {
+        kind: 'photo' as const,
+        id: photo.file_id,
+        size: photo.file_size,
+        name: undefined,
+        mime: 'image/jpeg',
+      }
+    : doc
+      ? {
+          kind: 'document' as const,
+          id: doc.file_id,
+          size: doc.file_size,
+          name: doc.file_name,
+          mime: doc.mime_type,
+        }
+      : undefined;
+  if (!file) return { ok: true, attachments: [] };
+  if (file.size !== undefined && file.size > DOWNLOAD_LIMIT_BYTES) {
+    return {
+      ok: false,
+      reply: 'That file is larger than 20 MB, the most a bot can download. Please send a smaller one.',
+    };
+  }
+  const info = await options.api.getFile(file.id);
+  if (!info.file_path)
+    return { ok: false, reply: 'Telegram did not let me download that file. Please try again.' };
+  const response = await fetch(
+    options.fileUrl(info.file_path),
+    options.signal ? { signal: options.signal } : {},
+  );
+  if (!response.ok) return { ok: false, reply: 'Downloading that file failed. Please try again.' };
+  const body = Buffer.from(await response.arrayBuffer());
+  if (body.length > DOWNLOAD_LIMIT_BYTES) return { ok: false, reply: 'That file is larger than 20 MB.' };
+  await mkdir(options.inboxDir, { recursive: true, mode: 0o700 });
+  const name = `${Date.now()}-${randomBytes(6).toString('hex')}${safeExtension(file.name, file.mime)}`;
+  const path = join(options.inboxDir, name);
+  // Write then rename, so the agent never sees a half-written file.
+  await writeFile(`${path}.part`, body, { mode: 0o600 });
+  await rename(`${path}.part`, path);
+  const attachment: Attachment = { kind: file.kind, path, size: body.length };
+  if (file.name) attachment.name = file.name.slice(0, 500);
+  if (file.mime) attachment.mime = file.mime;
+  return { ok: true, attachments: [attachment] };
+}

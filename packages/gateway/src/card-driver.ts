@@ -1,0 +1,215 @@
+/**
+ * The one module that talks to the Bot API about the progress card. It feeds turn frames to the card
+ * package's cadence (a pure state machine), performs the actions it returns — send, edit, pin, unpin —
+ * through the chat's courier lane and the pin ledger, and reports each outcome back.
+ *
+ * The cadence decides *when* (show delay, coalescing, heartbeat, zombie ceiling, one pin per card, one
+ * unpin per pin); this module decides only *how*. Pin failures degrade to an unpinned live card: the
+ * cadence is told `pin_failed` and the user sees nothing wrong.
+ */
+import {
+  type ActionResult,
+  type CadenceOptions,
+  type CadenceStep,
+  type CardEvent,
+  createCadence,
+} from '@switchyard/card';
+import type { AppFrame, Logger, Route } from '@switchyard/protocol';
+import { type BotApi, errorText, isGone, isNotModified } from './bot-api.js';
+import type { Courier } from './courier.js';
+import type { Pins } from './pins.js';
+
+/** Timing of the card; see the card package's `CadenceOptions`. */
+export type CardOptions = Omit<CadenceOptions<Route>, 'laneKey'>;
+
+/** What the card driver needs. */
+export interface CardDriverOptions {
+  api: Pick<BotApi, 'sendMessage' | 'editMessageText'>;
+  courier: Courier;
+  pins: Pins;
+  logger: Logger;
+  card?: CardOptions;
+  /** Told when a card message exists for a turn (for `/status` and the turn record). */
+  onCardMessage?(turnId: string, messageId: number): void;
+  now?(): number;
+}
+
+/** The card driver's handle. */
+export interface CardDriver {
+  /** Maps a bridge frame to a card event, if it is one the card shows. */
+  frame(route: Route, turnId: string, frame: AppFrame): void;
+  /** Live cards, for `/status` and `/pins`. */
+  live(): { turnId: string; route: Route; messageId: number | undefined; pinned: boolean; stage: string }[];
+  /** Stops the timer; in-flight calls finish on their own. */
+  stop(): void;
+}
+
+/** Turns a protocol frame into the card's event, or undefined for frames the card ignores. */
+export function toCardEvent(frame: AppFrame, at: number): CardEvent | undefined {
+  switch (frame.type) {
+    case 'turn_started':
+      return { type: 'turn_started', at, request: frame.request };
+    case 'thinking':
+      return { type: 'thinking', at };
+    case 'text':
+      return { type: 'text', at, text: frame.text };
+    case 'tool_started':
+    case 'tool_finished':
+    case 'subagent_started':
+    case 'subagent_tool_started':
+    case 'subagent_tool_finished':
+    case 'subagent_text':
+    case 'subagent_finished':
+    case 'turn_ended':
+      return { ...frame, at } as CardEvent;
+    case 'permission_request':
+      return {
+        type: 'permission_waiting',
+        at,
+        requestId: frame.requestId,
+        toolName: frame.toolName,
+        summary: frame.summary,
+      };
+    case 'question':
+      return { type: 'permission_waiting', at, requestId: frame.requestId };
+    case 'prompt_closed':
+      return { type: 'permission_answered', at, requestId: frame.requestId };
+    default:
+      return undefined;
+  }
+}
+
+/** Creates the driver; it starts nothing until the first frame arrives. */
+export function createCardDriver(options: CardDriverOptions): CardDriver {
+  const { api, courier, pins, logger } = options;
+  const now = options.now ?? Date.now;
+  const cadence = createCadence<Route>({
+    ...options.card,
+    laneKey: (r) => `${r.chatId}:${r.threadId ?? ''}`,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let wakeAt: number | undefined;
+  let stopped = false;
+
+  const perform = (step: CadenceStep<Route>): void => {
+    for (const action of step.actions) {
+      if (action.kind === 'closed') {
+        logger.info({
+          event: 'card_closed',
+          chat: action.route.chatId,
+          turn: action.turnId,
+          stage: action.stage,
+        });
+        // I11: a completion notice only in forum topics, where the card may scroll far away.
+        if (
+          action.route.threadId !== undefined &&
+          action.messageId !== undefined &&
+          action.stage === 'done'
+        ) {
+          const threadId = action.route.threadId;
+          void courier
+            .call(action.route.chatId, () =>
+              api.sendMessage(action.route.chatId, '✅ Done', { message_thread_id: threadId }),
+            )
+            .catch(() => {});
+        }
+        continue;
+      }
+      void run(action).then((result) => perform(cadence.report(action.cardId, result, now())));
+    }
+    arm(step.wakeAt);
+  };
+
+  const run = async (
+    action: Exclude<Parameters<typeof perform>[0]['actions'][number], { kind: 'closed' }>,
+  ): Promise<ActionResult> => {
+    const chatId = action.route.chatId;
+    const thread = action.route.threadId === undefined ? {} : { message_thread_id: action.route.threadId };
+    switch (action.kind) {
+      case 'send':
+        try {
+          const sent = await courier.call(chatId, () =>
+            api.sendMessage(chatId, action.html, {
+              ...thread,
+              parse_mode: 'HTML',
+              disable_notification: true,
+            }),
+          );
+          if (!sent) return { kind: 'send_failed' };
+          options.onCardMessage?.(action.turnId, sent.message_id);
+          return { kind: 'sent', messageId: sent.message_id };
+        } catch (error) {
+          logger.warn({
+            event: 'card_send_failed',
+            chat: chatId,
+            turn: action.turnId,
+            error: errorText(error),
+          });
+          return { kind: 'send_failed' };
+        }
+      case 'edit':
+        try {
+          // The cadence keeps one action per card in flight, so there is never a stale edit to coalesce.
+          await courier.call(
+            chatId,
+            () => api.editMessageText(chatId, action.messageId, action.html, { parse_mode: 'HTML' }),
+            { priority: action.final ? 'normal' : 'low' },
+          );
+          return { kind: 'edited' };
+        } catch (error) {
+          if (isNotModified(error)) return { kind: 'edited' };
+          logger.warn({
+            event: 'card_edit_failed',
+            chat: chatId,
+            turn: action.turnId,
+            error: errorText(error),
+          });
+          return { kind: 'edit_failed', gone: isGone(error) };
+        }
+      case 'pin':
+        return (await pins.pin(chatId, action.messageId, action.turnId))
+          ? { kind: 'pinned' }
+          : { kind: 'pin_failed' };
+      case 'unpin':
+        return (await pins.unpin(chatId, action.messageId, action.turnId))
+          ? { kind: 'unpinned' }
+          : { kind: 'unpin_failed' };
+    }
+  };
+
+  const arm = (at: number | undefined): void => {
+    if (stopped || at === undefined) return;
+    if (wakeAt !== undefined && wakeAt <= at && timer) return;
+    if (timer) clearTimeout(timer);
+    wakeAt = at;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        wakeAt = undefined;
+        perform(cadence.tick(now()));
+      },
+      Math.max(0, at - now()),
+    );
+  };
+
+  return {
+    frame(route, turnId, frame) {
+      const event = toCardEvent(frame, now());
+      if (event) perform(cadence.event(route, turnId, event));
+    },
+    live() {
+      return cadence.cards().map((c) => ({
+        turnId: c.turnId,
+        route: c.route,
+        messageId: c.messageId,
+        pinned: c.pinned,
+        stage: c.stage,
+      }));
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}

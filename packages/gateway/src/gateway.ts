@@ -1,0 +1,594 @@
+/**
+ * `createGateway`: the long-lived Telegram side of one agent. It wires grammY (with the runner,
+ * auto-retry and the per-chat budget) to the SQLite store, the protocol server the bridge connects to,
+ * and the modules that own each concern: intake, turns, the card, prompts, pins, commands.
+ *
+ * Boot order matters and is fixed: open the store → identify the bot → register commands if they
+ * changed → sweep pins (I4: before any traffic) → listen for the bridge → replay updates recorded but not
+ * handled → re-send the inbox → re-attach unfinished turns → start polling.
+ */
+import { join } from 'node:path';
+import { autoRetry } from '@grammyjs/auto-retry';
+import { type RunnerHandle, run, sequentialize } from '@grammyjs/runner';
+import {
+  type AppFrame,
+  assertNever,
+  type BridgeToGateway,
+  createProtocolServer,
+  describeError,
+  type Endpoint,
+  type FrameOf,
+  type GatewayToBridge,
+  type Logger,
+  type Route,
+  silentLogger,
+} from '@switchyard/protocol';
+import { Bot, type Context } from 'grammy';
+import type { Message, Update } from 'grammy/types';
+import { createAccess, REFUSAL, updateOrigin } from './access.js';
+import { saveAttachments } from './attachments.js';
+import { errorText } from './bot-api.js';
+import { type BudgetOptions, createBudget } from './budget.js';
+import { type CardOptions, createCardDriver } from './card-driver.js';
+import { COMMANDS, type Command, commandsFingerprint, helpText, parseCommand } from './commands.js';
+import { createCourier } from './courier.js';
+import { createUpdateSource, inboundIdOf, laneOf, unsupportedKind } from './intake.js';
+import { createPins, type SweepReport } from './pins.js';
+import { createPrompts } from './prompts.js';
+import { type GatewayStore, openGatewayStore } from './store.js';
+import { createTurns } from './turns.js';
+
+/** Everything the gateway needs; the cli maps the config file onto this. */
+export interface GatewayOptions {
+  /** The agent's name; the bridge must present the same one. */
+  agent: string;
+  /** The bot token. Never logged. */
+  token: string;
+  /** Bot API root; default `https://api.telegram.org`. The sandbox and tests point it at a local server. */
+  apiRoot?: string;
+  /** Telegram user ids allowed to use the agent. */
+  allowUsers: readonly number[];
+  /** When given, only these chats; otherwise any chat an allowed user writes from. */
+  allowChats?: readonly number[];
+  /** Directory for `gateway.sqlite` and `inbox/` (saved attachments). */
+  stateDir: string;
+  /** The Unix socket the bridge connects to. */
+  socketPath: string;
+  /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
+  card?: CardOptions;
+  /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
+  models?: readonly string[];
+  /** Restarts the bridge (systemd or the dev supervisor); `/restart` says so when absent. */
+  restartBridge?: () => Promise<void>;
+  logger?: Logger;
+  /** Send pacing per chat; defaults stay under Telegram's limits. */
+  budget?: BudgetOptions;
+  /** Long-polling knobs; the defaults suit Telegram. */
+  polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
+}
+
+/** A snapshot for `/status` and operators. */
+export interface GatewayStatus {
+  bridgeConnected: boolean;
+  agentState: string | undefined;
+  model: string | undefined;
+  mode: string | undefined;
+  runningTurns: { turnId: string; route: Route }[];
+  inbox: number;
+  openPrompts: number;
+  pins: number;
+  lastError: string | undefined;
+  polling: { ok: boolean; error?: string };
+}
+
+/** The gateway's handle. */
+export interface Gateway {
+  /** Boots (see the module comment); resolves once polling has started. */
+  start(): Promise<void>;
+  /** Stops polling, drains Telegram calls and renders in flight, closes the socket and the store. */
+  stop(): Promise<void>;
+  /** What `/status` shows. */
+  status(): GatewayStatus;
+  /** The boot sweep's result, once `start` resolved. */
+  readonly sweep: SweepReport | undefined;
+}
+
+/** Creates the gateway; nothing happens until `start`. */
+export function createGateway(options: GatewayOptions): Gateway {
+  const logger = (options.logger ?? silentLogger).child({ component: 'gateway', agent: options.agent });
+  const apiRoot = options.apiRoot ?? 'https://api.telegram.org';
+  const models = options.models ?? ['opus', 'sonnet', 'haiku'];
+  const allowed = createAccess({
+    allowUsers: options.allowUsers,
+    ...(options.allowChats ? { allowChats: options.allowChats } : {}),
+  });
+
+  const bot = new Bot(options.token, { client: { apiRoot } });
+  const budget = createBudget(options.budget);
+  // Inner transformer: sees every raw 429 (auto-retry, installed after it, is outermost and retries).
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    const result = await prev(method, payload, signal);
+    if (!result.ok && result.error_code === 429) {
+      const chatId = (payload as { chat_id?: unknown }).chat_id;
+      const retryAfter = result.parameters?.retry_after ?? 1;
+      if (typeof chatId === 'number') budget.penalize(chatId, retryAfter, Date.now());
+      logger.warn(
+        { event: 'rate_limited', method, chat: chatId, retryAfter },
+        'Telegram said 429; chat budget tightened',
+      );
+    }
+    return result;
+  });
+  bot.api.config.use(
+    autoRetry({
+      maxRetryAttempts: 5,
+      maxDelaySeconds: 120,
+      rethrowHttpErrors: false,
+      rethrowInternalServerErrors: false,
+    }),
+  );
+
+  const courier = createCourier(budget);
+  let store: GatewayStore | undefined;
+  let endpoint: Endpoint | undefined;
+  let runner: RunnerHandle | undefined;
+  let sweep: SweepReport | undefined;
+  let connected = false;
+  let agentStatus: FrameOf<'status'> | undefined;
+  let lastError: string | undefined;
+  let polling: { ok: boolean; error?: string } = { ok: true };
+  const commandRoutes = new Map<string, Route>();
+
+  const db = (): GatewayStore => {
+    if (!store) throw new Error('the gateway is not started: call start() first');
+    return store;
+  };
+  const send = (frame: GatewayToBridge): Promise<void> => {
+    if (!endpoint) throw new Error('the gateway is not started: call start() first');
+    return endpoint.send(frame);
+  };
+
+  let turnsRef: ReturnType<typeof createTurns> | undefined;
+  let promptsRef: ReturnType<typeof createPrompts> | undefined;
+  let cardsRef: ReturnType<typeof createCardDriver> | undefined;
+
+  const reply = (route: Route, text: string): Promise<unknown> =>
+    courier
+      .call(route.chatId, () =>
+        bot.api.sendMessage(
+          route.chatId,
+          text,
+          route.threadId === undefined ? {} : { message_thread_id: route.threadId },
+        ),
+      )
+      .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
+
+  const routeOf = (message: Message): Route =>
+    message.is_topic_message && message.message_thread_id !== undefined
+      ? { chatId: message.chat.id, threadId: message.message_thread_id }
+      : { chatId: message.chat.id };
+
+  // ---------------------------------------------------------------------------------------------
+  // Bridge frames
+
+  const onFrame = (frame: AppFrame): void => {
+    const f = frame as BridgeToGateway | GatewayToBridge;
+    switch (f.type) {
+      case 'turn_started':
+      case 'turn_ended':
+      case 'text_delta':
+      case 'text':
+      case 'thinking':
+      case 'tool_started':
+      case 'tool_finished':
+      case 'subagent_started':
+      case 'subagent_tool_started':
+      case 'subagent_tool_finished':
+      case 'subagent_text':
+      case 'subagent_finished':
+      case 'message_taken':
+      case 'messages_unread':
+        turnsRef?.frame(f);
+        if (f.type === 'turn_ended' && f.outcome === 'error') lastError = f.error;
+        return;
+      case 'permission_request':
+      case 'question':
+      case 'prompt_closed':
+        promptsRef?.frame(f);
+        turnsRef?.frame(f);
+        return;
+      case 'status':
+        agentStatus = f;
+        if (f.commandId) {
+          const route = commandRoutes.get(f.commandId);
+          commandRoutes.delete(f.commandId);
+          if (route) void reply(route, statusText());
+        }
+        return;
+      case 'operator_event':
+        lastError = f.message;
+        logger.warn({ event: 'operator_event', kind: f.kind, turn: f.turnId }, 'agent reported a problem');
+        if (f.route) void reply(f.route, `⚠️ ${f.message}`);
+        return;
+      case 'command_result': {
+        const route = commandRoutes.get(f.commandId);
+        commandRoutes.delete(f.commandId);
+        if (route) void reply(route, f.message ?? (f.ok ? 'Done.' : 'That did not work.'));
+        return;
+      }
+      case 'user_message':
+      case 'permission_answer':
+      case 'question_answer':
+      case 'interrupt':
+      case 'set_model':
+      case 'set_mode':
+      case 'compact':
+      case 'clear':
+      case 'status_request':
+        logger.warn({ event: 'unexpected_frame', type: f.type }, 'the bridge sent a gateway-to-bridge frame');
+        return;
+      default:
+        assertNever(f);
+    }
+  };
+
+  const statusText = (): string => {
+    const s = gateway.status();
+    const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
+    return [
+      `Agent: ${s.agentState ?? 'unknown'}${s.bridgeConnected ? '' : ' (bridge disconnected)'}`,
+      `Model: ${s.model ?? 'unknown'} · Mode: ${s.mode ?? 'unknown'}`,
+      `Current turn: ${turns}`,
+      `Queue: ${s.inbox} message(s) waiting for the agent`,
+      `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
+      `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
+      `Last error: ${s.lastError ?? 'none'}`,
+    ].join('\n');
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Telegram updates
+
+  const runCommand = async (command: Command, route: Route): Promise<void> => {
+    const commandId = `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const queuedNote = connected ? '' : '\nThe agent is restarting; this is queued.';
+    const toBridge = async (frame: GatewayToBridge, ack: string): Promise<void> => {
+      commandRoutes.set(commandId, route);
+      await send(frame);
+      await reply(route, ack + queuedNote);
+    };
+    switch (command.name) {
+      case 'start':
+      case 'help':
+        await reply(route, helpText(options.agent));
+        return;
+      case 'invalid':
+        await reply(route, command.reply);
+        return;
+      case 'stop':
+        return toBridge({ type: 'interrupt', commandId, route }, 'Stopping…');
+      case 'compact':
+        return toBridge({ type: 'compact', commandId, route }, 'Compacting…');
+      case 'clear':
+        return toBridge({ type: 'clear', commandId, route }, 'Starting a new conversation…');
+      case 'model':
+        if (!command.model) {
+          await reply(
+            route,
+            `Model: ${agentStatus?.model ?? 'unknown'}. Valid models: ${models.join(', ') || 'any'}.`,
+          );
+          return;
+        }
+        return toBridge(
+          { type: 'set_model', commandId, route, model: command.model },
+          `Switching to ${command.model}…`,
+        );
+      case 'mode':
+        if (!command.mode) {
+          await reply(
+            route,
+            `Mode: ${agentStatus?.mode ?? 'unknown'}. Valid modes: default, acceptEdits, plan, bypassPermissions.`,
+          );
+          return;
+        }
+        return toBridge(
+          { type: 'set_mode', commandId, route, mode: command.mode },
+          `Switching to ${command.mode} mode…`,
+        );
+      case 'status':
+        if (connected) {
+          commandRoutes.set(commandId, route);
+          await send({ type: 'status_request', commandId });
+        } else {
+          await reply(route, statusText());
+        }
+        return;
+      case 'pins': {
+        const pins = db().listPins();
+        await reply(
+          route,
+          pins.length === 0
+            ? 'No pinned cards.'
+            : pins.map((p) => `chat ${p.chatId} · message ${p.messageId} · turn ${p.turnId}`).join('\n'),
+        );
+        return;
+      }
+      case 'restart':
+        if (!options.restartBridge) {
+          await reply(route, 'Restarting is not available here: no service manager was configured.');
+          return;
+        }
+        await reply(route, 'Restarting the agent bridge…');
+        await options.restartBridge().catch(async (error: unknown) => {
+          logger.error({ event: 'restart_failed', error: describeError(error) }, 'bridge restart failed');
+          await reply(route, 'The restart failed; see the gateway log.');
+        });
+        return;
+      default:
+        assertNever(command);
+    }
+  };
+
+  const onMessage = async (ctx: Context, message: Message): Promise<void> => {
+    const s = db();
+    const route = routeOf(message);
+    const updateId = ctx.update.update_id;
+    const text = message.text ?? message.caption ?? '';
+    const done = (): void => s.markHandled(updateId);
+
+    if (message.text?.startsWith('/')) {
+      const command = parseCommand(message.text, bot.botInfo.username, models);
+      if (command) {
+        done();
+        await runCommand(command, route);
+        return;
+      }
+    }
+    const unsupported = unsupportedKind(message);
+    if (unsupported) {
+      done();
+      await reply(route, `${unsupported} are not supported yet. Please send text, a photo or a document.`);
+      return;
+    }
+    if (message.text && (await promptsRef?.typedAnswer(route, message.text))) {
+      done();
+      return;
+    }
+    const saved = await saveAttachments(message, {
+      api: bot.api,
+      fileUrl: (path) => `${apiRoot}/file/bot${options.token}/${path}`,
+      inboxDir: join(options.stateDir, 'inbox'),
+    });
+    if (!saved.ok) {
+      done();
+      await reply(route, saved.reply);
+      return;
+    }
+    if (text.length === 0 && saved.attachments.length === 0) {
+      done();
+      return;
+    }
+    const from = message.from;
+    const replied = message.reply_to_message;
+    const inboundId = inboundIdOf(message);
+    const frame: FrameOf<'user_message'> = {
+      type: 'user_message',
+      inboundId,
+      route,
+      telegramMessageId: message.message_id,
+      sender: {
+        id: from?.id ?? 0,
+        name: [from?.first_name, from?.last_name].filter(Boolean).join(' ').slice(0, 300) || 'unknown',
+        ...(from?.username ? { username: from.username } : {}),
+      },
+      text,
+      attachments: saved.attachments,
+      ...(replied
+        ? {
+            replyTo: {
+              messageId: replied.message_id,
+              ...((replied.text ?? replied.caption)
+                ? { text: (replied.text ?? replied.caption ?? '').slice(0, 4096) }
+                : {}),
+            },
+          }
+        : {}),
+      sentAt: message.date * 1000,
+    };
+    // Durable first (inbox row + update handled, one transaction), then the placeholder and the frame.
+    s.addInbound({ inboundId, frame, updateId });
+    const row = s.getInbound(inboundId);
+    if (!row) return;
+    if (row.state === 'queued') void send(frame);
+    void turnsRef?.placeholder(row);
+  };
+
+  bot.use(async (ctx, next) => {
+    const s = db();
+    if (s.isHandled(ctx.update.update_id)) return;
+    if (!allowed(ctx.update)) {
+      s.markHandled(ctx.update.update_id);
+      const { userId } = updateOrigin(ctx.update);
+      if (ctx.callbackQuery) {
+        await ctx.answerCallbackQuery({ text: REFUSAL }).catch(() => {});
+      } else if (userId !== undefined && ctx.chat?.type === 'private' && s.recordRefusal(userId)) {
+        await reply({ chatId: ctx.chat.id }, REFUSAL);
+      }
+      logger.info({ event: 'refused', user: userId }, 'update from a user not on the allowlist');
+      return;
+    }
+    await next();
+  });
+  bot.use(sequentialize((ctx: Context) => laneOf(ctx.update)));
+  bot.on('callback_query', async (ctx) => {
+    // Not awaited beyond the answer: a press never waits for the agent.
+    await promptsRef?.press(ctx.callbackQuery);
+    db().markHandled(ctx.update.update_id);
+  });
+  bot.on('message', (ctx) => onMessage(ctx, ctx.message));
+  bot.use((ctx) => {
+    db().markHandled(ctx.update.update_id);
+  });
+  bot.catch((error) => {
+    lastError = errorText(error.error);
+    logger.error(
+      { event: 'handler_failed', update: error.ctx.update.update_id, error: errorText(error.error) },
+      'update handler failed',
+    );
+  });
+
+  const knownChats = (): number[] => [...new Set([...(options.allowChats ?? []), ...options.allowUsers])];
+
+  const gateway: Gateway = {
+    get sweep() {
+      return sweep;
+    },
+    status() {
+      const s = db();
+      return {
+        bridgeConnected: connected,
+        agentState: agentStatus?.state,
+        model: agentStatus?.model,
+        mode: agentStatus?.mode,
+        runningTurns: turnsRef?.live() ?? [],
+        inbox: s.inboxLength(),
+        openPrompts: promptsRef?.open() ?? 0,
+        pins: s.listPins().length,
+        lastError,
+        polling,
+      };
+    },
+
+    async start() {
+      const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
+      store = s;
+      await initBot();
+      await registerCommands(s);
+      const pins = createPins({
+        api: bot.api,
+        store: s,
+        courier,
+        logger: logger.child({ component: 'pins' }),
+      });
+      sweep = await pins.sweep(knownChats(), bot.botInfo.id);
+      cardsRef = createCardDriver({
+        api: bot.api,
+        courier,
+        pins,
+        logger: logger.child({ component: 'card' }),
+        ...(options.card ? { card: options.card } : {}),
+        onCardMessage: (turnId, messageId) => s.setTurnCard(turnId, messageId),
+      });
+      turnsRef = createTurns({
+        api: bot.api,
+        courier,
+        store: s,
+        cards: cardsRef,
+        logger: logger.child({ component: 'turns' }),
+        bridgeConnected: () => connected,
+      });
+      promptsRef = createPrompts({
+        api: bot.api,
+        courier,
+        store: s,
+        logger: logger.child({ component: 'prompts' }),
+        send,
+      });
+      endpoint = createProtocolServer({
+        socketPath: options.socketPath,
+        agent: options.agent,
+        store: s.channel,
+        onFrame,
+        onConnectionChange: (state) => {
+          connected = state.connected;
+          logger.info(
+            { event: 'bridge_connection', connected: state.connected },
+            state.connected ? 'bridge connected' : 'bridge disconnected',
+          );
+        },
+        logger: logger.child({ component: 'protocol' }),
+      });
+      await endpoint.start();
+
+      // Updates recorded before a crash but never handled: handle them now, in order, before polling.
+      for (const u of s.unhandledUpdates()) {
+        if (u.payload === undefined) s.markHandled(u.updateId);
+        else await bot.handleUpdate(u.payload as Update);
+      }
+      for (const row of s.queuedInbound()) void send(row.frame);
+      turnsRef.resume();
+
+      const getUpdates = createUpdateSource({
+        api: bot.api,
+        store: s,
+        keep: allowed,
+        logger: logger.child({ component: 'intake' }),
+        onHealth: (health) => {
+          polling = health;
+        },
+        ...(options.polling?.timeoutSec !== undefined ? { pollTimeoutSec: options.polling.timeoutSec } : {}),
+        ...(options.polling?.stallGraceMs !== undefined
+          ? { stallGraceMs: options.polling.stallGraceMs }
+          : {}),
+        ...(options.polling?.backoff ? { backoff: options.polling.backoff } : {}),
+      });
+      runner = run(
+        {
+          handleUpdate: (update: Update) => bot.handleUpdate(update),
+          errorHandler: (error: unknown) => {
+            logger.error({ event: 'runner_error', error: describeError(error) });
+          },
+          // The runner types its signal with grammY's abort-controller shim; at runtime it is Node's.
+          api: { getUpdates: (args, signal) => getUpdates(args, signal as unknown as AbortSignal) },
+        },
+        { runner: { silent: true } },
+      );
+      logger.info({ event: 'started', sweep }, 'gateway started');
+    },
+
+    async stop() {
+      await runner?.stop();
+      runner = undefined;
+      cardsRef?.stop();
+      await turnsRef?.stop();
+      await courier.drain();
+      await endpoint?.stop();
+      endpoint = undefined;
+      store?.close();
+      store = undefined;
+      logger.info({ event: 'stopped' }, 'gateway stopped');
+    },
+  };
+
+  async function initBot(): Promise<void> {
+    for (let delay = 1000; ; delay = Math.min(delay * 2, 60_000)) {
+      try {
+        await bot.init();
+        return;
+      } catch (error) {
+        logger.error(
+          { event: 'get_me_failed', error: errorText(error), retryInMs: delay },
+          'cannot reach Telegram (getMe); check the token and the network',
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  async function registerCommands(s: GatewayStore): Promise<void> {
+    const fingerprint = commandsFingerprint();
+    if (s.getMeta('commands') === fingerprint) return;
+    try {
+      await bot.api.setMyCommands(COMMANDS.map((c) => ({ ...c })));
+      s.setMeta('commands', fingerprint);
+      logger.info({ event: 'commands_registered' }, 'bot commands registered');
+    } catch (error) {
+      logger.warn(
+        { event: 'commands_failed', error: errorText(error) },
+        'setMyCommands failed; will retry next start',
+      );
+    }
+  }
+
+  return gateway;
+}

@@ -1,0 +1,24 @@
+/**
+ * `@switchyard/gateway`: the long-lived Telegram side of an agent — durable intake, placeholders,
+ * streamed replies, the pinned progress card, inline keyboards and commands — listening on a Unix socket
+ * for the agent's bridge.
+ *
+ * @packageDocumentation
+ */
+
+export { REFUSAL } from './access.js';
+/** Send pacing knobs (`GatewayOptions.budget`). */
+export type { BudgetOptions } from './budget.js';
+/** Progress-card timing (`GatewayOptions.card`). */
+export type { CardOptions } from './card-driver.js';
+/** The command table registered with Telegram. */
+export { COMMANDS } from './commands.js';
+/** The factory, its options, its handle and its status snapshot. */
+export { createGateway, type Gateway, type GatewayOptions, type GatewayStatus } from './gateway.js';
+/** Markdown → Telegram HTML, for callers that render replies the same way. */
+export { type HtmlChunk, renderMarkdown, splitPlain, TELEGRAM_TEXT_LIMIT } from './markdown.js';
+export { EXPIRED } from './prompts.js';
+/** The SQLite store, for operator tools that inspect a gateway's state. */
+export { type GatewayStore, openGatewayStore } from './store.js';
+/** Texts the user sees for placeholders and refusals, for tests and docs. */
+export { PLACEHOLDER } from './turns.js';

@@ -1,0 +1,146 @@
+/**
+ * Durable intake: the `getUpdates` that the runner polls through. Each batch is written to SQLite
+ * before it is returned, and the offset comes from SQLite too, so the next `getUpdates` — the one that
+ * confirms the batch to Telegram — happens only after the batch is durable. A `kill -9` at any moment
+ * loses nothing: updates recorded but not handled are replayed at the next boot, and updates Telegram
+ * sends again are dropped by `update_id`.
+ *
+ * Polling failures never reach the runner (which would stop on a 409): a conflict with another poller
+ * is logged as an error the operator can act on and retried with capped backoff, and a long poll that
+ * outlives its timeout (a stalled connection) is aborted and restarted.
+ */
+import type { Logger } from '@switchyard/protocol';
+import type { Message, Update } from 'grammy/types';
+import { type BotApi, errorCode, errorText } from './bot-api.js';
+import type { GatewayStore } from './store.js';
+
+/** The update kinds the gateway asks for. */
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+
+/** What the durable source needs. */
+export interface UpdateSourceOptions {
+  api: Pick<BotApi, 'getUpdates'>;
+  store: Pick<GatewayStore, 'nextUpdateOffset' | 'recordUpdates'>;
+  /** Whether an update's content may be kept (the allowlist); others are recorded by id only. */
+  keep(update: Update): boolean;
+  logger: Logger;
+  /** Long-poll timeout in seconds; default 30. */
+  pollTimeoutSec?: number;
+  /** How long past the poll timeout a request may hang before it counts as stalled; default 15 s. */
+  stallGraceMs?: number;
+  /** Backoff after failures; default 1 s doubling to 60 s. */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Told on every failure and recovery, for `/status`. */
+  onHealth?(health: { ok: boolean; error?: string }): void;
+}
+
+/** A `getUpdates` for `@grammyjs/runner`'s bot adapter; returns only updates not seen before. */
+export type DurableGetUpdates = (args: { limit: number }, signal: AbortSignal) => Promise<Update[]>;
+
+/** Creates the durable `getUpdates`; see the module comment. */
+export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpdates {
+  const { api, store, logger } = options;
+  const timeout = options.pollTimeoutSec ?? 30;
+  const grace = options.stallGraceMs ?? 15_000;
+  const backoff = options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
+
+  return async (args, signal) => {
+    let delay = backoff.initialMs;
+    for (;;) {
+      const stall = new AbortController();
+      const timer = setTimeout(() => stall.abort(), timeout * 1000 + grace);
+      try {
+        const updates = await api.getUpdates(
+          {
+            offset: store.nextUpdateOffset(),
+            limit: args.limit,
+            timeout,
+            allowed_updates: [...ALLOWED_UPDATES],
+          },
+          // grammY types its signal parameter with the abort-controller shim; Node's signal is what it uses.
+          AbortSignal.any([signal, stall.signal]) as Parameters<BotApi['getUpdates']>[1],
+        );
+        const fresh = new Set(
+          store.recordUpdates(
+            updates.map((u) => ({ updateId: u.update_id, payload: options.keep(u) ? u : undefined })),
+          ),
+        );
+        options.onHealth?.({ ok: true });
+        return updates.filter((u) => fresh.has(u.update_id));
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (stall.signal.aborted) {
+          logger.warn(
+            { event: 'poll_stalled', afterMs: timeout * 1000 + grace },
+            'getUpdates stalled; polling again',
+          );
+          options.onHealth?.({ ok: false, error: 'polling stalled' });
+          continue;
+        }
+        const code = errorCode(error);
+        const text = errorText(error);
+        if (code === 409) {
+          logger.error(
+            { event: 'poll_conflict', retryInMs: delay },
+            'another process is polling this bot token (or a webhook is set): stop the other gateway or delete the webhook; retrying',
+          );
+        } else if (code === 401) {
+          logger.error(
+            { event: 'poll_unauthorized', retryInMs: delay },
+            'Telegram rejected the bot token: check the token in the config; retrying',
+          );
+        } else {
+          logger.warn({ event: 'poll_failed', error: text, retryInMs: delay }, 'getUpdates failed; retrying');
+        }
+        options.onHealth?.({
+          ok: false,
+          error: code === 409 ? 'conflict: another process polls this token' : text,
+        });
+        await sleep(delay, signal);
+        delay = Math.min(delay * 2, backoff.maxMs);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The gateway's durable id for an inbound message: stable across redelivery and replays. */
+export function inboundIdOf(message: Pick<Message, 'chat' | 'message_id'>): string {
+  return `tg:${message.chat.id}:${message.message_id}`;
+}
+
+/** The lane (chat, or forum topic in it) an update belongs to, for `sequentialize`. */
+export function laneOf(update: Update): string | undefined {
+  const message = update.message ?? update.callback_query?.message;
+  if (!message) return undefined;
+  const thread =
+    'is_topic_message' in message && message.is_topic_message ? message.message_thread_id : undefined;
+  return `${message.chat.id}:${thread ?? ''}`;
+}
+
+/** Unsupported message kinds, with the word used in the reply. */
+export function unsupportedKind(message: Message): string | undefined {
+  if (message.voice || message.audio) return 'Voice and audio messages';
+  if (message.video || message.video_note || message.animation) return 'Videos';
+  if (message.sticker) return 'Stickers';
+  if (message.location || message.venue) return 'Locations';
+  if (message.contact) return 'Contacts';
+  if (message.poll) return 'Polls';
+  return undefined;
+}

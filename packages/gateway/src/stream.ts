@@ -1,0 +1,178 @@
+/**
+ * One turn's reply as the user sees it: the placeholder edited with the growing text, continued in new
+ * messages past Telegram's 4096-character limit, and finally replaced by the Markdown rendered to HTML
+ * (or plain text when Telegram rejects the HTML).
+ *
+ * Invariants:
+ * - At most one live call per reply is pending in the courier (key `stream:<turn>`): a newer text
+ *   replaces an older pending one, so edits never pile up behind the budget.
+ * - The live text is plain; only the final render carries formatting.
+ * - After `finish`, the reply's messages hold exactly the final chunks, in order, and no others:
+ *   surplus live messages are deleted.
+ */
+import type { Logger, Route } from '@switchyard/protocol';
+import { type BotApi, errorText, isGone, isNotModified, isParseError } from './bot-api.js';
+import type { Courier } from './courier.js';
+import { renderMarkdown, splitPlain } from './markdown.js';
+
+/** What a reply stream needs. */
+export interface ReplyStreamOptions {
+  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage'>;
+  courier: Courier;
+  route: Route;
+  /** Names the reply in courier keys and logs (the turn id). */
+  key: string;
+  /** Messages the reply already owns (the placeholder), in order. */
+  messageIds: readonly number[];
+  /** Told whenever the set of messages changes, so it can be made durable. */
+  onMessages(ids: readonly number[]): void;
+  logger: Logger;
+}
+
+/** The handle of one streamed reply. */
+export interface ReplyStream {
+  /** Shows `text` (the reply so far) live, within the chat's budget. Ignored after `finish`. */
+  show(text: string): void;
+  /** Replaces the live text with the rendered final Markdown; resolves when Telegram has it. */
+  finish(markdown: string): Promise<void>;
+  /** The reply's messages, in order. */
+  readonly messageIds: readonly number[];
+}
+
+/** Creates the stream for one reply. Nothing is sent until `show` or `finish`. */
+export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
+  const { api, courier, route, logger } = options;
+  const chatId = route.chatId;
+  const thread = route.threadId === undefined ? {} : { message_thread_id: route.threadId };
+  const ids = [...options.messageIds];
+  /** What each message shows now (live text), so unchanged messages are not edited. */
+  const shown: (string | undefined)[] = [];
+  const liveKey = `stream:${options.key}`;
+  let latest = '';
+  let finished = false;
+  let scheduled = false;
+
+  const setIds = (): void => options.onMessages([...ids]);
+
+  /** One Bot API call that moves the live view one step towards `latest`. */
+  const liveStep = async (): Promise<void> => {
+    scheduled = false;
+    if (finished) return;
+    const pieces = splitPlain(latest);
+    const i = pieces.findIndex((piece, index) => shown[index] !== piece);
+    if (i < 0) return;
+    const piece = pieces[i] as string;
+    try {
+      if (i < ids.length) {
+        await api.editMessageText(chatId, ids[i] as number, piece, {
+          link_preview_options: { is_disabled: true },
+        });
+      } else {
+        const sent = await api.sendMessage(chatId, piece, {
+          ...thread,
+          link_preview_options: { is_disabled: true },
+        });
+        ids.push(sent.message_id);
+        setIds();
+      }
+      shown[i] = piece;
+    } catch (error) {
+      if (isNotModified(error)) shown[i] = piece;
+      else {
+        // A live edit that failed is not retried as such: the next text (or the final render) supersedes it.
+        shown[i] = piece;
+        logger.warn(
+          { event: 'stream_edit_failed', chat: chatId, error: errorText(error) },
+          'live edit failed',
+        );
+      }
+    }
+    if (splitPlain(latest).some((p, index) => shown[index] !== p)) schedule();
+  };
+
+  const schedule = (): void => {
+    if (scheduled || finished) return;
+    scheduled = true;
+    void courier.call(chatId, liveStep, { priority: 'low', key: liveKey });
+  };
+
+  /** Puts `pieces` into the reply's messages: edit the owned ones, send the rest, delete the surplus. */
+  const place = async (pieces: readonly string[], html: boolean): Promise<void> => {
+    const extra = html ? { parse_mode: 'HTML' as const } : {};
+    for (let i = 0; i < pieces.length; i++) {
+      const text = pieces[i] as string;
+      const first = i === 0;
+      await courier.call(
+        chatId,
+        async () => {
+          if (i < ids.length) {
+            try {
+              await api.editMessageText(chatId, ids[i] as number, text, {
+                ...extra,
+                link_preview_options: { is_disabled: true },
+              });
+              return;
+            } catch (error) {
+              if (isNotModified(error)) return;
+              if (!isGone(error)) throw error;
+              // The user deleted this message: send the chunk as a new one in its place.
+              ids.splice(i, 1);
+            }
+          }
+          const sent = await api.sendMessage(chatId, text, {
+            ...thread,
+            ...extra,
+            link_preview_options: { is_disabled: true },
+          });
+          ids.splice(i, 0, sent.message_id);
+          setIds();
+        },
+        // The first final call takes the place of any pending live step.
+        first ? { priority: 'normal', key: liveKey } : { priority: 'normal' },
+      );
+    }
+    while (ids.length > pieces.length) {
+      const surplus = ids.pop() as number;
+      setIds();
+      await courier
+        .call(chatId, () => api.deleteMessage(chatId, surplus))
+        .catch((error: unknown) => logger.warn({ event: 'stream_delete_failed', error: errorText(error) }));
+    }
+  };
+
+  return {
+    get messageIds() {
+      return ids;
+    },
+    show(text) {
+      if (finished || text === latest) return;
+      latest = text;
+      if (text.trim().length > 0) schedule();
+    },
+    async finish(markdown) {
+      finished = true;
+      const source = markdown.trim().length > 0 ? markdown : '(no text)';
+      const chunks = renderMarkdown(source);
+      try {
+        await place(
+          chunks.map((c) => c.html),
+          true,
+        );
+        return;
+      } catch (error) {
+        if (!isParseError(error)) {
+          logger.error(
+            { event: 'stream_final_failed', chat: chatId, error: errorText(error) },
+            'final render failed',
+          );
+          throw error;
+        }
+        logger.warn(
+          { event: 'stream_html_rejected', chat: chatId, error: errorText(error) },
+          'HTML rejected; sending plain text',
+        );
+      }
+      await place(splitPlain(source), false);
+    },
+  };
+}

@@ -1,0 +1,336 @@
+/**
+ * Turns as the user sees them: the placeholder sent for each inbound message, the reply stream it
+ * grows into, the typing indicator, steers marked as taken, unread messages reported, and the final
+ * render when the turn ends.
+ *
+ * Contract with the channel: `frame` does its durable bookkeeping (SQLite) synchronously and starts the
+ * Telegram work without awaiting it, so the bridge's frames are acknowledged once they are safe here and
+ * a slow chat never holds up the socket. After a restart, `resume` picks up turns that were running or
+ * ended but not yet rendered from SQLite.
+ */
+import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protocol';
+import { type BotApi, errorText } from './bot-api.js';
+import type { CardDriver } from './card-driver.js';
+import type { Courier } from './courier.js';
+import type { GatewayStore, InboundRow, TurnRow } from './store.js';
+import { createReplyStream, type ReplyStream } from './stream.js';
+
+/** Placeholder texts; the user reads these. */
+export const PLACEHOLDER = {
+  reply: '…',
+  steer: '⏳ will be read at the agent’s next step',
+  queued: 'agent restarting — your message is queued',
+  taken: '✓ taken into the current turn',
+  merged: '✓ read together with the message above',
+} as const;
+
+/** What the turn tracker needs. */
+export interface TurnsOptions {
+  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage' | 'sendChatAction'>;
+  courier: Courier;
+  store: GatewayStore;
+  cards: CardDriver;
+  logger: Logger;
+  /** Whether the bridge is connected right now. */
+  bridgeConnected(): boolean;
+  /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
+  typingEveryMs?: number;
+}
+
+/** A turn in progress, as the gateway holds it in memory. */
+interface LiveTurn {
+  turnId: string;
+  route: Route;
+  order: string[];
+  blocks: Map<string, string>;
+  deltas: Map<string, string>;
+  stream: Promise<ReplyStream>;
+  typing: NodeJS.Timeout | undefined;
+}
+
+/** The turn tracker's handle. */
+export interface Turns {
+  /** Sends the placeholder for a durable inbound message (no-op if it has one). */
+  placeholder(row: InboundRow): Promise<void>;
+  /** Applies a turn-related frame from the bridge. */
+  frame(frame: BridgeToGateway): void;
+  /** The turn running in a route, if any. */
+  running(route: Route): string | undefined;
+  /** All running turns, for `/status`. */
+  live(): { turnId: string; route: Route }[];
+  /** Re-attaches turns left running or unrendered by a previous process. */
+  resume(): void;
+  /** Stops typing timers and waits for final renders in flight. */
+  stop(): Promise<void>;
+}
+
+const laneKey = (r: Route): string => `${r.chatId}:${r.threadId ?? ''}`;
+
+/** Creates the turn tracker. */
+export function createTurns(options: TurnsOptions): Turns {
+  const { api, courier, store, cards, logger } = options;
+  const typingEvery = options.typingEveryMs ?? 4500;
+  const live = new Map<string, LiveTurn>();
+  const byLane = new Map<string, string>();
+  const placeholders = new Map<string, Promise<number | undefined>>();
+  const finishing = new Set<Promise<void>>();
+
+  const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
+
+  const editPlaceholder = (inboundId: string, text: string, kind: string): void => {
+    void (async () => {
+      const id = await (placeholders.get(inboundId) ??
+        Promise.resolve(store.getInbound(inboundId)?.placeholderId));
+      const row = store.getInbound(inboundId);
+      if (id === undefined || !row) return;
+      store.setPlaceholder(inboundId, id, kind);
+      await courier
+        .call(row.route.chatId, () => api.editMessageText(row.route.chatId, id, text), { key: `ph:${id}` })
+        .catch((error: unknown) =>
+          logger.warn({ event: 'placeholder_edit_failed', error: errorText(error) }),
+        );
+    })();
+  };
+
+  const startTyping = (turn: LiveTurn): void => {
+    const tick = (): void => {
+      void courier
+        .call(turn.route.chatId, () => api.sendChatAction(turn.route.chatId, 'typing', thread(turn.route)), {
+          priority: 'low',
+          key: `typing:${laneKey(turn.route)}`,
+        })
+        .catch(() => {});
+    };
+    tick();
+    turn.typing = setInterval(tick, typingEvery);
+  };
+
+  const text = (turn: LiveTurn): string =>
+    turn.order
+      .map((id) => turn.blocks.get(id) ?? turn.deltas.get(id) ?? '')
+      .filter((t) => t.length > 0)
+      .join('\n\n');
+
+  const attach = (row: TurnRow, messageIds: Promise<number[]>): LiveTurn => {
+    const turn: LiveTurn = {
+      turnId: row.turnId,
+      route: row.route,
+      order: row.blocks.map((b) => b.id),
+      blocks: new Map(row.blocks.map((b) => [b.id, b.text])),
+      deltas: new Map(),
+      typing: undefined,
+      stream: messageIds.then((ids) => {
+        store.setTurnMessages(row.turnId, ids);
+        return createReplyStream({
+          api,
+          courier,
+          route: row.route,
+          key: row.turnId,
+          messageIds: ids,
+          onMessages: (next) => store.setTurnMessages(row.turnId, next),
+          logger,
+        });
+      }),
+    };
+    live.set(row.turnId, turn);
+    byLane.set(laneKey(row.route), row.turnId);
+    return turn;
+  };
+
+  const finish = (turn: LiveTurn | undefined, row: TurnRow): void => {
+    if (turn?.typing) clearInterval(turn.typing);
+    live.delete(row.turnId);
+    if (byLane.get(laneKey(row.route)) === row.turnId) byLane.delete(laneKey(row.route));
+    const reply = turn
+      ? text(turn)
+      : row.blocks
+          .map((b) => b.text)
+          .filter((t) => t.length > 0)
+          .join('\n\n');
+    const failed = row.outcome !== undefined && row.outcome !== 'success';
+    const note =
+      row.outcome === 'interrupted'
+        ? '⏹ Stopped.'
+        : failed
+          ? `⚠️ The turn failed: ${row.error ?? 'unknown error'}`
+          : undefined;
+    const stream =
+      turn?.stream ??
+      Promise.resolve(
+        createReplyStream({
+          api,
+          courier,
+          route: row.route,
+          key: row.turnId,
+          messageIds: row.messageIds,
+          onMessages: (next) => store.setTurnMessages(row.turnId, next),
+          logger,
+        }),
+      );
+    const work = (async () => {
+      const s = await stream;
+      // The reply holds exactly the model's text; a failure is said in a message of its own.
+      await s.finish(reply.length > 0 ? reply : (note ?? '(no text)'));
+      if (note && reply.length > 0) {
+        await courier.call(row.route.chatId, () =>
+          api.sendMessage(row.route.chatId, note, thread(row.route)),
+        );
+      }
+      store.markTurnRendered(row.turnId);
+    })()
+      .catch((error: unknown) =>
+        logger.error(
+          { event: 'turn_render_failed', turn: row.turnId, error: errorText(error) },
+          'final render failed',
+        ),
+      )
+      .finally(() => finishing.delete(work));
+    finishing.add(work);
+  };
+
+  const started = (frame: FrameOf<'turn_started'>): void => {
+    const row = store.upsertTurn({
+      turnId: frame.turnId,
+      route: frame.route,
+      request: frame.request,
+      startedAt: frame.startedAt,
+    });
+    if (live.has(frame.turnId) || row.state !== 'running') return;
+    const [first, ...rest] = frame.inboundIds;
+    const ids = (async (): Promise<number[]> => {
+      if (row.messageIds.length > 0) return row.messageIds;
+      if (first === undefined) return [];
+      const id = await (placeholders.get(first) ?? Promise.resolve(store.getInbound(first)?.placeholderId));
+      return id === undefined ? [] : [id];
+    })();
+    for (const id of rest) editPlaceholder(id, PLACEHOLDER.merged, 'merged');
+    if (first !== undefined) {
+      const firstRow = store.getInbound(first);
+      // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
+      if (firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
+        editPlaceholder(first, PLACEHOLDER.reply, 'reply');
+    }
+    store.setInboundState(frame.inboundIds, 'taken');
+    const turn = attach(row, ids);
+    startTyping(turn);
+    cards.frame(frame.route, frame.turnId, frame);
+  };
+
+  const show = (turn: LiveTurn): void => {
+    const current = text(turn);
+    void turn.stream.then((s) => s.show(current));
+  };
+
+  return {
+    async placeholder(row) {
+      if (row.placeholderId !== undefined || placeholders.has(row.inboundId)) return;
+      const kind = !options.bridgeConnected() ? 'queued' : byLane.has(laneKey(row.route)) ? 'steer' : 'reply';
+      const chatId = row.route.chatId;
+      const pending = courier
+        .call(
+          chatId,
+          () =>
+            api.sendMessage(chatId, PLACEHOLDER[kind], {
+              ...thread(row.route),
+              reply_parameters: { message_id: row.telegramMessageId, allow_sending_without_reply: true },
+            }),
+          { priority: 'urgent' },
+        )
+        .then((sent) => {
+          if (sent) store.setPlaceholder(row.inboundId, sent.message_id, kind);
+          return sent?.message_id;
+        })
+        .catch((error: unknown) => {
+          logger.warn({ event: 'placeholder_failed', chat: chatId, error: errorText(error) });
+          return undefined;
+        });
+      placeholders.set(row.inboundId, pending);
+      await pending;
+    },
+
+    frame(frame) {
+      switch (frame.type) {
+        case 'turn_started':
+          started(frame);
+          return;
+        case 'text_delta': {
+          const turn = live.get(frame.turnId);
+          if (!turn || turn.blocks.has(frame.blockId)) return;
+          if (!turn.order.includes(frame.blockId)) turn.order.push(frame.blockId);
+          turn.deltas.set(frame.blockId, (turn.deltas.get(frame.blockId) ?? '') + frame.delta);
+          show(turn);
+          return;
+        }
+        case 'text': {
+          store.setTurnBlock(frame.turnId, frame.blockId, frame.text);
+          const turn = live.get(frame.turnId);
+          if (turn) {
+            if (!turn.order.includes(frame.blockId)) turn.order.push(frame.blockId);
+            turn.blocks.set(frame.blockId, frame.text);
+            turn.deltas.delete(frame.blockId);
+            show(turn);
+            cards.frame(turn.route, frame.turnId, frame);
+          }
+          return;
+        }
+        case 'turn_ended': {
+          store.endTurn(frame.turnId, frame.outcome, frame.error);
+          const row = store.getTurn(frame.turnId);
+          const turn = live.get(frame.turnId);
+          if (turn) cards.frame(turn.route, frame.turnId, frame);
+          if (row && row.state === 'ended') finish(turn, row);
+          return;
+        }
+        case 'message_taken': {
+          // The turn's opening messages were marked at `turn_started`; the rest are steers.
+          for (const id of frame.inboundIds) {
+            const row = store.getInbound(id);
+            if (!row || row.state === 'taken') continue;
+            store.setInboundState([id], 'taken');
+            editPlaceholder(id, PLACEHOLDER.taken, 'taken');
+          }
+          return;
+        }
+        case 'messages_unread': {
+          store.setInboundState(frame.inboundIds, 'unread');
+          for (const id of frame.inboundIds) {
+            editPlaceholder(
+              id,
+              `✗ Not read by the agent (${frame.reason}). Send it again if it still matters.`,
+              'unread',
+            );
+          }
+          return;
+        }
+        default: {
+          const turnId = 'turnId' in frame ? frame.turnId : undefined;
+          const turn = turnId ? live.get(turnId) : undefined;
+          if (turn && turnId) cards.frame(turn.route, turnId, frame);
+        }
+      }
+    },
+
+    running(route) {
+      return byLane.get(laneKey(route));
+    },
+
+    live() {
+      return [...live.values()].map((t) => ({ turnId: t.turnId, route: t.route }));
+    },
+
+    resume() {
+      for (const row of store.unfinishedTurns()) {
+        if (row.state === 'ended') finish(undefined, row);
+        else if (!live.has(row.turnId)) {
+          const turn = attach(row, Promise.resolve(row.messageIds));
+          startTyping(turn);
+        }
+      }
+    },
+
+    async stop() {
+      for (const turn of live.values()) if (turn.typing) clearInterval(turn.typing);
+      await Promise.all([...finishing]);
+    },
+  };
+}
