@@ -93,13 +93,9 @@ export function createTurns(options: TurnsOptions): Turns {
   };
 
   const startTyping = (turn: LiveTurn): void => {
+    // Chat actions are not messages: they do not spend the chat's send budget, so they bypass the courier.
     const tick = (): void => {
-      void courier
-        .call(turn.route.chatId, () => api.sendChatAction(turn.route.chatId, 'typing', thread(turn.route)), {
-          priority: 'low',
-          key: `typing:${laneKey(turn.route)}`,
-        })
-        .catch(() => {});
+      void api.sendChatAction(turn.route.chatId, 'typing', thread(turn.route)).catch(() => {});
     };
     tick();
     turn.typing = setInterval(tick, typingEvery);

@@ -1,0 +1,137 @@
+/**
+ * Test wiring: the sandbox Telegram server over real HTTP on 127.0.0.1, a gateway pointed at it, and a
+ * protocol client playing the bridge with scripted frames. Not a test file itself.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AppFrame,
+  createMemoryChannelStore,
+  createProtocolClient,
+  type Endpoint,
+  type Logger,
+} from '@switchyard/protocol';
+import { createTelegramServer, type TelegramServer, type TelegramServerOptions } from '@switchyard/sandbox';
+import { createGateway, type Gateway, type GatewayOptions } from '../src/index.js';
+
+/** A logger that keeps every line, for assertions on structured events. */
+export function memoryLogger(): Logger & {
+  lines: { level: string; fields: Record<string, unknown>; msg?: string }[];
+} {
+  const lines: { level: string; fields: Record<string, unknown>; msg?: string }[] = [];
+  const make = (bindings: Record<string, unknown>): Logger => {
+    const at =
+      (level: string) =>
+      (fields: object, msg?: string): void => {
+        lines.push({ level, fields: { ...bindings, ...fields }, ...(msg === undefined ? {} : { msg }) });
+      };
+    return {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      child: (more) => make({ ...bindings, ...more }),
+    };
+  };
+  return Object.assign(make({}), { lines });
+}
+
+/** The fake bridge: frames it received, and a way to send. */
+export interface FakeBridge {
+  endpoint: Endpoint;
+  received: AppFrame[];
+  send(frame: AppFrame): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Connects a fake bridge to `socketPath`. */
+export async function connectBridge(socketPath: string, agent = 'test'): Promise<FakeBridge> {
+  const received: AppFrame[] = [];
+  const endpoint = createProtocolClient({
+    socketPath,
+    agent,
+    store: createMemoryChannelStore(),
+    onFrame: (frame) => {
+      received.push(frame);
+    },
+    backoff: { initialMs: 20, maxMs: 200 },
+  });
+  await endpoint.start();
+  await waitUntil(() => endpoint.connected, 5000, 'bridge connected');
+  return { endpoint, received, send: (frame) => endpoint.send(frame), stop: () => endpoint.stop() };
+}
+
+/** Polls `check` until truthy. */
+export async function waitUntil<T>(
+  check: () => T | undefined | null | false,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** One test world: sandbox, gateway, directories. */
+export interface World {
+  tg: TelegramServer;
+  gateway: Gateway;
+  logger: ReturnType<typeof memoryLogger>;
+  stateDir: string;
+  socketPath: string;
+  userId: number;
+  options: GatewayOptions;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the sandbox and a gateway allowing the sandbox's default user. */
+export async function startWorld(
+  overrides: Partial<GatewayOptions> = {},
+  tgOptions: TelegramServerOptions = {},
+): Promise<World> {
+  const tg = createTelegramServer(tgOptions);
+  await tg.start();
+  const dir = mkdtempSync(join(tmpdir(), 'gw-'));
+  const stateDir = join(dir, 'state');
+  const socketPath = join(dir, 'b.sock');
+  const logger = memoryLogger();
+  const options: GatewayOptions = {
+    agent: 'test',
+    token: tg.token,
+    apiRoot: tg.apiRoot,
+    allowUsers: [tg.defaultUser.id],
+    stateDir,
+    socketPath,
+    logger,
+    polling: { timeoutSec: 1, backoff: { initialMs: 50, maxMs: 400 } },
+    card: { showDelayMs: 60_000 },
+    ...overrides,
+  };
+  const world: World = {
+    tg,
+    gateway: createGateway(options),
+    logger,
+    stateDir,
+    socketPath,
+    userId: tg.defaultUser.id,
+    options,
+    async restart() {
+      await world.gateway.stop();
+      world.gateway = createGateway(options);
+      await world.gateway.start();
+    },
+    async close() {
+      await world.gateway.stop().catch(() => {});
+      await tg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await world.gateway.start();
+  return world;
+}

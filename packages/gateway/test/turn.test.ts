@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PLACEHOLDER } from '../src/index.js';
+import { connectBridge, type FakeBridge, startWorld, type World, waitUntil } from './harness.js';
+
+let world: World | undefined;
+let bridge: FakeBridge | undefined;
+afterEach(async () => {
+  await bridge?.stop();
+  await world?.close();
+  bridge = undefined;
+  world = undefined;
+});
+
+describe('a turn', () => {
+  it('goes from a user message to a placeholder, streamed edits and the final HTML', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg, userId } = world;
+    const chatId = tg.privateChat().id;
+    const userMsg = tg.sendText(chatId, 'hello agent');
+
+    const frame = await waitUntil(() => bridge?.received.find((f) => f.type === 'user_message'));
+    expect(frame).toMatchObject({
+      type: 'user_message',
+      text: 'hello agent',
+      route: { chatId },
+      sender: { id: userId },
+    });
+    const placeholder = await tg.waitFor(() =>
+      tg.messages(chatId).find((m) => m.from === 'bot' && m.replyToMessageId === userMsg.messageId),
+    );
+    expect(placeholder.text).toBe(PLACEHOLDER.reply);
+
+    const inboundId = frame.type === 'user_message' ? frame.inboundId : '';
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 't1',
+      route: { chatId },
+      inboundIds: [inboundId],
+      request: 'hello agent',
+      startedAt: Date.now(),
+    });
+    for (const word of ['Hello', ' **there**', ', friend', '.']) {
+      await bridge.send({ type: 'text_delta', turnId: 't1', blockId: 'b1', delta: word });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+    }
+    await bridge.send({ type: 'text', turnId: 't1', blockId: 'b1', text: 'Hello **there**, friend.' });
+    await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success' });
+
+    const final = await tg.waitFor(
+      () => {
+        const m = tg.message(chatId, placeholder.messageId);
+        return m?.html.includes('<b>there</b>') ? m : undefined;
+      },
+      { timeoutMs: 8000 },
+    );
+    expect(final.text).toBe('Hello there, friend.');
+    // The live stream edited the placeholder at least once before the final render.
+    expect(final.history.length).toBeGreaterThanOrEqual(3);
+    expect(final.history.some((v) => v.text.startsWith('Hello'))).toBe(true);
+    // Nothing doubled: the reply is the placeholder itself.
+    expect(tg.messages(chatId).filter((m) => m.from === 'bot')).toHaveLength(1);
+    expect(tg.stats().tooManyRequests).toBe(0);
+    // The bridge acknowledged the message, so it left the inbox.
+    await waitUntil(() => world?.gateway.status().inbox === 0);
+  });
+});
