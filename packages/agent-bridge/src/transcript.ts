@@ -167,14 +167,20 @@ export class TranscriptTail {
   }
 
   #read(file: string, tailed: Tailed): void {
-    let lines: ReturnType<StdoutReader['read']>;
-    try {
-      lines = tailed.reader.read();
-    } catch {
-      return; // rotated away; the rescan re-attaches
+    for (;;) {
+      let lines: ReturnType<StdoutReader['read']>;
+      try {
+        lines = tailed.reader.read();
+      } catch {
+        return; // rotated away; the rescan re-attaches
+      }
+      if (lines.length === 0) return;
+      tailed.lastActivity = Date.now();
+      this.#handle(file, tailed, lines);
     }
-    if (lines.length === 0) return;
-    tailed.lastActivity = Date.now();
+  }
+
+  #handle(file: string, tailed: Tailed, lines: ReturnType<StdoutReader['read']>): void {
     for (const line of lines) {
       tailed.reader.advance(line.end);
       if (line.text === undefined) {

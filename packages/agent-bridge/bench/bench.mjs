@@ -1,0 +1,174 @@
+// The agent-bridge benchmark. Run from the repo root: `node packages/agent-bridge/bench/bench.mjs`
+// (builds nothing: run `npx tsc -b packages/agent-bridge` first). Prints throughput of the translator and
+// the transcript tail on 50 MB of recorded lines, each as a ratio to plain JSON.parse of the same lines
+// in the same run, and the bridge's resident memory idle and while streaming.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMemoryChannelStore, createProtocolServer } from '../../protocol/dist/index.js';
+import { Session, StdoutReader, TranscriptTail, translateLine } from '../dist/index.js';
+
+const TARGET = 50 * 1024 * 1024;
+const fixtures = new URL('../test/fixtures/', import.meta.url).pathname;
+const root = mkdtempSync(join(tmpdir(), 'sy-bench-'));
+
+function buildLog(suffix, path) {
+  const sample = readdirSync(fixtures)
+    .filter((n) => n.endsWith(suffix))
+    .map((n) => readFileSync(join(fixtures, n), 'utf8'))
+    .join('');
+  const parts = [];
+  let size = 0;
+  while (size < TARGET) {
+    parts.push(sample);
+    size += Buffer.byteLength(sample);
+  }
+  writeFileSync(path, parts.join(''));
+  return size;
+}
+
+function readLines(path) {
+  const reader = new StdoutReader(path, 0, 2 * 1024 * 1024);
+  const out = [];
+  for (;;) {
+    const lines = reader.read(64 * 1024 * 1024);
+    if (lines.length === 0) break;
+    for (const l of lines) out.push(l);
+    reader.advance(lines.at(-1).end);
+  }
+  reader.close();
+  return out;
+}
+
+function time(fn) {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const mb = (bytes, ms) => `${(bytes / 1024 / 1024 / (ms / 1000)).toFixed(0)} MB/s`;
+
+// 1. Translator on a 50 MB stdout log.
+const stdoutPath = join(root, 'stdout.log');
+const stdoutBytes = buildLog('.stdout.jsonl', stdoutPath);
+const lines = readLines(stdoutPath);
+const best = (fn) => Math.min(time(fn), time(fn), time(fn));
+const parseMs = best(() => {
+  for (const l of lines) if (l.text) JSON.parse(l.text);
+});
+const translateMs = best(() => {
+  for (const l of lines) if (l.text) translateLine(l.text, l.bytes);
+});
+const sessionMs = best(() => {
+  const session = new Session();
+  session.processStarted();
+  for (const l of lines) if (l.text) session.onEvents(translateLine(l.text, l.bytes), 0);
+});
+const readMs = best(() => readLines(stdoutPath));
+console.log(`stdout log: ${(stdoutBytes / 1048576).toFixed(1)} MB, ${lines.length} lines`);
+console.log(`  JSON.parse                 ${parseMs.toFixed(0)} ms  ${mb(stdoutBytes, parseMs)}`);
+console.log(
+  `  translateLine              ${translateMs.toFixed(0)} ms  ${mb(stdoutBytes, translateMs)}  ratio ${(translateMs / parseMs).toFixed(2)}x`,
+);
+console.log(
+  `  translateLine + session    ${sessionMs.toFixed(0)} ms  ${mb(stdoutBytes, sessionMs)}  ratio ${(sessionMs / parseMs).toFixed(2)}x`,
+);
+console.log(`  reader (whole lines)       ${readMs.toFixed(0)} ms  ${mb(stdoutBytes, readMs)}`);
+
+// 2. Transcript tail on a 50 MB JSONL (read from 0, every line parsed and handed over).
+const configDir = join(root, 'c');
+const cwd = '/srv/bench';
+const projects = join(configDir, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+mkdirSync(projects, { recursive: true });
+const transcriptBytes = buildLog('.transcript.jsonl', join(projects, 'bench.jsonl'));
+const transcriptText = readFileSync(join(projects, 'bench.jsonl'), 'utf8');
+const plainMs = best(() => {
+  for (const line of transcriptText.split('\n')) if (line) JSON.parse(line);
+});
+let seen = 0;
+const tailMs = best(() => {
+  seen = 0;
+  const tail = new TranscriptTail({
+    configDir,
+    cwd,
+    sessionId: 'bench',
+    fromEnd: false,
+    onLine: () => seen++,
+  });
+  tail.rescan();
+  tail.stop();
+});
+console.log(
+  `transcript: ${(transcriptBytes / 1048576).toFixed(1)} MB, ${seen} lines (${transcriptText.split('\n').filter(Boolean).length} in the file; lines over 2 MiB skipped unparsed)`,
+);
+console.log(`  split + JSON.parse         ${plainMs.toFixed(0)} ms  ${mb(transcriptBytes, plainMs)}`);
+console.log(
+  `  TranscriptTail             ${tailMs.toFixed(0)} ms  ${mb(transcriptBytes, tailMs)}  ratio ${(tailMs / plainMs).toFixed(2)}x`,
+);
+
+// 3. Resident memory of a bridge process, idle and while a turn streams ~5 MB of deltas.
+const socketPath = join(root, 'g.sock');
+let textFrames = 0;
+let ended;
+const turnEnded = new Promise((resolve) => (ended = resolve));
+const server = createProtocolServer({
+  socketPath,
+  agent: 'bench',
+  store: createMemoryChannelStore(),
+  onFrame(frame) {
+    if (frame.type === 'text') textFrames++;
+    if (frame.type === 'turn_ended') ended();
+  },
+});
+await server.start();
+const fakeBin = join(root, 'fake-claude');
+writeFileSync(
+  fakeBin,
+  `#!/bin/sh\nexec "${process.execPath}" "${new URL('./fake-claude.mjs', import.meta.url).pathname}"\n`,
+  { mode: 0o755 },
+);
+const workDir = join(root, 'w');
+mkdirSync(workDir);
+const bridge = spawn(process.execPath, [new URL('../test/bridge-entry.mjs', import.meta.url).pathname], {
+  env: {
+    ...process.env,
+    BRIDGE_OPTIONS: JSON.stringify({
+      agent: 'bench',
+      socketPath,
+      stateDir: join(root, 's'),
+      workDir,
+      claudeBin: fakeBin,
+      restartOnExit: false,
+      stuckAfterMs: 60_000,
+    }),
+  },
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
+await new Promise((resolve) => bridge.stdout.once('data', resolve));
+const rss = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${bridge.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+await new Promise((resolve) => setTimeout(resolve, 1500));
+const idle = rss();
+let peak = 0;
+const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
+await server.send({
+  type: 'user_message',
+  inboundId: 'bench-1',
+  route: { chatId: 1 },
+  telegramMessageId: 1,
+  sender: { id: 1, name: 'bench' },
+  text: 'stream',
+  attachments: [],
+  sentAt: Date.now(),
+});
+await turnEnded;
+clearInterval(sampler);
+console.log(
+  `bridge RSS: idle ${idle.toFixed(1)} MB, streaming peak ${peak.toFixed(1)} MB (text frames: ${textFrames})`,
+);
+bridge.kill('SIGKILL');
+const record = JSON.parse(readFileSync(join(root, 's', 'bridge.json'), 'utf8'));
+if (record.child) process.kill(-record.child.pid, 'SIGKILL');
+await server.stop();
+rmSync(root, { recursive: true, force: true });
