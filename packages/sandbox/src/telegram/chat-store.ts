@@ -243,7 +243,8 @@ export class ChatStore {
       messages: new Map(),
       actions: [],
       drafts: [],
-      nextMessageId: 1,
+      // In a forum, thread id 1 is the General topic, so no topic may be created with that id.
+      nextMessageId: base.isForum ? 2 : 1,
     };
     this.#chats.set(record.id, record);
     const chat = this.#snapshotChat(record);

@@ -41,10 +41,17 @@ export class ApiCallLog {
     this.capacity = capacity;
   }
 
-  /** Counts a call and keeps it in the log. */
+  /**
+   * Counts a request as it arrives, before it has any effect, so a test that sees the effect also sees
+   * the count.
+   */
+  arrived(method: string): void {
+    this.#stats.requests[method] = (this.#stats.requests[method] ?? 0) + 1;
+  }
+
+  /** Counts a finished call's outcome and keeps it in the log. */
   record(call: ApiCallRecord): void {
     const s = this.#stats;
-    s.requests[call.method] = (s.requests[call.method] ?? 0) + 1;
     if (!call.ok) s.failures[call.method] = (s.failures[call.method] ?? 0) + 1;
     if (call.errorCode === 429) s.tooManyRequests++;
     if (call.errorCode === 409) s.conflicts++;

@@ -255,6 +255,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     method: string,
   ): Promise<void> {
     const at = now();
+    log.arrived(canonicalMethod(method) ?? method);
     const controller = new AbortController();
     inFlight.add(controller);
     res.on('close', () => controller.abort());
