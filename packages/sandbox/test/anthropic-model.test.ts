@@ -191,6 +191,28 @@ describe('scripted model over HTTP', () => {
   });
 });
 
+describe('the default (sandbox demo) script', () => {
+  it('asks to write a file in the announced working directory, and echoes anything else', async () => {
+    const { baseUrl } = await serve();
+    const env = {
+      role: 'system',
+      content: [{ type: 'text', text: '# Environment\n - Primary working directory: /srv/agent\n' }],
+    };
+    const write = await post(baseUrl, body([userText('please write a file'), env], { stream: false }));
+    expect(((await write.json()) as { content: unknown[] }).content).toEqual([
+      expect.objectContaining({
+        type: 'tool_use',
+        name: 'Write',
+        input: expect.objectContaining({ file_path: '/srv/agent/hello-from-switchyard.md' }),
+      }),
+    ]);
+    const echo = await post(baseUrl, body([userText('good morning')], { stream: false }));
+    expect(((await echo.json()) as { content: { text: string }[] }).content[0]?.text).toContain(
+      '> good morning',
+    );
+  });
+});
+
 describe('viewRequest', () => {
   it('takes a steer surfaced as a system message as the latest user text', () => {
     const view = viewRequest(

@@ -102,6 +102,12 @@ export function defaultScript(): Script {
           afterTool,
         ],
       },
+      rule('<task-notification>', (ctx) =>
+        say(
+          `The sub-agent finished:\n\n${/<result>([\s\S]*?)<\/result>/.exec(ctx.userText)?.[1] ?? '(no result)'}`,
+          slow,
+        ),
+      ),
       rule(
         /overloaded/i,
         overloaded(),
