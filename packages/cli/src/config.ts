@@ -172,7 +172,7 @@ export function parseConfig(text: string, file: string, environment: ConfigEnvir
   });
   const base = path.dirname(file);
   const agents = result.data.agents.map((agent) =>
-    resolveAgent(agent, base, environment, result.data.agents.length),
+    resolveAgent(agent, base, environment),
   );
   agents.forEach((agent, i) => {
     const bytes = Buffer.byteLength(agent.socketPath);
@@ -186,11 +186,11 @@ export function parseConfig(text: string, file: string, environment: ConfigEnvir
   return { file, agents };
 }
 
-function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment, count: number): AgentConfig {
+function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): AgentConfig {
   const abs = (p: string) => path.resolve(base, p);
-  // Under systemd each agent's units get their own directories; elsewhere they live beside the config.
-  const perAgent = (systemdDir: string | undefined, fallback: string) =>
-    systemdDir ? (count > 1 ? path.join(systemdDir, raw.name) : systemdDir) : fallback;
+  // Under systemd the template units give each agent its own directories (StateDirectory=switchyard/%i);
+  // elsewhere they live beside the config file.
+  const perAgent = (systemdDir: string | undefined, fallback: string) => systemdDir ?? fallback;
   const stateDir = raw.stateDir
     ? abs(raw.stateDir)
     : perAgent(env.STATE_DIRECTORY, path.join(base, '.switchyard', raw.name, 'state'));
@@ -226,7 +226,11 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment, c
     stateDir,
     runtimeDir,
     socketPath: path.join(runtimeDir, 'bridge.sock'),
-    card: { ...raw.card },
+    card: {
+      ...(raw.card?.showDelayMs !== undefined ? { showDelayMs: raw.card.showDelayMs } : {}),
+      ...(raw.card?.stuckAfterMs !== undefined ? { stuckAfterMs: raw.card.stuckAfterMs } : {}),
+      ...(raw.card?.heartbeatMs !== undefined ? { heartbeatMs: raw.card.heartbeatMs } : {}),
+    },
   };
 }
 

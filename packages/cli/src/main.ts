@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+/**
+ * `switchyard`: the one command operators and developers run. It reads the config, validates it, and
+ * hands typed options to the services' factories. See `switchyard help`.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { describeError } from '@switchyard/protocol';
+import { type AgentConfig, type Config, ConfigError, describeConfig, loadConfig, resolveConfigPath } from './config.js';
+import { createLogger } from './log.js';
+import { runSandbox } from './sandbox.js';
+import { makeBridge, makeGateway } from './services.js';
+import { createSupervisor, RESTART_BRIDGE_MESSAGE } from './supervisor.js';
+
+const USAGE = `usage: switchyard [--config PATH] <command>
+
+commands:
+  up                 start everything: the agents in the config against Telegram, or the local
+                     sandbox when no config with a bot token exists (this is what \`pnpm start\` runs)
+  sandbox            run a demo agent against the local Telegram sandbox and print its web chat URL
+  run AGENT          run the gateway and the bridge of AGENT as child processes (development)
+  gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
+  bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
+  stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
+  config check       validate the config and print it as it will be used, secrets masked
+  help               this text
+
+The config is --config PATH, else $SWITCHYARD_CONFIG, else ./switchyard.yaml.`;
+
+const mainPath = fileURLToPath(import.meta.url);
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
+  const [command, arg] = positionals;
+  const environment = { env: process.env, cwd: process.cwd() };
+  const configFile = resolveConfigPath(values.config, environment);
+  const load = (): Config => loadConfig(configFile, environment);
+  const agentOf = (config: Config): AgentConfig => {
+    const agent = config.agents.find((a) => a.name === arg);
+    if (!agent) {
+      const known = config.agents.map((a) => a.name).join(', ');
+      throw new UsageError(arg ? `no agent "${arg}" in ${config.file} (agents: ${known})` : `name the agent (${known})`);
+    }
+    return agent;
+  };
+
+  if (values.help || command === undefined || command === 'help') {
+    console.log(USAGE);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  switch (command) {
+    case 'config': {
+      if (arg !== 'check') throw new UsageError('usage: switchyard config check');
+      console.log(describeConfig(load()));
+      console.error(`${configFile}: ok`);
+      return 0;
+    }
+    case 'gateway': {
+      const config = load();
+      const agent = agentOf(config);
+      const logger = createLogger({ agent: agent.name, service: 'gateway' });
+      const gateway = makeGateway(agent, environment, config.file, logger, bridgeRestarter(agent.name));
+      await gateway.start();
+      await untilSignal(logger, () => gateway.stop());
+      return 0;
+    }
+    case 'bridge': {
+      const agent = agentOf(load());
+      const logger = createLogger({ agent: agent.name, service: 'bridge' });
+      const bridge = makeBridge(agent, logger);
+      await bridge.start();
+      // A signal is a restart (deploy, systemctl restart): the Claude process stays for the next bridge.
+      await untilSignal(logger, () => bridge.stop('restart'));
+      return 0;
+    }
+    case 'stop-claude': {
+      const agent = agentOf(load());
+      const logger = createLogger({ agent: agent.name, service: 'stop-claude' });
+      await makeBridge(agent, logger).stop('shutdown');
+      return 0;
+    }
+    case 'run': {
+      const config = load();
+      const agent = agentOf(config);
+      const logger = createLogger({ agent: agent.name, service: 'run' });
+      const supervisor = createSupervisor({
+        command: (service) => [mainPath, '--config', config.file, service, agent.name],
+        logger,
+        onShutdown: () => makeBridge(agent, logger).stop('shutdown'),
+      });
+      supervisor.start();
+      await untilSignal(logger, () => supervisor.stop());
+      return 0;
+    }
+    case 'sandbox':
+      return runSandbox({ mainPath, force: true });
+    case 'up': {
+      let config: Config | undefined;
+      try {
+        config = load();
+      } catch (err) {
+        // No config yet is the newcomer's case: show the sandbox. A config with mistakes is not.
+        if (!(err instanceof ConfigError && err.problems[0]?.startsWith('no such file'))) throw err;
+      }
+      const withToken = config?.agents.filter((a) => a.token !== undefined) ?? [];
+      if (!config || withToken.length === 0) return runSandbox({ mainPath, force: false });
+      const logger = createLogger({ service: 'up' });
+      const supervisors = withToken.map((agent) =>
+        createSupervisor({
+          command: (service) => [mainPath, '--config', config.file, service, agent.name],
+          logger: logger.child({ agent: agent.name }),
+          onShutdown: () => makeBridge(agent, logger).stop('shutdown'),
+        }),
+      );
+      for (const supervisor of supervisors) supervisor.start();
+      await untilSignal(logger, () => Promise.all(supervisors.map((s) => s.stop())).then(() => undefined));
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/**
+ * How `/restart` reaches the bridge: the dev supervisor over IPC, or systemd. The gateway unit's user
+ * needs permission to restart the agent unit (see deploy/README.md).
+ */
+function bridgeRestarter(agent: string): (() => Promise<void>) | undefined {
+  if (process.send) {
+    return async () => {
+      process.send?.(RESTART_BRIDGE_MESSAGE);
+    };
+  }
+  if (process.env.INVOCATION_ID) {
+    return async () => {
+      await promisify(execFile)('systemctl', ['restart', '--no-block', `switchyard-agent@${agent}.service`]);
+    };
+  }
+  return undefined;
+}
+
+/** Resolves after SIGINT or SIGTERM has been handled by `stop`; a second signal exits at once. */
+function untilSignal(logger: ReturnType<typeof createLogger>, stop: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      logger.info({ event: 'stopping', signal }, 'stopping');
+      stop().then(resolve, (err: unknown) => {
+        logger.error({ event: 'stop_failed', err: describeError(err) }, 'stop failed');
+        resolve();
+      });
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof ConfigError || err instanceof UsageError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    console.error(`switchyard: ${describeError(err)}`);
+    if (process.env.SWITCHYARD_DEBUG && err instanceof Error) console.error(err.stack);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,166 @@
+/**
+ * `switchyard sandbox` (and `up` with no bot token): the whole system on one machine with no Telegram
+ * account. The local Telegram server runs in this process and serves the web chat view; the gateway and
+ * the bridge run as child processes exactly as in production, against it.
+ *
+ * The agent uses the `claude` that is installed and logged in (or `ANTHROPIC_API_KEY`). When there is
+ * none, or `SWITCHYARD_SCRIPTED=1`, it uses the built-in scripted model instead and says so, here and
+ * in the chat view.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeError } from '@switchyard/protocol';
+import { createScriptedModel, createTelegramServer, type ScriptedModel } from '@switchyard/sandbox';
+import { createLogger } from './log.js';
+import { createSupervisor } from './supervisor.js';
+
+export interface SandboxOptions {
+  mainPath: string;
+  /** `switchyard sandbox` was asked for by name (rather than chosen by `up` for want of a token). */
+  force: boolean;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+const SANDBOX_TOKEN = '1000001:sandbox-token-not-a-secret-0000';
+const DEFAULT_PORT = 8780;
+
+/** Runs until SIGINT/SIGTERM; returns the exit code. */
+export async function runSandbox(options: SandboxOptions): Promise<number> {
+  const env = options.env ?? process.env;
+  const base = path.resolve(options.cwd ?? process.cwd(), env.SWITCHYARD_SANDBOX_DIR ?? '.switchyard/sandbox');
+  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' });
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  mkdirSync(path.join(base, 'work'), { recursive: true });
+
+  const claude = chooseClaude(env);
+  let model: ScriptedModel | undefined;
+  const claudeEnv: Record<string, string> = {};
+  if (claude.kind === 'scripted') {
+    say(`switchyard: ${claude.reason}`);
+    say('switchyard: using the built-in SCRIPTED model: answers are canned, to show the system working.');
+    say('            For real answers: install Claude Code and log in (`claude`), or set ANTHROPIC_API_KEY.');
+    model = createScriptedModel({ chunkDelayMs: 40 });
+    const { baseUrl } = await model.start();
+    Object.assign(claudeEnv, {
+      ANTHROPIC_BASE_URL: baseUrl,
+      ANTHROPIC_API_KEY: 'sk-scripted-sandbox',
+      CLAUDE_CONFIG_DIR: path.join(base, 'claude-config'),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+    });
+  }
+
+  const telegram = createTelegramServer({
+    token: SANDBOX_TOKEN,
+    bot: { firstName: 'Switchyard sandbox', username: 'switchyard_sandbox_bot' },
+    port: Number(env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT),
+  });
+  let address: { apiRoot: string };
+  try {
+    address = await telegram.start();
+  } catch (err) {
+    say(`switchyard: cannot listen on 127.0.0.1:${env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT} (${describeError(err)}).`);
+    say('            Set SWITCHYARD_SANDBOX_PORT to a free port (0 picks one).');
+    await model?.stop();
+    return 1;
+  }
+  const userId = telegram.defaultUser.id;
+  const configFile = path.join(base, 'switchyard.yaml');
+  writeFileSync(
+    configFile,
+    [
+      '# Written by `switchyard sandbox` on every start; edit your own switchyard.yaml instead.',
+      'agents:',
+      '  - name: sandbox',
+      `    token: "${SANDBOX_TOKEN}"`,
+      `    apiRoot: ${JSON.stringify(address.apiRoot)}`,
+      `    allow: [${userId}]`,
+      `    workDir: ${JSON.stringify(path.join(base, 'work'))}`,
+      `    stateDir: ${JSON.stringify(path.join(base, 'state'))}`,
+      `    runtimeDir: ${JSON.stringify(shortRuntimeDir(base))}`,
+      '    card: { showDelayMs: 3000 }',
+      '    claude:',
+      `      bin: ${JSON.stringify(claude.bin)}`,
+      `      env: ${JSON.stringify(claudeEnv)}`,
+      '',
+    ].join('\n'),
+  );
+
+  const supervisor = createSupervisor({
+    command: (service) => [options.mainPath, '--config', configFile, service, 'sandbox'],
+    logger,
+    env: { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' },
+    onShutdown: async () => {
+      const { spawnSync } = await import('node:child_process');
+      spawnSync(process.execPath, [options.mainPath, '--config', configFile, 'stop-claude', 'sandbox'], { stdio: 'inherit' });
+    },
+  });
+  supervisor.start();
+  const url = `${address.apiRoot}/`;
+  say('');
+  say(`switchyard: the sandbox is running. Open ${url} to chat with the agent.`);
+  say(`            (working directory ${path.join(base, 'work')}; Ctrl-C stops everything)`);
+  say('');
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  say('switchyard: stopping the sandbox…');
+  await supervisor.stop();
+  await telegram.stop();
+  await model?.stop();
+  return 0;
+}
+
+type ClaudeChoice = { kind: 'real'; bin: string } | { kind: 'scripted'; bin: string; reason: string };
+
+/** The installed, logged-in `claude` when there is one; else the pinned CLI against the scripted model. */
+export function chooseClaude(env: NodeJS.ProcessEnv): ClaudeChoice {
+  const pinned = pinnedClaude();
+  if (env.SWITCHYARD_SCRIPTED === '1') {
+    return { kind: 'scripted', bin: pinned, reason: 'SWITCHYARD_SCRIPTED=1 is set.' };
+  }
+  const installed = findOnPath('claude', env) ?? (existsSync(pinned) ? pinned : undefined);
+  if (!installed) return { kind: 'scripted', bin: pinned, reason: 'no `claude` command was found.' };
+  const configDir = env.CLAUDE_CONFIG_DIR ?? path.join(homedir(), '.claude');
+  const loggedIn =
+    Boolean(env.ANTHROPIC_API_KEY) ||
+    Boolean(env.CLAUDE_CODE_OAUTH_TOKEN) ||
+    existsSync(path.join(configDir, '.credentials.json'));
+  if (!loggedIn) {
+    return {
+      kind: 'scripted',
+      bin: pinned,
+      reason: `\`claude\` is installed but not logged in (no ${path.join(configDir, '.credentials.json')}, no ANTHROPIC_API_KEY).`,
+    };
+  }
+  return { kind: 'real', bin: installed };
+}
+
+function pinnedClaude(): string {
+  // packages/cli/dist/sandbox.js → the workspace root's node_modules/.bin/claude
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+  return path.join(root, 'node_modules', '.bin', 'claude');
+}
+
+function findOnPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir || dir.includes(`${path.sep}node_modules${path.sep}`)) continue;
+    const candidate = path.join(dir, command);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** The socket must fit in 107 bytes; a deep checkout falls back to a directory under /tmp. */
+function shortRuntimeDir(base: string): string {
+  const preferred = path.join(base, 'run');
+  if (Buffer.byteLength(path.join(preferred, 'bridge.sock')) <= 100) return preferred;
+  const dir = path.join('/tmp', `switchyard-${process.getuid?.() ?? 'user'}-sandbox`);
+  return dir;
+}

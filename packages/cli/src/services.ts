@@ -1,0 +1,63 @@
+/**
+ * Maps one agent's config onto the services' factories. This is the only place that knows both the
+ * config file's shape and the factories' options.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Bridge, createBridge } from '@switchyard/agent-bridge';
+import { createGateway, type Gateway } from '@switchyard/gateway';
+import type { Logger } from '@switchyard/protocol';
+import { type AgentConfig, type ConfigEnvironment, readToken } from './config.js';
+
+/** Each service keeps its own part of the agent's state directory. */
+export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
+  return path.join(agent.stateDir, service);
+}
+
+export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Bridge {
+  mkdirSync(agent.runtimeDir, { recursive: true, mode: 0o700 });
+  return createBridge({
+    agent: agent.name,
+    socketPath: agent.socketPath,
+    stateDir: serviceStateDir(agent, 'bridge'),
+    workDir: agent.workDir,
+    claudeBin: agent.claude.bin,
+    claudeArgs: agent.claude.args,
+    // The CLI inherits the service's environment (PATH, HOME, a logged-in CLAUDE_CONFIG_DIR) plus the agent's own.
+    env: { ...env, ...agent.claude.env },
+    ...(agent.claude.model ? { model: agent.claude.model } : {}),
+    ...(agent.claude.permissionMode ? { permissionMode: agent.claude.permissionMode } : {}),
+    ...(agent.claude.mcpConfig ? { mcpConfig: agent.claude.mcpConfig } : {}),
+    restartOnExit: agent.claude.restartOnExit,
+    stuckAfterMs: agent.claude.stuckAfterMs,
+    logger,
+  });
+}
+
+export function makeGateway(
+  agent: AgentConfig,
+  environment: ConfigEnvironment,
+  configFile: string,
+  logger: Logger,
+  restartBridge: (() => Promise<void>) | undefined,
+): Gateway {
+  const token = readToken(agent, environment, configFile);
+  if (!token) {
+    throw new Error(
+      `agent "${agent.name}" has no bot token: add token: to its config, or run \`switchyard sandbox\` to try it locally`,
+    );
+  }
+  mkdirSync(agent.runtimeDir, { recursive: true, mode: 0o700 });
+  return createGateway({
+    agent: agent.name,
+    token,
+    apiRoot: agent.apiRoot,
+    allowUsers: agent.allow,
+    allowChats: agent.allowChats,
+    stateDir: serviceStateDir(agent, 'gateway'),
+    socketPath: agent.socketPath,
+    card: agent.card,
+    ...(restartBridge ? { restartBridge } : {}),
+    logger,
+  });
+}
