@@ -134,6 +134,26 @@ describe('getUpdates', () => {
     await expect(poll).resolves.toEqual({ ok: true, result: [] });
   });
 
+  it('leaves no listening socket, timer or immediate behind after stop()', async () => {
+    const ours = () =>
+      process
+        .getActiveResourcesInfo()
+        .filter((r) => r === 'Timeout' || r === 'TCPServerWrap' || r === 'Immediate');
+    await server.stop();
+    const before = ours().length;
+    await open();
+    const chat = server.privateChat();
+    const poll = call('getUpdates', { timeout: 30 });
+    server.sendText(chat.id, 'queued');
+    await poll;
+    const second = call('getUpdates', { offset: 999, timeout: 30 });
+    await new Promise((r) => setTimeout(r, 20));
+    await server.stop();
+    await second;
+    await new Promise((r) => setTimeout(r, 10)); // let the client side of the closed sockets settle
+    expect(ours().length).toBeLessThanOrEqual(before);
+  });
+
   it('marks commands with bot_command entities', async () => {
     const chat = server.privateChat();
     server.sendText(chat.id, '/model opus');
@@ -329,6 +349,8 @@ describe('pins', () => {
     const b = await ok<{ message_id: number }>('sendMessage', { chat_id: chat.id, text: 'card B' });
     await ok('pinChatMessage', { chat_id: chat.id, message_id: a.message_id, disable_notification: true });
     await ok('pinChatMessage', { chat_id: chat.id, message_id: b.message_id, disable_notification: true });
+    const notices = server.messages(chat.id).filter((m) => m.service?.type === 'pinned_message');
+    expect(notices.map((m) => m.silent)).toEqual([true, true]);
     const info = await ok<{ pinned_message: { message_id: number; text: string } }>('getChat', {
       chat_id: chat.id,
     });

@@ -59,6 +59,7 @@ const pinChatMessage: MethodHandler = (params, ctx) => {
     entities: [],
     threadId: message.threadId,
     service: { type: 'pinned_message', messageId: message.messageId },
+    silent: params.bool('disable_notification'),
   });
   return true;
 };

@@ -93,6 +93,8 @@ export interface SandboxMessage {
   pinned: boolean;
   /** The bot's reactions on the message (emoji). */
   reactions: string[];
+  /** Sent (or, for a pin notice, pinned) with `disable_notification`: the user got no notification. */
+  silent: boolean;
 }
 
 /** A chat action the bot sent ("typing"); Telegram shows it for 5 s or until the bot's next message. */
@@ -155,6 +157,7 @@ export interface NewMessage {
   replyToMessageId?: number | undefined;
   file?: SandboxFileRef | undefined;
   service?: ServiceAction | undefined;
+  silent?: boolean | undefined;
 }
 
 /** The new visible content of an edited message. */
@@ -335,6 +338,7 @@ export class ChatStore {
       deleted: false,
       pinned: false,
       reactions: [],
+      silent: input.silent === true,
       ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
       ...(input.replyMarkup ? { replyMarkup: input.replyMarkup } : {}),
       ...(input.replyToMessageId !== undefined ? { replyToMessageId: input.replyToMessageId } : {}),

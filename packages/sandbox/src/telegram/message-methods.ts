@@ -79,6 +79,7 @@ const sendMessage: MethodHandler = (params, ctx) => {
     threadId,
     replyMarkup,
     replyToMessageId: reply?.messageId,
+    silent: params.bool('disable_notification'),
   });
   return toWireMessage(ctx.store, message);
 };
@@ -118,6 +119,7 @@ function sendMedia(field: 'photo' | 'document'): MethodHandler {
       threadId,
       replyMarkup,
       replyToMessageId: reply?.messageId,
+      silent: params.bool('disable_notification'),
       file: {
         fileId: file.fileId,
         fileUniqueId: file.fileUniqueId,
