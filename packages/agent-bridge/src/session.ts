@@ -18,7 +18,7 @@
  */
 import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { describeSuggestion, shortenInput, summarizeToolCall } from './summary.js';
-import type { CliEvent } from './translator.js';
+import { type CliEvent, translateMessage } from './translator.js';
 
 /** Tool names whose calls start a sub-agent. `Task` until 2.1.x renamed it `Agent`; both are seen. */
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -73,6 +73,13 @@ export interface SessionState {
   /** Messages written into a running turn, not yet announced, oldest first. */
   awaiting: string[];
   prompts: Record<string, OpenPrompt>;
+  /**
+   * Request ids of prompts closed here (answered or cancelled), newest last, bounded. An `initialize`
+   * answer lists the prompts the CLI had open *when it read the request*; a prompt answered after this
+   * side wrote `initialize` but before the CLI's answer came back is in that list and must not be
+   * offered again. Optional: snapshots from before it existed have none.
+   */
+  closedPrompts?: string[];
   controls: Record<string, PendingControl>;
   agents: Record<string, AgentRecord>;
   /** Last reported agent state, so a status frame goes out only on a change. */
@@ -109,6 +116,8 @@ export function initialSessionState(): SessionState {
 export type SlashCommand = '/compact' | '/clear' | `/rename ${string}`;
 
 const FALLBACK_ROUTE: Route = { chatId: 0 };
+/** More than the prompts that can close between an `initialize` and its answer. */
+const CLOSED_PROMPTS_KEPT = 100;
 
 /**
  * The machine. Methods mutate `state` and return the step; the caller persists `state` when it must
@@ -218,7 +227,7 @@ export class Session {
     const s = this.state;
     const prompt = s.prompts[frame.requestId];
     if (!prompt) return undefined;
-    delete s.prompts[frame.requestId];
+    this.#closePrompt(frame.requestId);
     let response: Record<string, unknown>;
     if (frame.type === 'question_answer') {
       response = { behavior: 'allow', updatedInput: { ...prompt.input, answers: frame.answers } };
@@ -350,6 +359,15 @@ export class Session {
     s.running = true;
     s.lastRoute = route;
     return turn;
+  }
+
+  #closePrompt(requestId: string): void {
+    const s = this.state;
+    delete s.prompts[requestId];
+    s.closedPrompts ??= [];
+    const closed = s.closedPrompts;
+    closed.push(requestId);
+    if (closed.length > CLOSED_PROMPTS_KEPT) closed.splice(0, closed.length - CLOSED_PROMPTS_KEPT);
   }
 
   #status(state: string, detail?: string): AppFrame[] {
@@ -596,7 +614,7 @@ export class Session {
       }
       case 'control_cancel': {
         if (!s.prompts[event.requestId]) return;
-        delete s.prompts[event.requestId];
+        this.#closePrompt(event.requestId);
         step.frames.push(
           { type: 'prompt_closed', requestId: event.requestId, reason: 'cancelled' },
           ...this.#status(this.agentState()),
@@ -726,22 +744,15 @@ export class Session {
       if (typeof item !== 'object' || item === null) continue;
       const record = item as Record<string, unknown>;
       const requestId = typeof record.request_id === 'string' ? record.request_id : undefined;
-      if (!requestId || this.state.prompts[requestId]) continue;
-      const request = typeof record.request === 'object' && record.request !== null ? record.request : record;
-      const r = request as Record<string, unknown>;
-      if (r.subtype !== undefined && r.subtype !== 'can_use_tool') continue;
-      this.#onEvent(
-        {
-          kind: 'permission',
-          requestId,
-          toolName: typeof r.tool_name === 'string' ? r.tool_name : 'unknown',
-          input: typeof r.input === 'object' && r.input !== null ? (r.input as Record<string, unknown>) : {},
-          suggestions: Array.isArray(r.permission_suggestions) ? r.permission_suggestions : [],
-          ...(typeof r.tool_use_id === 'string' ? { toolUseId: r.tool_use_id } : {}),
-        },
-        now,
-        step,
-      );
+      if (!requestId || this.state.prompts[requestId] || this.state.closedPrompts?.includes(requestId))
+        continue;
+      // 2.1.328 lists the original `control_request` lines verbatim: translate them as stdout would have,
+      // so a recovered prompt reads exactly like the one that was lost (description included).
+      const events =
+        record.type === 'control_request'
+          ? translateMessage(record)
+          : translateMessage({ type: 'control_request', request_id: requestId, request: record });
+      for (const event of events) if (event.kind === 'permission') this.#onEvent(event, now, step);
     }
   }
 }

@@ -142,6 +142,32 @@ describe('translator on recorded output', () => {
     expect(frames.find((f) => f.type === 'permission_request')).toMatchObject({ toolName: 'Bash' });
   });
 
+  it('regression (restart.test flake): a prompt answered while `initialize` was in flight is not offered again', () => {
+    // The adopting bridge writes `initialize`, the gateway answers the prompt at once, and only then does
+    // the CLI's `initialize` answer arrive — listing the prompt as it was when the CLI read the request.
+    const lines = linesOf('initialize-while-prompt-open');
+    const session = new Session();
+    session.processStarted();
+    session.acceptUserMessage(userMessage('in-1', 'go'), 1);
+    const promptLine = lines.find((l) => l.includes('"subtype":"can_use_tool"')) as string;
+    const prompt = session
+      .onEvents(translateLine(promptLine), 1)
+      .frames.find((f) => f.type === 'permission_request');
+    if (prompt?.type !== 'permission_request') throw new Error('no prompt');
+    const write = session.control('initialize', undefined).writes[0] as string;
+    const ourId = (JSON.parse(write) as { request_id: string }).request_id;
+    expect(
+      session.answer({ type: 'permission_answer', requestId: prompt.requestId, decision: 'allow' }),
+    ).toBeDefined();
+    const response = (lines.find((l) => l.includes('pending_permission_requests')) as string).replace(
+      /"request_id":"req_initialize_1"/,
+      `"request_id":"${ourId}"`,
+    );
+    const frames = session.onEvents(translateLine(response), 2).frames;
+    expect(frames.filter((f) => f.type === 'permission_request')).toEqual([]);
+    expect(session.agentState()).toBe('running');
+  });
+
   it('bad input: malformed lines, a 3 MB line and unknown types are skipped; an unknown control request is refused', () => {
     expect(translateLine('{not json')).toEqual([{ kind: 'skipped', reason: 'malformed', bytes: 9 }]);
     expect(translateLine('[1,2]')[0]).toMatchObject({ kind: 'skipped' });
