@@ -41,6 +41,7 @@ import {
   userSendsText,
   userUnpins,
 } from './user-actions.js';
+import { createWebView, type WebView } from './web/web-view.js';
 import type { WireBotUser, WireFailure, WireUpdate, WireUser } from './wire.js';
 
 /** How to create a {@link TelegramServer}. Every field has a sandbox-friendly default. */
@@ -67,6 +68,10 @@ export interface TelegramServerOptions {
   maxDownloadBytes?: number;
   /** Request bodies above this are refused with 413. Default 50 MB, Telegram's upload limit. */
   maxRequestBytes?: number;
+  /** Serve the web chat view at `/`. Default true. */
+  webView?: boolean;
+  /** A line the web view shows above every chat (e.g. "replies come from a scripted model"). */
+  banner?: string;
 }
 
 /** A forced failure for the next matching requests (see {@link TelegramServer.failNext}). */
@@ -96,6 +101,8 @@ export interface ChatView {
 export interface TelegramServerAddress {
   /** What grammY's `client.apiRoot` takes, e.g. `http://127.0.0.1:4567`. */
   apiRoot: string;
+  /** The web chat view's address (the same origin), or undefined when it is disabled. */
+  webUrl: string | undefined;
   port: number;
 }
 
@@ -132,6 +139,8 @@ export interface TelegramServer {
   setBotCanPin(chatId: number, canPin: boolean): void;
   /** Replaces the flood limits (merged over the current ones), or disables them with `false`. */
   setRateLimits(limits: Partial<RateLimits> | false): void;
+  /** Sets (or clears) the line the web view shows above every chat. */
+  setBanner(text: string | undefined): void;
   /** Makes the next `times` (default 1) calls of `method` (optionally only for `chatId`) fail as given. */
   failNext(method: string, failure: InjectedFailure, options?: { times?: number; chatId?: number }): void;
 
@@ -223,6 +232,8 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   let server: Server | undefined;
   let address: TelegramServerAddress | undefined;
   let stopping: Promise<void> | undefined;
+  let banner = options.banner;
+  let web: WebView | undefined;
 
   const methodContext = (signal: AbortSignal): MethodContext => ({
     store,
@@ -314,6 +325,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
     const match = api ?? download;
     if (!match) {
+      if (web?.handle(req, res, url)) return;
       sendJson(res, 404, refuse('notFound').toWire());
       return;
     }
@@ -351,13 +363,15 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       });
       const info = s.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      address = { apiRoot: `http://${host}:${info.port}`, port: info.port };
+      const root = `http://${host}:${info.port}`;
+      address = { apiRoot: root, webUrl: web ? `${root}/` : undefined, port: info.port };
       return { ...address };
     },
 
     stop() {
       stopping ??= (async () => {
         updates.stop();
+        web?.close();
         const s = server;
         if (!s) return;
         // Let the answered polls flush before the sockets go.
@@ -409,6 +423,9 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     setRateLimits(limits) {
       limiter.configure(limits);
     },
+    setBanner(text) {
+      banner = text;
+    },
     failNext(method, failure, opts = {}) {
       failures.push({
         ...failure,
@@ -456,6 +473,13 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       return waitFor(hub, check, opts.timeoutMs ?? 5_000, opts.signal);
     },
   };
+  if (options.webView !== false) {
+    web = createWebView({
+      server: handle,
+      file: (fileId) => store.file(fileId),
+      banner: () => banner,
+    });
+  }
   return handle;
 }
 

@@ -1,0 +1,471 @@
+// The sandbox chat view. It loads every chat once from /web/api/state, then applies the server's events
+// (/web/api/events, server-sent) to that copy and re-renders the open chat. No framework, no build step.
+// Message HTML comes from the server's Telegram-HTML renderer, which escapes all text; links are further
+// limited to http(s)/tg/mailto here.
+
+const $ = (id) => document.getElementById(id);
+const HEADERS = { 'x-sandbox-view': '1' };
+const ACTION_MS = 5_000; // Telegram shows a chat action for 5 s
+const DRAFT_MS = 30_000; // a draft is a 30 s preview
+
+const state = {
+  bot: null,
+  user: null,
+  banner: null,
+  /** chatId -> { chat, messages: Map<id, message>, action, draft } */
+  chats: new Map(),
+  current: null,
+  /** 0 = General (or a chat without topics), else a thread id */
+  topic: 0,
+  replyTo: null,
+};
+
+// --- data -----------------------------------------------------------------------------------------
+
+function entry(chatId) {
+  let e = state.chats.get(chatId);
+  if (!e) {
+    e = { chat: null, messages: new Map(), action: null, draft: null };
+    state.chats.set(chatId, e);
+  }
+  return e;
+}
+
+async function load() {
+  const res = await fetch('/web/api/state');
+  const data = await res.json();
+  state.bot = data.bot;
+  state.user = data.user;
+  state.banner = data.banner;
+  state.chats.clear();
+  for (const view of data.chats) {
+    const e = entry(view.chat.id);
+    e.chat = view.chat;
+    for (const m of [...view.messages, ...view.deleted]) e.messages.set(m.messageId, m);
+    e.action = view.actions.at(-1) ?? null;
+    e.draft = view.drafts.at(-1) ?? null;
+  }
+  if (state.current === null || !state.chats.has(state.current)) {
+    state.current = data.chats[0]?.chat.id ?? null;
+  }
+  render();
+}
+
+function apply(event) {
+  switch (event.type) {
+    case 'chat':
+      entry(event.chat.id).chat = event.chat;
+      break;
+    case 'message': {
+      const e = entry(event.message.chatId);
+      e.messages.set(event.message.messageId, event.message);
+      if (event.message.from === 'bot') {
+        e.draft = null;
+        e.action = null;
+      }
+      break;
+    }
+    case 'edit':
+    case 'delete':
+    case 'reaction':
+      entry(event.message.chatId).messages.set(event.message.messageId, event.message);
+      break;
+    case 'pins': {
+      const e = entry(event.chatId);
+      if (e.chat) e.chat.pinned = event.pinned;
+      for (const m of e.messages.values()) m.pinned = event.pinned.includes(m.messageId);
+      break;
+    }
+    case 'action':
+      entry(event.action.chatId).action = { ...event.action, seenAt: Date.now() };
+      setTimeout(render, ACTION_MS + 50);
+      break;
+    case 'draft':
+      entry(event.draft.chatId).draft = { ...event.draft, seenAt: Date.now() };
+      setTimeout(render, DRAFT_MS + 50);
+      break;
+    case 'callback_answer':
+      if (event.query.answer?.text) {
+        if (event.query.answer.showAlert) alert(event.query.answer.text);
+        else toast(event.query.answer.text);
+      }
+      break;
+    default:
+      return;
+  }
+  render();
+}
+
+function connect() {
+  const events = new EventSource('/web/api/events');
+  let opened = false;
+  events.onopen = () => {
+    if (opened) load(); // a reconnect: events may have been missed
+    opened = true;
+  };
+  events.onmessage = (e) => apply(JSON.parse(e.data));
+}
+
+// --- actions --------------------------------------------------------------------------------------
+
+async function post(path, body) {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { ...HEADERS, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const data = await res.json();
+  if (!res.ok) toast(data.error ?? 'request failed');
+  return data;
+}
+
+async function send(event) {
+  event.preventDefault();
+  const text = $('text').value;
+  const file = $('file').files[0];
+  const chatId = state.current;
+  if (chatId === null) return;
+  const threadId = state.topic || undefined;
+  if (file) {
+    const form = new FormData();
+    form.set('chatId', String(chatId));
+    form.set('caption', text);
+    if (threadId) form.set('threadId', String(threadId));
+    form.set('file', file, file.name);
+    const res = await fetch('/web/api/upload', { method: 'POST', headers: HEADERS, body: form });
+    if (!res.ok) toast((await res.json()).error ?? 'upload failed');
+    $('file').value = '';
+    $('file-name').hidden = true;
+  } else if (text.trim() !== '') {
+    await post('/web/api/send', { chatId, text, threadId, replyTo: state.replyTo ?? undefined });
+  } else {
+    return;
+  }
+  $('text').value = '';
+  state.replyTo = null;
+  renderReplyBar();
+}
+
+function press(message, button) {
+  post('/web/api/press', {
+    chatId: message.chatId,
+    messageId: message.messageId,
+    data: button.callback_data,
+  });
+}
+
+// --- rendering ------------------------------------------------------------------------------------
+
+let toastTimer;
+function toast(text) {
+  const t = $('toast');
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    t.hidden = true;
+  }, 2500);
+}
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function safeHtml(html) {
+  const div = el('div', { className: 'text' });
+  div.innerHTML = html;
+  for (const a of div.querySelectorAll('a')) {
+    if (!/^(https?:|tg:|mailto:)/i.test(a.getAttribute('href') ?? '')) a.removeAttribute('href');
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+  }
+  return div;
+}
+
+function snippet(message) {
+  if (!message) return '';
+  if (message.kind === 'photo') return `🖼 ${message.text || 'Photo'}`;
+  if (message.kind === 'document') return `📄 ${message.file?.fileName ?? 'File'} ${message.text}`;
+  if (message.kind === 'service') return serviceText(message);
+  return message.text;
+}
+
+function serviceText(message) {
+  const who =
+    message.from === 'bot' ? (state.bot?.first_name ?? 'Bot') : (message.sender.first_name ?? 'User');
+  if (message.service?.type === 'pinned_message') {
+    const pinned = entry(message.chatId).messages.get(message.service.messageId);
+    const silent = message.silent ? ' 🔕' : '';
+    return `📌 ${who} pinned “${snippet(pinned).slice(0, 40)}”${silent}`;
+  }
+  if (message.service?.type === 'forum_topic_created') return `# Topic “${message.service.name}” created`;
+  return '';
+}
+
+function time(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+function inTopic(message) {
+  const chat = entry(message.chatId).chat;
+  if (!chat?.isForum) return true;
+  return (message.threadId ?? 0) === state.topic;
+}
+
+function renderMessage(message, e) {
+  if (message.kind === 'service') {
+    return el('div', { className: 'service', textContent: serviceText(message) });
+  }
+  const classes = ['msg', message.from];
+  if (message.deleted) classes.push('deleted');
+  const node = el('div', { className: classes.join(' ') });
+  node.dataset.id = String(message.messageId);
+  const bubble = el('div', { className: 'bubble' });
+  if (e.chat?.type !== 'private' || message.from === 'bot') {
+    const name = message.from === 'bot' ? state.bot?.first_name : message.sender.first_name;
+    bubble.append(el('div', { className: 'sender', textContent: name ?? '' }));
+  }
+  if (message.replyToMessageId !== undefined) {
+    const target = e.messages.get(message.replyToMessageId);
+    bubble.append(el('div', { className: 'quote', textContent: snippet(target) || 'message' }));
+  }
+  if (message.kind === 'photo' && message.file) {
+    bubble.append(
+      el('img', {
+        className: 'photo',
+        src: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
+        alt: 'photo',
+      }),
+    );
+  }
+  if (message.kind === 'document' && message.file) {
+    const name = message.file.fileName ?? 'file';
+    bubble.append(
+      el('a', {
+        className: 'document',
+        href: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
+        download: name,
+        textContent: `📄 ${name} (${message.file.size} bytes)`,
+      }),
+    );
+  }
+  if (message.html) bubble.append(safeHtml(message.html));
+  if (message.reactions?.length)
+    bubble.append(el('div', { className: 'reactions', textContent: message.reactions.join(' ') }));
+  const meta = el('div', { className: 'meta' });
+  if (message.history.length > 1) {
+    const toggle = el('button', { type: 'button', textContent: `edited ×${message.history.length - 1}` });
+    toggle.onclick = () => {
+      const open = bubble.querySelector('.history');
+      if (open) open.remove();
+      else bubble.append(renderHistory(message));
+    };
+    meta.append(toggle, ' · ');
+  }
+  if (message.pinned) meta.append('📌 ');
+  if (message.silent) meta.append('🔕 ');
+  meta.append(time(message.editedAt ?? message.date));
+  const reply = el('button', { type: 'button', className: 'reply-link', textContent: '↩' });
+  reply.title = 'Reply';
+  reply.onclick = () => {
+    state.replyTo = message.messageId;
+    renderReplyBar();
+    $('text').focus();
+  };
+  meta.append(reply);
+  bubble.append(meta);
+  node.append(bubble);
+  const rows = message.replyMarkup?.inline_keyboard ?? [];
+  if (rows.length > 0 && !message.deleted) {
+    const keyboard = el('div', { className: 'keyboard' });
+    for (const row of rows) {
+      const line = el('div', { className: 'row' });
+      for (const button of row) {
+        const b = el('button', { type: 'button', textContent: button.text });
+        if (button.url) b.onclick = () => window.open(button.url, '_blank', 'noopener');
+        else if (button.callback_data !== undefined) b.onclick = () => press(message, button);
+        line.append(b);
+      }
+      keyboard.append(line);
+    }
+    node.append(keyboard);
+  }
+  return node;
+}
+
+function renderHistory(message) {
+  const box = el('div', { className: 'history' });
+  message.history.slice(0, -1).forEach((version, i) => {
+    const v = el('div', { className: 'version' });
+    v.append(el('strong', { textContent: `v${i + 1} · ${time(version.at)}: ` }), safeHtml(version.html));
+    box.append(v);
+  });
+  return box;
+}
+
+function renderSidebar() {
+  const list = $('chat-list');
+  list.replaceChildren();
+  for (const [id, e] of state.chats) {
+    if (!e.chat) continue;
+    const last = [...e.messages.values()].filter((m) => !m.deleted).at(-1);
+    const item = el(
+      'button',
+      { type: 'button', className: `chat-item${id === state.current ? ' active' : ''}` },
+      el('span', {
+        textContent: `${e.chat.isForum ? '# ' : e.chat.type === 'private' ? '' : '👥 '}${e.chat.title}`,
+      }),
+      el('span', { className: 'snippet', textContent: snippet(last) }),
+    );
+    item.onclick = () => {
+      state.current = id;
+      state.topic = 0;
+      state.replyTo = null;
+      render(true);
+    };
+    list.append(item);
+  }
+}
+
+function renderHeader(e) {
+  $('banner').hidden = !state.banner;
+  $('banner').textContent = state.banner ?? '';
+  $('chat-title').textContent = e.chat?.title ?? '';
+  const status = $('chat-status');
+  const action = e.action;
+  const typing =
+    action && Date.now() - (action.seenAt ?? action.at) < ACTION_MS && (action.threadId ?? 0) === state.topic;
+  status.className = typing ? 'typing' : '';
+  status.textContent = typing
+    ? `${state.bot?.first_name ?? 'bot'} is ${action.action.replaceAll('_', ' ')}…`
+    : e.chat?.type === 'private'
+      ? `bot @${state.bot?.username ?? ''}`
+      : `${e.chat?.type ?? ''} · bot can pin: ${e.chat?.botCanPin ? 'yes' : 'no'}`;
+}
+
+function renderPinnedBar(e) {
+  const bar = $('pinned-bar');
+  const pinned = e.chat?.pinned ?? [];
+  const top = pinned.length > 0 ? e.messages.get(pinned[pinned.length - 1]) : undefined;
+  bar.hidden = !top;
+  if (!top) return;
+  const label = pinned.length > 1 ? `Pinned message #${pinned.length}` : 'Pinned message';
+  bar.replaceChildren(el('span', { className: 'label', textContent: label }), snippet(top).split('\n')[0]);
+  bar.onclick = () => {
+    const node = document.querySelector(`.msg[data-id="${top.messageId}"]`);
+    if (!node) return;
+    node.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    node.classList.add('highlight');
+    setTimeout(() => node.classList.remove('highlight'), 1200);
+  };
+}
+
+function renderTopics(e) {
+  const tabs = $('topics');
+  tabs.hidden = !e.chat?.isForum;
+  if (!e.chat?.isForum) return;
+  const all = [{ threadId: 0, name: 'General' }, ...e.chat.topics];
+  tabs.replaceChildren(
+    ...all.map((topic) => {
+      const b = el('button', { type: 'button', role: 'tab', className: 'tab', textContent: topic.name });
+      b.setAttribute('aria-selected', String(topic.threadId === state.topic));
+      b.onclick = () => {
+        state.topic = topic.threadId;
+        render(true);
+      };
+      return b;
+    }),
+  );
+  const add = el('button', { type: 'button', className: 'tab', textContent: '+ topic' });
+  add.onclick = async () => {
+    const name = prompt('Topic name');
+    if (name) await post('/web/api/topics', { chatId: e.chat.id, name });
+  };
+  tabs.append(add);
+}
+
+function renderReplyBar() {
+  const bar = $('reply-bar');
+  const e = state.current === null ? undefined : state.chats.get(state.current);
+  const target = state.replyTo === null ? undefined : e?.messages.get(state.replyTo);
+  bar.hidden = !target;
+  if (!target) return;
+  const cancel = el('button', { type: 'button', className: 'reply-link', textContent: '✕' });
+  cancel.onclick = () => {
+    state.replyTo = null;
+    renderReplyBar();
+  };
+  bar.replaceChildren(el('span', { textContent: `Replying to: ${snippet(target).slice(0, 80)}` }), cancel);
+}
+
+function render(jump = false) {
+  renderSidebar();
+  const e = state.current === null ? undefined : state.chats.get(state.current);
+  if (!e) return;
+  renderHeader(e);
+  renderPinnedBar(e);
+  renderTopics(e);
+  renderReplyBar();
+  const box = $('messages');
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  const nodes = [...e.messages.values()]
+    .filter((m) => !m.deleted && inTopic(m))
+    .sort((a, b) => a.messageId - b.messageId)
+    .map((m) => renderMessage(m, e));
+  const draft = e.draft;
+  if (draft && Date.now() - (draft.seenAt ?? draft.at) < DRAFT_MS && (draft.threadId ?? 0) === state.topic) {
+    const node = el('div', { className: 'msg bot draft' });
+    const bubble = el(
+      'div',
+      { className: 'bubble' },
+      el('div', { className: 'sender', textContent: 'draft' }),
+    );
+    bubble.append(
+      draft.html ? safeHtml(draft.html) : el('div', { className: 'text', textContent: 'Thinking…' }),
+    );
+    node.append(bubble);
+    nodes.push(node);
+  }
+  box.replaceChildren(...nodes);
+  if (atBottom || jump) box.scrollTop = box.scrollHeight;
+}
+
+// --- wiring ---------------------------------------------------------------------------------------
+
+$('composer').addEventListener('submit', send);
+$('text').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey) {
+    event.preventDefault();
+    $('composer').requestSubmit();
+  }
+});
+$('file').addEventListener('change', () => {
+  const file = $('file').files[0];
+  $('file-name').hidden = !file;
+  $('file-name').textContent = file ? `${file.name} — add a caption and press send` : '';
+});
+$('messages').addEventListener('click', (event) => {
+  const spoiler = event.target.closest?.('tg-spoiler');
+  if (spoiler) spoiler.classList.toggle('revealed');
+});
+$('new-group').onclick = async () => {
+  const chat = await post('/web/api/chats', { kind: 'group', title: prompt('Group name', 'Sandbox group') });
+  if (chat?.id) {
+    state.current = chat.id;
+    render(true);
+  }
+};
+$('new-forum').onclick = async () => {
+  const chat = await post('/web/api/chats', { kind: 'forum', title: prompt('Forum name', 'Sandbox forum') });
+  if (chat?.id) {
+    state.current = chat.id;
+    state.topic = 0;
+    render(true);
+  }
+};
+
+connect();
+load();

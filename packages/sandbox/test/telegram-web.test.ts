@@ -1,0 +1,181 @@
+import { request } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTelegramServer, type SandboxEvent, type TelegramServer } from '../src/telegram/index.js';
+
+let server: TelegramServer;
+let root: string;
+
+beforeEach(async () => {
+  server = createTelegramServer({ banner: 'replies come from a scripted model' });
+  const address = await server.start();
+  root = address.apiRoot;
+  expect(address.webUrl).toBe(`${root}/`);
+});
+
+afterEach(async () => {
+  await server.stop();
+});
+
+const view = { 'x-sandbox-view': '1', 'content-type': 'application/json' };
+
+async function botSend(params: Record<string, unknown>): Promise<{ message_id: number }> {
+  const res = await fetch(`${root}/bot${server.token}/sendMessage`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(params),
+  });
+  return ((await res.json()) as { result: { message_id: number } }).result;
+}
+
+/** Reads server-sent events until `count` have arrived (node's fetch has no EventSource in Node 20). */
+function readEvents(count: number): Promise<SandboxEvent[]> {
+  return new Promise((resolve, reject) => {
+    const events: SandboxEvent[] = [];
+    const req = request(`${root}/web/api/events`, (res) => {
+      expect(res.headers['content-type']).toContain('text/event-stream');
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (frame.startsWith('data: ')) events.push(JSON.parse(frame.slice(6)) as SandboxEvent);
+        }
+        if (events.length >= count) {
+          req.destroy();
+          resolve(events);
+        }
+      });
+    });
+    req.on('error', (err) => {
+      if (events.length < count) reject(err);
+    });
+    req.end();
+  });
+}
+
+describe('the web chat view', () => {
+  it('serves the page and its assets', async () => {
+    const page = await fetch(`${root}/`);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('/web/static/app.js');
+    for (const asset of ['app.js', 'style.css']) {
+      expect((await fetch(`${root}/web/static/${asset}`)).status).toBe(200);
+    }
+    expect((await fetch(`${root}/web/static/../telegram-server.ts`)).status).toBe(404);
+  });
+
+  it('gives the state with a default private chat and the banner', async () => {
+    const state = (await (await fetch(`${root}/web/api/state`)).json()) as {
+      banner: string;
+      chats: { chat: { id: number; type: string } }[];
+    };
+    expect(state.banner).toBe('replies come from a scripted model');
+    expect(state.chats.map((c) => c.chat)).toMatchObject([{ id: server.defaultUser.id, type: 'private' }]);
+  });
+
+  it('sends text as the user, presses buttons, and streams what happens', async () => {
+    const chat = server.privateChat();
+    const stream = readEvents(3);
+    await new Promise((r) => setTimeout(r, 50));
+    const sent = await fetch(`${root}/web/api/send`, {
+      method: 'POST',
+      headers: view,
+      body: JSON.stringify({ chatId: chat.id, text: 'hi from the browser' }),
+    });
+    expect(sent.status).toBe(200);
+    const [update] = server.pendingUpdates();
+    expect(update?.message?.text).toBe('hi from the browser');
+    const prompt = await botSend({
+      chat_id: chat.id,
+      text: 'Allow <b>Bash</b>?',
+      parse_mode: 'HTML',
+      reply_markup: { inline_keyboard: [[{ text: 'Allow', callback_data: 'allow' }]] },
+    });
+    await fetch(`${root}/bot${server.token}/editMessageText`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat_id: chat.id, message_id: prompt.message_id, text: 'Allowed' }),
+    });
+    const pressed = await fetch(`${root}/web/api/press`, {
+      method: 'POST',
+      headers: view,
+      body: JSON.stringify({ chatId: chat.id, messageId: prompt.message_id, data: 'allow' }),
+    });
+    // The edit removed the keyboard, so the view may no longer press it.
+    expect(pressed.status).toBe(400);
+    const events = await stream;
+    expect(events.map((e) => e.type)).toEqual(['message', 'message', 'edit']);
+    expect(events[1]).toMatchObject({ type: 'message', message: { html: 'Allow <b>Bash</b>?' } });
+  });
+
+  it('presses a button on the current keyboard', async () => {
+    const chat = server.privateChat();
+    const prompt = await botSend({
+      chat_id: chat.id,
+      text: 'Deny?',
+      reply_markup: { inline_keyboard: [[{ text: 'Deny', callback_data: 'deny:7' }]] },
+    });
+    const res = await fetch(`${root}/web/api/press`, {
+      method: 'POST',
+      headers: view,
+      body: JSON.stringify({ chatId: chat.id, messageId: prompt.message_id, data: 'deny:7' }),
+    });
+    const query = (await res.json()) as { id: string };
+    expect(server.callbackQuery(query.id)).toMatchObject({ data: 'deny:7', messageId: prompt.message_id });
+    expect(server.pendingUpdates().at(-1)?.callback_query?.data).toBe('deny:7');
+  });
+
+  it('uploads a file as the user', async () => {
+    const chat = server.privateChat();
+    const form = new FormData();
+    form.set('chatId', String(chat.id));
+    form.set('caption', 'see attached');
+    form.set('file', new Blob(['col1,col2'], { type: 'text/csv' }), 'data.csv');
+    const res = await fetch(`${root}/web/api/upload`, {
+      method: 'POST',
+      headers: { 'x-sandbox-view': '1' },
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    const [message] = server.messages(chat.id);
+    expect(message).toMatchObject({ kind: 'document', text: 'see attached', file: { fileName: 'data.csv' } });
+    const file = await fetch(`${root}/web/api/file/${encodeURIComponent(message?.file?.fileId ?? '')}`);
+    expect(await file.text()).toBe('col1,col2');
+  });
+
+  it('refuses POSTs without the view header (no cross-site posting)', async () => {
+    const chat = server.privateChat();
+    const res = await fetch(`${root}/web/api/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ chatId: chat.id, text: 'x' }),
+    });
+    expect(res.status).toBe(403);
+    expect(server.messages(chat.id)).toEqual([]);
+  });
+
+  it('creates forums with topics from the view', async () => {
+    const res = await fetch(`${root}/web/api/chats`, {
+      method: 'POST',
+      headers: view,
+      body: JSON.stringify({ kind: 'forum', title: 'Team' }),
+    });
+    const chat = (await res.json()) as { id: number; isForum: boolean; topics: { name: string }[] };
+    expect(chat).toMatchObject({ isForum: true, topics: [{ name: 'General chat' }] });
+  });
+
+  it('ends open event streams on stop()', async () => {
+    const ended = new Promise<void>((resolve) => {
+      request(`${root}/web/api/events`, (res) => {
+        res.resume();
+        res.on('end', resolve);
+        res.on('close', resolve);
+      }).end();
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await server.stop();
+    await ended;
+  });
+});
