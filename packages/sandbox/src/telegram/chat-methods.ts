@@ -161,7 +161,7 @@ const deleteMyCommands: MethodHandler = (params, ctx) => {
 };
 
 const getFile: MethodHandler = (params, ctx) => {
-  const file = ctx.store.file(params.str('file_id'));
+  const file = ctx.store.files.get(params.str('file_id'));
   if (!file) throw refuse('invalidFileId');
   if (file.size > ctx.maxDownloadBytes) throw refuse('fileTooBig');
   const result: WireFile = {

@@ -4,146 +4,22 @@
  * Bot API methods and the test control API both change it only through this class, which emits a
  * {@link SandboxEvent} for every visible change. No I/O and no timers: time comes from the injected clock.
  */
-import { randomBytes } from 'node:crypto';
 import type { EventHub } from './events.js';
+import { FileStore } from './file-store.js';
 import { renderTelegramHtml } from './html.js';
 import type {
-  ChatType,
-  WireBotCommand,
-  WireInlineKeyboardMarkup,
-  WireMessageEntity,
-  WireUser,
-} from './wire.js';
-
-/** A forum topic; `threadId` is the id of the service message that created it, as in Telegram. */
-export interface SandboxTopic {
-  threadId: number;
-  name: string;
-}
-
-/** A chat's settings and current pins. */
-export interface SandboxChat {
-  id: number;
-  type: ChatType;
-  /** Group title, or the user's name for a private chat. */
-  title: string;
-  /** The other party of a private chat. */
-  user?: WireUser;
-  isForum: boolean;
-  topics: SandboxTopic[];
-  /** Whether the bot may pin and unpin here (always true in private chats). */
-  botCanPin: boolean;
-  /** Pinned message ids, oldest first; the last one is what `getChat().pinned_message` returns. */
-  pinned: number[];
-}
-
-/** One version of a message's visible content. */
-export interface MessageVersion {
-  /** Text, or caption for a photo or document. */
-  text: string;
-  entities: WireMessageEntity[];
-  /** `text` with its entities as Telegram HTML, ready to display. */
-  html: string;
-  replyMarkup?: WireInlineKeyboardMarkup;
-  /** When this version appeared, in the server clock's milliseconds. */
-  at: number;
-}
-
-/** A file attached to a message. */
-export interface SandboxFileRef {
-  fileId: string;
-  fileUniqueId: string;
-  size: number;
-  fileName?: string;
-  mimeType?: string;
-  width?: number;
-  height?: number;
-}
-
-/** What a service message announces. */
-export type ServiceAction =
-  | { type: 'pinned_message'; messageId: number }
-  | { type: 'forum_topic_created'; name: string };
-
-/** A message as the chat's user sees it, with everything it has been. */
-export interface SandboxMessage {
-  chatId: number;
-  messageId: number;
-  /** The forum topic; absent in the General topic and in chats without topics. */
-  threadId?: number;
-  from: 'user' | 'bot';
-  sender: WireUser;
-  kind: 'text' | 'photo' | 'document' | 'service';
-  /** Current text (or caption), entities, HTML and keyboard: the last entry of `history`. */
-  text: string;
-  entities: WireMessageEntity[];
-  html: string;
-  replyMarkup?: WireInlineKeyboardMarkup;
-  /** Every version, oldest first; length 1 means never edited. */
-  history: MessageVersion[];
-  replyToMessageId?: number;
-  /** The photo (largest size) or document. */
-  file?: SandboxFileRef;
-  service?: ServiceAction;
-  /** Sent at, in the server clock's milliseconds. */
-  date: number;
-  editedAt?: number;
-  deleted: boolean;
-  deletedAt?: number;
-  pinned: boolean;
-  /** The bot's reactions on the message (emoji). */
-  reactions: string[];
-  /** Sent (or, for a pin notice, pinned) with `disable_notification`: the user got no notification. */
-  silent: boolean;
-}
-
-/** A chat action the bot sent ("typing"); Telegram shows it for 5 s or until the bot's next message. */
-export interface ChatActionRecord {
-  chatId: number;
-  threadId?: number;
-  action: string;
-  at: number;
-}
-
-/** One `sendMessageDraft` call. */
-export interface DraftRecord {
-  chatId: number;
-  threadId?: number;
-  draftId: number;
-  text: string;
-  entities: WireMessageEntity[];
-  html: string;
-  at: number;
-}
-
-/** How the bot answered a callback query. */
-export interface CallbackAnswer {
-  text?: string;
-  showAlert: boolean;
-  url?: string;
-  at: number;
-}
-
-/** A button press and, once the bot has answered it, the answer. */
-export interface CallbackQueryRecord {
-  id: string;
-  chatId: number;
-  messageId: number;
-  threadId?: number;
-  data: string;
-  from: WireUser;
-  at: number;
-  answer?: CallbackAnswer;
-}
-
-/** A stored file's content and metadata. */
-export interface StoredFile extends SandboxFileRef {
-  /** Path under `/file/bot<token>/`. */
-  filePath: string;
-  bytes: Uint8Array;
-  /** For a photo: the smaller size listed before it in `Message.photo`. */
-  thumbnailFileId?: string;
-}
+  CallbackAnswer,
+  CallbackQueryRecord,
+  ChatActionRecord,
+  DraftRecord,
+  MessageVersion,
+  SandboxChat,
+  SandboxFileRef,
+  SandboxMessage,
+  SandboxTopic,
+  ServiceAction,
+} from './records.js';
+import type { WireBotCommand, WireInlineKeyboardMarkup, WireMessageEntity, WireUser } from './wire.js';
 
 /** The content of a new message. */
 export interface NewMessage {
@@ -183,16 +59,15 @@ const clone = <T>(value: T): T => structuredClone(value);
 
 /** The sandbox's state. See the file comment for the ownership rule. */
 export class ChatStore {
+  /** Every file sent in any chat. */
+  readonly files = new FileStore();
   readonly #hub: EventHub;
   readonly #now: () => number;
   readonly #users = new Map<number, WireUser>();
   readonly #chats = new Map<number, ChatRecord>();
   readonly #queries = new Map<string, CallbackQueryRecord>();
-  readonly #files = new Map<string, StoredFile>();
-  readonly #filesByPath = new Map<string, StoredFile>();
   readonly #commands = new Map<string, WireBotCommand[]>();
   #nextGroupId = 1;
-  #nextFile = 1;
   #nextQuery = 1;
 
   constructor(hub: EventHub, now: () => number) {
@@ -504,69 +379,6 @@ export class ChatStore {
     if (!query) return;
     query.answer = { ...answer, at: this.#now() };
     this.#hub.emit({ type: 'callback_answer', query: clone(query) });
-  }
-
-  // --- files -----------------------------------------------------------------------------------
-
-  /**
-   * Stores file content and returns its record (with a fresh `file_id` and path). A photo also gets a
-   * thumbnail entry (same bytes, nominal smaller size), so `Message.photo` has more than one size.
-   */
-  addFile(
-    bytes: Uint8Array,
-    meta: {
-      folder: 'photos' | 'documents';
-      fileName?: string;
-      mimeType?: string;
-      width?: number;
-      height?: number;
-    },
-  ): StoredFile {
-    const file = this.#storeFile(bytes, meta);
-    if (meta.folder === 'photos') {
-      const thumbnail = this.#storeFile(bytes, { folder: 'photos' });
-      file.thumbnailFileId = thumbnail.fileId;
-    }
-    return file;
-  }
-
-  #storeFile(
-    bytes: Uint8Array,
-    meta: {
-      folder: 'photos' | 'documents';
-      fileName?: string;
-      mimeType?: string;
-      width?: number;
-      height?: number;
-    },
-  ): StoredFile {
-    const n = this.#nextFile++;
-    const extension =
-      /\.([A-Za-z0-9]{1,8})$/.exec(meta.fileName ?? '')?.[1] ?? (meta.folder === 'photos' ? 'jpg' : 'dat');
-    const file: StoredFile = {
-      fileId: `${meta.folder === 'photos' ? 'AgAC' : 'BQAC'}${randomBytes(12).toString('base64url')}${n}`,
-      fileUniqueId: `AQAD${n.toString(36)}${randomBytes(3).toString('hex')}`,
-      filePath: `${meta.folder}/file_${n}.${extension}`,
-      size: bytes.byteLength,
-      bytes,
-      ...(meta.fileName !== undefined ? { fileName: meta.fileName } : {}),
-      ...(meta.mimeType !== undefined ? { mimeType: meta.mimeType } : {}),
-      ...(meta.width !== undefined ? { width: meta.width } : {}),
-      ...(meta.height !== undefined ? { height: meta.height } : {}),
-    };
-    this.#files.set(file.fileId, file);
-    this.#filesByPath.set(file.filePath, file);
-    return file;
-  }
-
-  /** A file by `file_id`. */
-  file(fileId: string): StoredFile | undefined {
-    return this.#files.get(fileId);
-  }
-
-  /** A file by its download path. */
-  fileByPath(path: string): StoredFile | undefined {
-    return this.#filesByPath.get(path);
   }
 
   // --- commands --------------------------------------------------------------------------------

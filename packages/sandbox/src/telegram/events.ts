@@ -10,7 +10,7 @@ import type {
   DraftRecord,
   SandboxChat,
   SandboxMessage,
-} from './chat-store.js';
+} from './records.js';
 import type { ApiCallRecord } from './stats.js';
 import type { WireBotCommand } from './wire.js';
 

@@ -4,6 +4,10 @@
  */
 export { BotApiError, ERROR_TEXTS } from './api-error.js';
 export { BOT_API_METHODS, type BotApiMethod } from './bot-api.js';
+export type { SandboxEvent, SandboxEventType, SandboxListener } from './events.js';
+export { type HtmlParseResult, parseTelegramHtml, renderTelegramHtml } from './html.js';
+export { TEXT_LIMITS } from './message-content.js';
+export { type BucketRate, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limiter.js';
 export type {
   CallbackAnswer,
   CallbackQueryRecord,
@@ -15,11 +19,7 @@ export type {
   SandboxMessage,
   SandboxTopic,
   ServiceAction,
-} from './chat-store.js';
-export type { SandboxEvent, SandboxEventType, SandboxListener } from './events.js';
-export { type HtmlParseResult, parseTelegramHtml, renderTelegramHtml } from './html.js';
-export { TEXT_LIMITS } from './message-content.js';
-export { type BucketRate, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limiter.js';
+} from './records.js';
 export type { ApiCallRecord, ApiStats } from './stats.js';
 export {
   type ChatView,

@@ -5,7 +5,7 @@
  * store.
  */
 import { BotApiError, refuse } from './api-error.js';
-import type { SandboxMessage, StoredFile } from './chat-store.js';
+import type { StoredFile } from './file-store.js';
 import {
   checkLength,
   type FormattedText,
@@ -23,6 +23,7 @@ import {
   resolveThread,
   spendToken,
 } from './method-context.js';
+import type { SandboxMessage } from './records.js';
 import type { RequestParams } from './request-params.js';
 import { toWireMessage } from './wire-format.js';
 
@@ -89,11 +90,11 @@ function inputFile(params: RequestParams, ctx: MethodContext, field: 'photo' | '
   const input = params.file(field);
   if (input === undefined) throw new BotApiError(400, `Bad Request: there is no ${field} in the request`);
   if (typeof input === 'string') {
-    const existing = ctx.store.file(input);
+    const existing = ctx.store.files.get(input);
     if (!existing) throw new BotApiError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
     return existing;
   }
-  return ctx.store.addFile(input.data, {
+  return ctx.store.files.add(input.data, {
     folder: field === 'photo' ? 'photos' : 'documents',
     ...(input.filename !== undefined ? { fileName: input.filename } : {}),
     ...(input.contentType !== undefined && input.contentType !== 'application/octet-stream'

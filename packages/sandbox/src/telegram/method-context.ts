@@ -3,8 +3,9 @@
  * forum topic exists, the replied-to message exists, a rate-limit token is available).
  */
 import { refuse, tooManyRequests } from './api-error.js';
-import type { ChatStore, SandboxChat, SandboxMessage } from './chat-store.js';
+import type { ChatStore } from './chat-store.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { SandboxChat, SandboxMessage } from './records.js';
 import type { RequestParams } from './request-params.js';
 import type { UpdateQueue } from './update-queue.js';
 import type { WireBotUser } from './wire.js';

@@ -12,18 +12,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { BotApiError, refuse } from './api-error.js';
 import { type BotApiMethod, callMethod, canonicalMethod } from './bot-api.js';
-import {
-  type CallbackQueryRecord,
-  type ChatActionRecord,
-  ChatStore,
-  type DraftRecord,
-  type SandboxChat,
-  type SandboxMessage,
-  type SandboxTopic,
-} from './chat-store.js';
+import { ChatStore } from './chat-store.js';
 import { EventHub, type SandboxEvent, type SandboxListener } from './events.js';
 import type { MethodContext } from './method-context.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './rate-limiter.js';
+import type {
+  CallbackQueryRecord,
+  ChatActionRecord,
+  DraftRecord,
+  SandboxChat,
+  SandboxMessage,
+  SandboxTopic,
+} from './records.js';
 import { RequestParams } from './request-params.js';
 import { ApiCallLog, type ApiCallRecord, type ApiStats } from './stats.js';
 import { UpdateQueue } from './update-queue.js';
@@ -307,7 +307,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   }
 
   function handleFile(res: ServerResponse, path: string): void {
-    const file = store.fileByPath(decodeURIComponent(path));
+    const file = store.files.byPath(decodeURIComponent(path));
     if (!file) {
       sendJson(res, 404, refuse('notFound').toWire());
       return;
@@ -476,7 +476,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   if (options.webView !== false) {
     web = createWebView({
       server: handle,
-      file: (fileId) => store.file(fileId),
+      file: (fileId) => store.files.get(fileId),
       banner: () => banner,
     });
   }

@@ -5,7 +5,8 @@
  * These throw plain `Error`s on misuse (an unknown chat, a button that is not there): those are bugs in
  * the calling test, not Telegram behaviour.
  */
-import type { CallbackQueryRecord, ChatStore, SandboxChat, SandboxMessage } from './chat-store.js';
+import type { ChatStore } from './chat-store.js';
+import type { CallbackQueryRecord, SandboxChat, SandboxMessage } from './records.js';
 import type { UpdateQueue } from './update-queue.js';
 import type { WireMessageEntity, WireUser } from './wire.js';
 import { toWireMessage } from './wire-format.js';
@@ -118,7 +119,7 @@ export function userSendsText(
 /** The user sends a photo, optionally captioned; the bot sees a thumbnail and the full size. */
 export function userSendsPhoto(ctx: UserActionContext, chatId: number, photo: PhotoInput): SandboxMessage {
   const chat = chatOf(ctx, chatId);
-  const file = ctx.store.addFile(photo.data, {
+  const file = ctx.store.files.add(photo.data, {
     folder: 'photos',
     ...(photo.width !== undefined ? { width: photo.width } : {}),
     ...(photo.height !== undefined ? { height: photo.height } : {}),
@@ -143,7 +144,7 @@ export function userSendsDocument(
   doc: DocumentInput,
 ): SandboxMessage {
   const chat = chatOf(ctx, chatId);
-  const file = ctx.store.addFile(doc.data, {
+  const file = ctx.store.files.add(doc.data, {
     folder: 'documents',
     fileName: doc.fileName,
     ...(doc.mimeType !== undefined ? { mimeType: doc.mimeType } : {}),

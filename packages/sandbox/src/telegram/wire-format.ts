@@ -4,7 +4,9 @@
  * `is_topic_message` and, when it is not a reply, a `reply_to_message` pointing at the topic's creation
  * message (which is how real clients and bots see topic messages).
  */
-import type { ChatStore, SandboxChat, SandboxMessage, StoredFile } from './chat-store.js';
+import type { ChatStore } from './chat-store.js';
+import type { StoredFile } from './file-store.js';
+import type { SandboxChat, SandboxMessage } from './records.js';
 import type { WireChat, WireChatFullInfo, WireDocument, WireMessage, WirePhotoSize } from './wire.js';
 
 /** The short `Chat` object for a chat. */
@@ -105,7 +107,7 @@ export function toWireMessage(store: ChatStore, message: SandboxMessage, depth =
       break;
     case 'photo':
     case 'document': {
-      const file = message.file && store.file(message.file.fileId);
+      const file = message.file && store.files.get(message.file.fileId);
       if (file && message.kind === 'photo') wire.photo = photoSizes(store, file);
       if (file && message.kind === 'document') wire.document = toWireDocument(file);
       if (message.text !== '') wire.caption = message.text;
@@ -127,6 +129,6 @@ export function toWireMessage(store: ChatStore, message: SandboxMessage, depth =
 
 /** A photo's sizes: its thumbnail (when it has one) and itself. */
 function photoSizes(store: ChatStore, file: StoredFile): WirePhotoSize[] {
-  const thumbnail = file.thumbnailFileId === undefined ? undefined : store.file(file.thumbnailFileId);
+  const thumbnail = file.thumbnailFileId === undefined ? undefined : store.files.get(file.thumbnailFileId);
   return toWirePhotoSizes(file, thumbnail);
 }

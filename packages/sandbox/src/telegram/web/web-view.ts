@@ -14,8 +14,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import type { SandboxChat } from '../chat-store.js';
 import type { SandboxEvent } from '../events.js';
+import type { SandboxChat } from '../records.js';
 import { parseMultipart } from '../request-params.js';
 import type { ChatView, TelegramServer } from '../telegram-server.js';
 

@@ -1,0 +1,126 @@
+/**
+ * The sandbox's records as the control API hands them out: chats, messages with their edit history,
+ * chat actions, drafts and callback queries. Plain data (snapshots); `ChatStore` owns the live copies.
+ */
+import type { ChatType, WireInlineKeyboardMarkup, WireMessageEntity, WireUser } from './wire.js';
+
+/** A forum topic; `threadId` is the id of the service message that created it, as in Telegram. */
+export interface SandboxTopic {
+  threadId: number;
+  name: string;
+}
+
+/** A chat's settings and current pins. */
+export interface SandboxChat {
+  id: number;
+  type: ChatType;
+  /** Group title, or the user's name for a private chat. */
+  title: string;
+  /** The other party of a private chat. */
+  user?: WireUser;
+  isForum: boolean;
+  topics: SandboxTopic[];
+  /** Whether the bot may pin and unpin here (always true in private chats). */
+  botCanPin: boolean;
+  /** Pinned message ids, oldest first; the last one is what `getChat().pinned_message` returns. */
+  pinned: number[];
+}
+
+/** One version of a message's visible content. */
+export interface MessageVersion {
+  /** Text, or caption for a photo or document. */
+  text: string;
+  entities: WireMessageEntity[];
+  /** `text` with its entities as Telegram HTML, ready to display. */
+  html: string;
+  replyMarkup?: WireInlineKeyboardMarkup;
+  /** When this version appeared, in the server clock's milliseconds. */
+  at: number;
+}
+
+/** A file attached to a message. */
+export interface SandboxFileRef {
+  fileId: string;
+  fileUniqueId: string;
+  size: number;
+  fileName?: string;
+  mimeType?: string;
+  width?: number;
+  height?: number;
+}
+
+/** What a service message announces. */
+export type ServiceAction =
+  | { type: 'pinned_message'; messageId: number }
+  | { type: 'forum_topic_created'; name: string };
+
+/** A message as the chat's user sees it, with everything it has been. */
+export interface SandboxMessage {
+  chatId: number;
+  messageId: number;
+  /** The forum topic; absent in the General topic and in chats without topics. */
+  threadId?: number;
+  from: 'user' | 'bot';
+  sender: WireUser;
+  kind: 'text' | 'photo' | 'document' | 'service';
+  /** Current text (or caption), entities, HTML and keyboard: the last entry of `history`. */
+  text: string;
+  entities: WireMessageEntity[];
+  html: string;
+  replyMarkup?: WireInlineKeyboardMarkup;
+  /** Every version, oldest first; length 1 means never edited. */
+  history: MessageVersion[];
+  replyToMessageId?: number;
+  /** The photo (largest size) or document. */
+  file?: SandboxFileRef;
+  service?: ServiceAction;
+  /** Sent at, in the server clock's milliseconds. */
+  date: number;
+  editedAt?: number;
+  deleted: boolean;
+  deletedAt?: number;
+  pinned: boolean;
+  /** The bot's reactions on the message (emoji). */
+  reactions: string[];
+  /** Sent (or, for a pin notice, pinned) with `disable_notification`: the user got no notification. */
+  silent: boolean;
+}
+
+/** A chat action the bot sent ("typing"); Telegram shows it for 5 s or until the bot's next message. */
+export interface ChatActionRecord {
+  chatId: number;
+  threadId?: number;
+  action: string;
+  at: number;
+}
+
+/** One `sendMessageDraft` call. */
+export interface DraftRecord {
+  chatId: number;
+  threadId?: number;
+  draftId: number;
+  text: string;
+  entities: WireMessageEntity[];
+  html: string;
+  at: number;
+}
+
+/** How the bot answered a callback query. */
+export interface CallbackAnswer {
+  text?: string;
+  showAlert: boolean;
+  url?: string;
+  at: number;
+}
+
+/** A button press and, once the bot has answered it, the answer. */
+export interface CallbackQueryRecord {
+  id: string;
+  chatId: number;
+  messageId: number;
+  threadId?: number;
+  data: string;
+  from: WireUser;
+  at: number;
+  answer?: CallbackAnswer;
+}
