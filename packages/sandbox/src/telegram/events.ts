@@ -72,6 +72,56 @@ export class EventHub {
     }
   }
 
+  /**
+   * Resolves with the first truthy value of `check`, evaluated now and after every event; rejects after
+   * `timeoutMs` (naming the last value seen) or when `signal` aborts. Leaves no timer or listener behind.
+   */
+  until<T>(check: () => T | undefined | null | false, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let last: unknown;
+      const evaluate = (): boolean => {
+        try {
+          const value = check();
+          last = value;
+          if (value !== undefined && value !== null && value !== false) {
+            finish();
+            resolve(value);
+            return true;
+          }
+        } catch (err) {
+          finish();
+          reject(err);
+          return true;
+        }
+        return false;
+      };
+      const onAbort = (): void => {
+        finish();
+        reject(signal?.reason ?? new Error('waitFor aborted'));
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(
+          new Error(`sandbox waitFor timed out after ${timeoutMs} ms (last check returned ${String(last)})`),
+        );
+      }, timeoutMs);
+      const unsubscribe = this.subscribe((_event: SandboxEvent) => {
+        evaluate();
+      });
+      function finish(): void {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+      }
+      if (signal?.aborted) {
+        onAbort();
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      evaluate();
+    });
+  }
+
   /** Removes every listener (on stop). */
   clear(): void {
     this.#listeners.clear();

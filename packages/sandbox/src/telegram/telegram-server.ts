@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { BotApiError, refuse } from './api-error.js';
 import { type BotApiMethod, callMethod, canonicalMethod } from './bot-api.js';
 import { ChatStore } from './chat-store.js';
-import { EventHub, type SandboxEvent, type SandboxListener } from './events.js';
+import { EventHub, type SandboxListener } from './events.js';
 import type { MethodContext } from './method-context.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './rate-limiter.js';
 import type {
@@ -470,7 +470,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
 
     subscribe: (listener) => hub.subscribe(listener),
     waitFor(check, opts = {}) {
-      return waitFor(hub, check, opts.timeoutMs ?? 5_000, opts.signal);
+      return hub.until(check, opts.timeoutMs ?? 5_000, opts.signal);
     },
   };
   if (options.webView !== false) {
@@ -481,57 +481,6 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     });
   }
   return handle;
-}
-
-function waitFor<T>(
-  hub: EventHub,
-  check: () => T | undefined | null | false,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let last: unknown;
-    const evaluate = (): boolean => {
-      try {
-        const value = check();
-        last = value;
-        if (value !== undefined && value !== null && value !== false) {
-          finish();
-          resolve(value);
-          return true;
-        }
-      } catch (err) {
-        finish();
-        reject(err);
-        return true;
-      }
-      return false;
-    };
-    const onAbort = (): void => {
-      finish();
-      reject(signal?.reason ?? new Error('waitFor aborted'));
-    };
-    const timer = setTimeout(() => {
-      finish();
-      reject(
-        new Error(`sandbox waitFor timed out after ${timeoutMs} ms (last check returned ${String(last)})`),
-      );
-    }, timeoutMs);
-    const unsubscribe = hub.subscribe((_event: SandboxEvent) => {
-      evaluate();
-    });
-    function finish(): void {
-      clearTimeout(timer);
-      unsubscribe();
-      signal?.removeEventListener('abort', onAbort);
-    }
-    if (signal?.aborted) {
-      onAbort();
-      return;
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-    evaluate();
-  });
 }
 
 async function readBody(req: IncomingMessage, limit = 50 * 1024 * 1024): Promise<Buffer> {
