@@ -334,8 +334,10 @@ describe('editing and deleting', () => {
     expect(await call('editMessageText', { chat_id: chat.id, message_id, text: 'y' })).toMatchObject({
       description: 'Bad Request: message to edit not found',
     });
+    const more = await ok<{ message_id: number }>('sendMessage', { chat_id: chat.id, text: 'y' });
+    expect(await ok('deleteMessages', { chat_id: chat.id, message_ids: [more.message_id, 9999] })).toBe(true);
     const view = server.chat(chat.id);
-    expect(view.deleted.map((m) => m.messageId)).toEqual([message_id]);
+    expect(view.deleted.map((m) => m.messageId)).toEqual([message_id, more.message_id]);
     expect(view.messages.map((m) => m.text)).toEqual(['mine']);
   });
 });

@@ -186,6 +186,20 @@ const deleteMessage: MethodHandler = (params, ctx) => {
   return true;
 };
 
+/** Deletes up to 100 messages; ones that are missing are skipped, as in Telegram. */
+const deleteMessages: MethodHandler = (params, ctx) => {
+  const chat = requireChat(params, ctx);
+  const ids = params.json('message_ids');
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100) {
+    throw new BotApiError(400, 'Bad Request: message_ids is empty or too long');
+  }
+  for (const id of ids) {
+    const message = typeof id === 'number' ? liveMessage(ctx, chat.id, id) : undefined;
+    if (message) ctx.store.deleteMessage(message);
+  }
+  return true;
+};
+
 /** Bot API 9.5: streams a draft to a private chat; the sandbox records every call. */
 const sendMessageDraft: MethodHandler = (params, ctx) => {
   const chat = requireChat(params, ctx);
@@ -242,6 +256,7 @@ export const MESSAGE_METHODS = {
   editMessageCaption,
   editMessageReplyMarkup,
   deleteMessage,
+  deleteMessages,
   sendMessageDraft,
   sendChatAction,
   setMessageReaction,
