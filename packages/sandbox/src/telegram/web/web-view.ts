@@ -80,6 +80,7 @@ export function createWebView(host: WebViewHost): WebView {
   }
 
   function state(): unknown {
+    // A fresh sandbox has no chats; the page needs one to type in, so the default user's is opened.
     if (host.server.chats().length === 0) host.server.privateChat();
     const chats: ChatView[] = host.server.chats().map((c: SandboxChat) => host.server.chat(c.id));
     return { bot: host.server.botUser, user: host.server.defaultUser, banner: host.banner() ?? null, chats };
