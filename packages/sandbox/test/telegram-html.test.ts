@@ -3,7 +3,9 @@ import { parseTelegramHtml, renderTelegramHtml } from '../src/telegram/html.js';
 
 describe('parseTelegramHtml', () => {
   it('turns the supported tags into entities with UTF-16 offsets', () => {
-    const result = parseTelegramHtml('<b>bold</b> 😀 <i>it</i> <a href="https://x.org/?a=1&amp;b=2">link</a>');
+    const result = parseTelegramHtml(
+      '<b>bold</b> 😀 <i>it</i> <a href="https://x.org/?a=1&amp;b=2">link</a>',
+    );
     expect(result).toEqual({
       ok: true,
       text: 'bold 😀 it link',
@@ -76,13 +78,16 @@ describe('parseTelegramHtml', () => {
 
 describe('renderTelegramHtml', () => {
   it('round-trips parsed HTML, nested tags included', () => {
-    const html = '<b>bold <i>both</i></b> &lt;tag&gt; <pre><code class="language-ts">x &amp;&amp; y</code></pre>';
+    const html =
+      '<b>bold <i>both</i></b> &lt;tag&gt; <pre><code class="language-ts">x &amp;&amp; y</code></pre>';
     const parsed = parseTelegramHtml(html);
     if (!parsed.ok) throw new Error(parsed.error);
     expect(renderTelegramHtml(parsed.text, parsed.entities)).toBe(html);
   });
 
   it('leaves entities without an HTML form (commands) as text', () => {
-    expect(renderTelegramHtml('/start now', [{ type: 'bot_command', offset: 0, length: 6 }])).toBe('/start now');
+    expect(renderTelegramHtml('/start now', [{ type: 'bot_command', offset: 0, length: 6 }])).toBe(
+      '/start now',
+    );
   });
 });
