@@ -10,10 +10,12 @@
 
 /** Tunables; the defaults sit a little under Telegram's published limits. */
 export interface BudgetOptions {
-  /** Minimum gap between calls to one private chat (positive chat id). Default 1050 ms. */
+  /** Refill interval of a private chat's bucket (positive chat id). Default 1050 ms. */
   privateIntervalMs?: number;
-  /** Minimum gap between calls to one group or channel (negative chat id). Default 3100 ms. */
+  /** Refill interval of a group's bucket (negative chat id). Default 3100 ms. */
   groupIntervalMs?: number;
+  /** Bucket size: calls a rested chat may make at once. Default 2. */
+  burst?: number;
   /** Calls allowed across all chats in any one second. Default 25. */
   globalPerSecond?: number;
   /** How long a chat stays tightened after a 429. Default 60 s. */
@@ -24,18 +26,22 @@ export interface BudgetOptions {
 
 /** Per-chat and global pacing; see the module comment. */
 export interface Budget {
-  /** Milliseconds until a call to `chatId` may go out (0: now). */
-  delay(chatId: number, now: number): number;
+  /**
+   * Milliseconds until a call to `chatId` may go out (0: now). `reserve` tokens are kept back for
+   * more urgent calls: streamed edits pass 1 so that a new placeholder never waits behind them.
+   */
+  delay(chatId: number, now: number, reserve?: number): number;
   /** Records a call to `chatId` at `now`. */
   take(chatId: number, now: number): void;
   /** Records a 429 for `chatId` with Telegram's `retry_after` (seconds). */
   penalize(chatId: number, retryAfterSec: number, now: number): void;
-  /** The current minimum gap for `chatId`, for logs and `/status`. */
+  /** The current refill interval for `chatId`, for logs and `/status`. */
   interval(chatId: number, now: number): number;
 }
 
 interface ChatPace {
-  lastAt: number;
+  tokens: number;
+  updatedAt: number;
   blockedUntil: number;
   tightUntil: number;
 }
@@ -44,6 +50,7 @@ interface ChatPace {
 export function createBudget(options: BudgetOptions = {}): Budget {
   const privateMs = options.privateIntervalMs ?? 1050;
   const groupMs = options.groupIntervalMs ?? 3100;
+  const burst = Math.max(1, options.burst ?? 2);
   const perSecond = options.globalPerSecond ?? 25;
   const penaltyMs = options.penaltyMs ?? 60_000;
   const factor = options.penaltyFactor ?? 2;
@@ -51,40 +58,48 @@ export function createBudget(options: BudgetOptions = {}): Budget {
   /** Timestamps of the calls in the last second, oldest first. */
   const recent: number[] = [];
 
-  const pace = (chatId: number): ChatPace => {
-    let p = chats.get(chatId);
-    if (!p) {
-      p = { lastAt: Number.NEGATIVE_INFINITY, blockedUntil: 0, tightUntil: 0 };
-      chats.set(chatId, p);
-    }
-    return p;
-  };
   const interval = (chatId: number, now: number): number => {
     const base = chatId < 0 ? groupMs : privateMs;
-    return pace(chatId).tightUntil > now ? base * factor : base;
+    return (chats.get(chatId)?.tightUntil ?? 0) > now ? base * factor : base;
+  };
+  /** The chat's bucket, refilled up to `now`. */
+  const pace = (chatId: number, now: number): ChatPace => {
+    let p = chats.get(chatId);
+    if (!p) {
+      p = { tokens: burst, updatedAt: now, blockedUntil: 0, tightUntil: 0 };
+      chats.set(chatId, p);
+    }
+    if (now > p.updatedAt) {
+      p.tokens = Math.min(burst, p.tokens + (now - p.updatedAt) / interval(chatId, now));
+      p.updatedAt = now;
+    }
+    return p;
   };
 
   return {
     interval,
-    delay(chatId, now) {
-      const p = pace(chatId);
+    delay(chatId, now, reserve = 0) {
+      const p = pace(chatId, now);
       while (recent.length > 0 && (recent[0] as number) <= now - 1000) recent.shift();
       const globalWait = recent.length >= perSecond ? (recent[0] as number) + 1000 - now : 0;
-      const chatWait = Math.max(p.lastAt + interval(chatId, now) - now, p.blockedUntil - now);
-      return Math.max(0, globalWait, chatWait);
+      const need = Math.min(burst, 1 + reserve);
+      const chatWait = p.tokens >= need ? 0 : Math.ceil((need - p.tokens) * interval(chatId, now));
+      return Math.max(0, globalWait, chatWait, p.blockedUntil - now);
     },
     take(chatId, now) {
-      pace(chatId).lastAt = now;
+      const p = pace(chatId, now);
+      p.tokens -= 1;
       recent.push(now);
       if (chats.size > 10_000) {
-        // Forget chats idle for a minute; their pacing no longer matters.
-        for (const [id, p] of chats) if (p.lastAt < now - 60_000 && p.tightUntil < now) chats.delete(id);
+        // Forget rested chats; a full bucket is what a new entry starts with anyway.
+        for (const [id, c] of chats) if (c.tokens >= burst && c.tightUntil < now) chats.delete(id);
       }
     },
     penalize(chatId, retryAfterSec, now) {
-      const p = pace(chatId);
+      const p = pace(chatId, now);
       p.blockedUntil = Math.max(p.blockedUntil, now + retryAfterSec * 1000);
       p.tightUntil = now + penaltyMs;
+      p.tokens = 0;
     },
   };
 }

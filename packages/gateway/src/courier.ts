@@ -61,13 +61,16 @@ export function createCourier(
     lane.busy = true;
     try {
       for (;;) {
-        let wait = budget.delay(chatId, clock.now());
-        while (wait > 0) {
-          await clock.sleep(wait);
-          wait = budget.delay(chatId, clock.now());
+        const head = peek(lane);
+        if (!head) break;
+        // Low-priority calls leave one token for urgent ones; sleep in short steps so that a more
+        // urgent call arriving meanwhile is picked up first.
+        const wait = budget.delay(chatId, clock.now(), head.rank === RANK.low ? 1 : 0);
+        if (wait > 0) {
+          await clock.sleep(Math.min(wait, 100));
+          continue;
         }
-        const job = next(lane);
-        if (!job) break;
+        const job = lane.jobs.splice(lane.jobs.indexOf(head), 1)[0] as Job;
         budget.take(chatId, clock.now());
         try {
           job.resolve(await job.run());
@@ -120,11 +123,9 @@ export function createCourier(
   };
 }
 
-/** Removes and returns the most urgent job, oldest first within its level. */
-function next(lane: Lane): Job | undefined {
-  let best = -1;
-  for (let i = 0; i < lane.jobs.length; i++) {
-    if (best < 0 || (lane.jobs[i] as Job).rank < (lane.jobs[best] as Job).rank) best = i;
-  }
-  return best < 0 ? undefined : lane.jobs.splice(best, 1)[0];
+/** The most urgent job, oldest first within its level. */
+function peek(lane: Lane): Job | undefined {
+  let best: Job | undefined;
+  for (const job of lane.jobs) if (!best || job.rank < best.rank) best = job;
+  return best;
 }

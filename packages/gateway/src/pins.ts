@@ -141,7 +141,8 @@ export function createPins(options: PinsOptions): Pins {
           const started = Date.now();
           let top: { message_id: number; from?: { id: number } } | undefined;
           try {
-            const chat = await courier.call(chatId, () => api.getChat(chatId), { priority: 'urgent' });
+            // getChat reads; it is not a message and does not spend the chat's budget.
+            const chat = await api.getChat(chatId);
             top = (chat as { pinned_message?: typeof top } | undefined)?.pinned_message;
           } catch (error) {
             log('sweep-auth', { chatId, started, error });
@@ -168,7 +169,7 @@ export function createPins(options: PinsOptions): Pins {
       for (const chatId of chatIds) {
         const started = Date.now();
         try {
-          const chat = await courier.call(chatId, () => api.getChat(chatId), { priority: 'low' });
+          const chat = await api.getChat(chatId);
           const top = (chat as { pinned_message?: { message_id: number; from?: { id: number } } } | undefined)
             ?.pinned_message;
           if (top && top.from?.id === botId && !known.has(`${chatId}:${top.message_id}`)) orphans++;

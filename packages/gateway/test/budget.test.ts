@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createBudget } from '../src/budget.js';
+import { createCourier } from '../src/courier.js';
+
+describe('budget', () => {
+  it('allows a small burst per chat, refills slower in groups, and tightens after a 429', () => {
+    const b = createBudget();
+    b.take(1, 0);
+    expect(b.delay(1, 0)).toBe(0);
+    expect(b.delay(1, 0, 1)).toBe(1050); // a low call keeps one token back
+    b.take(1, 0);
+    expect(b.delay(1, 0)).toBe(1050);
+    expect(b.delay(2, 0)).toBe(0);
+    b.take(-5, 0);
+    b.take(-5, 0);
+    expect(b.delay(-5, 1000)).toBe(2100);
+    b.penalize(1, 3, 100);
+    expect(b.delay(1, 100)).toBe(3000);
+    expect(b.interval(1, 5000)).toBe(2100);
+    expect(b.interval(1, 70_000)).toBe(1050);
+  });
+
+  it('caps calls across all chats per second', () => {
+    const b = createBudget({ globalPerSecond: 3 });
+    for (let chat = 1; chat <= 3; chat++) b.take(chat, 0);
+    expect(b.delay(99, 10)).toBe(990);
+  });
+});
+
+describe('courier', () => {
+  it('drops stale keyed calls in favour of the latest, never queueing them', async () => {
+    let now = 0;
+    const courier = createCourier(createBudget(), { now: () => now, sleep: async (ms) => void (now += ms) });
+    const ran: string[] = [];
+    const calls = ['a', 'b', 'c', 'd'].map((t) =>
+      courier.call(1, async () => (ran.push(t), t), { key: 'edit', priority: 'low' }),
+    );
+    const results = await Promise.all(calls);
+    // The first started at once; b and c were superseded while waiting for the budget; d ran.
+    expect(ran).toEqual(['a', 'd']);
+    expect(results).toEqual(['a', undefined, undefined, 'd']);
+  });
+
+  it('runs urgent calls before pending low ones', async () => {
+    let now = 0;
+    const courier = createCourier(createBudget(), { now: () => now, sleep: async (ms) => void (now += ms) });
+    const ran: string[] = [];
+    const first = courier.call(1, async () => ran.push('first'));
+    const low = courier.call(1, async () => ran.push('low'), { priority: 'low' });
+    const urgent = courier.call(1, async () => ran.push('urgent'), { priority: 'urgent' });
+    await Promise.all([first, low, urgent]);
+    expect(ran).toEqual(['first', 'urgent', 'low']);
+  });
+});

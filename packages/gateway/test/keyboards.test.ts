@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from '../src/commands.js';
+import { decodePress, encodePress } from '../src/keyboards.js';
+
+describe('callback data', () => {
+  it('round-trips and stays under 64 bytes', () => {
+    const token = 'abcdef0123456789';
+    for (const press of [
+      { kind: 'permission', token, decision: 'allow_always' },
+      { kind: 'option', token, question: 9, option: 19 },
+      { kind: 'done', token, question: 3 },
+    ] as const) {
+      const data = encodePress(press);
+      expect(Buffer.byteLength(data)).toBeLessThan(64);
+      expect(decodePress(data)).toEqual(press);
+    }
+    expect(decodePress('p:../../x:a')).toBeUndefined();
+    expect(decodePress('garbage')).toBeUndefined();
+  });
+});
+
+describe('commands', () => {
+  const models = ['opus', 'sonnet'];
+  it('parses commands and lists valid arguments for bad ones', () => {
+    expect(parseCommand('/stop', 'bot', models)).toEqual({ name: 'stop' });
+    expect(parseCommand('/new', 'bot', models)).toEqual({ name: 'clear' });
+    expect(parseCommand('/model sonnet', 'bot', models)).toEqual({ name: 'model', model: 'sonnet' });
+    expect(parseCommand('/model gpt', 'bot', models)).toMatchObject({
+      name: 'invalid',
+      reply: expect.stringContaining('opus, sonnet'),
+    });
+    expect(parseCommand('/mode plan', 'bot', models)).toEqual({ name: 'mode', mode: 'plan' });
+    expect(parseCommand('/mode yolo', 'bot', models)).toMatchObject({
+      reply: expect.stringContaining('acceptEdits'),
+    });
+    expect(parseCommand('/stop@otherbot', 'bot', models)).toBeUndefined();
+    expect(parseCommand('not a command', 'bot', models)).toBeUndefined();
+  });
+});
