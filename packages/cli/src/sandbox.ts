@@ -57,8 +57,9 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     token: SANDBOX_TOKEN,
     bot: { firstName: 'Switchyard sandbox', username: 'switchyard_sandbox_bot' },
     port: Number(env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT),
+    ...(claude.kind === 'scripted' ? { banner: 'Scripted model: the answers are canned, not from Claude.' } : {}),
   });
-  let address: { apiRoot: string };
+  let address: { apiRoot: string; webUrl: string | undefined };
   try {
     address = await telegram.start();
   } catch (err) {
@@ -99,7 +100,7 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     },
   });
   supervisor.start();
-  const url = `${address.apiRoot}/`;
+  const url = address.webUrl ?? `${address.apiRoot}/`;
   say('');
   say(`switchyard: the sandbox is running. Open ${url} to chat with the agent.`);
   say(`            (working directory ${path.join(base, 'work')}; Ctrl-C stops everything)`);

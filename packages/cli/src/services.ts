@@ -53,7 +53,7 @@ export function makeGateway(
     token,
     apiRoot: agent.apiRoot,
     allowUsers: agent.allow,
-    allowChats: agent.allowChats,
+    ...(agent.allowChats.length > 0 ? { allowChats: agent.allowChats } : {}),
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
     card: agent.card,

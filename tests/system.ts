@@ -1,0 +1,144 @@
+/**
+ * End-to-end harness: the gateway and the bridge as real processes (the built `switchyard` command),
+ * the local Telegram server and the scripted Anthropic API in this process, and the real `claude` CLI.
+ * A test can kill either service at any moment and start it again, and read the chat as the user sees it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createScriptedModel,
+  createTelegramServer,
+  type Rule,
+  type ScriptedModel,
+  type TelegramServer,
+} from '@switchyard/sandbox';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const MAIN = path.join(root, 'packages/cli/dist/main.js');
+export const CLAUDE = path.join(root, 'node_modules/.bin/claude');
+const TOKEN = '4242:e2e-token-not-a-secret-000000000';
+
+export type Service = 'gateway' | 'bridge';
+
+export interface SystemOptions {
+  rules: readonly Rule[];
+  /** Characters per streamed delta and pause between them. */
+  chunkSize?: number;
+  chunkDelayMs?: number;
+  card?: { showDelayMs?: number };
+  /** Keep service logs on the test's stdout (default: only on failure, see `logs`). */
+  echoLogs?: boolean;
+}
+
+export interface System {
+  telegram: TelegramServer;
+  model: ScriptedModel;
+  /** The private chat of the allowed user. */
+  chatId: number;
+  dir: string;
+  start(service: Service): void;
+  /** Sends a signal and waits until the process is gone. */
+  kill(service: Service, signal?: NodeJS.Signals): Promise<void>;
+  pid(service: Service): number | undefined;
+  /** Everything the services wrote, for failure messages. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(options: SystemOptions): Promise<System> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (pnpm build); pnpm test does it`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'sy-e2e-'));
+  const work = path.join(dir, 'work');
+  mkdirSync(work);
+  const model = createScriptedModel({
+    script: options.rules,
+    chunkSize: options.chunkSize ?? 8,
+    chunkDelayMs: options.chunkDelayMs ?? 20,
+  });
+  const { baseUrl } = await model.start();
+  const telegram = createTelegramServer({ token: TOKEN });
+  const { apiRoot } = await telegram.start();
+  const chatId = telegram.privateChat().id;
+  const config = path.join(dir, 'switchyard.yaml');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      agents: [
+        {
+          name: 'e2e',
+          token: TOKEN,
+          apiRoot,
+          allow: [telegram.defaultUser.id],
+          workDir: work,
+          stateDir: path.join(dir, 'state'),
+          runtimeDir: path.join(dir, 'run'),
+          card: { showDelayMs: options.card?.showDelayMs ?? 60_000 },
+          claude: {
+            bin: CLAUDE,
+            env: {
+              ANTHROPIC_BASE_URL: baseUrl,
+              ANTHROPIC_API_KEY: 'sk-e2e',
+              CLAUDE_CONFIG_DIR: path.join(dir, 'claude-config'),
+              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+              DISABLE_AUTOUPDATER: '1',
+            },
+          },
+        },
+      ],
+    }),
+  );
+  const children = new Map<Service, ChildProcess>();
+  let output = '';
+  const start = (service: Service): void => {
+    const running = children.get(service);
+    if (running && running.exitCode === null && running.signalCode === null) throw new Error(`${service} is already running`);
+    const child = spawn(process.execPath, [MAIN, '--config', config, service, 'e2e'], {
+      env: { ...process.env, SWITCHYARD_LOG_LEVEL: 'debug' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (options.echoLogs) process.stdout.write(chunk);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    children.set(service, child);
+  };
+  const kill = async (service: Service, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const child = children.get(service);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await gone;
+  };
+  return {
+    telegram,
+    model,
+    chatId,
+    dir,
+    start,
+    kill,
+    pid: (service) => children.get(service)?.pid,
+    logs: () => output,
+    async stop() {
+      await kill('bridge', 'SIGTERM');
+      await kill('gateway', 'SIGTERM');
+      // The bridge leaves claude running on SIGTERM by design; end it for real.
+      await new Promise<void>((resolve) => {
+        const stopper = spawn(process.execPath, [MAIN, '--config', config, 'stop-claude', 'e2e'], { stdio: 'ignore' });
+        stopper.once('exit', () => resolve());
+      });
+      await telegram.stop();
+      await model.stop();
+      if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bot's visible messages in a chat, oldest first. */
+export function botMessages(telegram: TelegramServer, chatId: number) {
+  return telegram.messages(chatId).filter((m) => m.from === 'bot' && m.kind !== 'service');
+}
