@@ -30,10 +30,22 @@ describe('budget', () => {
 describe('courier', () => {
   it('drops stale keyed calls in favour of the latest, never queueing them', async () => {
     let now = 0;
-    const courier = createCourier(createBudget(), { now: () => now, sleep: async (ms) => void (now += ms) });
+    const courier = createCourier(createBudget(), {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
     const ran: string[] = [];
     const calls = ['a', 'b', 'c', 'd'].map((t) =>
-      courier.call(1, async () => (ran.push(t), t), { key: 'edit', priority: 'low' }),
+      courier.call(
+        1,
+        async () => {
+          ran.push(t);
+          return t;
+        },
+        { key: 'edit', priority: 'low' },
+      ),
     );
     const results = await Promise.all(calls);
     // The first started at once; b and c were superseded while waiting for the budget; d ran.
@@ -43,7 +55,12 @@ describe('courier', () => {
 
   it('runs urgent calls before pending low ones', async () => {
     let now = 0;
-    const courier = createCourier(createBudget(), { now: () => now, sleep: async (ms) => void (now += ms) });
+    const courier = createCourier(createBudget(), {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
     const ran: string[] = [];
     const first = courier.call(1, async () => ran.push('first'));
     const low = courier.call(1, async () => ran.push('low'), { priority: 'low' });
