@@ -15,7 +15,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const N = 30;
 
-async function latency(tg, start) {
+async function latency(tg) {
   const samples = [];
   for (let i = 0; i < N; i++) {
     const user = tg.addUser({ id: 7000 + i + Math.floor(Math.random() * 1e6), firstName: 'u' });
