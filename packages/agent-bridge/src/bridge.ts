@@ -17,6 +17,13 @@
  * is recorded (with the intent) before the write. A restart that finds an intent for a user message asks
  * the transcript whether the CLI enqueued it (the header's `inbound=` marker) and writes it only if not.
  *
+ * Held commands: a `/clear` or `/compact` that arrives while a turn runs, and every message after it, is
+ * kept in the snapshot (`held`) and written only once the CLI is idle — the CLI would otherwise fold later
+ * messages into the running turn past the `/clear` (see `session.ts`). Held items are durable like
+ * delivered ones (acknowledged only after the snapshot is written) and go through the same intent path
+ * when released. If the process exits first, held messages are reported as `messages_unread` and held
+ * commands fail with a `command_result`: nothing is dropped silently.
+ *
  * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
  * when liveness cannot be read, nothing is started and the status is `unknown`.
  */
@@ -27,6 +34,7 @@ import {
   createProtocolClient,
   describeError,
   type Endpoint,
+  type FrameOf,
   type Logger,
   type Route,
   silentLogger,
@@ -111,10 +119,15 @@ interface Snapshot {
   delivered: string[];
   /** A write in progress: the key, the transcript marker, the line and the frames it announced. */
   intent?: { key: string; marker?: string; line: string; frames: AppFrame[] };
+  /** Commands and messages waiting behind a `/clear` or `/compact` until the CLI is idle (oldest first). */
+  held?: HeldFrame[];
   /** Recent exits (ms), for crash-loop detection. */
   exits: number[];
   crashLoop?: boolean;
 }
+
+/** A gateway command the bridge accepted but has not written yet (see "Held commands" above). */
+type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;
 
 const DELIVERED_KEPT = 2000;
 const SNAPSHOT_EVERY_MS = 250;
@@ -243,6 +256,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     log.warn({ pid: snapshot.child?.pid, stderr: detail.slice(-500) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
     emit(session.processExited(lastDetail).frames);
+    dropHeld('the Claude process exited before it read them');
     emit([
       {
         type: 'operator_event',
@@ -310,9 +324,14 @@ export function createBridge(options: BridgeOptions): Bridge {
             emit(step.frames, (index) => [generation, line.end, index]);
           }
           reader.advance(line.end);
+          // After the line is handled and the offset moved past it: a snapshot written by a release
+          // never makes a restarted bridge handle this line, and so release, again.
+          if (snapshot.held?.length && !session.state.running) releaseHeld();
         }
         persist(false);
       }
+      // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
+      if (snapshot.held?.length && !session.state.running) releaseHeld();
       if (dirty) persist(false);
       checkProcess();
     } finally {
@@ -380,10 +399,67 @@ export function createBridge(options: BridgeOptions): Bridge {
     snapshot.intent = { key, line, frames: step.frames, ...(marker !== undefined ? { marker } : {}) };
     persist(true);
     writeToChild(line);
+    // Input just went in: silence from here on is what the stuck watchdog measures.
+    lastOutputAt = Date.now();
+    stuckReported = false;
     runWrites(step);
     emit(step.frames, undefined, { key, from: 0 });
     delete snapshot.intent;
     persist(false);
+  };
+
+  /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
+  const hold = (key: string, frame: HeldFrame): void => {
+    remember(key);
+    snapshot.held = [...(snapshot.held ?? []), frame];
+    persist(true);
+    log.info({ type: frame.type, held: snapshot.held.length }, 'held behind a running turn');
+  };
+
+  /**
+   * Writes held items in order while that is safe: a command only into an idle CLI, a message only
+   * when no command is still waiting before it (so it lands after the command, in its new conversation).
+   */
+  const releaseHeld = (): void => {
+    const held = snapshot.held ?? [];
+    while (held.length > 0 && child && !unknown) {
+      const next = held[0] as HeldFrame;
+      if (next.type === 'user_message') {
+        held.shift();
+        const step = session.acceptUserMessage(next, Date.now());
+        deliver(`in:${next.inboundId}`, renderUserMessage(next), step, deliveryMarker(next.inboundId));
+        continue;
+      }
+      const step = session.acceptSlashCommand(next.commandId, next.route);
+      if (!step) break; // a turn runs: wait for its end
+      held.shift();
+      deliver(`cmd:${next.commandId}`, renderSlashCommand(`/${next.type}`), step);
+    }
+    if (held.length === 0) delete snapshot.held;
+  };
+
+  /** Reports every held item as not done (the process is gone, or it never started). */
+  const dropHeld = (reason: string): void => {
+    const held = snapshot.held ?? [];
+    if (held.length === 0) return;
+    delete snapshot.held;
+    const unread = held.flatMap((frame) => (frame.type === 'user_message' ? [frame.inboundId] : []));
+    emit([
+      ...(unread.length > 0 ? [{ type: 'messages_unread' as const, inboundIds: unread, reason }] : []),
+      ...held.flatMap((frame) =>
+        frame.type === 'user_message'
+          ? []
+          : [
+              {
+                type: 'command_result' as const,
+                commandId: frame.commandId,
+                ok: false,
+                message: `/${frame.type} did not run: ${reason}`,
+              },
+            ],
+      ),
+    ]);
+    persist(true);
   };
 
   /** Makes sure a process is there to take input; false (with the reason sent) when there cannot be one. */
@@ -404,6 +480,10 @@ export function createBridge(options: BridgeOptions): Bridge {
       case 'user_message': {
         const key = `in:${frame.inboundId}`;
         if (snapshot.delivered.includes(key)) return;
+        if (snapshot.held?.length) {
+          hold(key, frame);
+          return;
+        }
         if (!ensureProcess(frame.route)) {
           emit([
             {
@@ -470,7 +550,13 @@ export function createBridge(options: BridgeOptions): Bridge {
           ]);
           return;
         }
-        const step = session.acceptSlashCommand(frame.commandId, frame.route);
+        const step = snapshot.held?.length
+          ? undefined
+          : session.acceptSlashCommand(frame.commandId, frame.route);
+        if (!step) {
+          hold(key, frame);
+          return;
+        }
         deliver(key, renderSlashCommand(`/${frame.type}`), step);
         return;
       }

@@ -8,7 +8,13 @@
  * Rules it keeps (measured, see `reference/claude-cli-probe.md`):
  * - A message written mid-turn is a steer. It is announced (`message_taken`) only when the CLI opens the
  *   next main-agent model call (`stream_event message_start`) or the turn ends — anything the CLI emits
- *   before that came from a model call that had not read it.
+ *   before that came from a model call that had not read it. A steer still unread when the turn ends
+ *   (written during the last model call, or before an interrupt) is not lost: the CLI starts its next
+ *   turn with it (measured on 2.1.328: `result`, then `system/init` and a new model call). So at the
+ *   turn's end such messages open the next turn (`turn_started` with their ids, `message_taken`).
+ * - Slash commands (`/clear`, `/compact`) are accepted only while nothing runs: the CLI absorbs queued
+ *   messages into a running turn *past* a queued `/clear` (measured), which would answer a message
+ *   meant for the new conversation in the old one. The bridge holds them (and what follows) until idle.
  * - A turn is running from the moment this side writes a message into an idle session, or from the first
  *   sign of main-agent work (a model call, text, a tool, a prompt) — which covers turns the CLI starts by
  *   itself after a background task and a process adopted mid-turn. Such a turn goes to the chat that
@@ -18,7 +24,7 @@
  */
 import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { describeSuggestion, shortenInput, summarizeToolCall } from './summary.js';
-import { type CliEvent, translateMessage } from './translator.js';
+import { type CliEvent, classifyApiError, translateMessage } from './translator.js';
 
 /** Tool names whose calls start a sub-agent. `Task` until 2.1.x renamed it `Agent`; both are seen. */
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -72,6 +78,8 @@ export interface SessionState {
   selfRoute?: Route;
   /** Messages written into a running turn, not yet announced, oldest first. */
   awaiting: string[];
+  /** The first request text of an awaiting message, for the `turn_started` it may open (bounded). */
+  awaitingRequest?: string;
   prompts: Record<string, OpenPrompt>;
   /**
    * Request ids of prompts closed here (answered or cancelled), newest last, bounded. An `initialize`
@@ -82,6 +90,12 @@ export interface SessionState {
   closedPrompts?: string[];
   controls: Record<string, PendingControl>;
   agents: Record<string, AgentRecord>;
+  /**
+   * Sub-agent tool calls still running → the launching Task/Agent tool-use id. A sub-agent's permission
+   * prompt names only its own tool call; this finds its turn, so a prompt from a background sub-agent
+   * after its parent's `result` is not mistaken for a new main-agent turn.
+   */
+  subagentTools?: Record<string, string>;
   /** Last reported agent state, so a status frame goes out only on a change. */
   reported?: string;
   /** The model call the main agent has open and its last text block, for block ids. */
@@ -140,6 +154,7 @@ export class Session {
     s.compacting = false;
     delete s.turn;
     s.awaiting = [];
+    delete s.awaitingRequest;
     s.prompts = {};
     s.controls = {};
     delete s.messageId;
@@ -163,6 +178,7 @@ export class Session {
     const s = this.state;
     s.lastRoute = message.route;
     if (s.running) {
+      if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
     }
@@ -182,16 +198,16 @@ export class Session {
     return { frames, writes: [] };
   }
 
-  /** A slash command about to be written; its `result` answers `commandId`. */
-  acceptSlashCommand(commandId: string, route: Route | undefined): Step {
+  /**
+   * A slash command about to be written; its `result` answers `commandId`. Only while idle
+   * (`!state.running`): see the module comment for why the caller holds it behind a running turn.
+   * Returns `undefined` (nothing changed) when called while a turn runs.
+   */
+  acceptSlashCommand(commandId: string, route: Route | undefined): Step | undefined {
     const s = this.state;
-    if (!s.running) {
-      this.#openTurn(route ?? s.lastRoute ?? FALLBACK_ROUTE, commandId);
-      return { frames: this.#status(this.agentState()), writes: [] };
-    }
-    // Into a running turn the CLI queues it like any message; it ends up answered at that turn's end.
-    if (s.turn && s.turn.commandId === undefined) s.turn.commandId = commandId;
-    return { frames: [], writes: [] };
+    if (s.running) return undefined;
+    this.#openTurn(route ?? s.lastRoute ?? FALLBACK_ROUTE, commandId);
+    return { frames: this.#status(this.agentState()), writes: [] };
   }
 
   /** A control request this side sends (interrupt, model, mode, initialize); returns the line to write. */
@@ -277,6 +293,7 @@ export class Session {
         reason: 'the Claude process exited before it read these messages',
       });
       s.awaiting = [];
+      delete s.awaitingRequest;
     }
     for (const requestId of Object.keys(s.prompts)) {
       frames.push({ type: 'prompt_closed', requestId, reason: 'exited' });
@@ -315,6 +332,7 @@ export class Session {
         frames.push({ type: 'subagent_finished', turnId: agent.turnId, agentId, outcome: 'killed' });
     }
     s.agents = {};
+    delete s.subagentTools;
     delete s.turn;
     s.running = false;
     s.compacting = false;
@@ -395,6 +413,7 @@ export class Session {
     if (s.awaiting.length === 0 || !s.turn) return;
     step.frames.push({ type: 'message_taken', turnId: s.turn.id, inboundIds: [...s.awaiting] });
     s.awaiting = [];
+    delete s.awaitingRequest;
   }
 
   #turnIdFor(parent: string | null): string {
@@ -477,6 +496,10 @@ export class Session {
       }
       case 'tool_use': {
         if (event.parent !== null) {
+          if (s.agents[event.parent]) {
+            s.subagentTools ??= {};
+            s.subagentTools[event.id] = event.parent;
+          }
           step.frames.push({
             type: 'subagent_tool_started',
             turnId: this.#turnIdFor(event.parent),
@@ -516,6 +539,7 @@ export class Session {
       }
       case 'tool_result': {
         if (event.parent !== null) {
+          if (s.subagentTools) delete s.subagentTools[event.toolUseId];
           step.frames.push({
             type: 'subagent_tool_finished',
             turnId: this.#turnIdFor(event.parent),
@@ -570,14 +594,18 @@ export class Session {
           });
         }
         delete s.agents[event.toolUseId];
+        for (const [tool, owner] of Object.entries(s.subagentTools ?? {}))
+          if (owner === event.toolUseId) delete s.subagentTools?.[tool];
         return;
       }
       case 'result': {
-        this.#endTurn(event, step);
+        this.#endTurn(event, step, now);
         return;
       }
       case 'permission': {
-        const turn = this.#proveTurn(now, step);
+        const parent = event.toolUseId !== undefined ? s.subagentTools?.[event.toolUseId] : undefined;
+        const agent = parent !== undefined ? s.agents[parent] : undefined;
+        const turn = agent ? { id: agent.turnId, route: agent.route } : this.#proveTurn(now, step);
         const isQuestion = event.toolName === 'AskUserQuestion';
         s.prompts[event.requestId] = {
           kind: isQuestion ? 'question' : 'permission',
@@ -683,7 +711,7 @@ export class Session {
     }
   }
 
-  #endTurn(event: Extract<CliEvent, { kind: 'result' }>, step: Step): void {
+  #endTurn(event: Extract<CliEvent, { kind: 'result' }>, step: Step, now: number): void {
     const s = this.state;
     const turn = s.turn;
     if (!turn) {
@@ -691,9 +719,6 @@ export class Session {
       step.frames.push(...this.#status(this.agentState()));
       return;
     }
-    // A message written after the turn's last model call has no later message_start to prove it was
-    // read; the end of the turn is where it belongs (nothing above it came after it).
-    if (turn.commandId === undefined) this.#announceSteers(step);
     const ok = event.subtype === 'success' && !event.isError;
     if (turn.commandId !== undefined) {
       step.frames.push({
@@ -708,7 +733,7 @@ export class Session {
         type: 'turn_ended',
         turnId: turn.id,
         outcome,
-        ...(outcome === 'error' ? { error: (event.text || event.subtype).slice(0, 4000) } : {}),
+        ...(outcome === 'error' ? { error: failureWords(event).slice(0, 4000) } : {}),
         ...(event.usage ? { usage: event.usage } : {}),
         ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
@@ -717,21 +742,24 @@ export class Session {
     delete s.turn;
     s.running = false;
     s.compacting = false;
-    // Messages written while a command ran are the CLI's next turn: open it now, announced as taken.
+    // Messages no model call of this turn read (written during its last call, before an interrupt, or
+    // while a command ran) are the CLI's next turn: open it now, announced as taken (module comment).
     if (s.awaiting.length > 0) {
-      const next = this.#openTurn(turn.route);
+      // The chat the waiting messages came from (the last one's, as `acceptUserMessage` keeps it).
+      const next = this.#openTurn(s.lastRoute ?? turn.route);
       step.frames.push(
         {
           type: 'turn_started',
           turnId: next.id,
           route: next.route,
           inboundIds: [...s.awaiting],
-          request: '',
-          startedAt: 0,
+          request: s.awaitingRequest ?? '',
+          startedAt: now,
         },
         { type: 'message_taken', turnId: next.id, inboundIds: [...s.awaiting] },
       );
       s.awaiting = [];
+      delete s.awaitingRequest;
     }
     step.frames.push(...this.#status(this.agentState()));
   }
@@ -754,6 +782,25 @@ export class Session {
           : translateMessage({ type: 'control_request', request_id: requestId, request: record });
       for (const event of events) if (event.kind === 'permission') this.#onEvent(event, now, step);
     }
+  }
+}
+
+/**
+ * Why a turn failed, in words for the person in the chat. An API failure gets a sentence of its own: the
+ * CLI's text for it names the API host and is meant for an operator (who gets it as an operator event).
+ */
+function failureWords(event: Extract<CliEvent, { kind: 'result' }>): string {
+  const status = event.apiErrorStatus;
+  if (status === undefined) return event.text || `The turn failed (${event.subtype}).`;
+  switch (classifyApiError(status, event.text ?? '')) {
+    case 'overloaded':
+      return `Claude is overloaded right now (API ${status}) and the retries ran out. Try again in a moment.`;
+    case 'rate_limit':
+      return `Claude's rate limit was reached (API ${status}) and the retries ran out. Try again later.`;
+    case 'auth':
+      return `Claude's API refused this agent's credentials (API ${status}). The operator needs to log it in again.`;
+    default:
+      return `Claude's API failed (API ${status}). Try again in a moment.`;
   }
 }
 

@@ -41,6 +41,8 @@ export type CliEvent =
       subtype: string;
       isError: boolean;
       text?: string;
+      /** HTTP status of the API failure that ended the turn (`api_error_status`), when it was one. */
+      apiErrorStatus?: number;
       usage?: CliUsage;
       costUsd?: number;
       durationMs?: number;
@@ -260,17 +262,21 @@ function translateAssistant(message: Json, parent: string | null): CliEvent[] {
   if (!msg || !Array.isArray(msg.content)) return [];
   const messageId = str(msg.id) ?? '';
   const events: CliEvent[] = [];
-  // The CLI marks a synthetic assistant message carrying an API failure; the text is for the user.
+  // The CLI marks a synthetic assistant message carrying an API failure. Its text ("API Error: 529 …
+  // check your inference gateway (host:port)") is for an operator, not a Telegram reply: it becomes an
+  // operator event only, and the failed `result` that follows tells the user in plain words.
   if (message.isApiErrorMessage === true || typeof message.error === 'string') {
     const text = msg.content
       .map((block) => (isObject(block) ? (str(block.text) ?? '') : ''))
       .join('')
       .slice(0, 2000);
-    events.push({
-      kind: 'api_error',
-      category: classifyApiError(undefined, `${str(message.error) ?? ''} ${text}`),
-      message: text,
-    });
+    return [
+      {
+        kind: 'api_error',
+        category: classifyApiError(undefined, `${str(message.error) ?? ''} ${text}`),
+        message: text,
+      },
+    ];
   }
   for (const block of msg.content) {
     if (!isObject(block)) continue;
@@ -340,6 +346,7 @@ function translateResult(message: Json): CliEvent {
   const cost = num(message.total_cost_usd);
   const duration = num(message.duration_ms);
   const text = str(message.result);
+  const apiErrorStatus = num(message.api_error_status);
   const cacheRead = usage ? num(usage.cache_read_input_tokens) : undefined;
   const cacheWrite = usage ? num(usage.cache_creation_input_tokens) : undefined;
   return {
@@ -347,6 +354,7 @@ function translateResult(message: Json): CliEvent {
     subtype: str(message.subtype) ?? 'success',
     isError: message.is_error === true,
     ...(text !== undefined ? { text } : {}),
+    ...(apiErrorStatus !== undefined ? { apiErrorStatus } : {}),
     ...(usage
       ? {
           usage: {

@@ -107,16 +107,36 @@ describe('translator on recorded output', () => {
     expect(frames.filter((f) => f.type === 'turn_started')).toHaveLength(1);
   });
 
-  it('a steer written after the last model call is announced at the turn end, before turn_ended', () => {
+  it('a steer written after the last model call opens the next turn at the turn end (the CLI answers it in a turn of its own)', () => {
+    // Measured on 2.1.328: such a message is not folded into the ending turn; after `result` the CLI
+    // starts a new turn with it. So it is announced there, as that turn's opening message.
     const lines = linesOf('streamed-answer');
     const resultAt = lines.findIndex((l) => l.includes('"type":"result"'));
     const frames = run('streamed-answer', (index, _line, session, out) => {
       if (index === resultAt) out.push(...session.acceptUserMessage(userMessage('in-late', 'and'), 3).frames);
     });
-    const taken = frames.findIndex((f) => f.type === 'message_taken' && f.inboundIds.includes('in-late'));
     const ended = frames.findIndex((f) => f.type === 'turn_ended');
-    expect(taken).toBeGreaterThan(-1);
-    expect(taken).toBeLessThan(ended);
+    const next = frames.findIndex((f) => f.type === 'turn_started' && f.inboundIds.includes('in-late'));
+    const taken = frames.findIndex((f) => f.type === 'message_taken' && f.inboundIds.includes('in-late'));
+    expect(ended).toBeGreaterThan(-1);
+    expect(next).toBeGreaterThan(ended);
+    expect(taken).toBeGreaterThan(next);
+    const opened = frames[next];
+    expect(opened?.type === 'turn_started' && opened.request).toBe('and');
+  });
+
+  it("api-529-exhausted: the CLI's API error text is an operator event, not a reply; the turn fails in plain words", () => {
+    const frames = run('api-529-exhausted');
+    expect(frames.filter((f) => f.type === 'text')).toEqual([]);
+    expect(
+      frames.filter((f) => f.type === 'operator_event').map((f) => f.type === 'operator_event' && f.kind),
+    ).toContain('overloaded');
+    const ended = frames.find((f) => f.type === 'turn_ended');
+    expect(ended).toMatchObject({ outcome: 'error' });
+    expect(ended?.type === 'turn_ended' && ended.error).toMatch(
+      /^Claude is overloaded right now \(API 529\)/,
+    );
+    expect(ended?.type === 'turn_ended' && ended.error).not.toContain('127.0.0.1');
   });
 
   it('api-529 and api-429: operator events with the right kind and a retry delay', () => {
