@@ -110,7 +110,8 @@ export interface Bridge {
   status(): BridgeStatus;
 }
 
-interface Snapshot {
+/** `bridge.json`'s shape (internal to this package: `stop.ts` reads and rewrites its `child`). */
+export interface Snapshot {
   version: 1;
   child?: ChildRecord;
   stdoutOffset: number;
@@ -129,6 +130,8 @@ interface Snapshot {
 /** A gateway command the bridge accepted but has not written yet (see "Held commands" above). */
 type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;
 
+/** The snapshot's file name in the state directory. */
+export const SNAPSHOT_FILE = 'bridge.json';
 const DELIVERED_KEPT = 2000;
 const SNAPSHOT_EVERY_MS = 250;
 
@@ -138,7 +141,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const env = options.env ?? process.env;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const crashLoop = options.crashLoop ?? { maxExits: 3, windowMs: 60_000 };
-  const snapshotPath = join(options.stateDir, 'bridge.json');
+  const snapshotPath = join(options.stateDir, SNAPSHOT_FILE);
 
   let snapshot: Snapshot;
   let session: Session;

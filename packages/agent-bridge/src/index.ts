@@ -15,6 +15,7 @@ export {
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { initialSessionState, Session, type SessionState, type Step } from './session.js';
 export { completeLineBytes, type StdoutLine, StdoutReader } from './stdout-reader.js';
+export { type StopRecordedClaudeOptions, stopRecordedClaude } from './stop.js';
 export {
   claudeConfigDir,
   findMarker,

@@ -6,7 +6,14 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBridge, FileChannelStore, liveness, readStartTime, StdoutReader } from '../src/index.js';
+import {
+  createBridge,
+  FileChannelStore,
+  liveness,
+  readStartTime,
+  StdoutReader,
+  stopRecordedClaude,
+} from '../src/index.js';
 import { createRig, type Rig } from './harness.js';
 
 const dirs: string[] = [];
@@ -154,4 +161,36 @@ describe('bad binaries', () => {
     await failing.stop('shutdown');
     expect(JSON.parse(readFileSync(join(rig.root, 's2', 'bridge.json'), 'utf8')).crashLoop).toBe(true);
   }, 40_000);
+
+  it('stopRecordedClaude: SIGTERM ignored → SIGKILL after the grace, record cleared; then not_running', async () => {
+    rig = await createRig([]);
+    const script = join(rig.root, 'stubborn-claude');
+    // Ignores SIGTERM (inherited by its children), so only the SIGKILL after the grace ends it.
+    writeFileSync(script, "#!/bin/sh\ntrap '' TERM\nwhile :; do sleep 1; done\n");
+    chmodSync(script, 0o755);
+    const stateDir = join(rig.root, 's3');
+    const bridge = createBridge({
+      agent: 'test',
+      socketPath: rig.socketPath,
+      stateDir,
+      workDir: rig.workDir,
+      claudeBin: script,
+      restartOnExit: false,
+      stuckAfterMs: 60_000,
+    });
+    await bridge.start();
+    const pid = bridge.status().pid as number;
+    await bridge.stop('restart');
+    const record = () => JSON.parse(readFileSync(join(stateDir, 'bridge.json'), 'utf8')).child;
+    expect(record()?.pid).toBe(pid);
+    const started = Date.now();
+    expect(await stopRecordedClaude({ stateDir, graceMs: 300 })).toBe('stopped');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    // Gone, or a zombie until this process (its parent) reaps it.
+    const after = readStartTime(pid);
+    expect(!after.ok || after.zombie).toBe(true);
+    expect(record()).toBeUndefined();
+    expect(await stopRecordedClaude({ stateDir })).toBe('not_running');
+    expect(await stopRecordedClaude({ stateDir: join(rig.root, 'nothing-here') })).toBe('not_running');
+  }, 20_000);
 });

@@ -1,0 +1,64 @@
+/**
+ * A real stop of the recorded Claude process, without a gateway and without reading its output: what
+ * `switchyard stop-claude AGENT` and the dev supervisor's Ctrl-C call.
+ *
+ * Contract: call it while no bridge runs on `stateDir` (or after `bridge.stop('restart')`). A running
+ * bridge would see the exit as a crash and, with `restartOnExit`, start a new process. The record is
+ * cleared only once the process is proven gone, so a later bridge never adopts a dead pid's successor
+ * and never starts a second CLI next to a live one.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeError, type Logger, silentLogger } from '@switchyard/protocol';
+import { SNAPSHOT_FILE, type Snapshot } from './bridge.js';
+import { adoptChild, liveness } from './child.js';
+import { writeFileAtomic } from './outbox.js';
+
+/** Options of {@link stopRecordedClaude}. */
+export interface StopRecordedClaudeOptions {
+  /** The bridge's state directory (the one holding `bridge.json`). */
+  stateDir: string;
+  /** SIGTERM → SIGKILL grace (default 5000 ms). */
+  graceMs?: number;
+  logger?: Logger;
+}
+
+/**
+ * Stops the Claude process recorded in `stateDir`: SIGTERM to its process group, up to `graceMs` for it
+ * to exit, then SIGKILL; then clears the record.
+ *
+ * - `stopped`: it was running and is gone now.
+ * - `not_running`: nothing was recorded, or the recorded process had already exited (record cleared).
+ * - `unknown`: whether it runs cannot be told (`/proc` unreadable) or the state could not be read;
+ *   nothing was signalled and the record is kept.
+ */
+export async function stopRecordedClaude(
+  options: StopRecordedClaudeOptions,
+): Promise<'stopped' | 'not_running' | 'unknown'> {
+  const log = (options.logger ?? silentLogger).child({ component: 'stop-claude' });
+  const path = join(options.stateDir, SNAPSHOT_FILE);
+  if (!existsSync(path)) return 'not_running';
+  let snapshot: Snapshot;
+  try {
+    snapshot = JSON.parse(readFileSync(path, 'utf8')) as Snapshot;
+  } catch (err) {
+    log.error({ err: describeError(err), path }, 'cannot read the bridge state; not signalling anything');
+    return 'unknown';
+  }
+  const record = snapshot.child;
+  if (!record) return 'not_running';
+  const state = liveness(record);
+  if (state === 'unknown') {
+    log.warn({ pid: record.pid }, 'cannot tell whether the Claude process is alive; not signalling it');
+    return 'unknown';
+  }
+  if (state === 'alive') {
+    const handle = adoptChild(options.stateDir, record);
+    await handle.terminate(options.graceMs ?? 5000);
+    handle.detach();
+    log.info({ pid: record.pid }, 'stopped the Claude process');
+  }
+  delete snapshot.child;
+  writeFileAtomic(path, JSON.stringify(snapshot));
+  return state === 'alive' ? 'stopped' : 'not_running';
+}
