@@ -133,6 +133,10 @@ type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>
 /** The snapshot's file name in the state directory. */
 export const SNAPSHOT_FILE = 'bridge.json';
 const DELIVERED_KEPT = 2000;
+/** A coalesced live delta is sent once it holds this many characters (see `flushDelta`). */
+const DELTA_FLUSH_CHARS = 16 * 1024;
+/** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
+const READ_BUDGET_BYTES = 256 * 1024;
 const SNAPSHOT_EVERY_MS = 250;
 
 /** Builds a bridge; nothing starts until `start()`. */
@@ -162,6 +166,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   let lastOutputAt = Date.now();
   let stuckReported = false;
   let pumping = false;
+  let pendingDelta: FrameOf<'text_delta'> | undefined;
 
   const persist = (force: boolean): void => {
     if (!force && Date.now() - lastSnapshotAt < SNAPSHOT_EVERY_MS) {
@@ -185,12 +190,37 @@ export function createBridge(options: BridgeOptions): Bridge {
     frames.forEach((frame, index) => {
       const source = tag?.(index);
       if (source && replayUntil && compareSource(source, replayUntil) <= 0) return;
+      if (frame.type === 'text_delta') {
+        // Coalesced, not sent one by one: see `flushDelta`.
+        if (pendingDelta && pendingDelta.turnId === frame.turnId && pendingDelta.blockId === frame.blockId) {
+          pendingDelta.delta += frame.delta;
+        } else {
+          flushDelta();
+          pendingDelta = { ...frame };
+        }
+        if (pendingDelta.delta.length >= DELTA_FLUSH_CHARS) flushDelta();
+        return;
+      }
+      flushDelta();
       store?.setSource(
         source ?? (inbound !== undefined ? `${inbound.key}#${inbound.from + index}` : undefined),
       );
       endpoint?.send(frame).catch((err: unknown) => log.warn({ err: describeError(err) }, 'send failed'));
     });
     store.setSource(undefined);
+  };
+
+  /**
+   * Live text deltas of one read batch are merged per block and sent as one frame when anything else is
+   * sent, when the batch ends, or at {@link DELTA_FLUSH_CHARS}. The CLI writes a line per few tokens;
+   * a frame (and an encode, and a socket write) per line was most of the bridge's allocation while
+   * streaming, and so of its resident memory. Order is kept: a delta never overtakes a reliable frame.
+   */
+  const flushDelta = (): void => {
+    const frame = pendingDelta;
+    if (!frame || !endpoint) return;
+    pendingDelta = undefined;
+    endpoint.send(frame).catch((err: unknown) => log.warn({ err: describeError(err) }, 'send failed'));
   };
 
   const writeToChild = (line: string): void => {
@@ -304,7 +334,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       for (;;) {
         let lines: ReturnType<StdoutReader['read']>;
         try {
-          lines = existsSync(reader.path) ? reader.read() : [];
+          lines = existsSync(reader.path) ? reader.read(READ_BUDGET_BYTES) : [];
         } catch (err) {
           log.error({ err: describeError(err) }, 'could not read stdout');
           lines = [];
@@ -331,6 +361,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           // never makes a restarted bridge handle this line, and so release, again.
           if (snapshot.held?.length && !session.state.running) releaseHeld();
         }
+        flushDelta();
         persist(false);
       }
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.

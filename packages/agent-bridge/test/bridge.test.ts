@@ -14,7 +14,10 @@ describe('bridge with the real CLI', () => {
 
   beforeAll(async () => {
     rig = await createRig([
-      rule('hello', say('Hi there, this answer is streamed in small pieces.', { chunkSize: 5 })),
+      rule(
+        'hello',
+        say('Hi there, this answer is streamed in small pieces.', { chunkSize: 5, chunkDelayMs: 15 }),
+      ),
       rule('write a file', bash('echo hi > out.txt', 'Write a file'), say('Done.')),
       rule('remove it', bash('rm -f out.txt', 'Remove a file'), say('Could not.')),
     ]);
