@@ -4,7 +4,7 @@
  * A test can kill either service at any moment and start it again, and read the chat as the user sees it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,8 @@ export interface System {
   /** The private chat of the allowed user. */
   chatId: number;
   dir: string;
+  /** The generated config file (for running other `switchyard` commands against this system). */
+  configPath: string;
   start(service: Service): void;
   /** Sends a signal and waits until the process is gone. */
   kill(service: Service, signal?: NodeJS.Signals): Promise<void>;
@@ -119,6 +121,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     model,
     chatId,
     dir,
+    configPath: config,
     start,
     kill,
     pid: (service) => children.get(service)?.pid,
@@ -133,9 +136,35 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       });
       await telegram.stop();
       await model.stop();
+      // Safety net: no process this test started may outlive it, whatever the code under test did.
+      const leaked = killProcessesIn(dir);
+      if (leaked.length > 0) console.warn(`e2e: killed processes left running in ${dir}: ${leaked.join(', ')}`);
       if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** SIGKILLs every process whose working directory is inside `dir`; returns their pids. */
+export function killProcessesIn(dir: string): number[] {
+  const killed: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${entry}/cwd`);
+    } catch {
+      continue;
+    }
+    if (cwd === dir || cwd.startsWith(`${dir}/`)) {
+      try {
+        process.kill(Number(entry), 'SIGKILL');
+        killed.push(Number(entry));
+      } catch {
+        // already gone
+      }
+    }
+  }
+  return killed;
 }
 
 /** The bot's visible messages in a chat, oldest first. */

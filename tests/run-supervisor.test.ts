@@ -1,0 +1,68 @@
+/**
+ * `switchyard run AGENT`, the development supervisor: both services as child processes, `/restart`
+ * from Telegram restarts only the bridge (the claude process is adopted, not replaced), and Ctrl-C
+ * stops everything including claude.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { rule, say } from '@switchyard/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { botMessages, MAIN, type System, startSystem } from './system.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('end to end: switchyard run', () => {
+  let system: System | undefined;
+  afterEach(async () => {
+    await system?.stop();
+    system = undefined;
+  });
+
+  it('restarts only the bridge on /restart, keeps the claude process, and stops everything on SIGINT', async () => {
+    system = await startSystem({ rules: [rule('first', say('First answer.')), rule('second', say('Second answer.'))] });
+    const { telegram, chatId } = system;
+    let output = '';
+    const run = spawn(process.execPath, [MAIN, '--config', system.configPath, 'run', 'e2e'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    run.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    run.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => run.once('exit', (code) => resolve(code)));
+    try {
+      telegram.sendText(chatId, 'first');
+      await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'First answer.'), {
+        timeoutMs: 60_000,
+      });
+      const record = path.join(system.dir, 'state', 'bridge', 'bridge.json');
+      const claudePid = JSON.parse(readFileSync(record, 'utf8')).child.pid as number;
+
+      telegram.sendText(chatId, '/restart');
+      const deadline = Date.now() + 10_000;
+      while (!output.includes('restarting the bridge on request')) {
+        if (Date.now() > deadline) throw new Error(`no bridge restart seen:\n${output.slice(-5_000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      telegram.sendText(chatId, 'second');
+      await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Second answer.'), {
+        timeoutMs: 60_000,
+      });
+      expect(JSON.parse(readFileSync(record, 'utf8')).child.pid).toBe(claudePid);
+      expect(alive(claudePid)).toBe(true);
+
+      run.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(alive(claudePid), 'claude stopped with the supervisor').toBe(false);
+    } finally {
+      if (run.exitCode === null) run.kill('SIGKILL');
+      if (!run.killed && run.exitCode === null) console.log(output.slice(-10_000));
+    }
+  });
+});

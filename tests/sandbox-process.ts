@@ -1,0 +1,222 @@
+/**
+ * `switchyard sandbox` as a real process, the way a newcomer runs it: the built command with the scripted
+ * model on a free port and a fresh state directory. The sandbox tests drive it through its web view only
+ * (the HTTP API here, or a browser), never through the server's in-process handle.
+ *
+ * `stop()` is the user's Ctrl-C (SIGINT to the sandbox process, which stops the gateway, the bridge and
+ * Claude), then a look at /proc for anything still running from the sandbox directory; what is found is
+ * killed and reported, so a test can fail on it without leaving processes behind.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MAIN } from './system.js';
+
+/** A running sandbox and how long it took to come up. */
+export interface SandboxProcess {
+  /** The web view's URL as the command printed it (ends with `/`). */
+  url: string;
+  /** SWITCHYARD_SANDBOX_DIR: config, work and state directories. */
+  dir: string;
+  pid: number;
+  /** Milliseconds from spawn to the "Open <url>" line. */
+  urlAfterMs: number;
+  /** When the process was spawned (`performance.now()`). */
+  spawnedAt: number;
+  /** Everything the sandbox and its services wrote (stdout and stderr). */
+  output(): string;
+  /** Ctrl-C, then reap: see the module comment. */
+  stop(): Promise<SandboxStopReport>;
+}
+
+/** What `stop()` saw. */
+export interface SandboxStopReport {
+  /** How the sandbox process ended: its exit code, or the signal that had to kill it. */
+  exit: number | NodeJS.Signals | null;
+  /** Milliseconds from SIGINT to the sandbox process's exit. */
+  exitAfterMs: number;
+  /** Processes of this sandbox still running after it exited (`pid command`), now killed. */
+  leftovers: string[];
+}
+
+/** The view's JSON API (`/web/api/...`), typed only as far as the tests read it. */
+export interface ViewMessage {
+  chatId: number;
+  messageId: number;
+  from: 'bot' | 'user';
+  kind: string;
+  text: string;
+  html: string;
+  history: { text: string }[];
+  pinned: boolean;
+  deleted: boolean;
+  file?: { fileName?: string; size: number };
+}
+
+export interface ViewState {
+  banner: string | null;
+  chats: { chat: { id: number; pinned: number[] }; messages: ViewMessage[] }[];
+}
+
+const EXIT_GRACE_MS = 20_000;
+
+/** Starts the sandbox command; resolves when it has printed its URL. */
+export async function startSandboxProcess(options: { timeoutMs?: number } = {}): Promise<SandboxProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npx tsc -b)`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'sy-sandbox-'));
+  const spawnedAt = performance.now();
+  // Its own process group, so that a sandbox that does not stop can be killed with its services.
+  const child = spawn(process.execPath, [MAIN, 'sandbox'], {
+    cwd: dir,
+    detached: true,
+    env: {
+      ...process.env,
+      SWITCHYARD_SCRIPTED: '1',
+      SWITCHYARD_SANDBOX_PORT: '0',
+      SWITCHYARD_SANDBOX_DIR: dir,
+      SWITCHYARD_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal)),
+  );
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('the sandbox printed no URL')), options.timeoutMs ?? 30_000);
+    const look = () => {
+      const match = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        child.stderr?.off('data', look);
+        resolve(match[1]);
+      }
+    };
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      reap(child, dir);
+      reject(new Error(`${err.message}:\n${output}`));
+    };
+    child.stderr?.on('data', look);
+    exited.then((code) => fail(new Error(`the sandbox exited (${code})`)));
+  });
+  const urlAfterMs = performance.now() - spawnedAt;
+
+  return {
+    url,
+    dir,
+    pid: child.pid ?? -1,
+    urlAfterMs,
+    spawnedAt,
+    output: () => output,
+    async stop() {
+      const t0 = performance.now();
+      let exit: number | NodeJS.Signals | null = child.exitCode ?? child.signalCode;
+      if (exit === null) {
+        child.kill('SIGINT');
+        exit = await Promise.race([exited, delay(EXIT_GRACE_MS).then(() => null)]);
+        if (exit === null) {
+          killGroup(child);
+          exit = await exited;
+        }
+      }
+      const exitAfterMs = performance.now() - t0;
+      const leftovers = reap(child, dir);
+      if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+      return { exit, exitAfterMs, leftovers };
+    },
+  };
+}
+
+/** Kills the sandbox's process group and every process working in or naming its directory. */
+function reap(child: ChildProcess, dir: string): string[] {
+  killGroup(child);
+  const found = processesOf(dir);
+  for (const p of found) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return found.map((p) => `${p.pid} ${p.command}`);
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // the group is empty
+  }
+}
+
+/**
+ * Live processes whose working directory is inside `dir` or whose command line names it: the services
+ * (`--config <dir>/switchyard.yaml`), Claude (cwd `<dir>/work`) and anything Claude ran there.
+ */
+export function processesOf(dir: string): { pid: number; command: string }[] {
+  const found: { pid: number; command: string }[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const command = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (/\) Z /.test(stat)) continue; // a zombie is already dead
+      let cwd = '';
+      try {
+        cwd = readlinkSync(`/proc/${name}/cwd`);
+      } catch {
+        // not ours to read
+      }
+      if (command.includes(dir) || cwd === dir || cwd.startsWith(`${dir}/`)) {
+        found.push({ pid: Number(name), command: command.slice(0, 160) });
+      }
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found;
+}
+
+/** A client for the web view's HTTP API, as the page uses it. */
+export function viewApi(url: string) {
+  return {
+    async state(): Promise<ViewState> {
+      const res = await fetch(`${url}web/api/state`);
+      if (!res.ok) throw new Error(`GET state: ${res.status}`);
+      return (await res.json()) as ViewState;
+    },
+    async send(chatId: number, text: string): Promise<ViewMessage> {
+      const res = await fetch(`${url}web/api/send`, {
+        method: 'POST',
+        headers: { 'x-sandbox-view': '1', 'content-type': 'application/json' },
+        body: JSON.stringify({ chatId, text }),
+      });
+      if (!res.ok) throw new Error(`POST send: ${res.status} ${await res.text()}`);
+      return (await res.json()) as ViewMessage;
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value; throws after `timeoutMs` with `what` in the message. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await delay(100);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
