@@ -90,7 +90,10 @@ export async function startSandboxProcess(options: { timeoutMs?: number } = {}):
   );
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('the sandbox printed no URL')), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => fail(new Error('the sandbox printed no URL')),
+      options.timeoutMs ?? 30_000,
+    );
     const look = () => {
       const match = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
       if (match?.[1]) {
@@ -128,6 +131,8 @@ export async function startSandboxProcess(options: { timeoutMs?: number } = {}):
         }
       }
       const exitAfterMs = performance.now() - t0;
+      // A process that is still exiting (its cmdline already empty) is given a moment.
+      for (let i = 0; i < 30 && processesOf(dir).length > 0; i++) await delay(100);
       const leftovers = reap(child, dir);
       if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
       return { exit, exitAfterMs, leftovers };
@@ -207,7 +212,11 @@ export function viewApi(url: string) {
 }
 
 /** Polls `probe` until it returns a value; throws after `timeoutMs` with `what` in the message. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
