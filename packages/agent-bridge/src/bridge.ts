@@ -24,6 +24,11 @@
  * when released. If the process exits first, held messages are reported as `messages_unread` and held
  * commands fail with a `command_result`: nothing is dropped silently.
  *
+ * Sources: stdout is authoritative for everything live (turns, text, tools, prompts, sub-agent lines
+ * with `parent_tool_use_id`, API retries and failures — 2.1.328 prints all of them). Claude's transcript
+ * is consulted only for what stdout cannot answer: whether a line written just before a crash was
+ * enqueued (`settleIntent`). `TranscriptTail` is not run here yet (see the README).
+ *
  * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
  * when liveness cannot be read, nothing is started and the status is `unknown`.
  */
