@@ -19,14 +19,23 @@ describe('end to end: permission prompt across a bridge restart', () => {
 
   it('recovers the open prompt after kill -9 and runs the tool once when Allow is pressed', async () => {
     system = await startSystem({
-      rules: [rule('make a file', (ctx) => write(path.join(ctx.cwd ?? '/nonexistent', 'hello.txt'), 'hi\n'), say('Wrote hello.txt.'))],
+      rules: [
+        rule(
+          'make a file',
+          (ctx) => write(path.join(ctx.cwd ?? '/nonexistent', 'hello.txt'), 'hi\n'),
+          say('Wrote hello.txt.'),
+        ),
+      ],
     });
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
     telegram.sendText(chatId, 'please make a file');
     const prompt = await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.replyMarkup?.inline_keyboard.flat().some((b) => b.text.includes('Allow'))),
+      () =>
+        botMessages(telegram, chatId).find((m) =>
+          m.replyMarkup?.inline_keyboard.flat().some((b) => b.text.includes('Allow')),
+        ),
       { timeoutMs: 60_000 },
     );
     expect(prompt.text).toMatch(/Write/);
@@ -44,9 +53,12 @@ describe('end to end: permission prompt across a bridge restart', () => {
     expect(current, 'a live Allow button after the restart').toBeDefined();
     const press = telegram.pressButton(chatId, (current ?? prompt).messageId, { text: '✅ Allow' });
     await telegram.waitFor(() => telegram.callbackQuery(press.id)?.answer, { timeoutMs: 10_000 });
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Wrote hello.txt.')), {
-      timeoutMs: 60_000,
-    });
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.includes('Wrote hello.txt.')),
+      {
+        timeoutMs: 60_000,
+      },
+    );
     const file = path.join(system.dir, 'work', 'hello.txt');
     expect(existsSync(file)).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe('hi\n');

@@ -6,7 +6,10 @@ import { rule, say } from '@switchyard/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { botMessages, type System, startSystem } from './system.js';
 
-const LONG_ANSWER = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of a long answer, streamed slowly.`).join('\n');
+const LONG_ANSWER = Array.from(
+  { length: 40 },
+  (_, i) => `Line ${i + 1} of a long answer, streamed slowly.`,
+).join('\n');
 
 describe('end to end: gateway and bridge as real processes', () => {
   let system: System | undefined;
@@ -34,14 +37,19 @@ describe('end to end: gateway and bridge as real processes', () => {
 
   it('survives kill -9 of the bridge mid-stream: same answer, once, and a message sent while it was down is delivered', async () => {
     system = await startSystem({
-      rules: [rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })), rule('after', say('Got your second message.'))],
+      rules: [
+        rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })),
+        rule('after', say('Got your second message.')),
+      ],
     });
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
     telegram.sendText(chatId, 'long please');
     // Wait until the answer is visibly streaming, then kill the bridge.
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 3')), { timeoutMs: 60_000 });
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 3')), {
+      timeoutMs: 60_000,
+    });
     await system.kill('bridge');
     telegram.sendText(chatId, 'after the crash');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -64,13 +72,18 @@ describe('end to end: gateway and bridge as real processes', () => {
 
   it('survives kill -9 of the gateway mid-turn: nothing lost, nothing doubled', async () => {
     system = await startSystem({
-      rules: [rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })), rule('next', say('Next one done.'))],
+      rules: [
+        rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })),
+        rule('next', say('Next one done.')),
+      ],
     });
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
     telegram.sendText(chatId, 'long please');
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 2')), { timeoutMs: 60_000 });
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 2')), {
+      timeoutMs: 60_000,
+    });
     await system.kill('gateway');
     // Sent while the gateway is dead: it waits at "Telegram" until the gateway polls again.
     telegram.sendText(chatId, 'next');

@@ -6,17 +6,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readStartTime } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { botMessages, MAIN, type System, startSystem } from './system.js';
 
+/** Running, not merely a zombie waiting to be reaped (this machine's init may be slow to reap orphans). */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const found = readStartTime(pid);
+  return found.ok && !found.zombie;
 }
 
 describe('end to end: switchyard run', () => {
@@ -27,7 +25,9 @@ describe('end to end: switchyard run', () => {
   });
 
   it('restarts only the bridge on /restart, keeps the claude process, and stops everything on SIGINT', async () => {
-    system = await startSystem({ rules: [rule('first', say('First answer.')), rule('second', say('Second answer.'))] });
+    system = await startSystem({
+      rules: [rule('first', say('First answer.')), rule('second', say('Second answer.'))],
+    });
     const { telegram, chatId } = system;
     let output = '';
     const run = spawn(process.execPath, [MAIN, '--config', system.configPath, 'run', 'e2e'], {
@@ -59,7 +59,7 @@ describe('end to end: switchyard run', () => {
 
       run.kill('SIGINT');
       expect(await exited).toBe(0);
-      expect(alive(claudePid), 'claude stopped with the supervisor').toBe(false);
+      expect(alive(claudePid), `claude stopped with the supervisor:\n${output.slice(-3_000)}`).toBe(false);
     } finally {
       if (run.exitCode === null) run.kill('SIGKILL');
       if (!run.killed && run.exitCode === null) console.log(output.slice(-10_000));

@@ -4,7 +4,15 @@
  * A test can kill either service at any moment and start it again, and read the chat as the user sees it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,7 +104,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   let output = '';
   const start = (service: Service): void => {
     const running = children.get(service);
-    if (running && running.exitCode === null && running.signalCode === null) throw new Error(`${service} is already running`);
+    if (running && running.exitCode === null && running.signalCode === null)
+      throw new Error(`${service} is already running`);
     const child = spawn(process.execPath, [MAIN, '--config', config, service, 'e2e'], {
       env: { ...process.env, SWITCHYARD_LOG_LEVEL: 'debug' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -131,14 +140,17 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       await kill('gateway', 'SIGTERM');
       // The bridge leaves claude running on SIGTERM by design; end it for real.
       await new Promise<void>((resolve) => {
-        const stopper = spawn(process.execPath, [MAIN, '--config', config, 'stop-claude', 'e2e'], { stdio: 'ignore' });
+        const stopper = spawn(process.execPath, [MAIN, '--config', config, 'stop-claude', 'e2e'], {
+          stdio: 'ignore',
+        });
         stopper.once('exit', () => resolve());
       });
       await telegram.stop();
       await model.stop();
       // Safety net: no process this test started may outlive it, whatever the code under test did.
       const leaked = killProcessesIn(dir);
-      if (leaked.length > 0) console.warn(`e2e: killed processes left running in ${dir}: ${leaked.join(', ')}`);
+      if (leaked.length > 0)
+        console.warn(`e2e: killed processes left running in ${dir}: ${leaked.join(', ')}`);
       if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -171,9 +171,7 @@ export function parseConfig(text: string, file: string, environment: ConfigEnvir
     names.add(agent.name);
   });
   const base = path.dirname(file);
-  const agents = result.data.agents.map((agent) =>
-    resolveAgent(agent, base, environment),
-  );
+  const agents = result.data.agents.map((agent) => resolveAgent(agent, base, environment));
   agents.forEach((agent, i) => {
     const bytes = Buffer.byteLength(agent.socketPath);
     if (bytes > 107) {

@@ -7,10 +7,17 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { describeError } from '@switchyard/protocol';
-import { type AgentConfig, type Config, ConfigError, describeConfig, loadConfig, resolveConfigPath } from './config.js';
+import {
+  type AgentConfig,
+  type Config,
+  ConfigError,
+  describeConfig,
+  loadConfig,
+  resolveConfigPath,
+} from './config.js';
 import { createLogger } from './log.js';
 import { runSandbox } from './sandbox.js';
-import { makeBridge, makeGateway } from './services.js';
+import { makeBridge, makeGateway, stopClaude } from './services.js';
 import { createSupervisor, RESTART_BRIDGE_MESSAGE } from './supervisor.js';
 
 const USAGE = `usage: switchyard [--config PATH] <command>
@@ -44,7 +51,9 @@ async function main(argv: string[]): Promise<number> {
     const agent = config.agents.find((a) => a.name === arg);
     if (!agent) {
       const known = config.agents.map((a) => a.name).join(', ');
-      throw new UsageError(arg ? `no agent "${arg}" in ${config.file} (agents: ${known})` : `name the agent (${known})`);
+      throw new UsageError(
+        arg ? `no agent "${arg}" in ${config.file} (agents: ${known})` : `name the agent (${known})`,
+      );
     }
     return agent;
   };
@@ -81,8 +90,14 @@ async function main(argv: string[]): Promise<number> {
     case 'stop-claude': {
       const agent = agentOf(load());
       const logger = createLogger({ agent: agent.name, service: 'stop-claude' });
-      await makeBridge(agent, logger).stop('shutdown');
-      return 0;
+      const outcome = await stopClaude(agent, logger);
+      const said = {
+        stopped: `stopped the Claude process of agent "${agent.name}"`,
+        not_running: `agent "${agent.name}" has no Claude process running`,
+        unknown: `cannot tell whether agent "${agent.name}"'s Claude process runs (see the log); nothing was signalled`,
+      } as const;
+      console.error(said[outcome]);
+      return outcome === 'unknown' ? 1 : 0;
     }
     case 'run': {
       const config = load();
@@ -91,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
       const supervisor = createSupervisor({
         command: (service) => [mainPath, '--config', config.file, service, agent.name],
         logger,
-        onShutdown: () => makeBridge(agent, logger).stop('shutdown'),
+        onShutdown: async () => void (await stopClaude(agent, logger)),
       });
       supervisor.start();
       await untilSignal(logger, () => supervisor.stop());
@@ -114,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
         createSupervisor({
           command: (service) => [mainPath, '--config', config.file, service, agent.name],
           logger: logger.child({ agent: agent.name }),
-          onShutdown: () => makeBridge(agent, logger).stop('shutdown'),
+          onShutdown: async () => void (await stopClaude(agent, logger)),
         }),
       );
       for (const supervisor of supervisors) supervisor.start();

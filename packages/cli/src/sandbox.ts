@@ -30,7 +30,10 @@ const DEFAULT_PORT = 8780;
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
 export async function runSandbox(options: SandboxOptions): Promise<number> {
   const env = options.env ?? process.env;
-  const base = path.resolve(options.cwd ?? process.cwd(), env.SWITCHYARD_SANDBOX_DIR ?? '.switchyard/sandbox');
+  const base = path.resolve(
+    options.cwd ?? process.cwd(),
+    env.SWITCHYARD_SANDBOX_DIR ?? '.switchyard/sandbox',
+  );
   const logger = createLogger({ agent: 'sandbox', service: 'sandbox' });
   const say = (line: string) => process.stderr.write(`${line}\n`);
   mkdirSync(path.join(base, 'work'), { recursive: true });
@@ -57,13 +60,17 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     token: SANDBOX_TOKEN,
     bot: { firstName: 'Switchyard sandbox', username: 'switchyard_sandbox_bot' },
     port: Number(env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT),
-    ...(claude.kind === 'scripted' ? { banner: 'Scripted model: the answers are canned, not from Claude.' } : {}),
+    ...(claude.kind === 'scripted'
+      ? { banner: 'Scripted model: the answers are canned, not from Claude.' }
+      : {}),
   });
   let address: { apiRoot: string; webUrl: string | undefined };
   try {
     address = await telegram.start();
   } catch (err) {
-    say(`switchyard: cannot listen on 127.0.0.1:${env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT} (${describeError(err)}).`);
+    say(
+      `switchyard: cannot listen on 127.0.0.1:${env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT} (${describeError(err)}).`,
+    );
     say('            Set SWITCHYARD_SANDBOX_PORT to a free port (0 picks one).');
     await model?.stop();
     return 1;
@@ -96,7 +103,9 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     env: { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' },
     onShutdown: async () => {
       const { spawnSync } = await import('node:child_process');
-      spawnSync(process.execPath, [options.mainPath, '--config', configFile, 'stop-claude', 'sandbox'], { stdio: 'inherit' });
+      spawnSync(process.execPath, [options.mainPath, '--config', configFile, 'stop-claude', 'sandbox'], {
+        stdio: 'inherit',
+      });
     },
   });
   supervisor.start();

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Bridge, createBridge } from '@switchyard/agent-bridge';
+import { type Bridge, createBridge, stopRecordedClaude } from '@switchyard/agent-bridge';
 import { createGateway, type Gateway } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
 import { type AgentConfig, type ConfigEnvironment, readToken } from './config.js';
@@ -60,4 +60,15 @@ export function makeGateway(
     ...(restartBridge ? { restartBridge } : {}),
     logger,
   });
+}
+
+/**
+ * Ends the agent's Claude process for good (a bridge stop leaves it running on purpose). Stop the
+ * bridge first: a running bridge configured to restart Claude would start a new one.
+ */
+export function stopClaude(
+  agent: AgentConfig,
+  logger: Logger,
+): Promise<'stopped' | 'not_running' | 'unknown'> {
+  return stopRecordedClaude({ stateDir: serviceStateDir(agent, 'bridge'), logger });
 }

@@ -49,18 +49,26 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (stopping) return;
     const child = spawn(process.execPath, options.command(service.name), {
       env: options.env ?? process.env,
-      stdio: service.name === 'gateway' ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'inherit', 'inherit'],
+      stdio:
+        service.name === 'gateway'
+          ? ['ignore', 'inherit', 'inherit', 'ipc']
+          : ['ignore', 'inherit', 'inherit'],
     });
     service.child = child;
     service.startedAt = Date.now();
-    log.info({ event: 'service_started', service: service.name, childPid: child.pid }, `${service.name} started`);
+    log.info(
+      { event: 'service_started', service: service.name, childPid: child.pid },
+      `${service.name} started`,
+    );
     child.on('message', (message) => {
       if (message === RESTART_BRIDGE_MESSAGE) {
         log.info({ event: 'restart_requested', by: service.name }, 'restarting the bridge on request');
         restartBridge();
       }
     });
-    child.on('error', (err) => log.error({ event: 'spawn_failed', service: service.name, err: describeError(err) }, 'spawn failed'));
+    child.on('error', (err) =>
+      log.error({ event: 'spawn_failed', service: service.name, err: describeError(err) }, 'spawn failed'),
+    );
     child.on('exit', (code, signal) => {
       if (service.child === child) service.child = undefined;
       if (stopping) return;

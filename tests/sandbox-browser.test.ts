@@ -1,0 +1,237 @@
+/**
+ * The sandbox's web chat view in a real browser (Debian's headless Chromium, driven by playwright-core),
+ * against `switchyard sandbox` as a real process with the scripted model: what a newcomer sees. Each step
+ * leaves a screenshot in test-output/sandbox-browser/ for a person to look at.
+ *
+ * Without /usr/bin/chromium the file is skipped, unless SWITCHYARD_REQUIRE_BROWSER=1 (CI), where that is
+ * a failure.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
+
+const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium';
+const haveBrowser = existsSync(CHROMIUM);
+const requireBrowser = process.env.SWITCHYARD_REQUIRE_BROWSER === '1';
+const MISSING = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`;
+const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/sandbox-browser');
+
+/** The flags a closed network needs: no background connections, no sandbox as root, no GPU. */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+if (!haveBrowser && requireBrowser) {
+  test('the browser test needs Chromium (SWITCHYARD_REQUIRE_BROWSER=1)', () => {
+    throw new Error(MISSING);
+  });
+} else if (!haveBrowser) {
+  test.skip(`sandbox web view in a browser: skipped, ${MISSING}`, () => {});
+}
+
+describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
+  let sandbox: SandboxProcess | undefined;
+  let browser: Browser | undefined;
+  let profile: string;
+  let page: Page;
+  let step = 0;
+  const pageErrors: string[] = [];
+
+  const shot = async (name: string) => {
+    step += 1;
+    await page.screenshot({ path: path.join(SHOTS, `${String(step).padStart(2, '0')}-${name}.png`) });
+  };
+
+  /** Types a message as the user and returns its message id once the view shows it. */
+  const say = async (text: string): Promise<number> => {
+    await page.locator('#text').fill(text);
+    await page.locator('#text').press('Enter');
+    const mine = page.locator('.msg.user', { hasText: text }).last();
+    await mine.waitFor();
+    return Number(await mine.getAttribute('data-id'));
+  };
+
+  /** The bot's messages after `afterId`, as the view shows them. */
+  const botAfter = (afterId: number) =>
+    page.evaluate(
+      (after) =>
+        [...document.querySelectorAll<HTMLElement>('#messages .msg.bot')]
+          .filter((node) => Number(node.dataset.id) > after)
+          .map((node) => ({
+            id: Number(node.dataset.id),
+            text: node.querySelector<HTMLElement>('.text')?.innerText ?? '',
+          })),
+      afterId,
+    );
+
+  beforeAll(async () => {
+    rmSync(SHOTS, { recursive: true, force: true });
+    mkdirSync(SHOTS, { recursive: true });
+    sandbox = await startSandboxProcess();
+    profile = mkdtempSync(path.join(tmpdir(), 'sy-chromium-'));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, `--user-data-dir=${profile}`],
+    });
+    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await sandbox?.stop();
+  });
+
+  test('opens on the chat with the bot and marks the model as scripted', async () => {
+    await page.goto(sandbox?.url ?? '');
+    await expect.poll(() => page.locator('#banner').isVisible()).toBe(true);
+    expect(await page.locator('#banner').innerText()).toMatch(/scripted/i);
+    expect(await page.locator('#chat-title').innerText()).not.toBe('');
+    // Bars with nothing to show stay out of the way.
+    expect(await page.locator('#pinned-bar').isVisible()).toBe(false);
+    expect(await page.locator('#topics').isVisible()).toBe(false);
+    await shot('open');
+  });
+
+  test('a message: the placeholder reply is edited live into the streamed answer', async () => {
+    const sent = await say('hello from the browser');
+    // Sample what the view shows for the bot's reply, as a person watching would.
+    const seen: { id: number; text: string }[] = [];
+    let placeholderShot = false;
+    let partialShot = false;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const reply = (await botAfter(sent))[0];
+      if (reply && seen.at(-1)?.text !== reply.text) {
+        seen.push(reply);
+        if (!placeholderShot) {
+          placeholderShot = true;
+          await shot('placeholder');
+        } else if (!partialShot && !/what I can do/.test(reply.text)) {
+          partialShot = true;
+          await shot('streaming');
+        }
+      }
+      if (
+        reply &&
+        /what I can do/.test(reply.text) &&
+        (await page.locator(`.msg[data-id="${reply.id}"] i`).count()) > 0
+      )
+        break;
+      if (Date.now() > deadline)
+        throw new Error(`no finished answer; the view showed: ${JSON.stringify(seen)}`);
+      await page.waitForTimeout(40);
+    }
+    await shot('answer');
+    const ids = new Set(seen.map((s) => s.id));
+    expect(ids.size, 'the answer is the placeholder, edited (not a new message)').toBe(1);
+    expect(seen.length, `the reply changed in view: ${JSON.stringify(seen)}`).toBeGreaterThanOrEqual(3);
+    expect(seen.at(-1)?.text).toContain('hello from the browser');
+    // The final edit is rendered HTML: the quote and the italic hint.
+    const answer = page.locator(`.msg[data-id="${seen[0]?.id}"]`);
+    expect(await answer.locator('blockquote').count()).toBe(1);
+    expect(await answer.locator('.edited').count()).toBe(1);
+  });
+
+  test('a long turn: the progress card appears pinned and is unpinned when the turn ends', async () => {
+    const sent = await say('long answer');
+    const bar = page.locator('#pinned-bar');
+    await bar.waitFor({ state: 'visible', timeout: 20_000 });
+    const pinnedText = await bar.innerText();
+    await shot('card-pinned');
+    await bar.waitFor({ state: 'hidden', timeout: 60_000 });
+    await expect
+      .poll(async () => (await botAfter(sent)).some((m) => /8\. Step 8/.test(m.text)), { timeout: 10_000 })
+      .toBe(true);
+    await shot('card-unpinned');
+    expect(pinnedText).not.toBe('');
+    // The pin was announced (silently) in the chat, as Telegram does.
+    expect(await page.locator('.service', { hasText: /pinned/ }).count()).toBeGreaterThan(0);
+  });
+
+  test('a permission prompt: pressing Allow lets the tool run', async () => {
+    const sent = await say('write a file');
+    const allow = page.locator('.keyboard button', { hasText: /^✅ Allow$/ }).last();
+    await allow.waitFor({ timeout: 30_000 });
+    await shot('permission-prompt');
+    await allow.click();
+    await expect
+      .poll(async () => (await botAfter(sent)).some((m) => /Done\. The tool said/.test(m.text)), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    await shot('permission-allowed');
+    const written = path.join(sandbox?.dir ?? '', 'work', 'hello-from-switchyard.md');
+    expect(readFileSync(written, 'utf8')).toContain('Written by the scripted model');
+    // The pressed prompt no longer offers its buttons.
+    expect(await page.locator('.keyboard button', { hasText: /^✅ Allow$/ }).count()).toBe(0);
+  });
+
+  test('a file upload reaches the agent', async () => {
+    const content = `notes from the browser test ${Date.now()}\n`;
+    await page.locator('#file').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(content),
+    });
+    await expect.poll(() => page.locator('#file-name').isVisible()).toBe(true);
+    await shot('upload-chosen');
+    const sent = await say('here is a file');
+    const doc = page.locator(`.msg.user[data-id="${sent}"] .document`);
+    expect(await doc.innerText()).toContain('notes.txt');
+    await expect
+      .poll(async () => (await botAfter(sent)).some((m) => /here is a file/.test(m.text)), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    await shot('upload-answered');
+    // The gateway saved it in the agent's inbox under a generated name.
+    const inbox = path.join(sandbox?.dir ?? '', 'state', 'gateway', 'inbox');
+    const saved = readdirSync(inbox, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    expect(saved.some((f) => readFileSync(path.join(f.parentPath, f.name), 'utf8') === content)).toBe(true);
+  });
+
+  test('a forum shows its topics as tabs', async () => {
+    page.once('dialog', (dialog) => dialog.accept('Sandbox forum'));
+    await page.locator('#new-forum').click();
+    const tabs = page.locator('#topics');
+    await tabs.waitFor({ state: 'visible' });
+    expect(await tabs.locator('[role="tab"]').allInnerTexts()).toEqual(
+      expect.arrayContaining(['General', 'General chat']),
+    );
+    await tabs.locator('[role="tab"]', { hasText: 'General chat' }).click();
+    const sent = await say('hello topic');
+    await expect
+      .poll(async () => (await botAfter(sent)).some((m) => /hello topic/.test(m.text)), { timeout: 30_000 })
+      .toBe(true);
+    await shot('forum-topic');
+    // The topic's reply is not shown under General.
+    await tabs.locator('[role="tab"]', { hasText: /^General$/ }).click();
+    expect(await page.locator('.msg', { hasText: 'hello topic' }).count()).toBe(0);
+  });
+
+  test('the page raised no errors, and Ctrl-C leaves nothing running', async () => {
+    expect(pageErrors).toEqual([]);
+    await browser?.close();
+    browser = undefined;
+    const stopped = await sandbox?.stop();
+    sandbox = undefined;
+    expect(stopped?.leftovers, 'processes left running after Ctrl-C').toEqual([]);
+    expect(stopped?.exit).toBe(0);
+  });
+});
