@@ -5,7 +5,13 @@
  */
 import net from 'node:net';
 import { Connection } from './connection.js';
-import { type Endpoint, type EndpointOptions, newInstanceId, sendThrough } from './endpoint.js';
+import {
+  connectionOptions,
+  type Endpoint,
+  type EndpointOptions,
+  newInstanceId,
+  sendThrough,
+} from './endpoint.js';
 import { describeError, silentLogger } from './logger.js';
 
 export interface ClientOptions extends EndpointOptions {
@@ -61,15 +67,7 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
       }
       let handshakeDone = false;
       const connection: Connection = new Connection(socket, {
-        role: 'client',
-        agent: options.agent,
-        instanceId,
-        store: options.store,
-        logger: log,
-        onFrame: options.onFrame,
-        ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
-        ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
-        ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),
+        ...connectionOptions(options, 'client', instanceId, log),
         onReady(peer) {
           handshakeDone = true;
           attempt = 0;

@@ -3,7 +3,7 @@
  * reliable frames into the store and writes them on whichever connection is current.
  */
 import { randomUUID } from 'node:crypto';
-import type { Connection } from './connection.js';
+import type { Connection, ConnectionOptions } from './connection.js';
 import type { Logger } from './logger.js';
 import { type AppFrame, RELIABLE_TYPES } from './messages.js';
 import type { ChannelStore } from './store.js';
@@ -67,4 +67,24 @@ export function sendThrough(
 
 export function newInstanceId(): string {
   return randomUUID();
+}
+
+/** The connection options both ends derive from their endpoint options in the same way. */
+export function connectionOptions(
+  options: EndpointOptions,
+  role: 'server' | 'client',
+  instanceId: string,
+  logger: Logger,
+): Omit<ConnectionOptions, 'onReady' | 'onClose'> {
+  return {
+    role,
+    agent: options.agent,
+    instanceId,
+    store: options.store,
+    logger,
+    onFrame: options.onFrame,
+    ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
+    ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
+    ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),
+  };
 }

@@ -6,7 +6,13 @@
 import { promises as fs, type Stats } from 'node:fs';
 import net from 'node:net';
 import { Connection } from './connection.js';
-import { type Endpoint, type EndpointOptions, newInstanceId, sendThrough } from './endpoint.js';
+import {
+  connectionOptions,
+  type Endpoint,
+  type EndpointOptions,
+  newInstanceId,
+  sendThrough,
+} from './endpoint.js';
 import { ProtocolError } from './errors.js';
 import { describeError, silentLogger } from './logger.js';
 
@@ -28,15 +34,7 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
 
   const onSocket = (socket: net.Socket): void => {
     const connection: Connection = new Connection(socket, {
-      role: 'server',
-      agent: options.agent,
-      instanceId,
-      store: options.store,
-      logger: log,
-      onFrame: options.onFrame,
-      ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
-      ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
-      ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),
+      ...connectionOptions(options, 'server', instanceId, log),
       onReady(peer) {
         const previous = current;
         current = connection;
