@@ -5,8 +5,8 @@
  * a prompt that is no longer open is told "this request has expired". Every callback is answered.
  */
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
-import type { CallbackQuery } from 'grammy/types';
-import { type BotApi, errorText } from './bot-api.js';
+import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
+import { type BotApi, errorText, isNotModified } from './bot-api.js';
 import type { Courier } from './courier.js';
 import {
   type ButtonPress,
@@ -21,9 +21,12 @@ import type { GatewayStore, PromptRow } from './store.js';
 /** Said to a press whose prompt is gone. */
 export const EXPIRED = 'This request has expired.';
 
+/** Said to a press whose answer could not be queued for the bridge (the gateway is shutting down). */
+export const UNDELIVERED = 'Your answer could not be passed on: the gateway is stopping.';
+
 /** What the prompt handler needs. */
 export interface PromptsOptions {
-  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'answerCallbackQuery'>;
+  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery'>;
   courier: Courier;
   store: GatewayStore;
   logger: Logger;
@@ -52,17 +55,45 @@ export function createPrompts(options: PromptsOptions): Prompts {
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
-  const show = (row: PromptRow, html: string, keyboard?: { inline_keyboard: [] | unknown[] }): void => {
-    if (row.messageId === undefined) return;
-    const messageId = row.messageId;
+  /** Hands an answer to the bridge; false (logged) when it could not even be queued. */
+  const deliver = async (frame: GatewayToBridge): Promise<boolean> => {
+    try {
+      await options.send(frame);
+      return true;
+    } catch (error) {
+      logger.error({ event: 'answer_not_queued', error: errorText(error) }, 'answer could not be queued');
+      return false;
+    }
+  };
+
+  /**
+   * Replaces the prompt message's text and keyboard (none: the buttons go). Edits of one prompt share a
+   * courier key, so a burst of toggles sends only the newest state once the chat's budget allows.
+   */
+  const show = (row: PromptRow, html: string, keyboard?: InlineKeyboardMarkup): void => {
+    const messageId = row.messageId ?? store.getPromptByToken(row.token)?.messageId;
+    if (messageId === undefined) return;
     void courier
-      .call(row.route.chatId, () =>
-        api.editMessageText(row.route.chatId, messageId, html, {
-          parse_mode: 'HTML',
-          reply_markup: (keyboard ?? { inline_keyboard: [] }) as { inline_keyboard: [] },
-        }),
+      .call(
+        row.route.chatId,
+        () =>
+          api.editMessageText(row.route.chatId, messageId, html, {
+            parse_mode: 'HTML',
+            reply_markup: keyboard ?? { inline_keyboard: [] },
+          }),
+        { key: `prompt:${row.token}` },
       )
-      .catch((error: unknown) => logger.warn({ event: 'prompt_edit_failed', error: errorText(error) }));
+      .catch((error: unknown) => {
+        if (!isNotModified(error)) logger.warn({ event: 'prompt_edit_failed', error: errorText(error) });
+      });
+  };
+
+  /** The prompt's title line, for the closed states. */
+  const title = (row: PromptRow): string => {
+    const payload = row.payload as PermissionFrame | QuestionFrame;
+    return payload.type === 'permission_request'
+      ? `🔐 <b>${escapeHtml(payload.toolName)}</b>: ${escapeHtml(payload.summary.slice(0, 1500))}`
+      : `❓ ${payload.questions.map((q) => escapeHtml(q.question)).join(' · ')}`;
   };
 
   const answerQuestion = async (
@@ -78,7 +109,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
     }
     if (!store.closePrompt(row.token, 'answered')) return;
     answers.delete(row.token);
-    await options.send({ type: 'question_answer', requestId: row.requestId, answers: collected });
+    await deliver({ type: 'question_answer', requestId: row.requestId, answers: collected });
     show(
       row,
       questionPrompt(frame, row.token, row.selection, collected).html.replace(
@@ -92,13 +123,14 @@ export function createPrompts(options: PromptsOptions): Prompts {
     frame(frame) {
       if (frame.type === 'prompt_closed') {
         const row = store.getPromptByRequest(frame.requestId);
-        if (row && store.closePrompt(row.token, 'closed')) {
-          const why =
-            frame.reason === 'answered' ? 'answered' : frame.reason === 'cancelled' ? 'cancelled' : 'expired';
-          const payload = row.payload as PermissionFrame | QuestionFrame;
-          const title =
-            payload.type === 'permission_request' ? `🔐 ${escapeHtml(payload.toolName)}` : '❓ Question';
-          show(row, `${title} — <i>${why}</i>`);
+        if (!row) return;
+        if (store.closePrompt(row.token, 'closed')) {
+          const why = frame.reason === 'answered' ? 'answered elsewhere' : 'expired';
+          show(row, `${title(row)}\n⌛ <i>${why}</i>`);
+        } else if (row.state === 'answered' && frame.reason !== 'answered') {
+          // The user's answer went out, but the bridge no longer held the prompt (the CLI cancelled it or
+          // its process was replaced): the answer reached nobody, and the message must not claim it did.
+          show(row, `${title(row)}\n⌛ <i>expired before your answer reached the agent</i>`);
         }
         return;
       }
@@ -125,7 +157,11 @@ export function createPrompts(options: PromptsOptions): Prompts {
           { priority: 'urgent' },
         )
         .then((sent) => {
-          if (sent) store.setPromptMessage(row.token, sent.message_id);
+          if (!sent) return;
+          store.setPromptMessage(row.token, sent.message_id);
+          // Closed while the message was on its way: its buttons must not stay live.
+          const now = store.getPromptByToken(row.token);
+          if (now && now.state === 'closed') show(now, `${title(now)}\n⌛ <i>expired</i>`);
         })
         .catch((error: unknown) =>
           logger.error({ event: 'prompt_send_failed', error: errorText(error) }, 'prompt not shown'),
@@ -138,27 +174,37 @@ export function createPrompts(options: PromptsOptions): Prompts {
           logger.warn({ event: 'callback_answer_failed', error: errorText(error) });
         });
       const press: ButtonPress | undefined = decodePress(query.data);
-      const row = press ? store.getPromptByToken(press.token) : undefined;
-      if (!press || !row || row.state !== 'open') {
+      const stored = press ? store.getPromptByToken(press.token) : undefined;
+      if (!press || !stored || stored.state !== 'open') {
         await reply(EXPIRED);
+        // A stale keyboard (the edit that removed it was lost, or the store was reset): take it away.
+        const stale = query.message;
+        if (stale && stored?.state !== 'open') {
+          void courier
+            .call(stale.chat.id, () =>
+              api.editMessageReplyMarkup(stale.chat.id, stale.message_id, {
+                reply_markup: { inline_keyboard: [] },
+              }),
+            )
+            .catch(() => {});
+        }
         return;
       }
+      // The message the press came from, when the send's result was not recorded yet.
+      const row: PromptRow = { ...stored, messageId: stored.messageId ?? query.message?.message_id };
       if (press.kind === 'permission') {
         if (row.kind !== 'permission' || !store.closePrompt(row.token, 'answered')) {
           await reply(EXPIRED);
           return;
         }
-        await options.send({
+        const delivered = await deliver({
           type: 'permission_answer',
           requestId: row.requestId,
           decision: press.decision,
           ...(press.decision === 'deny' ? { message: 'The user denied this.' } : {}),
         });
-        await reply(press.decision === 'deny' ? 'Denied' : 'Allowed');
-        show(
-          { ...row, messageId: row.messageId ?? query.message?.message_id },
-          permissionAnswered(row.payload as PermissionFrame, press),
-        );
+        await reply(delivered ? (press.decision === 'deny' ? 'Denied' : 'Allowed') : UNDELIVERED);
+        show(row, permissionAnswered(row.payload as PermissionFrame, press));
         return;
       }
       const frame = row.payload as QuestionFrame;
@@ -168,6 +214,11 @@ export function createPrompts(options: PromptsOptions): Prompts {
         return;
       }
       const collected = { ...(answers.get(row.token) ?? {}) };
+      if (collected[q.question] !== undefined) {
+        // This question was answered already (a stale keyboard); the others are still open.
+        await reply('Already answered.');
+        return;
+      }
       const selection = { ...row.selection };
       const key = String(press.question);
       if (press.kind === 'option') {
@@ -189,6 +240,10 @@ export function createPrompts(options: PromptsOptions): Prompts {
         }
         collected[q.question] = option.label;
       } else {
+        if (!q.multiSelect) {
+          await reply(EXPIRED);
+          return;
+        }
         collected[q.question] = (selection[key] ?? [])
           .map((i) => q.options[i]?.label ?? '')
           .filter(Boolean)

@@ -12,7 +12,12 @@ import {
   type Endpoint,
   type Logger,
 } from '@switchyard/protocol';
-import { createTelegramServer, type TelegramServer, type TelegramServerOptions } from '@switchyard/sandbox';
+import {
+  createTelegramServer,
+  type SandboxMessage,
+  type TelegramServer,
+  type TelegramServerOptions,
+} from '@switchyard/sandbox';
 import { createGateway, type Gateway, type GatewayOptions } from '../src/index.js';
 
 /** A logger that keeps every line, for assertions on structured events. */
@@ -134,4 +139,32 @@ export async function startWorld(
   };
   await world.gateway.start();
   return world;
+}
+
+/** The frames of one type the fake bridge received, in order. */
+export function framesOf<T extends AppFrame['type']>(
+  bridge: FakeBridge,
+  type: T,
+): Extract<AppFrame, { type: T }>[] {
+  return bridge.received.filter((f): f is Extract<AppFrame, { type: T }> => f.type === type);
+}
+
+/** Waits for the first bot message in `chatId` whose text passes `match`. */
+export function botMessage(
+  tg: TelegramServer,
+  chatId: number,
+  match: (text: string) => boolean,
+  timeoutMs = 5000,
+): Promise<SandboxMessage> {
+  return tg.waitFor(() => tg.messages(chatId).find((m) => m.from === 'bot' && match(m.text)), { timeoutMs });
+}
+
+/** The bot's messages in `chatId`, oldest first. */
+export function botMessages(tg: TelegramServer, chatId: number): SandboxMessage[] {
+  return tg.messages(chatId).filter((m) => m.from === 'bot');
+}
+
+/** Resolves after `ms`; for asserting that nothing (more) happens. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
