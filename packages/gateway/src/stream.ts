@@ -1,7 +1,7 @@
 /**
  * One turn's reply as the user sees it: the placeholder edited with the growing text, continued in new
  * messages past Telegram's 4096-character limit, and finally replaced by the Markdown rendered to HTML
- * (or plain text when Telegram rejects the HTML).
+ * (each message falling back to its own plain text when Telegram rejects its HTML).
  *
  * Invariants:
  * - At most one live call per reply is pending in the courier (key `stream:<turn>`): a newer text
@@ -13,7 +13,7 @@
 import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified, isParseError } from './bot-api.js';
 import type { Courier } from './courier.js';
-import { renderMarkdown, splitPlain } from './markdown.js';
+import { type HtmlChunk, renderMarkdown, splitPlain } from './markdown.js';
 
 /** What a reply stream needs. */
 export interface ReplyStreamOptions {
@@ -96,42 +96,58 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
     void courier.call(chatId, liveStep, { priority: 'low', key: liveKey });
   };
 
-  /** Puts `pieces` into the reply's messages: edit the owned ones, send the rest, delete the surplus. */
-  const place = async (pieces: readonly string[], html: boolean): Promise<void> => {
-    const extra = html ? { parse_mode: 'HTML' as const } : {};
-    for (let i = 0; i < pieces.length; i++) {
-      const text = pieces[i] as string;
-      const first = i === 0;
+  /**
+   * Puts `chunks` into the reply's messages: edit the owned ones, send the rest, delete the surplus.
+   * A chunk whose HTML Telegram rejects goes out as its own plain text instead — the same characters
+   * without formatting — so the fallback never changes what the user reads or where the cuts are.
+   */
+  const place = async (chunks: readonly HtmlChunk[]): Promise<void> => {
+    for (let i = 0; i < chunks.length; i++) {
+      const chunk = chunks[i] as HtmlChunk;
+      const put = async (html: boolean): Promise<void> => {
+        const text = html ? chunk.html : chunk.text;
+        const extra = html ? { parse_mode: 'HTML' as const } : {};
+        if (i < ids.length) {
+          try {
+            await api.editMessageText(chatId, ids[i] as number, text, {
+              ...extra,
+              link_preview_options: { is_disabled: true },
+            });
+            return;
+          } catch (error) {
+            if (isNotModified(error)) return;
+            if (!isGone(error)) throw error;
+            // The user deleted this message: send the chunk as a new one in its place.
+            ids.splice(i, 1);
+          }
+        }
+        const sent = await api.sendMessage(chatId, text, {
+          ...thread,
+          ...extra,
+          link_preview_options: { is_disabled: true },
+        });
+        ids.splice(i, 0, sent.message_id);
+        setIds();
+      };
       await courier.call(
         chatId,
         async () => {
-          if (i < ids.length) {
-            try {
-              await api.editMessageText(chatId, ids[i] as number, text, {
-                ...extra,
-                link_preview_options: { is_disabled: true },
-              });
-              return;
-            } catch (error) {
-              if (isNotModified(error)) return;
-              if (!isGone(error)) throw error;
-              // The user deleted this message: send the chunk as a new one in its place.
-              ids.splice(i, 1);
-            }
+          try {
+            await put(true);
+          } catch (error) {
+            if (!isParseError(error)) throw error;
+            logger.warn(
+              { event: 'stream_html_rejected', chat: chatId, chunk: i, error: errorText(error) },
+              'HTML rejected; sending this part as plain text',
+            );
+            await put(false);
           }
-          const sent = await api.sendMessage(chatId, text, {
-            ...thread,
-            ...extra,
-            link_preview_options: { is_disabled: true },
-          });
-          ids.splice(i, 0, sent.message_id);
-          setIds();
         },
         // The first final call takes the place of any pending live step.
-        first ? { priority: 'normal', key: liveKey } : { priority: 'normal' },
+        i === 0 ? { priority: 'normal', key: liveKey } : { priority: 'normal' },
       );
     }
-    while (ids.length > pieces.length) {
+    while (ids.length > chunks.length) {
       const surplus = ids.pop() as number;
       setIds();
       await courier
@@ -152,27 +168,15 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
     async finish(markdown) {
       finished = true;
       const source = markdown.trim().length > 0 ? markdown : '(no text)';
-      const chunks = renderMarkdown(source);
       try {
-        await place(
-          chunks.map((c) => c.html),
-          true,
-        );
-        return;
+        await place(renderMarkdown(source));
       } catch (error) {
-        if (!isParseError(error)) {
-          logger.error(
-            { event: 'stream_final_failed', chat: chatId, error: errorText(error) },
-            'final render failed',
-          );
-          throw error;
-        }
-        logger.warn(
-          { event: 'stream_html_rejected', chat: chatId, error: errorText(error) },
-          'HTML rejected; sending plain text',
+        logger.error(
+          { event: 'stream_final_failed', chat: chatId, error: errorText(error) },
+          'final render failed',
         );
+        throw error;
       }
-      await place(splitPlain(source), false);
     },
   };
 }

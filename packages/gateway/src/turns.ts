@@ -74,6 +74,12 @@ export function createTurns(options: TurnsOptions): Turns {
   const byLane = new Map<string, string>();
   const placeholders = new Map<string, Promise<number | undefined>>();
   const finishing = new Set<Promise<void>>();
+  /**
+   * Turns whose final render is in flight. A second `finish` for the same turn (a `turn_ended` resent
+   * after a restart while `resume` renders it) would build a second stream over the same messages and
+   * send the continuation chunks twice; it is ignored instead.
+   */
+  const rendering = new Set<string>();
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
@@ -135,6 +141,8 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const finish = (turn: LiveTurn | undefined, row: TurnRow): void => {
     if (turn?.typing) clearInterval(turn.typing);
+    if (rendering.has(row.turnId)) return;
+    rendering.add(row.turnId);
     live.delete(row.turnId);
     if (byLane.get(laneKey(row.route)) === row.turnId) byLane.delete(laneKey(row.route));
     const reply = turn
@@ -180,7 +188,10 @@ export function createTurns(options: TurnsOptions): Turns {
           'final render failed',
         ),
       )
-      .finally(() => finishing.delete(work));
+      .finally(() => {
+        finishing.delete(work);
+        rendering.delete(row.turnId);
+      });
     finishing.add(work);
   };
 
