@@ -4,7 +4,18 @@
  * command is the gateway's job; this module decides only what was asked.
  */
 import { createHash } from 'node:crypto';
-import { PERMISSION_MODES, type PermissionMode } from '@switchyard/protocol';
+import {
+  assertNever,
+  describeError,
+  type FrameOf,
+  type GatewayToBridge,
+  type Logger,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type Route,
+} from '@switchyard/protocol';
+import type { GatewayStatus } from './gateway.js';
+import type { PinRow } from './store.js';
 
 /** The commands shown in Telegram's menu, in order. */
 export const COMMANDS = [
@@ -85,4 +96,196 @@ export function helpText(agent: string): string {
 /** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
 export function commandsFingerprint(): string {
   return createHash('sha256').update(JSON.stringify(COMMANDS)).digest('hex').slice(0, 16);
+}
+
+/** Said when `/restart` has no way to restart the bridge. */
+export const NO_RESTART =
+  'Restarting is not available here: this gateway was started without a service manager or supervisor ' +
+  '(run it with `switchyard run`, or under systemd).';
+
+/** Appended to a command's acknowledgement while the bridge is away. */
+export const QUEUED_NOTE =
+  'The agent is restarting (bridge disconnected); this is queued and runs when it is back.';
+
+/** What executing commands needs from the gateway. */
+export interface CommandRunnerOptions {
+  agent: string;
+  /** Models `/model` accepts; empty accepts any. */
+  models: readonly string[];
+  /** Queues a plain reply in the chat's courier lane; never awaited, so a handler never waits on the budget. */
+  reply(route: Route, text: string): void;
+  /** Hands a frame to the bridge (reliable ones are durable when it resolves). */
+  send(frame: GatewayToBridge): Promise<void>;
+  connected(): boolean;
+  status(): GatewayStatus;
+  listPins(): PinRow[];
+  restartBridge?: (() => Promise<void>) | undefined;
+  logger: Logger;
+  /** How long `/status` waits for the bridge's answer before replying from what the gateway knows. */
+  statusTimeoutMs?: number;
+}
+
+/** Executes commands and routes the bridge's answers back to the chat that asked. */
+export interface CommandRunner {
+  /** Runs a parsed command; resolves once its frame is queued for the bridge (never waits for the agent). */
+  run(command: Command, route: Route): Promise<void>;
+  /** A `command_result`, or a `status` that may answer `/status`; replies in the asking chat. */
+  answer(frame: FrameOf<'command_result' | 'status'>): void;
+  /** Drops pending `/status` timers; for shutdown. */
+  stop(): void;
+}
+
+/** The `/status` text: agent state, model, mode, turn, queue, bridge, last error, prompts and pins. */
+export function statusText(s: GatewayStatus): string {
+  const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
+  return [
+    `Agent: ${s.agentState ?? 'unknown'}`,
+    `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
+    `Model: ${s.model ?? 'unknown'} · Mode: ${s.mode ?? 'unknown'}`,
+    `Current turn: ${turns}`,
+    `Queue: ${s.inbox} message(s) waiting for the agent`,
+    `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
+    `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
+    `Last error: ${s.lastError ?? 'none'}`,
+  ].join('\n');
+}
+
+/**
+ * Creates the command runner. Routes of commands waiting for the bridge are kept in memory only: after a
+ * gateway restart a late `command_result` has no chat to go to and is dropped (logged).
+ */
+export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
+  const { reply, logger } = options;
+  const waiting = new Map<string, Route>();
+  const statusTimers = new Map<string, NodeJS.Timeout>();
+  const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+  const toBridge = async (frame: GatewayToBridge & { commandId: string }, route: Route, ack: string) => {
+    waiting.set(frame.commandId, route);
+    // The acknowledgement is queued first, so the result can never overtake it in the chat.
+    reply(route, options.connected() ? ack : `${ack}\n${QUEUED_NOTE}`);
+    await options.send(frame);
+  };
+
+  return {
+    async run(command, route) {
+      const commandId = newId();
+      switch (command.name) {
+        case 'start':
+        case 'help':
+          reply(route, helpText(options.agent));
+          return;
+        case 'invalid':
+          reply(route, command.reply);
+          return;
+        case 'stop':
+          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…');
+        case 'compact':
+          return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…');
+        case 'clear':
+          return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…');
+        case 'model':
+          if (!command.model) {
+            reply(
+              route,
+              `Model: ${options.status().model ?? 'unknown'}. Valid models: ${options.models.join(', ') || 'any name'}. Use /model <name>.`,
+            );
+            return;
+          }
+          return toBridge(
+            { type: 'set_model', commandId, route, model: command.model },
+            route,
+            `Switching to ${command.model}…`,
+          );
+        case 'mode':
+          if (!command.mode) {
+            reply(
+              route,
+              `Mode: ${options.status().mode ?? 'unknown'}. Valid modes: ${PERMISSION_MODES.join(', ')}. Use /mode <mode>.`,
+            );
+            return;
+          }
+          return toBridge(
+            { type: 'set_mode', commandId, route, mode: command.mode },
+            route,
+            `Switching to ${command.mode} mode…`,
+          );
+        case 'status': {
+          if (!options.connected()) {
+            reply(route, statusText(options.status()));
+            return;
+          }
+          // `status_request` is not a reliable frame: if the bridge goes away before answering, answer
+          // from what the gateway knows rather than leave the user without a reply.
+          waiting.set(commandId, route);
+          statusTimers.set(
+            commandId,
+            setTimeout(() => {
+              statusTimers.delete(commandId);
+              if (!waiting.delete(commandId)) return;
+              reply(
+                route,
+                `${statusText(options.status())}\n(the agent did not answer; this is the gateway's view)`,
+              );
+            }, options.statusTimeoutMs ?? 3000),
+          );
+          await options.send({ type: 'status_request', commandId });
+          return;
+        }
+        case 'pins': {
+          const pins = options.listPins();
+          reply(
+            route,
+            pins.length === 0
+              ? 'No pinned cards.'
+              : [
+                  `${pins.length} pinned card(s):`,
+                  ...pins.map((p) => `chat ${p.chatId} · message ${p.messageId} · turn ${p.turnId}`),
+                ].join('\n'),
+          );
+          return;
+        }
+        case 'restart': {
+          const restart = options.restartBridge;
+          if (!restart) {
+            reply(route, NO_RESTART);
+            return;
+          }
+          reply(route, 'Restarting the agent bridge…');
+          // Not awaited: a service manager may take seconds, and this chat's other updates must not wait.
+          void restart().then(
+            () => reply(route, 'The agent bridge was restarted.'),
+            (error: unknown) => {
+              logger.error({ event: 'restart_failed', error: describeError(error) }, 'bridge restart failed');
+              reply(route, 'The restart failed; the operator can find why in the gateway log.');
+            },
+          );
+          return;
+        }
+        default:
+          assertNever(command);
+      }
+    },
+
+    answer(frame) {
+      if (frame.commandId === undefined) return;
+      const route = waiting.get(frame.commandId);
+      if (!route) {
+        if (frame.type === 'command_result')
+          logger.info({ event: 'command_result_unrouted', command: frame.commandId }, 'no chat waits for it');
+        return;
+      }
+      waiting.delete(frame.commandId);
+      const timer = statusTimers.get(frame.commandId);
+      if (timer) clearTimeout(timer);
+      statusTimers.delete(frame.commandId);
+      if (frame.type === 'status') reply(route, statusText(options.status()));
+      else reply(route, frame.message ?? (frame.ok ? 'Done.' : 'That did not work.'));
+    },
+
+    stop() {
+      for (const timer of statusTimers.values()) clearTimeout(timer);
+      statusTimers.clear();
+    },
+  };
 }

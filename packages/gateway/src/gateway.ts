@@ -30,7 +30,7 @@ import { saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
 import { type BudgetOptions, createBudget } from './budget.js';
 import { type CardOptions, createCardDriver } from './card-driver.js';
-import { COMMANDS, type Command, commandsFingerprint, helpText, parseCommand } from './commands.js';
+import { COMMANDS, commandsFingerprint, createCommandRunner, parseCommand } from './commands.js';
 import { createCourier } from './courier.js';
 import { createUpdateSource, inboundIdOf, laneOf, unsupportedKind } from './intake.js';
 import { createPins, type SweepReport } from './pins.js';
@@ -137,7 +137,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   let agentStatus: FrameOf<'status'> | undefined;
   let lastError: string | undefined;
   let polling: { ok: boolean; error?: string } = { ok: true };
-  const commandRoutes = new Map<string, Route>();
 
   const db = (): GatewayStore => {
     if (!store) throw new Error('the gateway is not started: call start() first');
@@ -199,23 +198,16 @@ export function createGateway(options: GatewayOptions): Gateway {
         return;
       case 'status':
         agentStatus = f;
-        if (f.commandId) {
-          const route = commandRoutes.get(f.commandId);
-          commandRoutes.delete(f.commandId);
-          if (route) void reply(route, statusText());
-        }
+        commands.answer(f);
         return;
       case 'operator_event':
         lastError = f.message;
         logger.warn({ event: 'operator_event', kind: f.kind, turn: f.turnId }, 'agent reported a problem');
         if (f.route) void reply(f.route, `⚠️ ${f.message}`);
         return;
-      case 'command_result': {
-        const route = commandRoutes.get(f.commandId);
-        commandRoutes.delete(f.commandId);
-        if (route) void reply(route, f.message ?? (f.ok ? 'Done.' : 'That did not work.'));
+      case 'command_result':
+        commands.answer(f);
         return;
-      }
       case 'user_message':
       case 'permission_answer':
       case 'question_answer':
@@ -232,102 +224,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   };
 
-  const statusText = (): string => {
-    const s = gateway.status();
-    const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
-    return [
-      `Agent: ${s.agentState ?? 'unknown'}${s.bridgeConnected ? '' : ' (bridge disconnected)'}`,
-      `Model: ${s.model ?? 'unknown'} · Mode: ${s.mode ?? 'unknown'}`,
-      `Current turn: ${turns}`,
-      `Queue: ${s.inbox} message(s) waiting for the agent`,
-      `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
-      `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
-      `Last error: ${s.lastError ?? 'none'}`,
-    ].join('\n');
-  };
-
   // ---------------------------------------------------------------------------------------------
   // Telegram updates
 
-  const runCommand = async (command: Command, route: Route): Promise<void> => {
-    const commandId = `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    const queuedNote = connected ? '' : '\nThe agent is restarting; this is queued.';
-    const toBridge = async (frame: GatewayToBridge, ack: string): Promise<void> => {
-      commandRoutes.set(commandId, route);
-      await send(frame);
-      await reply(route, ack + queuedNote);
-    };
-    switch (command.name) {
-      case 'start':
-      case 'help':
-        await reply(route, helpText(options.agent));
-        return;
-      case 'invalid':
-        await reply(route, command.reply);
-        return;
-      case 'stop':
-        return toBridge({ type: 'interrupt', commandId, route }, 'Stopping…');
-      case 'compact':
-        return toBridge({ type: 'compact', commandId, route }, 'Compacting…');
-      case 'clear':
-        return toBridge({ type: 'clear', commandId, route }, 'Starting a new conversation…');
-      case 'model':
-        if (!command.model) {
-          await reply(
-            route,
-            `Model: ${agentStatus?.model ?? 'unknown'}. Valid models: ${models.join(', ') || 'any'}.`,
-          );
-          return;
-        }
-        return toBridge(
-          { type: 'set_model', commandId, route, model: command.model },
-          `Switching to ${command.model}…`,
-        );
-      case 'mode':
-        if (!command.mode) {
-          await reply(
-            route,
-            `Mode: ${agentStatus?.mode ?? 'unknown'}. Valid modes: default, acceptEdits, plan, bypassPermissions.`,
-          );
-          return;
-        }
-        return toBridge(
-          { type: 'set_mode', commandId, route, mode: command.mode },
-          `Switching to ${command.mode} mode…`,
-        );
-      case 'status':
-        if (connected) {
-          commandRoutes.set(commandId, route);
-          await send({ type: 'status_request', commandId });
-        } else {
-          await reply(route, statusText());
-        }
-        return;
-      case 'pins': {
-        const pins = db().listPins();
-        await reply(
-          route,
-          pins.length === 0
-            ? 'No pinned cards.'
-            : pins.map((p) => `chat ${p.chatId} · message ${p.messageId} · turn ${p.turnId}`).join('\n'),
-        );
-        return;
-      }
-      case 'restart':
-        if (!options.restartBridge) {
-          await reply(route, 'Restarting is not available here: no service manager was configured.');
-          return;
-        }
-        await reply(route, 'Restarting the agent bridge…');
-        await options.restartBridge().catch(async (error: unknown) => {
-          logger.error({ event: 'restart_failed', error: describeError(error) }, 'bridge restart failed');
-          await reply(route, 'The restart failed; see the gateway log.');
-        });
-        return;
-      default:
-        assertNever(command);
-    }
-  };
+  const commands = createCommandRunner({
+    agent: options.agent,
+    models,
+    reply: (route, text) => void reply(route, text),
+    send,
+    connected: () => connected,
+    status: () => gateway.status(),
+    listPins: () => db().listPins(),
+    restartBridge: options.restartBridge,
+    logger: logger.child({ component: 'commands' }),
+  });
 
   const onMessage = async (ctx: Context, message: Message): Promise<void> => {
     const s = db();
@@ -340,7 +250,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const command = parseCommand(message.text, bot.botInfo.username, models);
       if (command) {
         done();
-        await runCommand(command, route);
+        await commands.run(command, route);
         return;
       }
     }
@@ -412,14 +322,21 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (ctx.callbackQuery) {
         await ctx.answerCallbackQuery({ text: REFUSAL }).catch(() => {});
       } else if (userId !== undefined && ctx.chat?.type === 'private' && s.recordRefusal(userId)) {
-        await reply({ chatId: ctx.chat.id }, REFUSAL);
+        void reply({ chatId: ctx.chat.id }, REFUSAL);
       }
       logger.info({ event: 'refused', user: userId }, 'update from a user not on the allowlist');
       return;
     }
     await next();
   });
-  bot.use(sequentialize((ctx: Context) => laneOf(ctx.update)));
+  // Presses get a lane of their own per chat: they are ordered among themselves (a double press is
+  // answered once) but never wait behind a message's handler (a download, a queued reply).
+  bot.use(
+    sequentialize((ctx: Context) => {
+      const lane = laneOf(ctx.update);
+      return ctx.callbackQuery && lane !== undefined ? `${lane}:press` : lane;
+    }),
+  );
   bot.on('callback_query', async (ctx) => {
     // Not awaited beyond the answer: a press never waits for the agent.
     await promptsRef?.press(ctx.callbackQuery);
@@ -550,6 +467,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await runner?.stop();
       runner = undefined;
       cardsRef?.stop();
+      commands.stop();
       await turnsRef?.stop();
       await courier.drain();
       await endpoint?.stop();
