@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
@@ -42,7 +42,7 @@ if (!haveBrowser && requireBrowser) {
 
 describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
   let sandbox: SandboxProcess | undefined;
-  let browser: Browser | undefined;
+  let browser: BrowserContext | undefined;
   let profile: string;
   let page: Page;
   let step = 0;
@@ -70,7 +70,7 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
           .filter((node) => Number(node.dataset.id) > after)
           .map((node) => ({
             id: Number(node.dataset.id),
-            text: node.querySelector<HTMLElement>('.text')?.innerText ?? '',
+            text: node.querySelector<HTMLElement>('.text')?.textContent ?? '',
           })),
       afterId,
     );
@@ -80,11 +80,13 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     sandbox = await startSandboxProcess();
     profile = mkdtempSync(path.join(tmpdir(), 'sy-chromium-'));
-    browser = await chromium.launch({
+    // A fresh profile each run (playwright passes it as --user-data-dir).
+    browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
-      args: [...CHROMIUM_ARGS, `--user-data-dir=${profile}`],
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1100, height: 760 },
     });
-    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+    page = browser.pages()[0] ?? (await browser.newPage());
     page.on('pageerror', (err) => pageErrors.push(err.message));
     page.on('console', (message) => {
       if (message.type() === 'error') pageErrors.push(message.text());
@@ -100,8 +102,8 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
   test('opens on the chat with the bot and marks the model as scripted', async () => {
     await page.goto(sandbox?.url ?? '');
     await expect.poll(() => page.locator('#banner').isVisible()).toBe(true);
-    expect(await page.locator('#banner').innerText()).toMatch(/scripted/i);
-    expect(await page.locator('#chat-title').innerText()).not.toBe('');
+    expect(await page.locator('#banner').textContent()).toMatch(/scripted/i);
+    expect(await page.locator('#chat-title').textContent()).not.toBe('');
     // Bars with nothing to show stay out of the way.
     expect(await page.locator('#pinned-bar').isVisible()).toBe(false);
     expect(await page.locator('#topics').isVisible()).toBe(false);
@@ -152,7 +154,7 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     const sent = await say('long answer');
     const bar = page.locator('#pinned-bar');
     await bar.waitFor({ state: 'visible', timeout: 20_000 });
-    const pinnedText = await bar.innerText();
+    const pinnedText = await bar.textContent();
     await shot('card-pinned');
     await bar.waitFor({ state: 'hidden', timeout: 60_000 });
     await expect
@@ -193,7 +195,7 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     await shot('upload-chosen');
     const sent = await say('here is a file');
     const doc = page.locator(`.msg.user[data-id="${sent}"] .document`);
-    expect(await doc.innerText()).toContain('notes.txt');
+    expect(await doc.textContent()).toContain('notes.txt');
     await expect
       .poll(async () => (await botAfter(sent)).some((m) => /here is a file/.test(m.text)), {
         timeout: 30_000,

@@ -18,7 +18,12 @@ const state = {
   /** 0 = General (or a chat without topics), else a thread id */
   topic: 0,
   replyTo: null,
+  /** the event stream is down (the sandbox stopped or restarts) */
+  offline: false,
 };
+
+/** Rendered message nodes by `chatId:messageId`, reused while the message is unchanged. */
+const rendered = new Map();
 
 // --- data -----------------------------------------------------------------------------------------
 
@@ -102,6 +107,12 @@ function connect() {
   events.onopen = () => {
     if (opened) load(); // a reconnect: events may have been missed
     opened = true;
+    state.offline = false;
+    render();
+  };
+  events.onerror = () => {
+    state.offline = true;
+    render();
   };
   events.onmessage = (e) => apply(JSON.parse(e.data));
 }
@@ -142,6 +153,7 @@ async function send(event) {
     return;
   }
   $('text').value = '';
+  $('text').style.height = 'auto';
   state.replyTo = null;
   renderReplyBar();
 }
@@ -182,6 +194,12 @@ function safeHtml(html) {
     a.target = '_blank';
     a.rel = 'noopener noreferrer';
   }
+  // Telegram clients draw blockquotes and code blocks as blocks and swallow the line break that
+  // follows one; with pre-wrap that break would be an extra empty line.
+  for (const block of div.querySelectorAll('blockquote, pre')) {
+    const next = block.nextSibling;
+    if (next?.nodeType === Node.TEXT_NODE && next.data.startsWith('\n')) next.data = next.data.slice(1);
+  }
   return div;
 }
 
@@ -198,15 +216,39 @@ function serviceText(message) {
     message.from === 'bot' ? (state.bot?.first_name ?? 'Bot') : (message.sender.first_name ?? 'User');
   if (message.service?.type === 'pinned_message') {
     const pinned = entry(message.chatId).messages.get(message.service.messageId);
-    const silent = message.silent ? ' 🔕' : '';
-    return `📌 ${who} pinned “${snippet(pinned).slice(0, 40)}”${silent}`;
+    const text = snippet(pinned).replace(/\s+/g, ' ');
+    const silent = message.silent ? ' (silently)' : '';
+    return `${who} pinned “${text.length > 40 ? `${text.slice(0, 40)}…` : text}”${silent}`;
   }
   if (message.service?.type === 'forum_topic_created') return `# Topic “${message.service.name}” created`;
   return '';
 }
 
 function time(ms) {
-  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+}
+
+function fullTime(ms) {
+  return new Date(ms).toLocaleString([], { hourCycle: 'h23' });
+}
+
+/** A round avatar with initials, its colour fixed by the id (as Telegram picks one). */
+function avatar(title, id, className = '') {
+  const initials = (title ?? '?')
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((word) => [...word][0]?.toUpperCase() ?? '')
+    .join('');
+  let hash = 0;
+  for (const ch of String(id)) hash = (hash * 31 + ch.charCodeAt(0)) % 1009;
+  return el('div', { className: `avatar c${hash % 5} ${className}`, textContent: initials });
+}
+
+function fileSize(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function inTopic(message) {
@@ -215,16 +257,33 @@ function inTopic(message) {
   return (message.threadId ?? 0) === state.topic;
 }
 
+/** The message's node: the one rendered before while nothing it shows has changed. */
+function messageNode(message, e) {
+  const target =
+    message.replyToMessageId === undefined ? undefined : e.messages.get(message.replyToMessageId);
+  const pinnedTarget =
+    message.service?.type === 'pinned_message' ? e.messages.get(message.service.messageId) : undefined;
+  const signature = JSON.stringify([message, snippet(target), snippet(pinnedTarget), e.chat?.type]);
+  const key = `${message.chatId}:${message.messageId}`;
+  const cached = rendered.get(key);
+  if (cached?.signature === signature) return cached.node;
+  const node = renderMessage(message, e);
+  rendered.set(key, { signature, node });
+  return node;
+}
+
 function renderMessage(message, e) {
   if (message.kind === 'service') {
-    return el('div', { className: 'service', textContent: serviceText(message) });
+    const text = serviceText(message);
+    return el('div', { className: 'service', textContent: text, title: text });
   }
   const classes = ['msg', message.from];
   if (message.deleted) classes.push('deleted');
   const node = el('div', { className: classes.join(' ') });
   node.dataset.id = String(message.messageId);
   const bubble = el('div', { className: 'bubble' });
-  if (e.chat?.type !== 'private' || message.from === 'bot') {
+  // As in Telegram: names only in groups, and never on the user's own messages.
+  if (e.chat?.type !== 'private' && message.from === 'bot') {
     const name = message.from === 'bot' ? state.bot?.first_name : message.sender.first_name;
     bubble.append(el('div', { className: 'sender', textContent: name ?? '' }));
   }
@@ -243,13 +302,25 @@ function renderMessage(message, e) {
   }
   if (message.kind === 'document' && message.file) {
     const name = message.file.fileName ?? 'file';
+    const icon = el('span', { className: 'icon' });
+    icon.innerHTML =
+      '<svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path d="M6 2h8l6 6v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2zm7 1.5V9h5.5" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round"/></svg>';
     bubble.append(
-      el('a', {
-        className: 'document',
-        href: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
-        download: name,
-        textContent: `📄 ${name} (${message.file.size} bytes)`,
-      }),
+      el(
+        'a',
+        {
+          className: 'document',
+          href: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
+          download: name,
+        },
+        icon,
+        el(
+          'span',
+          {},
+          el('div', { className: 'name', textContent: name }),
+          el('div', { className: 'size', textContent: fileSize(message.file.size) }),
+        ),
+      ),
     );
   }
   if (message.html) bubble.append(safeHtml(message.html));
@@ -257,17 +328,20 @@ function renderMessage(message, e) {
     bubble.append(el('div', { className: 'reactions', textContent: message.reactions.join(' ') }));
   const meta = el('div', { className: 'meta' });
   if (message.history.length > 1) {
-    const toggle = el('button', { type: 'button', textContent: `edited ×${message.history.length - 1}` });
+    const toggle = el('button', { type: 'button', className: 'edited', textContent: 'edited' });
+    toggle.title = `edited ${message.history.length - 1} time(s); click for every version`;
     toggle.onclick = () => {
       const open = bubble.querySelector('.history');
       if (open) open.remove();
       else bubble.append(renderHistory(message));
     };
-    meta.append(toggle, ' · ');
+    meta.append(toggle);
   }
   if (message.pinned) meta.append('📌 ');
   if (message.silent) meta.append('🔕 ');
-  meta.append(time(message.editedAt ?? message.date));
+  meta.append(
+    el('span', { textContent: time(message.date), title: fullTime(message.editedAt ?? message.date) }),
+  );
   const reply = el('button', { type: 'button', className: 'reply-link', textContent: '↩' });
   reply.title = 'Reply';
   reply.onclick = () => {
@@ -306,6 +380,11 @@ function renderHistory(message) {
   return box;
 }
 
+function chatTitle(chat) {
+  // The private chat is with the bot: show it as the user sees it.
+  return chat.type === 'private' ? (state.bot?.first_name ?? chat.title) : chat.title;
+}
+
 function renderSidebar() {
   const list = $('chat-list');
   list.replaceChildren();
@@ -315,11 +394,15 @@ function renderSidebar() {
     const item = el(
       'button',
       { type: 'button', className: `chat-item${id === state.current ? ' active' : ''}` },
+      avatar(chatTitle(e.chat), id),
       el('span', {
-        textContent: `${e.chat.isForum ? '# ' : e.chat.type === 'private' ? '' : '👥 '}${e.chat.title}`,
+        className: 'title',
+        textContent: `${e.chat.isForum ? '# ' : ''}${chatTitle(e.chat)}`,
       }),
+      el('span', { className: 'when', textContent: last ? time(last.date) : '' }),
       el('span', { className: 'snippet', textContent: snippet(last) }),
     );
+    item.dataset.chatId = String(id);
     item.onclick = () => {
       state.current = id;
       state.topic = 0;
@@ -333,8 +416,16 @@ function renderSidebar() {
 function renderHeader(e) {
   $('banner').hidden = !state.banner;
   $('banner').textContent = state.banner ?? '';
-  $('chat-title').textContent = e.chat?.title ?? '';
+  $('chat-title').textContent = e.chat ? chatTitle(e.chat) : '';
+  const face = avatar(e.chat ? chatTitle(e.chat) : '', e.chat?.id ?? 0);
+  face.id = 'chat-avatar';
+  $('chat-avatar').replaceWith(face);
   const status = $('chat-status');
+  if (state.offline) {
+    status.className = 'offline';
+    status.textContent = 'not connected to the sandbox (is `switchyard sandbox` running?) — retrying…';
+    return;
+  }
   const action = e.action;
   const typing =
     action && Date.now() - (action.seenAt ?? action.at) < ACTION_MS && (action.threadId ?? 0) === state.topic;
@@ -342,8 +433,8 @@ function renderHeader(e) {
   status.textContent = typing
     ? `${state.bot?.first_name ?? 'bot'} is ${action.action.replaceAll('_', ' ')}…`
     : e.chat?.type === 'private'
-      ? `bot @${state.bot?.username ?? ''}`
-      : `${e.chat?.type ?? ''} · bot can pin: ${e.chat?.botCanPin ? 'yes' : 'no'}`;
+      ? `bot · @${state.bot?.username ?? ''}`
+      : `${e.chat?.isForum ? 'forum' : 'group'} · the bot ${e.chat?.botCanPin ? 'can' : 'cannot'} pin`;
 }
 
 function renderPinnedBar(e) {
@@ -353,7 +444,10 @@ function renderPinnedBar(e) {
   bar.hidden = !top;
   if (!top) return;
   const label = pinned.length > 1 ? `Pinned message #${pinned.length}` : 'Pinned message';
-  bar.replaceChildren(el('span', { className: 'label', textContent: label }), snippet(top).split('\n')[0]);
+  bar.replaceChildren(
+    el('span', { className: 'label', textContent: label }),
+    el('span', { className: 'body', textContent: snippet(top).replace(/\s+/g, ' ') }),
+  );
   bar.onclick = () => {
     const node = document.querySelector(`.msg[data-id="${top.messageId}"]`);
     if (!node) return;
@@ -379,7 +473,7 @@ function renderTopics(e) {
       return b;
     }),
   );
-  const add = el('button', { type: 'button', className: 'tab', textContent: '+ topic' });
+  const add = el('button', { type: 'button', className: 'tab add', textContent: '+ Topic' });
   add.onclick = async () => {
     const name = prompt('Topic name');
     if (name) await post('/web/api/topics', { chatId: e.chat.id, name });
@@ -414,7 +508,7 @@ function render(jump = false) {
   const nodes = [...e.messages.values()]
     .filter((m) => !m.deleted && inTopic(m))
     .sort((a, b) => a.messageId - b.messageId)
-    .map((m) => renderMessage(m, e));
+    .map((m) => messageNode(m, e));
   const draft = e.draft;
   if (draft && Date.now() - (draft.seenAt ?? draft.at) < DRAFT_MS && (draft.threadId ?? 0) === state.topic) {
     const node = el('div', { className: 'msg bot draft' });
@@ -429,13 +523,20 @@ function render(jump = false) {
     node.append(bubble);
     nodes.push(node);
   }
-  box.replaceChildren(...nodes);
+  // Unchanged messages keep their nodes (and a reader's selection or hover); only a change re-lays out.
+  const same = nodes.length === box.children.length && nodes.every((node, i) => box.children[i] === node);
+  if (!same) box.replaceChildren(...nodes);
   if (atBottom || jump) box.scrollTop = box.scrollHeight;
 }
 
 // --- wiring ---------------------------------------------------------------------------------------
 
 $('composer').addEventListener('submit', send);
+$('text').addEventListener('input', () => {
+  const t = $('text');
+  t.style.height = 'auto';
+  t.style.height = `${Math.min(t.scrollHeight, 160)}px`;
+});
 $('text').addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey) {
     event.preventDefault();
@@ -445,7 +546,9 @@ $('text').addEventListener('keydown', (event) => {
 $('file').addEventListener('change', () => {
   const file = $('file').files[0];
   $('file-name').hidden = !file;
-  $('file-name').textContent = file ? `${file.name} — add a caption and press send` : '';
+  $('file-name').textContent = file
+    ? `📎 ${file.name} (${fileSize(file.size)}): add a caption, then send`
+    : '';
 });
 $('messages').addEventListener('click', (event) => {
   const spoiler = event.target.closest?.('tg-spoiler');
