@@ -132,6 +132,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   let store: GatewayStore | undefined;
   let endpoint: Endpoint | undefined;
   let runner: RunnerHandle | undefined;
+  /** Aborted by `stop()`; a fresh one per `start()`. */
+  let stopping = new AbortController();
   let sweep: SweepReport | undefined;
   let connected = false;
   let agentStatus: FrameOf<'status'> | undefined;
@@ -435,6 +437,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       for (const row of s.queuedInbound()) void send(row.frame);
       turnsRef.resume();
 
+      stopping = new AbortController();
       const getUpdates = createUpdateSource({
         api: bot.api,
         store: s,
@@ -448,6 +451,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           ? { stallGraceMs: options.polling.stallGraceMs }
           : {}),
         ...(options.polling?.backoff ? { backoff: options.polling.backoff } : {}),
+        signal: stopping.signal,
       });
       runner = run(
         {
@@ -455,8 +459,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           errorHandler: (error: unknown) => {
             logger.error({ event: 'runner_error', error: describeError(error) });
           },
-          // The runner types its signal with grammY's abort-controller shim; at runtime it is Node's.
-          api: { getUpdates: (args, signal) => getUpdates(args, signal as unknown as AbortSignal) },
+          // The runner's signal is the abort-controller shim's; the source turns it into a native one.
+          api: { getUpdates },
         },
         { runner: { silent: true } },
       );
@@ -464,7 +468,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     async stop() {
-      await runner?.stop();
+      // Abort the long poll at once rather than wait out its timeout (up to 30 s); see intake.ts.
+      const polled = runner?.stop();
+      stopping.abort();
+      await polled;
       runner = undefined;
       cardsRef?.stop();
       commands.stop();

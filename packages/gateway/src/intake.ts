@@ -8,6 +8,10 @@
  * Polling failures never reach the runner (which would stop on a 409): a conflict with another poller
  * is logged as an error the operator can act on and retried with capped backoff, and a long poll that
  * outlives its timeout (a stalled connection) is aborted and restarted.
+ *
+ * Stopping aborts the poll in flight (the `signal` option, or the runner's own). An aborted poll's
+ * updates were never recorded, so they were never confirmed either: the offset comes from SQLite, and
+ * Telegram hands unconfirmed updates out again to the next process.
  */
 import type { Logger } from '@switchyard/protocol';
 import type { Message, Update } from 'grammy/types';
@@ -32,10 +36,31 @@ export interface UpdateSourceOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Told on every failure and recovery, for `/status`. */
   onHealth?(health: { ok: boolean; error?: string }): void;
+  /** Aborts the poll in flight and any backoff wait, for good (the gateway's stop). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The abort signal `@grammyjs/runner` hands its source: an instance of the `abort-controller` npm shim,
+ * not Node's `AbortSignal`. Node's `AbortSignal.any` accepts it without complaint but never sees it
+ * abort, and fetch ignores it — which is why a stopping runner used to wait out the whole long poll.
+ */
+export interface ShimSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
 }
 
 /** A `getUpdates` for `@grammyjs/runner`'s bot adapter; returns only updates not seen before. */
-export type DurableGetUpdates = (args: { limit: number }, signal: AbortSignal) => Promise<Update[]>;
+export type DurableGetUpdates = (args: { limit: number }, signal: ShimSignal) => Promise<Update[]>;
+
+/** A Node `AbortSignal` that aborts when `signal` (native or the runner's shim) does. */
+export function nativeSignal(signal: ShimSignal): AbortSignal {
+  if (signal instanceof AbortSignal) return signal;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort();
+  else signal.addEventListener('abort', () => controller.abort(), { once: true });
+  return controller.signal;
+}
 
 /** Creates the durable `getUpdates`; see the module comment. */
 export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpdates {
@@ -44,7 +69,10 @@ export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpda
   const grace = options.stallGraceMs ?? 15_000;
   const backoff = options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
 
-  return async (args, signal) => {
+  return async (args, runnerSignal) => {
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, nativeSignal(runnerSignal)])
+      : nativeSignal(runnerSignal);
     let delay = backoff.initialMs;
     for (;;) {
       const stall = new AbortController();
