@@ -1,0 +1,260 @@
+/**
+ * Commands end to end: what each sends to the bridge, what the user reads back (including the bridge's
+ * `command_result`), the valid-argument lists, `/status`, `/pins`, `/restart`, and the bridge being away.
+ */
+import type { AppFrame } from '@switchyard/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NO_RESTART, QUEUED_NOTE } from '../src/commands.js';
+import { COMMANDS } from '../src/index.js';
+import {
+  botMessage,
+  botMessages,
+  connectBridge,
+  type FakeBridge,
+  framesOf,
+  sleep,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
+
+let world: World | undefined;
+let bridge: FakeBridge | undefined;
+afterEach(async () => {
+  await bridge?.stop();
+  await world?.close();
+  bridge = undefined;
+  world = undefined;
+});
+
+/** The fields of the command frames these tests read. */
+type CommandFrame = { type: AppFrame['type']; commandId: string; route?: { chatId: number } };
+
+/** Waits for the bridge to receive a frame of `type`, beyond the `already` seen before. */
+async function nextFrame(b: FakeBridge, type: AppFrame['type'], already = 0): Promise<CommandFrame> {
+  return waitUntil(() => b.received.filter((f) => f.type === type)[already] as CommandFrame | undefined);
+}
+
+describe('commands', () => {
+  it('/start and /help list the commands', async () => {
+    world = await startWorld();
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/start');
+    const help = await botMessage(tg, chatId, (t) => t.includes('Claude Code agent'));
+    for (const c of COMMANDS) expect(help.text).toContain(`/${c.command}`);
+    tg.sendText(chatId, '/help');
+    await tg.waitFor(() => botMessages(tg, chatId).length === 2);
+    expect(botMessages(tg, chatId)[1]?.text).toBe(help.text);
+    expect(world.gateway.status().inbox).toBe(0);
+  });
+
+  it('/stop sends an interrupt and shows the bridge’s result', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/stop');
+    const frame = await nextFrame(bridge, 'interrupt');
+    expect(frame.route).toEqual({ chatId });
+    await botMessage(tg, chatId, (t) => t === 'Stopping…');
+    await bridge.send({
+      type: 'command_result',
+      commandId: frame.commandId,
+      ok: true,
+      message: 'Interrupted.',
+    });
+    await botMessage(tg, chatId, (t) => t === 'Interrupted.');
+    // A failed command without a message still gets an answer.
+    tg.sendText(chatId, '/stop');
+    const second = await nextFrame(bridge, 'interrupt', 1);
+    await bridge.send({ type: 'command_result', commandId: second.commandId, ok: false });
+    await botMessage(tg, chatId, (t) => t === 'That did not work.');
+    // Nothing of this went to the agent as a message.
+    expect(framesOf(bridge, 'user_message')).toHaveLength(0);
+  });
+
+  it('/model and /mode list valid arguments when missing or bad, and set them when good', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await bridge.send({ type: 'status', state: 'idle', model: 'opus', mode: 'default' });
+
+    tg.sendText(chatId, '/model');
+    const shown = await botMessage(tg, chatId, (t) => t.startsWith('Model:'));
+    expect(shown.text).toContain('Model: opus');
+    expect(shown.text).toContain('opus, sonnet, haiku');
+    tg.sendText(chatId, '/model gpt-5');
+    const bad = await botMessage(tg, chatId, (t) => t.includes('gpt-5'));
+    expect(bad.text).toContain('Valid models: opus, sonnet, haiku');
+    tg.sendText(chatId, '/model sonnet');
+    const setModel = await nextFrame(bridge, 'set_model');
+    expect(setModel).toMatchObject({ model: 'sonnet', route: { chatId } });
+    await bridge.send({
+      type: 'command_result',
+      commandId: setModel.commandId,
+      ok: true,
+      message: 'Model: sonnet',
+    });
+    await botMessage(tg, chatId, (t) => t === 'Model: sonnet');
+
+    tg.sendText(chatId, '/mode');
+    const mode = await botMessage(tg, chatId, (t) => t.startsWith('Mode:'));
+    expect(mode.text).toContain('Mode: default');
+    expect(mode.text).toContain('default, acceptEdits, plan, bypassPermissions');
+    tg.sendText(chatId, '/mode yolo');
+    const badMode = await botMessage(tg, chatId, (t) => t.includes('yolo'));
+    expect(badMode.text).toContain('acceptEdits');
+    tg.sendText(chatId, '/mode ACCEPTEDITS');
+    expect(await nextFrame(bridge, 'set_mode')).toMatchObject({ mode: 'acceptEdits' });
+    // No bad argument reached the bridge.
+    expect(framesOf(bridge, 'set_model')).toHaveLength(1);
+    expect(framesOf(bridge, 'set_mode')).toHaveLength(1);
+  });
+
+  it('/compact, /clear and /new send their frames; unknown commands and extra arguments are explained', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/compact');
+    const compact = await nextFrame(bridge, 'compact');
+    tg.sendText(chatId, '/clear');
+    await nextFrame(bridge, 'clear');
+    tg.sendText(chatId, '/new');
+    await nextFrame(bridge, 'clear', 1);
+    await botMessage(tg, chatId, (t) => t === 'Compacting…');
+    await tg.waitFor(
+      () => botMessages(tg, chatId).filter((m) => m.text === 'Starting a new conversation…').length === 2,
+    );
+    await bridge.send({ type: 'command_result', commandId: compact.commandId, ok: true });
+    await botMessage(tg, chatId, (t) => t === 'Done.');
+    tg.sendText(chatId, '/frobnicate');
+    const unknown = await botMessage(tg, chatId, (t) => t.includes('/frobnicate'));
+    expect(unknown.text).toContain('/status');
+    tg.sendText(chatId, '/clear everything');
+    await botMessage(tg, chatId, (t) => t.includes('takes no arguments'));
+    await sleep(200);
+    expect(framesOf(bridge, 'clear')).toHaveLength(2);
+  });
+
+  it('/status shows state, model, mode, turn, queue, bridge, last error and pins', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 'turn-42',
+      route: { chatId },
+      inboundIds: [],
+      request: 'work',
+      startedAt: Date.now(),
+    });
+    await bridge.send({ type: 'operator_event', kind: 'overloaded', message: 'Claude is overloaded' });
+    tg.sendText(chatId, '/status');
+    const request = await nextFrame(bridge, 'status_request');
+    await bridge.send({
+      type: 'status',
+      state: 'running',
+      model: 'sonnet',
+      mode: 'plan',
+      turnId: 'turn-42',
+      commandId: request.commandId,
+    });
+    const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'));
+    expect(status.text).toContain('Agent: running');
+    expect(status.text).toContain('Bridge: connected');
+    expect(status.text).toContain('Model: sonnet · Mode: plan');
+    expect(status.text).toContain('Current turn: turn-42');
+    expect(status.text).toContain('Queue: 0 message(s)');
+    expect(status.text).toContain('Pinned cards: 0');
+    expect(status.text).toContain('Last error: Claude is overloaded');
+  });
+
+  it('/status answers from the gateway’s view when the bridge does not answer', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/status');
+    await nextFrame(bridge, 'status_request');
+    const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'), 6000);
+    expect(status.text).toContain('did not answer');
+  });
+
+  it('/pins lists the pinned cards', async () => {
+    world = await startWorld({
+      card: { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 },
+    });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/pins');
+    await botMessage(tg, chatId, (t) => t === 'No pinned cards.');
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 'tp',
+      route: { chatId },
+      inboundIds: [],
+      request: 'long work',
+      startedAt: Date.now(),
+    });
+    await bridge.send({
+      type: 'tool_started',
+      turnId: 'tp',
+      toolUseId: 'u1',
+      name: 'Bash',
+      input: { command: 'ls' },
+    });
+    await tg.waitFor(() => tg.chat(chatId).pinned.length === 1, { timeoutMs: 8000 });
+    tg.sendText(chatId, '/pins');
+    const list = await botMessage(tg, chatId, (t) => t.includes('turn tp'));
+    expect(list.text).toContain(`message ${tg.chat(chatId).pinned[0]?.messageId}`);
+  });
+
+  it('/restart calls the configured restarter, and says clearly when there is none', async () => {
+    const restartBridge = vi.fn(async () => {});
+    world = await startWorld({ restartBridge });
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/restart');
+    await botMessage(tg, chatId, (t) => t === 'The agent bridge was restarted.');
+    expect(restartBridge).toHaveBeenCalledTimes(1);
+    await world.close();
+
+    world = await startWorld();
+    const chat2 = world.tg.privateChat().id;
+    world.tg.sendText(chat2, '/restart');
+    await botMessage(world.tg, chat2, (t) => t === NO_RESTART);
+
+    await world.close();
+    world = await startWorld({ restartBridge: () => Promise.reject(new Error('systemctl: unit not found')) });
+    const chat3 = world.tg.privateChat().id;
+    world.tg.sendText(chat3, '/restart');
+    const failed = await botMessage(world.tg, chat3, (t) => t.includes('restart failed'));
+    expect(failed.text).not.toContain('systemctl');
+  });
+
+  it('says when the bridge is disconnected, and delivers the queued command when it is back', async () => {
+    world = await startWorld();
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/stop');
+    const ack = await botMessage(tg, chatId, (t) => t.startsWith('Stopping…'));
+    expect(ack.text).toContain(QUEUED_NOTE);
+    tg.sendText(chatId, '/status');
+    const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'));
+    expect(status.text).toContain('Bridge: disconnected');
+    bridge = await connectBridge(world.socketPath);
+    const frame = await nextFrame(bridge, 'interrupt');
+    await bridge.send({
+      type: 'command_result',
+      commandId: frame.commandId,
+      ok: true,
+      message: 'Nothing to stop.',
+    });
+    await botMessage(tg, chatId, (t) => t === 'Nothing to stop.');
+  });
+});
