@@ -29,7 +29,8 @@ export function createAccess(options: AccessOptions): (update: Update) => boolea
   return (update) => {
     const { userId, chatId } = updateOrigin(update);
     if (userId === undefined || !users.has(userId)) return false;
-    if (chats && chatId !== undefined && !chats.has(chatId)) return false;
+    // With a chat list, an update that names no chat (an inline-message press) is not in it.
+    if (chats && (chatId === undefined || !chats.has(chatId))) return false;
     return true;
   };
 }

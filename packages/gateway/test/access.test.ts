@@ -1,0 +1,176 @@
+/**
+ * Access control end to end: strangers get one polite refusal, however much they write and across a
+ * gateway restart; nothing of theirs reaches the bridge or SQLite beyond the update id (dedupe) and their
+ * user id (to refuse once); their button presses are refused the same way; `allowChats` narrows chats.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Update } from 'grammy/types';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAccess } from '../src/access.js';
+import { REFUSAL } from '../src/index.js';
+import {
+  botMessage,
+  botMessages,
+  connectBridge,
+  type FakeBridge,
+  framesOf,
+  sleep,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
+
+let world: World | undefined;
+let bridge: FakeBridge | undefined;
+afterEach(async () => {
+  await bridge?.stop();
+  await world?.close();
+  bridge = undefined;
+  world = undefined;
+});
+
+/** Everything SQLite holds on disk (database and WAL), as text, to look for a stranger's words. */
+function diskText(w: World): string {
+  const base = join(w.stateDir, 'gateway.sqlite');
+  const read = (p: string) => {
+    try {
+      return readFileSync(p).toString('latin1');
+    } catch {
+      return '';
+    }
+  };
+  return read(base) + read(`${base}-wal`);
+}
+
+describe('access', () => {
+  it('refuses a stranger once, forwards and keeps nothing of theirs', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const stranger = tg.addUser({ firstName: 'Mallory' });
+    const chatId = tg.privateChat(stranger).id;
+    for (const text of ['hello?', 'secret-stranger-words', 'anyone']) tg.sendText(chatId, text);
+    await botMessage(tg, chatId, (t) => t === REFUSAL);
+    await tg.waitFor(() => tg.pendingUpdates().length === 0 || undefined, { timeoutMs: 5000 });
+    await sleep(500);
+    expect(botMessages(tg, chatId)).toHaveLength(1);
+    expect(framesOf(bridge, 'user_message')).toHaveLength(0);
+    expect(world.gateway.status().inbox).toBe(0);
+
+    const db = new Database(join(world.stateDir, 'gateway.sqlite'), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT payload, handled FROM updates').all() as {
+        payload: string | null;
+        handled: number;
+      }[];
+      expect(rows).toHaveLength(3);
+      expect(rows.every((r) => r.payload === null && r.handled === 1)).toBe(true);
+      expect(db.prepare('SELECT count(*) AS n FROM inbound').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+    expect(diskText(world)).not.toContain('secret-stranger-words');
+    expect(diskText(world)).not.toContain('Mallory');
+
+    // Still one refusal after a gateway restart.
+    await world.restart();
+    tg.sendText(chatId, 'me again');
+    await tg.waitFor(() => tg.pendingUpdates().length === 0 || undefined);
+    await sleep(500);
+    expect(botMessages(tg, chatId)).toHaveLength(1);
+    // The allowed user is unaffected.
+    tg.sendText(tg.privateChat().id, 'hi from the owner');
+    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+  });
+
+  it('refuses a stranger’s button press and leaves the prompt open for the owner', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const group = tg.createGroup({ title: 'team', supergroup: true });
+    const stranger = tg.addUser({ firstName: 'Eve' });
+    await bridge.send({
+      type: 'permission_request',
+      requestId: 'r1',
+      route: { chatId: group.id },
+      toolName: 'Bash',
+      summary: 'deploy',
+      input: {},
+      suggestions: [],
+    });
+    const prompt = await botMessage(tg, group.id, (t) => t.includes('deploy'));
+    const q = tg.pressButton(group.id, prompt.messageId, { text: '✅ Allow' }, { from: stranger });
+    const answer = await tg.waitFor(() => tg.callbackQuery(q.id)?.answer);
+    expect(answer.text).toBe(REFUSAL);
+    await sleep(300);
+    expect(framesOf(bridge, 'permission_answer')).toHaveLength(0);
+    expect(world.gateway.status().openPrompts).toBe(1);
+
+    const own = tg.pressButton(group.id, prompt.messageId, { text: '✅ Allow' });
+    expect((await tg.waitFor(() => tg.callbackQuery(own.id)?.answer)).text).toBe('Allowed');
+    await waitUntil(() => framesOf(bridge as FakeBridge, 'permission_answer').length === 1);
+  });
+
+  it('does not answer strangers in groups, but forwards the allowed user there', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const group = tg.createGroup({ title: 'team', supergroup: true });
+    const stranger = tg.addUser({ firstName: 'Eve' });
+    tg.sendText(group.id, 'from a stranger', { from: stranger });
+    tg.sendText(group.id, 'from the owner');
+    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['from the owner']);
+    expect(botMessages(tg, group.id).some((m) => m.text === REFUSAL)).toBe(false);
+  });
+
+  it('allowChats narrows the chats an allowed user may use', async () => {
+    const tgUser = 100_000_001; // the sandbox's default user
+    const probe = await startWorld();
+    const groupId = probe.tg.createGroup({ title: 'ops', supergroup: true }).id;
+    await probe.close();
+    // Group ids are deterministic in a fresh sandbox, so the same id is created again below.
+    world = await startWorld({ allowUsers: [tgUser], allowChats: [groupId] });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    expect(tg.createGroup({ title: 'ops', supergroup: true }).id).toBe(groupId);
+    const other = tg.createGroup({ title: 'elsewhere', supergroup: true });
+    const privateId = tg.privateChat().id;
+    tg.sendText(privateId, 'in private');
+    tg.sendText(other.id, 'in another group');
+    tg.sendText(groupId, 'in ops');
+    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await botMessage(tg, privateId, (t) => t === REFUSAL);
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['in ops']);
+    expect(botMessages(tg, other.id)).toHaveLength(0);
+  });
+});
+
+describe('the access check', () => {
+  const press = (userId: number, chatId?: number): Update =>
+    ({
+      update_id: 1,
+      callback_query: {
+        id: 'q',
+        chat_instance: 'c',
+        from: { id: userId, is_bot: false, first_name: 'u' },
+        ...(chatId === undefined
+          ? { inline_message_id: 'inline' }
+          : { message: { message_id: 1, date: 0, chat: { id: chatId, type: 'group', title: 'g' } } }),
+      },
+    }) as Update;
+
+  it('checks presses by user, and by chat when chats are listed (a press without a chat is refused)', () => {
+    const anyChat = createAccess({ allowUsers: [1] });
+    expect(anyChat(press(1, -5))).toBe(true);
+    expect(anyChat(press(2, -5))).toBe(false);
+    const someChats = createAccess({ allowUsers: [1], allowChats: [-5] });
+    expect(someChats(press(1, -5))).toBe(true);
+    expect(someChats(press(1, -6))).toBe(false);
+    expect(someChats(press(1))).toBe(false);
+  });
+});
