@@ -211,6 +211,17 @@ describe('the default (sandbox demo) script', () => {
       '> good morning',
     );
   });
+
+  it("echoes what the person typed, not the bridge's context header or file lines", async () => {
+    const { baseUrl } = await serve();
+    const typed =
+      '[telegram chat=1 msg=2 from="Ada" inbound=in-1]\n[file: /var/lib/x/inbox/a.txt (a.txt, 3 bytes)]\nhi there';
+    const echo = await post(baseUrl, body([userText(typed)], { stream: false }));
+    const said = ((await echo.json()) as { content: { text: string }[] }).content[0]?.text ?? '';
+    expect(said).toContain('> hi there');
+    expect(said).not.toContain('[telegram');
+    expect(said).not.toContain('[file:');
+  });
 });
 
 describe('viewRequest', () => {

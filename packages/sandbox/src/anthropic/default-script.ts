@@ -116,9 +116,21 @@ export function defaultScript(): Script {
     ],
     fallback: (ctx) => [
       say(
-        `You said:\n\n> ${ctx.userText.replace(/\n/g, '\n> ')}\n\n_(Say \`help\` to see what I can do.)_`,
+        `You said:\n\n> ${typedText(ctx.userText).replace(/\n/g, '\n> ')}\n\n_(Say \`help\` to see what I can do.)_`,
         slow,
       ),
     ],
   };
+}
+
+/**
+ * What the person typed: the bridge puts a `[telegram …]` context header (and `[file: …]` lines) before
+ * it, which an echo should not repeat back.
+ */
+function typedText(userText: string): string {
+  return userText
+    .split('\n')
+    .filter((line) => !/^\[(telegram|file|photo|document)\b[^\]]*\]$/.test(line.trim()))
+    .join('\n')
+    .trim();
 }
