@@ -8,10 +8,14 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Attachment } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
-import type { BotApi } from './bot-api.js';
+import { type BotApi, errorText } from './bot-api.js';
 
 /** The Bot API's download limit. */
 export const DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+
+/** Said when a file is over the download limit. */
+export const TOO_BIG =
+  'That file is larger than 20 MB, the most a bot can download. Please send a smaller one.';
 
 /** Where and how files are fetched. */
 export interface AttachmentOptions {
@@ -62,21 +66,34 @@ export async function saveAttachments(message: Message, options: AttachmentOptio
       : undefined;
   if (!file) return { ok: true, attachments: [] };
   if (file.size !== undefined && file.size > DOWNLOAD_LIMIT_BYTES) {
-    return {
-      ok: false,
-      reply: 'That file is larger than 20 MB, the most a bot can download. Please send a smaller one.',
-    };
+    return { ok: false, reply: TOO_BIG };
   }
+  try {
+    return { ok: true, attachments: [await download(file, options)] };
+  } catch (error) {
+    // Expected failures (Telegram refusing the file, the network) are the user's to hear about; the
+    // update must still be handled, never left to fail again on every replay.
+    if (/file is too big/i.test(errorText(error))) return { ok: false, reply: TOO_BIG };
+    return { ok: false, reply: 'Downloading that file failed. Please send it again.' };
+  }
+}
+
+/** How long one download may take before it is abandoned. */
+const DOWNLOAD_TIMEOUT_MS = 120_000;
+
+async function download(
+  file: { kind: 'photo' | 'document'; id: string; name: string | undefined; mime: string | undefined },
+  options: AttachmentOptions,
+): Promise<Attachment> {
   const info = await options.api.getFile(file.id);
-  if (!info.file_path)
-    return { ok: false, reply: 'Telegram did not let me download that file. Please try again.' };
-  const response = await fetch(
-    options.fileUrl(info.file_path),
-    options.signal ? { signal: options.signal } : {},
-  );
-  if (!response.ok) return { ok: false, reply: 'Downloading that file failed. Please try again.' };
+  if (!info.file_path) throw new Error('getFile returned no file_path');
+  const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+  const response = await fetch(options.fileUrl(info.file_path), {
+    signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+  });
+  if (!response.ok) throw new Error(`download failed: HTTP ${response.status}`);
   const body = Buffer.from(await response.arrayBuffer());
-  if (body.length > DOWNLOAD_LIMIT_BYTES) return { ok: false, reply: 'That file is larger than 20 MB.' };
+  if (body.length > DOWNLOAD_LIMIT_BYTES) throw new Error('file is too big');
   await mkdir(options.inboxDir, { recursive: true, mode: 0o700 });
   const name = `${Date.now()}-${randomBytes(6).toString('hex')}${safeExtension(file.name, file.mime)}`;
   const path = join(options.inboxDir, name);
@@ -86,5 +103,5 @@ export async function saveAttachments(message: Message, options: AttachmentOptio
   const attachment: Attachment = { kind: file.kind, path, size: body.length };
   if (file.name) attachment.name = file.name.slice(0, 500);
   if (file.mime) attachment.mime = file.mime;
-  return { ok: true, attachments: [attachment] };
+  return attachment;
 }
