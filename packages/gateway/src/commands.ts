@@ -36,9 +36,11 @@ export type Command =
   | { name: 'start' | 'help' | 'stop' | 'compact' | 'clear' | 'status' | 'pins' | 'restart' }
   | { name: 'model'; model: string | undefined }
   | { name: 'mode'; mode: PermissionMode | undefined }
-  | { name: 'invalid'; reply: string };
+  | { name: 'invalid'; reply: string }
+  /** Addressed to another bot (`/stop@otherbot` in a group): neither run nor passed to the agent. */
+  | { name: 'ignored' };
 
-/** Parses `/name[@bot] args`; undefined when the text is not a command of this bot. */
+/** Parses `/name[@bot] args`; undefined when the text is not a command at all. */
 export function parseCommand(
   text: string,
   botUsername: string | undefined,
@@ -47,7 +49,7 @@ export function parseCommand(
   const match = /^\/([a-zA-Z0-9_]+)(?:@([a-zA-Z0-9_]+))?(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return undefined;
   const [, rawName = '', target, rawArgs] = match;
-  if (target && botUsername && target.toLowerCase() !== botUsername.toLowerCase()) return undefined;
+  if (target && botUsername && target.toLowerCase() !== botUsername.toLowerCase()) return { name: 'ignored' };
   const name = rawName.toLowerCase();
   const args = (rawArgs ?? '').trim();
   switch (name) {
@@ -177,6 +179,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           return;
         case 'invalid':
           reply(route, command.reply);
+          return;
+        case 'ignored':
           return;
         case 'stop':
           return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…');

@@ -33,7 +33,8 @@ describe('commands', () => {
     expect(parseCommand('/mode yolo', 'bot', models)).toMatchObject({
       reply: expect.stringContaining('acceptEdits'),
     });
-    expect(parseCommand('/stop@otherbot', 'bot', models)).toBeUndefined();
+    expect(parseCommand('/stop@otherbot', 'bot', models)).toEqual({ name: 'ignored' });
+    expect(parseCommand('/stop@Bot', 'bot', models)).toEqual({ name: 'stop' });
     expect(parseCommand('not a command', 'bot', models)).toBeUndefined();
   });
 });
