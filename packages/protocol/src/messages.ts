@@ -307,6 +307,11 @@ const status = z.object({
   detail: z.string().max(4000).optional(),
   /** Set when this answers a `status_request`. */
   commandId: z.string().max(200).optional(),
+  /** Recent exchanges, oldest first (texts cut short), for `/status`; absent when none are known. */
+  history: z
+    .array(z.object({ role: z.enum(['user', 'assistant']), text: z.string().max(1000), at: z.number() }))
+    .max(20)
+    .optional(),
 });
 
 /** The CLI read these inbound messages (a steer taken at the next model call, or a turn's opening). */
