@@ -2,56 +2,89 @@
 //   npx tsc -b packages/gateway packages/sandbox && node packages/gateway/bench/run.mjs
 // (a) update → placeholder latency vs a bare grammY echo bot, (b) a 3,000-token answer streamed at
 // 100 tokens/s: edits, highest edit rate per chat, 429s, final text identical, (c) resident memory.
+// Each bot runs in a child process of its own (bench/bot-process.mjs); the sandbox and the fake bridge
+// stay here. Flags: --latency-only stops after (a).
+import { fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient } from '@switchyard/protocol';
-import { Bot } from 'grammy';
 // The sandbox is a sibling workspace package the gateway does not depend on; import its build by path.
 import { createTelegramServer } from '../../sandbox/dist/index.js';
-import { createGateway } from '../dist/index.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const N = 30;
+const N = 50;
 
-async function latency(tg) {
+/** Starts bench/bot-process.mjs; resolves once the bot is polling. */
+async function startBot(kind, options) {
+  const child = fork(new URL('./bot-process.mjs', import.meta.url), [kind], {
+    env: { ...process.env, BENCH_OPTIONS: JSON.stringify(options) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${kind} bot exited with ${code}`)));
+  });
+  return {
+    rss: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve(m.rss));
+        child.send({ rss: true });
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.send({ stop: true });
+      }),
+  };
+}
+
+/**
+ * Median time from the sandbox handing an update out (its `updates_delivered` event, when the
+ * `getUpdates` answer is written) to the bot's reply message being created there (the placeholder's
+ * `sendMessage` reaching the server), both on the sandbox's clock. One update at a time, each from a
+ * new private chat, so no chat budget is involved.
+ */
+async function latency(tg, firstUserId) {
   const samples = [];
+  let deliveredAt = 0;
+  let repliedAt = 0;
+  const off = tg.subscribe((event) => {
+    if (event.type === 'updates_delivered') deliveredAt = event.at;
+    if (event.type === 'message' && event.message.from === 'bot') repliedAt = event.message.date;
+  });
   for (let i = 0; i < N; i++) {
-    const user = tg.addUser({ id: 7000 + i + Math.floor(Math.random() * 1e6), firstName: 'u' });
+    const user = tg.addUser({ id: firstUserId + i, firstName: 'u' });
     const chatId = tg.privateChat(user).id;
-    const before = tg.calls('sendMessage').length;
-    const t0 = performance.now();
+    repliedAt = 0;
     tg.sendText(chatId, `ping ${i}`, { from: user });
-    await tg.waitFor(() => tg.calls('sendMessage').length > before, { timeoutMs: 10_000 });
-    samples.push(performance.now() - t0);
+    await tg.waitFor(() => repliedAt > 0, { timeoutMs: 10_000 });
+    samples.push(repliedAt - deliveredAt);
+    await sleep(20);
   }
+  off();
   return median(samples);
 }
 
 const tg = createTelegramServer();
 await tg.start();
 // Bare echo bot
-const echo = new Bot(tg.token, { client: { apiRoot: tg.apiRoot } });
-echo.on('message:text', (ctx) => ctx.reply(ctx.message.text));
-void echo.start({ timeout: 1 });
+const echo = await startBot('echo', { token: tg.token, apiRoot: tg.apiRoot });
 await sleep(300);
-tg.addUser({ id: 1, firstName: 'warm' });
-const echoMs = await latency(tg);
+const echoMs = await latency(tg, 900_000);
 await echo.stop();
 
 const dir = mkdtempSync(join(tmpdir(), 'gwb-'));
-const allow = Array.from({ length: 10_000 }, (_, i) => i);
-const gw = createGateway({
+const gw = await startBot('gateway', {
   agent: 'bench',
   token: tg.token,
   apiRoot: tg.apiRoot,
-  allowUsers: [tg.defaultUser.id, ...allow.map((i) => 7000 + i)],
+  allowUsers: [tg.defaultUser.id, ...Array.from({ length: N }, (_, i) => 7000 + i)],
   stateDir: join(dir, 's'),
   socketPath: join(dir, 'b.sock'),
   polling: { timeoutSec: 1 },
 });
-await gw.start();
 const bridge = createProtocolClient({
   socketPath: join(dir, 'b.sock'),
   agent: 'bench',
@@ -60,23 +93,21 @@ const bridge = createProtocolClient({
 });
 await bridge.start();
 await sleep(300);
-const rssIdle = process.memoryUsage().rss;
-// The gateway's latency samples use random user ids; allow them all by patching allowUsers is not possible,
-// so the users are drawn from the allowlisted range.
-async function gwLatency() {
-  const samples = [];
-  for (let i = 0; i < N; i++) {
-    const user = tg.addUser({ id: 7000 + i, firstName: 'u' });
-    const chatId = tg.privateChat(user).id;
-    const before = tg.calls('sendMessage').length;
-    const t0 = performance.now();
-    tg.sendText(chatId, `ping ${i}`, { from: user });
-    await tg.waitFor(() => tg.calls('sendMessage').length > before, { timeoutMs: 10_000 });
-    samples.push(performance.now() - t0);
-  }
-  return median(samples);
+const rssIdle = await gw.rss();
+const gwMs = await latency(tg, 7000);
+if (process.argv.includes('--latency-only')) {
+  console.log(
+    JSON.stringify({
+      echoBot: +echoMs.toFixed(2),
+      gateway: +gwMs.toFixed(2),
+      ratio: +(gwMs / echoMs).toFixed(2),
+    }),
+  );
+  await bridge.stop();
+  await gw.stop();
+  await tg.stop();
+  process.exit(0);
 }
-const gwMs = await gwLatency();
 
 // (b) streaming
 const chatId = tg.privateChat().id;
@@ -99,7 +130,7 @@ for (let i = 0; i < words.length; i += 10) {
     blockId: 'b',
     delta: (i ? ' ' : '') + words.slice(i, i + 10).join(' '),
   });
-  rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  if (i % 100 === 0) rssPeak = Math.max(rssPeak, await gw.rss());
   await sleep(100);
 }
 await bridge.send({ type: 'text', turnId: 's', blockId: 'b', text: full });
@@ -123,8 +154,8 @@ console.log(
   JSON.stringify(
     {
       placeholderMs: {
-        echoBot: +echoMs.toFixed(1),
-        gateway: +gwMs.toFixed(1),
+        echoBot: +echoMs.toFixed(2),
+        gateway: +gwMs.toFixed(2),
         ratio: +(gwMs / echoMs).toFixed(2),
       },
       stream: {
@@ -137,7 +168,7 @@ console.log(
       rssMB: {
         idle: +(rssIdle / 2 ** 20).toFixed(1),
         streaming: +(rssPeak / 2 ** 20).toFixed(1),
-        note: 'one process holds the sandbox, the bench and the gateway',
+        note: 'the gateway process alone (sandbox and bench run in the parent)',
       },
     },
     null,

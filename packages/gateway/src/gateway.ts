@@ -307,12 +307,15 @@ export function createGateway(options: GatewayOptions): Gateway {
         : {}),
       sentAt: message.date * 1000,
     };
-    // Durable first (inbox row + update handled, one transaction), then the placeholder and the frame.
+    // Durable first (inbox row + update handled, one transaction), then the placeholder, then the
+    // frame. The frame's own transaction (the channel outbox) waits for the next turn of the event loop
+    // so the placeholder request leaves first; the row is already in the inbox, and a row still
+    // `queued` is re-sent at boot, so the delay cannot lose the message.
     s.addInbound({ inboundId, frame, updateId });
     const row = s.getInbound(inboundId);
     if (!row) return;
-    if (row.state === 'queued') void send(frame);
     void turnsRef?.placeholder(row);
+    if (row.state === 'queued') setImmediate(() => void endpoint?.send(frame));
   };
 
   bot.use(async (ctx, next) => {
