@@ -93,6 +93,14 @@ export class StdoutReader {
     return lines;
   }
 
+  /**
+   * The inode of the file this reader has open (opening it if needed): a path that now names another
+   * inode was rotated, and what this reader still holds is the old file.
+   */
+  inode(): number {
+    return fstatSync(this.#open()).ino;
+  }
+
   /** Records that everything before `offset` has been handled. */
   advance(offset: number): void {
     if (offset > this.#offset) this.#offset = offset;
