@@ -9,6 +9,15 @@
  * - The live text is plain; only the final render carries formatting.
  * - After `finish`, the reply's messages hold exactly the final chunks, in order, and no others:
  *   surplus live messages are deleted.
+ *
+ * Why not `sendMessageDraft` (Bot API 9.5, private chats): a draft is a preview, not a message. It
+ * cannot become the placeholder (which must exist at once, as a real message the user's message is
+ * answered by) nor be edited into the final HTML; finishing means a separate `sendMessage`, so the
+ * user would see the draft and the final message side by side until the client drops the draft — the
+ * duplicate flash others reported — and the placeholder would have to be deleted, moving the reply.
+ * The sandbox records drafts and clears them when the bot's next message arrives, so it shows the
+ * finish as clean by construction and cannot measure the flash; without a measurement on real
+ * clients, the edited placeholder (one message that grows, within the chat's budget) stays.
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified, isParseError } from './bot-api.js';

@@ -1,20 +1,20 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { openGatewayStore } from '../src/store.js';
 
-const frame = (n: number) =>
-  ({
-    type: 'user_message',
-    inboundId: `tg:1:${n}`,
-    route: { chatId: 1 },
-    telegramMessageId: n,
-    sender: { id: 1, name: 'u' },
-    text: `m${n}`,
-    attachments: [],
-    sentAt: 0,
-  }) as const;
+const frame = (n: number): FrameOf<'user_message'> => ({
+  type: 'user_message',
+  inboundId: `tg:1:${n}`,
+  route: { chatId: 1 },
+  telegramMessageId: n,
+  sender: { id: 1, name: 'u' },
+  text: `m${n}`,
+  attachments: [],
+  sentAt: 0,
+});
 
 describe('store', () => {
   it('keeps inbox rows until the bridge acknowledges their frames, across reopen', () => {
