@@ -132,7 +132,9 @@ describe('the real claude CLI against the scripted model', () => {
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(answer);
     const assistant = cli.lines.find((l) => l.type === 'assistant');
-    expect((assistant?.message as { content: unknown[] }).content).toEqual([{ type: 'text', text: answer }]);
+    expect((assistant?.message as { content: unknown[] } | undefined)?.content).toEqual([
+      { type: 'text', text: answer },
+    ]);
     expect(result).toMatchObject({ subtype: 'success', is_error: false, result: answer });
 
     const [request] = model.messageRequests();

@@ -95,7 +95,7 @@ describe('scripted model over HTTP', () => {
       .map((e) => (e.data.delta as { text: string }).text)
       .join('');
     expect(text).toBe('Hello there, world!');
-    expect((events.at(-2)?.data.delta as { stop_reason: string }).stop_reason).toBe('end_turn');
+    expect((events.at(-2)?.data.delta as { stop_reason: string } | undefined)?.stop_reason).toBe('end_turn');
     const [recorded] = model.requests;
     expect(recorded?.headers['x-api-key']).toBeUndefined();
     expect(recorded?.view).toMatchObject({ kind: 'main', userText: 'hello', step: 0 });
