@@ -27,7 +27,16 @@
  * Sources: stdout is authoritative for everything live (turns, text, tools, prompts, sub-agent lines
  * with `parent_tool_use_id`, API retries and failures — 2.1.328 prints all of them). Claude's transcript
  * is consulted only for what stdout cannot answer: whether a line written just before a crash was
- * enqueued (`settleIntent`). `TranscriptTail` is not run here yet (see the README).
+ * enqueued (`settleIntent`), and the history `/status` shows (the user's side of it is not on stdout;
+ * see `history.ts`). A {@link TranscriptTail} follows the current session (the id from `system/init`;
+ * a new one after `/clear`) and its sub-agent files; its cursors and the history it builds are written
+ * in the same snapshot, so a restarted bridge resumes the tail without skipping or repeating a line.
+ *
+ * Not taken from the transcript, because stdout already has it (checked on 2.1.328): API errors — each
+ * retry is a `system/api_retry` line and a failed turn's `result` carries `api_error_status`; the
+ * transcript's `system/api_error` lines say the same. A sub-agent's API retries appear in neither. Sub-agent
+ * detail — its `assistant`/`user` lines come on stdout with `parent_tool_use_id`. The sub-agent files are
+ * tailed (cursors, idle release) but their lines are passed over unparsed until something needs them.
  *
  * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
  * when liveness cannot be read, nothing is started and the status is `unknown`.
@@ -54,10 +63,11 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
+import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
 import { compareSource, FileChannelStore, type SourceTag, writeFileAtomic } from './outbox.js';
 import { initialSessionState, Session, type SessionState, type Step } from './session.js';
 import { StdoutReader } from './stdout-reader.js';
-import { claudeConfigDir, findMarker } from './transcript.js';
+import { claudeConfigDir, findMarker, type TranscriptCursors, TranscriptTail } from './transcript.js';
 import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
 import { deliveryMarker, renderSlashCommand, renderUserMessage } from './user-input.js';
 
@@ -127,6 +137,10 @@ export interface Snapshot {
   intent?: { key: string; marker?: string; line: string; frames: AppFrame[] };
   /** Commands and messages waiting behind a `/clear` or `/compact` until the CLI is idle (oldest first). */
   held?: HeldFrame[];
+  /** The transcript tail's cursors, written with `history` (which they produced) in one snapshot. */
+  transcript?: TranscriptCursors;
+  /** Recent exchanges for `/status`, oldest first (see `history.ts`). */
+  history?: HistoryEntry[];
   /** Recent exits (ms), for crash-loop detection. */
   exits: number[];
   crashLoop?: boolean;
@@ -143,6 +157,16 @@ const DELTA_FLUSH_CHARS = 16 * 1024;
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
 const SNAPSHOT_EVERY_MS = 250;
+/**
+ * Transcript lines longer than this are skipped. Lower than stdout's cap because each attached file
+ * holds a read buffer this size, and the lines history needs (enqueued messages, assistant text) are far
+ * shorter; what is skipped is large tool output and images.
+ */
+const TRANSCRIPT_MAX_LINE_BYTES = 1024 * 1024;
+/** The most of a session file read when the tail first meets it (a resumed conversation): its recent end. */
+const TRANSCRIPT_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** A sub-agent file quiet this long has its watcher and descriptor released (reattached if it grows). */
+const SUBAGENT_IDLE_MS = 2 * 60_000;
 
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
@@ -172,6 +196,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   let stuckReported = false;
   let pumping = false;
   let pendingDelta: FrameOf<'text_delta'> | undefined;
+  let tail: TranscriptTail | undefined;
+  /** The same array as `snapshot.history`. */
+  let history: HistoryEntry[] = [];
 
   const persist = (force: boolean): void => {
     if (!force && Date.now() - lastSnapshotAt < SNAPSHOT_EVERY_MS) {
@@ -180,6 +207,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
     snapshot.session = session.state;
     snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
+    if (tail) snapshot.transcript = tail.checkpoint();
     writeFileAtomic(snapshotPath, JSON.stringify(snapshot));
     lastSnapshotAt = Date.now();
     dirty = false;
@@ -372,10 +400,28 @@ export function createBridge(options: BridgeOptions): Bridge {
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
       if (snapshot.held?.length && !session.state.running) releaseHeld();
       if (dirty) persist(false);
+      followSession();
       checkProcess();
     } finally {
       pumping = false;
     }
+  };
+
+  /** Points the tail at the session stdout names (a new id after `/clear`; unset in between). */
+  const followSession = (): void => {
+    const id = session.state.sessionId;
+    if (tail && id !== undefined && id !== tail.sessionId) tail.follow(id);
+  };
+
+  /**
+   * A main-transcript line: a history entry, if it makes one. The snapshot (throttled) then holds the
+   * entry and a cursor past its line together; see {@link TranscriptTail}'s checkpoint contract.
+   */
+  const onTranscriptLine = (value: Record<string, unknown>): void => {
+    const entry = historyEntryOf(value);
+    if (!entry) return;
+    addHistory(history, entry);
+    persist(false);
   };
 
   const runWrites = (step: Step): void => {
@@ -600,15 +646,22 @@ export function createBridge(options: BridgeOptions): Bridge {
         return;
       }
       case 'status_request': {
+        // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
+        tail?.rescan();
         const p = pid();
-        emit([
-          session.statusFrame({
-            commandId: frame.commandId,
-            ...(unknown ? { state: 'unknown' as const } : {}),
-            ...(p !== undefined ? { pid: p } : {}),
-            ...(lastDetail !== undefined ? { detail: lastDetail } : {}),
-          }),
-        ]);
+        emit(
+          [
+            session.statusFrame({
+              commandId: frame.commandId,
+              ...(unknown ? { state: 'unknown' as const } : {}),
+              ...(p !== undefined ? { pid: p } : {}),
+              ...(lastDetail !== undefined ? { detail: lastDetail } : {}),
+            }),
+          ].map((frame) =>
+            // Copies: a queued frame must not change when the next reply is merged into an entry.
+            history.length > 0 ? { ...frame, history: history.map((entry) => ({ ...entry })) } : frame,
+          ),
+        );
         return;
       }
       default:
@@ -660,6 +713,22 @@ export function createBridge(options: BridgeOptions): Bridge {
         ? (JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot)
         : { version: 1, stdoutOffset: 0, session: initialSessionState(), delivered: [], exits: [] };
       session = new Session(snapshot.session);
+      history = snapshot.history ??= [];
+      tail = new TranscriptTail({
+        configDir: claudeConfigDir(env),
+        cwd: options.workDir,
+        ...(session.state.sessionId !== undefined ? { sessionId: session.state.sessionId } : {}),
+        ...(snapshot.transcript ? { cursors: snapshot.transcript } : {}),
+        onLine: (line) => {
+          if (line.source === 'main') onTranscriptLine(line.value);
+        },
+        // Sub-agent lines: nothing here needs them yet (see the module comment), so none is parsed.
+        accept: (text, source) => source === 'main' && mayBeHistory(text),
+        onSkipped: (file, bytes) => log.warn({ file, bytes }, 'skipped an oversized transcript line'),
+        maxLineBytes: TRANSCRIPT_MAX_LINE_BYTES,
+        backlogBytes: TRANSCRIPT_BACKLOG_BYTES,
+        idleReleaseMs: SUBAGENT_IDLE_MS,
+      });
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
       replayUntil = store.lastSource();
       endpoint = createProtocolClient({
@@ -699,6 +768,10 @@ export function createBridge(options: BridgeOptions): Bridge {
         spawnProcess();
       }
 
+      // After the adoption's pump: it may have moved the session on.
+      tail.start();
+      followSession();
+
       watcher = watch(options.stateDir, (_event, name) => {
         if (name === STDOUT_LOG) pump();
       });
@@ -713,6 +786,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (timer) clearInterval(timer);
       if (restartTimer) clearTimeout(restartTimer);
       watcher?.close();
+      tail?.stop();
       if (kind === 'shutdown' && child) {
         await child.terminate(options.stopGraceMs ?? 5000);
         delete snapshot.child;

@@ -152,6 +152,8 @@ export class TranscriptTail {
   /** Follows another session (a new id after `/clear`); the old one's files are drained, then released. */
   follow(sessionId: string): void {
     if (sessionId === this.#sessionId) return;
+    // What the old session's files hold now comes before anything of the new one.
+    for (const tailed of [...this.#files.values()]) this.#read(tailed);
     this.#sessionId = sessionId;
     this.rescan();
   }
@@ -232,7 +234,9 @@ export class TranscriptTail {
     const cursor = this.#cursors.get(rel);
     let start: number;
     if (cursor && cursor.ino === ino && headOf(file, cursor.headBytes) === cursor.head) {
-      if (cursor.offset === size) return; // nothing new: stay released
+      // An idle sub-agent file with nothing new stays released. The main file is always attached: its
+      // next line may come just before a `follow()`, and only an attached file is drained after one.
+      if (cursor.offset === size && source !== 'main') return;
       start = cursor.offset; // the reader itself starts over at 0 if the file shrank (truncation)
     } else {
       // Never seen, or replaced while nobody read it.

@@ -43,6 +43,19 @@ export function messageHeader(message: FrameOf<'user_message'>): string {
 }
 
 /**
+ * The text of an enqueued user message without its header, or `undefined` when it has none (then it is
+ * not a Telegram message: a task notification the CLI queued itself, say). The header is always exactly
+ * the first line: every free-text value in it is JSON-quoted, so it holds no raw newline.
+ */
+export function stripMessageHeader(text: string): string | undefined {
+  if (!text.startsWith('[telegram ')) return undefined;
+  const end = text.indexOf('\n');
+  const header = end < 0 ? text : text.slice(0, end);
+  if (!header.endsWith(']') || !header.includes(' inbound=')) return undefined;
+  return end < 0 ? '' : text.slice(end + 1);
+}
+
+/**
  * The stdin line for a user message. Photos become base64 image blocks (read from the files the gateway
  * saved); other files are named by path in the text so the model can open them. A photo that cannot be
  * read is named instead, with the reason, rather than dropping the message.

@@ -41,14 +41,18 @@ describe('TranscriptTail', () => {
   const tails: TranscriptTail[] = [];
   const ns = (source?: string): unknown[] =>
     seen.filter((l) => source === undefined || l.source === source).map((l) => l.value.n);
-  const make = (options: Partial<TranscriptTailOptions> = {}): TranscriptTail => {
+  /** A tail on session `s1` unless `sessionId: null` (none yet). */
+  const make = (
+    options: Omit<Partial<TranscriptTailOptions>, 'sessionId'> & { sessionId?: string | null } = {},
+  ): TranscriptTail => {
+    const { sessionId = 's1', ...rest } = options;
     const tail = new TranscriptTail({
       configDir: root,
       cwd: CWD,
-      sessionId: 's1',
       rescanMs: 60_000,
       onLine: (l) => seen.push(l),
-      ...options,
+      ...(sessionId !== null ? { sessionId } : {}),
+      ...rest,
     });
     tails.push(tail);
     return tail;
@@ -218,6 +222,23 @@ describe('TranscriptTail', () => {
     expect(new Set(after).size).toBe(after.length);
   });
 
+  it('resumed with nothing new, still reads the old session’s last line written just before a follow()', () => {
+    const old = join(dir, 's1.jsonl');
+    writeFileSync(old, line(1));
+    const first = make();
+    first.start();
+    const cursors = first.checkpoint();
+    first.stop();
+    seen = [];
+    const second = make({ cursors });
+    second.start();
+    // `/clear`: its enqueue lands in the old file, and stdout names the new session at once.
+    appendFileSync(old, line(2));
+    writeFileSync(join(dir, 's2.jsonl'), line(10));
+    second.follow('s2');
+    expect(ns()).toEqual([2, 10]);
+  });
+
   it('starts over at 0 when a persisted cursor names another inode (replaced while no tail ran)', () => {
     const file = join(dir, 's1.jsonl');
     writeFileSync(file, line(1) + line(2));
@@ -271,7 +292,7 @@ describe('TranscriptTail', () => {
   });
 
   it('waits for a session file that does not exist yet, and for a session id', () => {
-    const tail = make({ sessionId: undefined });
+    const tail = make({ sessionId: null });
     tail.start();
     writeFileSync(join(dir, 's9.jsonl'), line(1));
     tail.rescan();
