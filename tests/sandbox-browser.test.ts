@@ -111,7 +111,10 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
   });
 
   test('a message: the placeholder reply is edited live into the streamed answer', async () => {
-    const sent = await say('hello from the browser');
+    // Long enough that the echo streams for a few seconds, so the view shows it growing.
+    const sent = await say(
+      'hello from the browser — this message is long enough that the echo takes a few seconds to stream back, edit after edit',
+    );
     // Sample what the view shows for the bot's reply, as a person watching would.
     const seen: { id: number; text: string }[] = [];
     let placeholderShot = false;
