@@ -221,10 +221,13 @@ async function main() {
   const trips = makeMix(ROUND_TRIPS);
   const results = {};
   try {
-    // Warm up every variant once, then interleave measured runs so machine noise hits all alike.
-    for (const variant of ['msgpack', 'ndjson', 'raw'])
-      await throughput(join(dir, `w-${variant}`), frames.slice(0, 2000), variant);
-    const rounds = 3;
+    // Warm up every variant on the full mix (so the JIT has seen every frame shape and the big frames),
+    // then interleave measured runs so machine noise hits all variants alike.
+    for (const variant of ['msgpack', 'ndjson', 'raw']) {
+      await throughput(join(dir, `w-${variant}`), frames, variant);
+      await roundTrips(join(dir, `wl-${variant}`), trips.slice(0, 500), variant);
+    }
+    const rounds = 5;
     for (let round = 0; round < rounds; round++) {
       for (const variant of ['msgpack', 'ndjson', 'raw']) {
         const fps = await throughput(join(dir, `t-${variant}-${round}`), frames, variant);
@@ -248,7 +251,7 @@ async function main() {
   const b = median(results.ndjson.fps);
   const c = median(results.raw.fps);
   console.log(
-    `protocol benchmark: ${FRAMES} frames (mix: 89% deltas, 10% tool events, 1% 100 KB outputs), median of 3`,
+    `protocol benchmark: ${FRAMES} frames (mix: 89% deltas, 10% tool events, 1% 100 KB outputs), median of 5`,
   );
   console.log(row('(a) msgpack + validation', 'msgpack'));
   console.log(row('(b) NDJSON + same validation', 'ndjson'));
