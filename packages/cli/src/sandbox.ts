@@ -34,7 +34,9 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     options.cwd ?? process.cwd(),
     env.SWITCHYARD_SANDBOX_DIR ?? '.switchyard/sandbox',
   );
-  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' });
+  // The sandbox talks to a person at a terminal: plain sentences, and JSON log lines only for problems.
+  const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
+  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   const say = (line: string) => process.stderr.write(`${line}\n`);
   mkdirSync(path.join(base, 'work'), { recursive: true });
 
@@ -100,7 +102,7 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
   const supervisor = createSupervisor({
     command: (service) => [options.mainPath, '--config', configFile, service, 'sandbox'],
     logger,
-    env: { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' },
+    env: quiet,
     onShutdown: async () => {
       const { spawnSync } = await import('node:child_process');
       spawnSync(process.execPath, [options.mainPath, '--config', configFile, 'stop-claude', 'sandbox'], {

@@ -145,7 +145,15 @@ export function createPins(options: PinsOptions): Pins {
             const chat = await api.getChat(chatId);
             top = (chat as { pinned_message?: typeof top } | undefined)?.pinned_message;
           } catch (error) {
-            log('sweep-auth', { chatId, started, error });
+            // An allowed user who never opened a chat with the bot: nothing can be pinned there.
+            if (/chat not found/i.test(errorText(error))) {
+              logger.info(
+                { event: 'sweep-auth', chatId, outcome: 'no-chat', durationMs: Date.now() - started },
+                'pin-event',
+              );
+            } else {
+              log('sweep-auth', { chatId, started, error });
+            }
             break;
           }
           // I8: a pin made by anyone else is a barrier; everything under it stays.

@@ -20,6 +20,8 @@ export interface ClientOptions extends EndpointOptions {
 }
 
 const DEFAULT_BACKOFF = { initialMs: 100, maxMs: 5_000 };
+/** How long the gateway may be unreachable before that is worth a warning. */
+const UNREACHABLE_WARN_MS = 5_000;
 
 /** Creates the bridge's end of the channel. Nothing happens until `start()`. */
 export function createProtocolClient(options: ClientOptions): Endpoint {
@@ -31,6 +33,8 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
   let attempt = 0;
   let retryTimer: NodeJS.Timeout | undefined;
   let lastFailure = '';
+  let unreachableSince = Date.now();
+  let warned = false;
 
   const scheduleReconnect = (): void => {
     if (!running || retryTimer) return;
@@ -47,13 +51,19 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
     if (!running) return;
     const socket = net.connect(options.socketPath);
     socket.once('error', (err) => {
-      // Before the connection exists: the gateway is not (yet) listening. Log each new reason once.
+      // Before the connection exists: the gateway is not (yet) listening. Each new reason is logged once;
+      // at startup (the two services start together) it is expected, so it becomes a warning only when
+      // the gateway stays unreachable.
       const reason = describeError(err);
-      if (reason !== lastFailure) {
-        log.warn(
-          { event: 'connect_failed', socket: options.socketPath, err: reason },
-          'cannot reach the gateway; retrying',
-        );
+      const persistent = Date.now() - unreachableSince > UNREACHABLE_WARN_MS;
+      if (reason !== lastFailure || (persistent && !warned)) {
+        const fields = { event: 'connect_failed', socket: options.socketPath, err: reason };
+        if (persistent) {
+          log.warn(fields, 'cannot reach the gateway; retrying');
+          warned = true;
+        } else {
+          log.info(fields, 'gateway not reachable yet; retrying');
+        }
         lastFailure = reason;
       }
       socket.destroy();
@@ -72,10 +82,12 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
           handshakeDone = true;
           attempt = 0;
           lastFailure = '';
+          warned = false;
           options.onConnectionChange?.({ connected: true, peerInstanceId: peer.instanceId });
         },
         onClose(reason) {
           if (current === connection) current = undefined;
+          if (handshakeDone) unreachableSince = Date.now();
           if (handshakeDone) options.onConnectionChange?.({ connected: false });
           if (running) log.info({ event: 'disconnected', reason }, 'lost the gateway; reconnecting');
           scheduleReconnect();
