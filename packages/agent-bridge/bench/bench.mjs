@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolServer } from '../../protocol/dist/index.js';
-import { Session, StdoutReader, TranscriptTail, translateLine } from '../dist/index.js';
+import { mayBeHistory, Session, StdoutReader, TranscriptTail, translateLine } from '../dist/index.js';
 
 const TARGET = 50 * 1024 * 1024;
 const fixtures = new URL('../test/fixtures/', import.meta.url).pathname;
@@ -87,24 +87,25 @@ const plainMs = best(() => {
   for (const line of transcriptText.split('\n')) if (line) JSON.parse(line);
 });
 let seen = 0;
-const tailMs = best(() => {
+const tailOf = (options) => () => {
   seen = 0;
-  const tail = new TranscriptTail({
-    configDir,
-    cwd,
-    sessionId: 'bench',
-    fromEnd: false,
-    onLine: () => seen++,
-  });
+  const tail = new TranscriptTail({ configDir, cwd, sessionId: 'bench', onLine: () => seen++, ...options });
   tail.rescan();
   tail.stop();
-});
+};
+const tailMs = best(tailOf({}));
+const allSeen = seen;
+// As the bridge runs it: only lines that can make a history entry are parsed (`mayBeHistory`).
+const filteredMs = best(tailOf({ acceptBytes: mayBeHistory }));
 console.log(
-  `transcript: ${(transcriptBytes / 1048576).toFixed(1)} MB, ${seen} lines (${transcriptText.split('\n').filter(Boolean).length} in the file; lines over 2 MiB skipped unparsed)`,
+  `transcript: ${(transcriptBytes / 1048576).toFixed(1)} MB, ${allSeen} lines (${transcriptText.split('\n').filter(Boolean).length} in the file; lines over 2 MiB skipped unparsed)`,
 );
 console.log(`  split + JSON.parse         ${plainMs.toFixed(0)} ms  ${mb(transcriptBytes, plainMs)}`);
 console.log(
   `  TranscriptTail             ${tailMs.toFixed(0)} ms  ${mb(transcriptBytes, tailMs)}  ratio ${(tailMs / plainMs).toFixed(2)}x`,
+);
+console.log(
+  `  TranscriptTail, filtered   ${filteredMs.toFixed(0)} ms  ${mb(transcriptBytes, filteredMs)}  ratio ${(filteredMs / plainMs).toFixed(2)}x (${seen} lines parsed)`,
 );
 
 // 3. Resident memory of a bridge process, idle and while a turn streams ~5 MB of deltas.
@@ -112,6 +113,8 @@ const socketPath = join(root, 'g.sock');
 let textFrames = 0;
 let ended;
 const turnEnded = new Promise((resolve) => (ended = resolve));
+let statusAnswered;
+const statusAnswer = new Promise((resolve) => (statusAnswered = resolve));
 const server = createProtocolServer({
   socketPath,
   agent: 'bench',
@@ -119,6 +122,7 @@ const server = createProtocolServer({
   onFrame(frame) {
     if (frame.type === 'text') textFrames++;
     if (frame.type === 'turn_ended') ended();
+    if (frame.type === 'status' && frame.commandId === 'bench-status') statusAnswered(frame);
   },
 });
 await server.start();
@@ -133,6 +137,8 @@ mkdirSync(workDir);
 const bridge = spawn(process.execPath, [new URL('../test/bridge-entry.mjs', import.meta.url).pathname], {
   env: {
     ...process.env,
+    // The fake CLI writes a transcript here, which the bridge tails while the answer streams.
+    CLAUDE_CONFIG_DIR: join(root, 'claude'),
     BRIDGE_OPTIONS: JSON.stringify({
       agent: 'bench',
       socketPath,
@@ -164,8 +170,16 @@ await server.send({
 });
 await turnEnded;
 clearInterval(sampler);
+await new Promise((resolve) => setTimeout(resolve, 300));
+await server.send({ type: 'status_request', commandId: 'bench-status' });
+const history = (await statusAnswer).history ?? [];
+const transcriptDir = join(root, 'claude', 'projects', workDir.replace(/[^a-zA-Z0-9]/g, '-'));
+const written = readdirSync(transcriptDir).reduce(
+  (n, f) => n + readFileSync(join(transcriptDir, f)).length,
+  0,
+);
 console.log(
-  `bridge RSS: idle ${idle.toFixed(1)} MB, streaming peak ${peak.toFixed(1)} MB (text frames: ${textFrames})`,
+  `bridge RSS: idle ${idle.toFixed(1)} MB, streaming peak ${peak.toFixed(1)} MB (text frames: ${textFrames}; transcript tailed meanwhile: ${(written / 1048576).toFixed(1)} MB, history entries: ${history.length})`,
 );
 bridge.kill('SIGKILL');
 const record = JSON.parse(readFileSync(join(root, 's', 'bridge.json'), 'utf8'));

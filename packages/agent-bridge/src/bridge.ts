@@ -723,7 +723,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           if (line.source === 'main') onTranscriptLine(line.value);
         },
         // Sub-agent lines: nothing here needs them yet (see the module comment), so none is parsed.
-        accept: (text, source) => source === 'main' && mayBeHistory(text),
+        acceptBytes: (line, source) => source === 'main' && mayBeHistory(line),
         onSkipped: (file, bytes) => log.warn({ file, bytes }, 'skipped an oversized transcript line'),
         maxLineBytes: TRANSCRIPT_MAX_LINE_BYTES,
         backlogBytes: TRANSCRIPT_BACKLOG_BYTES,

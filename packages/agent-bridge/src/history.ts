@@ -38,10 +38,11 @@ export const HISTORY_KEPT = 12;
 export const HISTORY_TEXT_CHARS = 300;
 
 /**
- * The cheap pre-test for {@link historyEntryOf}: whether a raw transcript line can matter. Lines that
- * fail it are not parsed at all (most of a transcript's bytes are attachments and API request records).
+ * The cheap pre-test for {@link historyEntryOf}: whether a raw transcript line (its text, or its bytes
+ * before decoding) can matter. Lines that fail it are not decoded or parsed at all: most of a
+ * transcript's bytes are attachments and API request records.
  */
-export function mayBeHistory(text: string): boolean {
+export function mayBeHistory(text: string | Buffer): boolean {
   return (
     text.includes('"type":"assistant"') ||
     text.includes('[telegram ') ||

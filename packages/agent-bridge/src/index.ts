@@ -12,6 +12,14 @@ export {
   liveness,
   readStartTime,
 } from './child.js';
+export {
+  addHistory,
+  HISTORY_KEPT,
+  HISTORY_TEXT_CHARS,
+  type HistoryEntry,
+  historyEntryOf,
+  mayBeHistory,
+} from './history.js';
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { initialSessionState, Session, type SessionState, type Step } from './session.js';
 export { completeLineBytes, type StdoutLine, StdoutReader } from './stdout-reader.js';
@@ -20,6 +28,8 @@ export {
   claudeConfigDir,
   findMarker,
   projectDir,
+  type TranscriptCursor,
+  type TranscriptCursors,
   type TranscriptLine,
   TranscriptTail,
   type TranscriptTailOptions,
@@ -31,4 +41,10 @@ export {
   translateLine,
   translateMessage,
 } from './translator.js';
-export { deliveryMarker, messageHeader, renderSlashCommand, renderUserMessage } from './user-input.js';
+export {
+  deliveryMarker,
+  messageHeader,
+  renderSlashCommand,
+  renderUserMessage,
+  stripMessageHeader,
+} from './user-input.js';

@@ -12,9 +12,11 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
-/** One complete line; `text` is `undefined` when it was too long to decode. */
+/** One complete line; `text` is `undefined` when it was too long to decode, or `wanted` passed it over. */
 export interface StdoutLine {
   text: string | undefined;
+  /** Set when `read`'s `wanted` test rejected the line (it was not decoded). */
+  unwanted?: true;
   /** Length in bytes, without the newline. */
   bytes: number;
   /** File offset just past this line's newline: where reading resumes once this line is handled. */
@@ -52,9 +54,10 @@ export class StdoutReader {
   /**
    * The complete lines available now, at most `budget` bytes' worth (so one call cannot hold the event
    * loop for a whole 50 MB backlog). The caller handles them in order and then calls `advance(line.end)`
-   * for the last one it handled; the reader does not advance by itself.
+   * for the last one it handled; the reader does not advance by itself. Lines `wanted` rejects (it sees
+   * the line's bytes, without the newline) come back undecoded, marked `unwanted`.
    */
-  read(budget: number = 4 * 1024 * 1024): StdoutLine[] {
+  read(budget: number = 4 * 1024 * 1024, wanted?: (line: Buffer) => boolean): StdoutLine[] {
     const fd = this.#open();
     const size = fstatSync(fd).size;
     // A log shorter than the offset was replaced (a new process truncates it): start again at 0.
@@ -83,6 +86,9 @@ export class StdoutReader {
         const bytes = nl - start;
         if (bytes > this.maxLineBytes) {
           lines.push({ text: undefined, bytes, end: position + nl + 1 });
+        } else if (wanted && !wanted(this.#buf.subarray(start, nl))) {
+          // Not decoded at all: most of a transcript's bytes are lines its reader has no use for.
+          lines.push({ text: undefined, unwanted: true, bytes, end: position + nl + 1 });
         } else {
           lines.push({ text: this.#buf.toString('utf8', start, nl), bytes, end: position + nl + 1 });
         }

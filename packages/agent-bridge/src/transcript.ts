@@ -72,6 +72,13 @@ export interface TranscriptCursor {
   headBytes: number;
 }
 
+/**
+ * Bytes of lines decoded per read: bounds the strings alive at once. With a large budget a burst of
+ * appended lines survived young-generation collections and grew the old space (a 190 MB RSS peak in the
+ * bench while 80 MB of transcript were appended during a streamed answer; 256 KB keeps it near idle).
+ */
+const READ_BUDGET_BYTES = 256 * 1024;
+
 /** Bytes of a file's start hashed into its identity (a transcript's first line has its ids and time). */
 const HEAD_BYTES = 256;
 
@@ -91,6 +98,11 @@ export interface TranscriptTailOptions {
    * still advances). Most transcript bytes are attachments and request records nobody here needs.
    */
   accept?(text: string, source: string): boolean;
+  /**
+   * Like `accept`, on the line's bytes before it is decoded (cheaper still: no string is made for a
+   * line it rejects). E.g. `(line) => line.includes('"type":"assistant"')`.
+   */
+  acceptBytes?(line: Buffer, source: string): boolean;
   onSkipped?(file: string, bytes: number): void;
   /** The most of an existing main file read on its first attachment (default: all; 0: only new lines). */
   backlogBytes?: number;
@@ -291,7 +303,11 @@ export class TranscriptTail {
       const before = tailed.reader.offset;
       let lines: ReturnType<StdoutReader['read']>;
       try {
-        lines = tailed.reader.read();
+        const acceptBytes = this.#options.acceptBytes;
+        lines = tailed.reader.read(
+          READ_BUDGET_BYTES,
+          acceptBytes && ((line: Buffer) => acceptBytes(line, tailed.source)),
+        );
       } catch {
         return; // unreadable now; the rescan decides
       }
@@ -314,6 +330,7 @@ export class TranscriptTail {
     for (const line of lines) {
       // Advanced before `onLine`: a checkpoint taken inside it already counts this line as handled.
       tailed.reader.advance(line.end);
+      if (line.unwanted) continue;
       if (line.text === undefined) {
         this.#options.onSkipped?.(file, line.bytes);
         continue;

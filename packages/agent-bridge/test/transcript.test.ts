@@ -291,6 +291,17 @@ describe('TranscriptTail', () => {
     );
   });
 
+  it('passes over lines acceptBytes rejects before decoding them, and moves past them', () => {
+    const file = join(dir, 's1.jsonl');
+    writeFileSync(file, `${line(1)}${line(2, 'drop')}${line(3)}`);
+    const tail = make({ acceptBytes: (bytes) => !bytes.includes('drop') });
+    tail.start();
+    expect(ns()).toEqual([1, 3]);
+    appendFileSync(file, line(4));
+    tail.rescan();
+    expect(ns()).toEqual([1, 3, 4]);
+  });
+
   it('waits for a session file that does not exist yet, and for a session id', () => {
     const tail = make({ sessionId: null });
     tail.start();
