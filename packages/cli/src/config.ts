@@ -129,7 +129,8 @@ export interface ConfigEnvironment {
 
 /** Where the config file is, by the documented order of precedence. */
 export function resolveConfigPath(flag: string | undefined, { env, cwd }: ConfigEnvironment): string {
-  return path.resolve(cwd, flag ?? env.SWITCHYARD_CONFIG ?? 'switchyard.yaml');
+  // An empty $SWITCHYARD_CONFIG counts as unset (as from a unit's `Environment=SWITCHYARD_CONFIG=`).
+  return path.resolve(cwd, flag ?? (env.SWITCHYARD_CONFIG || 'switchyard.yaml'));
 }
 
 /** Reads, parses and validates a config file. Throws `ConfigError` listing every problem. */
@@ -142,7 +143,9 @@ export function loadConfig(file: string, environment: ConfigEnvironment): Config
     const hint =
       code === 'ENOENT'
         ? 'no such file: copy deploy/switchyard.example.yaml there, or pass --config PATH'
-        : String(err);
+        : code === 'EISDIR'
+          ? 'is a directory: pass the config file itself (--config PATH/switchyard.yaml)'
+          : String(err);
     throw new ConfigError(file, [hint]);
   }
   return parseConfig(text, file, environment);

@@ -102,12 +102,16 @@ describe('config', () => {
       '/e.yaml',
     );
     expect(resolveConfigPath(undefined, { env: {}, cwd: '/c' })).toBe('/c/switchyard.yaml');
+    expect(resolveConfigPath(undefined, { env: { SWITCHYARD_CONFIG: '' }, cwd: '/c' })).toBe(
+      '/c/switchyard.yaml',
+    );
   });
 
   it('says how to start when the file does not exist', () => {
     expect(() => loadConfig('/nonexistent/switchyard.yaml', env)).toThrow(
       /no such file: copy deploy\/switchyard.example.yaml/,
     );
+    expect(() => loadConfig(tmpdir(), env)).toThrow(/is a directory: pass the config file itself/);
   });
 
   it('reads the token from a file or the environment, and never prints it', () => {

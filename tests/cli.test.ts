@@ -1,0 +1,93 @@
+/**
+ * The `switchyard` command as an operator meets it: clear refusals of bad input, and `up` running every
+ * agent that has a token (here against the local Telegram server standing in for Telegram).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { rule, say } from '@switchyard/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { botMessages, MAIN, type System, startSystem } from './system.js';
+
+function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const result = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd: options.cwd ?? tmpdir(),
+    env: { ...process.env, SWITCHYARD_CONFIG: '', ...options.env },
+    encoding: 'utf8',
+  });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+describe('the switchyard command', () => {
+  let system: System | undefined;
+  afterEach(async () => {
+    await system?.stop();
+    system = undefined;
+  });
+
+  it('refuses a bad config before starting anything, listing every problem by path', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
+    try {
+      const file = path.join(dir, 'switchyard.yaml');
+      writeFileSync(
+        file,
+        'agents:\n  - name: demo\n    allow: [1, "two"]\n    workDir: /w\n    claude: { permissionMode: yolo }\n',
+      );
+      for (const command of [
+        ['config', 'check'],
+        ['gateway', 'demo'],
+        ['bridge', 'demo'],
+        ['run', 'demo'],
+      ]) {
+        const { code, err } = cli(['--config', file, ...command]);
+        expect(code, command.join(' ')).toBe(2);
+        expect(err).toContain('agents[0].allow[1]: expected a Telegram user id (integer)');
+        expect(err).toMatch(/agents\[0\]\.claude\.permissionMode: /);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the agents it knows when asked for another, and explains a missing config', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
+    try {
+      writeFileSync(
+        path.join(dir, 'switchyard.yaml'),
+        'agents:\n  - { name: alpha, allow: [1], workDir: /w }\n',
+      );
+      const unknown = cli(['gateway', 'beta'], { cwd: dir });
+      expect(unknown.code).toBe(2);
+      expect(unknown.err).toContain('no agent "beta"');
+      expect(unknown.err).toContain('alpha');
+      const missing = cli(['--config', path.join(dir, 'nope.yaml'), 'config', 'check']);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('copy deploy/switchyard.example.yaml');
+      expect(cli(['frobnicate']).code).toBe(2);
+      expect(cli(['help']).out).toContain('usage: switchyard');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`up` runs every agent that has a token, answers, and stops cleanly on SIGINT', async () => {
+    system = await startSystem({ rules: [rule('ping', say('pong'))] });
+    const { telegram, chatId } = system;
+    const masked = cli(['--config', system.configPath, 'config', 'check']);
+    expect(masked.code).toBe(0);
+    expect(masked.out).not.toContain('e2e-token-not-a-secret');
+    const up = spawn(process.execPath, [MAIN, '--config', system.configPath, 'up'], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => up.once('exit', (code) => resolve(code)));
+    try {
+      telegram.sendText(chatId, 'ping');
+      await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'pong'), {
+        timeoutMs: 60_000,
+      });
+      up.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      if (up.exitCode === null) up.kill('SIGKILL');
+    }
+  });
+});
