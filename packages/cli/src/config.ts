@@ -86,6 +86,7 @@ const fileSchema = z.strictObject({
   agents: z.array(agentSchema).min(1, { error: 'list at least one agent' }),
 });
 
+/** The config file as validated, before defaults and path resolution. */
 export type RawConfig = z.infer<typeof fileSchema>;
 type RawAgent = z.infer<typeof agentSchema>;
 
@@ -117,11 +118,13 @@ export interface AgentConfig {
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
 }
 
+/** A validated config: the file it came from and its agents, ready for the factories. */
 export interface Config {
   file: string;
   agents: AgentConfig[];
 }
 
+/** What config resolution may read of the process: its environment and working directory. */
 export interface ConfigEnvironment {
   env: Record<string, string | undefined>;
   cwd: string;

@@ -5,6 +5,7 @@
 import type { Logger } from '@switchyard/protocol';
 import { pino } from 'pino';
 
+/** The pino logger for one service process; `bindings` are stamped on every line. */
 export function createLogger(bindings: { agent?: string; service: string }, env = process.env): Logger {
   return pino({
     level: env.SWITCHYARD_LOG_LEVEL ?? 'info',

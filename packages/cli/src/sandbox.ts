@@ -16,6 +16,7 @@ import { createScriptedModel, createTelegramServer, type ScriptedModel } from '@
 import { createLogger } from './log.js';
 import { createSupervisor } from './supervisor.js';
 
+/** How `runSandbox` was asked for, and the process context it reads. */
 export interface SandboxOptions {
   mainPath: string;
   /** `switchyard sandbox` was asked for by name (rather than chosen by `up` for want of a token). */

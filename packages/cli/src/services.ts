@@ -14,6 +14,7 @@ export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge
   return path.join(agent.stateDir, service);
 }
 
+/** The bridge service of one agent, configured from its config entry. */
 export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Bridge {
   mkdirSync(agent.runtimeDir, { recursive: true, mode: 0o700 });
   return createBridge({
@@ -34,6 +35,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
   });
 }
 
+/** The gateway service of one agent; reads the bot token from its source (never logged). */
 export function makeGateway(
   agent: AgentConfig,
   environment: ConfigEnvironment,

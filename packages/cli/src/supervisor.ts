@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describeError, type Logger } from '@switchyard/protocol';
 
+/** How the supervisor starts each service, and what it does after a real stop. */
 export interface SupervisorOptions {
   /** argv (after `node`) that starts a service: `[main.js, '--config', file, service, agent]`. */
   command(service: 'gateway' | 'bridge'): string[];
@@ -27,6 +28,7 @@ interface Service {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** The running pair of services. */
 export interface Supervisor {
   start(): void;
   /** Stops both services; resolves when both processes have exited. */
@@ -36,6 +38,7 @@ export interface Supervisor {
   pid(service: 'gateway' | 'bridge'): number | undefined;
 }
 
+/** Creates the supervisor; nothing runs until `start()`. */
 export function createSupervisor(options: SupervisorOptions): Supervisor {
   const log = options.logger.child({ component: 'supervisor' });
   let stopping = false;

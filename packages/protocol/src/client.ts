@@ -14,6 +14,7 @@ import {
 } from './endpoint.js';
 import { describeError, silentLogger } from './logger.js';
 
+/** Options of the connecting end (the bridge). */
 export interface ClientOptions extends EndpointOptions {
   /** Reconnect delays: the n-th attempt waits a random time up to `min(maxMs, initialMs * 2^n)`. */
   backoff?: { initialMs: number; maxMs: number };

@@ -25,6 +25,7 @@ export function encodeFrame(value: unknown): Buffer {
   return frame;
 }
 
+/** What the decoder makes of the bytes: a decoded value, or a refusal naming what was wrong. */
 export type DecodeEvent =
   | { kind: 'value'; value: unknown; bytes: number }
   | { kind: 'error'; code: 'bad_frame' | 'too_large'; message: string };

@@ -25,6 +25,7 @@ import {
 } from './messages.js';
 import type { ChannelStore } from './store.js';
 
+/** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
 export interface ConnectionOptions {
   role: 'server' | 'client';
   agent: string;
@@ -46,6 +47,7 @@ const DEFAULT_PING_TIMEOUT_MS = 15_000;
 /** Pause reading once this many received frames wait for the handler. */
 const INBOUND_HIGH_WATER = 256;
 
+/** One live connection; created by the server or client around a connected socket. */
 export class Connection {
   readonly #socket: Duplex;
   readonly #options: ConnectionOptions;

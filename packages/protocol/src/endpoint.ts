@@ -65,6 +65,7 @@ export function sendThrough(
   return Promise.resolve();
 }
 
+/** A random id for this process, sent in the handshake so logs can tell a restart from a reconnect. */
 export function newInstanceId(): string {
   return randomUUID();
 }

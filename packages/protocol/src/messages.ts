@@ -22,6 +22,7 @@ const text = z.string().max(1_000_000);
 
 /** Where a turn's output goes in Telegram: a chat, and a forum topic inside it when there is one. */
 export const routeSchema = z.object({ chatId, threadId: z.number().int().optional() });
+/** Where a turn's output goes: a chat, and a forum topic in it. */
 export type Route = z.infer<typeof routeSchema>;
 
 // ---------------------------------------------------------------------------------------------------
@@ -69,6 +70,7 @@ const attachment = z.object({
   mime: z.string().max(200).optional(),
   size: z.number().int().nonnegative().optional(),
 });
+/** A file a user sent, saved by the gateway and passed to the bridge by path. */
 export type Attachment = z.infer<typeof attachment>;
 
 const userMessage = z.object({
@@ -115,6 +117,7 @@ const setModel = z.object({
   ...commandFields,
   model: z.string().min(1).max(200),
 });
+/** The CLI's permission modes, as `/mode` and `set_mode` accept them. */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
 const setMode = z.object({ type: z.literal('set_mode'), ...commandFields, mode: z.enum(PERMISSION_MODES) });
 const compact = z.object({ type: z.literal('compact'), ...commandFields });
@@ -285,6 +288,7 @@ const promptClosed = z.object({
   reason: z.enum(['answered', 'cancelled', 'exited']),
 });
 
+/** What the agent is doing, as `/status` shows it. */
 export const AGENT_STATES = [
   'starting',
   'idle',
@@ -399,12 +403,16 @@ export const frameSchema = z.discriminatedUnion('type', [
   commandResult,
 ]);
 
+/** Any frame on the wire. */
 export type Frame = z.infer<typeof frameSchema>;
+/** The tag of a frame. */
 export type FrameType = Frame['type'];
 /** The member of the union with tag `T`. */
 export type FrameOf<T extends FrameType> = Extract<Frame, { type: T }>;
 
+/** Frames the channel itself uses: handshake, acknowledgement, liveness, refusal. */
 export type ControlFrame = FrameOf<'hello' | 'welcome' | 'ack' | 'ping' | 'pong' | 'error'>;
+/** What the gateway sends the bridge. */
 export type GatewayToBridge = FrameOf<
   | 'user_message'
   | 'permission_answer'
@@ -416,10 +424,15 @@ export type GatewayToBridge = FrameOf<
   | 'clear'
   | 'status_request'
 >;
+/** What the bridge sends the gateway. */
 export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
+/** Why a peer's input was refused. */
 export type ProtocolErrorCode = FrameOf<'error'>['code'];
+/** One of {@link PERMISSION_MODES}. */
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
+/** One of {@link AGENT_STATES}. */
 export type AgentState = (typeof AGENT_STATES)[number];
+/** Token counts of a turn. */
 export type Usage = z.infer<typeof usage>;
 
 /**
@@ -461,6 +474,7 @@ export type ReliableFrame = Frame & { seq?: number };
 /** Frames an application may hand to `send`: everything but the channel's own control frames. */
 export type AppFrame = Exclude<Frame, ControlFrame>;
 
+/** The outcome of {@link parseFrame}: a typed frame, or what was wrong with the input. */
 export type ParseResult =
   | { ok: true; frame: Frame }
   | { ok: false; code: ProtocolErrorCode; message: string };

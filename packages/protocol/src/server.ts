@@ -16,6 +16,7 @@ import {
 import { ProtocolError } from './errors.js';
 import { describeError, silentLogger } from './logger.js';
 
+/** Options of the listening end (the gateway). */
 export interface ServerOptions extends EndpointOptions {
   /** File mode of the socket; default 0o600 (0o660 when a shared group needs access). */
   socketMode?: number;

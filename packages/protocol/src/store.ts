@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppFrame } from './messages.js';
 
+/** A frame kept until the peer acknowledges it, with the number it was sent under. */
 export interface PendingFrame {
   seq: number;
   frame: AppFrame;
