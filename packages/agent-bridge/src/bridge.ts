@@ -14,8 +14,29 @@
  * those whose source tag the outbox already holds are not sent again.
  *
  * Exactly once into the CLI: a gateway command is acknowledged only after `onFrame` returns, and its key
- * is recorded (with the intent) before the write. A restart that finds an intent for a user message asks
- * the transcript whether the CLI enqueued it (the header's `inbound=` marker) and writes it only if not.
+ * is recorded (with the intent) before the write. Every `user` line (messages and `/clear`, `/compact`)
+ * carries a fresh `uuid`, kept in the intent. What 2.1.328 does with it (measured, see the README):
+ * - it prints `command_lifecycle` `queued` with `command_uuid` = that uuid on stdout within milliseconds
+ *   of *reading* the line — mid-turn too, long before a turn takes a steer — and only for lines that
+ *   carry a uuid;
+ * - it handles stdin lines in order: that `queued` comes before the answer to a control request written
+ *   after the line;
+ * - it drops, silently, a line whose uuid it has already taken (queued, taken mid-turn, or finished).
+ * A restart that finds an intent settles it from stdout alone (`settleIntent`): the snapshot holding the
+ * intent was written before the write, so its stdout offset is before any `queued` for it, and the
+ * adoption's replay of stdout from there sees that line if the CLI read it. If not, the bridge writes a
+ * fence — the `initialize` it sends after every adoption anyway — and reads on until the fence is
+ * answered: a line in the fifo is read before the fence, so a fence answered with no `queued` before it
+ * means the line never reached the fifo, and it is written now. If the fence is not answered in time
+ * (the CLI busy), the line is written anyway: with the same uuid, the CLI drops it if it had it.
+ * Why not the transcript, as before: for a content-array message (what the bridge writes) the
+ * `queue-operation enqueue` line has no content, and a steer's text appears only when the running turn
+ * takes it — a crash in between made the restarted bridge write the steer again. Why not
+ * `--replay-user-messages`: its echo comes when a turn takes the message, not when the CLI reads it.
+ * The fifo itself cannot be asked after the fact. Intents recorded by a bridge from before uuids carry
+ * the header's `inbound=` marker and are still settled through the transcript (`findMarker`).
+ * Control lines (answers, interrupts, model and mode) are assumed written: a duplicate answer does more
+ * harm than a lost one, which the `initialize` re-offers.
  *
  * Held commands: a `/clear` or `/compact` that arrives while a turn runs, and every message after it, is
  * kept in the snapshot (`held`) and written only once the CLI is idle — the CLI would otherwise fold later
@@ -41,6 +62,7 @@
  * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
  * when liveness cannot be read, nothing is started and the status is `unknown`.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, type FSWatcher, mkdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -69,7 +91,7 @@ import { initialSessionState, Session, type SessionState, type Step } from './se
 import { StdoutReader } from './stdout-reader.js';
 import { claudeConfigDir, findMarker, type TranscriptCursors, TranscriptTail } from './transcript.js';
 import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
-import { deliveryMarker, renderSlashCommand, renderUserMessage } from './user-input.js';
+import { renderSlashCommand, renderUserMessage } from './user-input.js';
 
 /** Options of {@link createBridge}; the cli maps the agent's config onto them. */
 export interface BridgeOptions {
@@ -133,8 +155,11 @@ export interface Snapshot {
   session: SessionState;
   /** Keys of gateway commands already written into the CLI (bounded, newest last). */
   delivered: string[];
-  /** A write in progress: the key, the transcript marker, the line and the frames it announced. */
-  intent?: { key: string; marker?: string; line: string; frames: AppFrame[] };
+  /**
+   * A write in progress: the key, the line's `uuid` (user lines), the line and the frames it announced.
+   * `marker` (the header's `inbound=`) only in intents recorded by a bridge from before uuids.
+   */
+  intent?: { key: string; uuid?: string; marker?: string; line: string; frames: AppFrame[] };
   /** Commands and messages waiting behind a `/clear` or `/compact` until the CLI is idle (oldest first). */
   held?: HeldFrame[];
   /** The transcript tail's cursors, written with `history` (which they produced) in one snapshot. */
@@ -157,6 +182,11 @@ const DELTA_FLUSH_CHARS = 16 * 1024;
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
 const SNAPSHOT_EVERY_MS = 250;
+/**
+ * How long `settleIntent` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while
+ * idle, streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
+ */
+const FENCE_TIMEOUT_MS = 10_000;
 /**
  * Transcript lines longer than this are skipped. Lower than stdout's cap because each attached file
  * holds a read buffer this size, and the lines history needs (enqueued messages, assistant text) are far
@@ -199,6 +229,11 @@ export function createBridge(options: BridgeOptions): Bridge {
   let tail: TranscriptTail | undefined;
   /** The same array as `snapshot.history`. */
   let history: HistoryEntry[] = [];
+  /**
+   * Set from start until the intent a crash left is settled: its uuid, and whether stdout has shown the
+   * CLI reading it. While set, held items stay held (they must not overtake the line being settled).
+   */
+  let settling: { uuid: string | undefined; queued: boolean } | undefined;
 
   const persist = (force: boolean): void => {
     if (!force && Date.now() - lastSnapshotAt < SNAPSHOT_EVERY_MS) {
@@ -384,6 +419,8 @@ export function createBridge(options: BridgeOptions): Bridge {
             for (const event of events) {
               if (event.kind === 'skipped')
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
+              if (event.kind === 'input_queued' && settling && event.uuid === settling.uuid)
+                settling.queued = true;
             }
             const step = session.onEvents(events, Date.now());
             runWrites(step);
@@ -478,10 +515,13 @@ export function createBridge(options: BridgeOptions): Bridge {
       snapshot.delivered.splice(0, snapshot.delivered.length - DELIVERED_KEPT);
   };
 
-  /** Records the intent, writes the line, sends the frames: the one path every stdin write takes. */
-  const deliver = (key: string, line: string, step: Step, marker?: string): void => {
+  /**
+   * Records the intent, writes the line, sends the frames: the one path every stdin write takes. `uuid`
+   * is the line's own (user lines; see the module comment), so a restart can tell whether it was read.
+   */
+  const deliver = (key: string, line: string, step: Step, uuid?: string): void => {
     remember(key);
-    snapshot.intent = { key, line, frames: step.frames, ...(marker !== undefined ? { marker } : {}) };
+    snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
     persist(true);
     writeToChild(line);
     // Input just went in: silence from here on is what the stuck watchdog measures.
@@ -506,19 +546,22 @@ export function createBridge(options: BridgeOptions): Bridge {
    * when no command is still waiting before it (so it lands after the command, in its new conversation).
    */
   const releaseHeld = (): void => {
+    if (settling) return;
     const held = snapshot.held ?? [];
     while (held.length > 0 && child && !unknown) {
       const next = held[0] as HeldFrame;
       if (next.type === 'user_message') {
         held.shift();
         const step = session.acceptUserMessage(next, Date.now());
-        deliver(`in:${next.inboundId}`, renderUserMessage(next), step, deliveryMarker(next.inboundId));
+        const uuid = randomUUID();
+        deliver(`in:${next.inboundId}`, renderUserMessage(next, { uuid }), step, uuid);
         continue;
       }
       const step = session.acceptSlashCommand(next.commandId, next.route);
       if (!step) break; // a turn runs: wait for its end
       held.shift();
-      deliver(`cmd:${next.commandId}`, renderSlashCommand(`/${next.type}`), step);
+      const uuid = randomUUID();
+      deliver(`cmd:${next.commandId}`, renderSlashCommand(`/${next.type}`, uuid), step, uuid);
     }
     if (held.length === 0) delete snapshot.held;
   };
@@ -580,7 +623,8 @@ export function createBridge(options: BridgeOptions): Bridge {
           return;
         }
         const step = session.acceptUserMessage(frame, Date.now());
-        deliver(key, renderUserMessage(frame), step, deliveryMarker(frame.inboundId));
+        const uuid = randomUUID();
+        deliver(key, renderUserMessage(frame, { uuid }), step, uuid);
         return;
       }
       case 'permission_answer':
@@ -642,7 +686,8 @@ export function createBridge(options: BridgeOptions): Bridge {
           hold(key, frame);
           return;
         }
-        deliver(key, renderSlashCommand(`/${frame.type}`), step);
+        const uuid = randomUUID();
+        deliver(key, renderSlashCommand(`/${frame.type}`, uuid), step, uuid);
         return;
       }
       case 'status_request': {
@@ -671,25 +716,58 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
-  /** Settles a write that was in progress when the last bridge died (see the module comment). */
-  const settleIntent = async (): Promise<void> => {
+  /**
+   * Whether the CLI read the line with this uuid, from stdout alone (see the module comment): `read` if
+   * its `queued` is there, `unread` if the fence written here was answered first, `unknown` if the fence
+   * was not answered in time or the process went away. Writes the fence (an `initialize`).
+   */
+  const readByCli = async (uuid: string): Promise<'read' | 'unread' | 'unknown'> => {
+    if (settling?.queued) return 'read';
+    const fence = session.control('initialize', undefined);
+    runWrites(fence);
+    const deadline = Date.now() + FENCE_TIMEOUT_MS;
+    while (child && !settling?.queued && session.awaitsControl(fence.requestId) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      pump();
+    }
+    if (settling?.queued) return 'read';
+    if (child && !session.awaitsControl(fence.requestId)) return 'unread';
+    log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
+    return 'unknown';
+  };
+
+  /**
+   * Settles a write that was in progress when the last bridge died (see the module comment): writes the
+   * line again only if the CLI never read it, then sends the intent's frames the outbox lacks. Resolves
+   * true when it wrote an `initialize` (the fence), so the caller need not write another.
+   */
+  const settleIntent = async (): Promise<boolean> => {
     const intent = snapshot.intent;
-    if (!intent) return;
-    let written = false;
-    if (intent.marker !== undefined && child) {
+    if (!intent) return false;
+    let written = true;
+    let fenced = false;
+    if (intent.uuid !== undefined && child) {
+      const read = await readByCli(intent.uuid);
+      fenced = true;
+      // `unknown`: written again all the same — the CLI drops a line whose uuid it has taken.
+      written = read === 'read';
+    } else if (intent.marker !== undefined && child) {
+      // An intent from a bridge before uuids: only the transcript can tell (a steer not yet taken is
+      // not in it; the reason uuids replaced this).
       const configDir = claudeConfigDir(env);
-      // The CLI enqueues a line within milliseconds of reading it; give it a moment.
+      written = false;
       for (let i = 0; i < 20 && !written; i++) {
         written = findMarker(configDir, options.workDir, intent.marker);
         if (!written) await new Promise((resolve) => setTimeout(resolve, 100));
       }
-    } else {
-      // A control response or request: the CLI ignores a duplicate answer less gracefully than a
-      // missing one is recovered (the `initialize` below re-offers a prompt still pending), so assume it went.
-      written = true;
     }
+    // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
+    // missing one is recovered (the `initialize` re-offers a prompt still pending), so assume it went.
     if (!written && child) {
-      log.warn({ key: intent.key }, 'a message was not in the transcript after a crash; writing it now');
+      log.warn(
+        { key: intent.key },
+        'a line written before a crash was not seen read by the Claude process; writing it now',
+      );
       try {
         child.writeLine(intent.line);
       } catch (err) {
@@ -703,6 +781,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     emit(intent.frames.slice(from), undefined, { key: intent.key, from });
     delete snapshot.intent;
     persist(true);
+    return fenced;
   };
 
   return {
@@ -751,11 +830,18 @@ export function createBridge(options: BridgeOptions): Bridge {
           { pid: record.pid, offset: snapshot.stdoutOffset, liveness: state },
           'adopted the Claude process',
         );
+        // Before the first read: the replay of stdout from the offset may show the intent's line read.
+        if (snapshot.intent && !unknown) settling = { uuid: snapshot.intent.uuid, queued: false };
         pump();
         if (!unknown) {
-          await settleIntent();
-          // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`).
-          runWrites(session.control('initialize', undefined));
+          const fenced = await settleIntent().finally(() => {
+            settling = undefined;
+          });
+          // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`); the
+          // fence already was one.
+          if (!fenced) runWrites(session.control('initialize', undefined));
+          // Held items waited for the settled line; release them now if the CLI is idle.
+          pump();
         }
       } else if (record) {
         // Dead while no bridge watched: read what it said, report the exit, then start anew.

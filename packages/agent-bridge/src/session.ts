@@ -210,8 +210,15 @@ export class Session {
     return { frames: this.#status(this.agentState()), writes: [] };
   }
 
-  /** A control request this side sends (interrupt, model, mode, initialize); returns the line to write. */
-  control(kind: PendingControl['kind'], commandId: string | undefined, value?: string): Step {
+  /**
+   * A control request this side sends (interrupt, model, mode, initialize); returns the line to write and
+   * the request id the CLI will answer under.
+   */
+  control(
+    kind: PendingControl['kind'],
+    commandId: string | undefined,
+    value?: string,
+  ): Step & { requestId: string } {
     const s = this.state;
     s.controlCounter += 1;
     const requestId = `sy-${s.generation}-${s.controlCounter}`;
@@ -232,7 +239,13 @@ export class Session {
     return {
       frames: [],
       writes: [JSON.stringify({ type: 'control_request', request_id: requestId, request })],
+      requestId,
     };
+  }
+
+  /** Whether a control request this side wrote is still unanswered (its `control_response` not yet read). */
+  awaitsControl(requestId: string): boolean {
+    return requestId in this.state.controls;
   }
 
   /**
@@ -703,6 +716,8 @@ export class Session {
         });
         return;
       }
+      // Read-receipts matter only to the bridge's delivery bookkeeping, not to what a user sees.
+      case 'input_queued':
       case 'skipped':
         return;
       default: {

@@ -75,6 +75,14 @@ export type CliEvent =
       message: string;
       retryAfterMs?: number;
     }
+  /**
+   * The CLI read a stdin `user` line that carried a `uuid` and queued it (`command_lifecycle`, state
+   * `queued`, `command_uuid` = that uuid). Printed within milliseconds of the read, before any later stdin
+   * line is handled, and only for lines that carry a `uuid` (measured on 2.1.328). The bridge's proof that
+   * a line reached the process (see `bridge.ts`, exactly once into the CLI). The later states (`started`,
+   * `completed`) say nothing the turn events do not, and are not translated.
+   */
+  | { kind: 'input_queued'; uuid: string }
   | { kind: 'skipped'; reason: 'oversized' | 'malformed'; bytes: number };
 
 type Json = Record<string, unknown>;
@@ -124,6 +132,10 @@ export function translateMessage(message: Json): CliEvent[] {
       return translateControlRequest(message);
     case 'control_response':
       return translateControlResponse(message);
+    case 'command_lifecycle': {
+      const uuid = str(message.command_uuid);
+      return uuid !== undefined && message.state === 'queued' ? [{ kind: 'input_queued', uuid }] : [];
+    }
     case 'control_cancel_request': {
       const requestId = str(message.request_id);
       return requestId ? [{ kind: 'control_cancel', requestId }] : [];

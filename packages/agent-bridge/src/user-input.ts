@@ -2,9 +2,12 @@
  * What a Telegram message becomes on the CLI's stdin: one stream-json `user` line whose text starts with
  * a compact header (chat, topic, message, sender, reply-to) the model needs to answer in context.
  *
- * The header also carries `inbound=<id>`: the CLI records every enqueued message in its transcript, so
- * after a crash between "about to write" and "written" the bridge can look for that marker to learn
- * whether the line reached the process (see `bridge.ts`, exactly-once delivery).
+ * Every line the bridge writes as a `user` message also carries a `uuid` of the bridge's choosing: the
+ * CLI answers it on stdout with `command_lifecycle queued` the moment it reads the line, and drops a later
+ * line with a uuid it has already taken. That is how the bridge knows, after a crash between "about to
+ * write" and "written", whether the line reached the process (see `bridge.ts`, exactly once into the CLI).
+ * The header's `inbound=<id>` names the Telegram message in the transcript (history, and the fallback
+ * check for an intent recorded before uuids were written).
  */
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
@@ -55,15 +58,21 @@ export function stripMessageHeader(text: string): string | undefined {
   return end < 0 ? '' : text.slice(end + 1);
 }
 
+/** Options of {@link renderUserMessage}. */
+export interface RenderOptions {
+  /** The line's `uuid` (see the module comment); written only when given. */
+  uuid?: string;
+  /** Reads a saved photo (default `readFileSync`; tests pass their own). */
+  read?: (path: string) => Buffer;
+}
+
 /**
  * The stdin line for a user message. Photos become base64 image blocks (read from the files the gateway
  * saved); other files are named by path in the text so the model can open them. A photo that cannot be
  * read is named instead, with the reason, rather than dropping the message.
  */
-export function renderUserMessage(
-  message: FrameOf<'user_message'>,
-  read: (path: string) => Buffer = readFileSync,
-): string {
+export function renderUserMessage(message: FrameOf<'user_message'>, options: RenderOptions = {}): string {
+  const read = options.read ?? readFileSync;
   const content: Record<string, unknown>[] = [];
   const notes: string[] = [];
   for (const attachment of message.attachments) {
@@ -91,10 +100,21 @@ export function renderUserMessage(
   }
   const text = [messageHeader(message), ...notes, message.text].filter((part) => part !== '').join('\n');
   content.push({ type: 'text', text });
-  return JSON.stringify({ type: 'user', message: { role: 'user', content } });
+  return userLine(content, options.uuid);
 }
 
-/** The stdin line for a slash command: plain text, no header (a header would stop it being a command). */
-export function renderSlashCommand(command: string): string {
-  return JSON.stringify({ type: 'user', message: { role: 'user', content: command } });
+/**
+ * The stdin line for a slash command: plain text, no header (a header would stop it being a command).
+ * `uuid` as for {@link renderUserMessage}: 2.1.328 acknowledges `/clear` and `/compact` the same way.
+ */
+export function renderSlashCommand(command: string, uuid?: string): string {
+  return userLine(command, uuid);
+}
+
+function userLine(content: unknown, uuid: string | undefined): string {
+  return JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content },
+    ...(uuid !== undefined ? { uuid } : {}),
+  });
 }
