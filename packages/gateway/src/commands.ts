@@ -122,6 +122,15 @@ export interface CommandRunnerOptions {
   status(): GatewayStatus;
   listPins(): PinRow[];
   restartBridge?: (() => Promise<void>) | undefined;
+  /**
+   * Where a command waiting for its `command_result` answers to, kept durably (the gateway's SQLite):
+   * the bridge may answer after a gateway restart, and the result must still reach the chat.
+   */
+  routes: {
+    add(commandId: string, route: Route): void;
+    /** The route, forgotten as it is read (a result is said once). */
+    take(commandId: string): Route | undefined;
+  };
   logger: Logger;
   /** How long `/status` waits for the bridge's answer before replying from what the gateway knows. */
   statusTimeoutMs?: number;
@@ -153,17 +162,20 @@ export function statusText(s: GatewayStatus): string {
 }
 
 /**
- * Creates the command runner. Routes of commands waiting for the bridge are kept in memory only: after a
- * gateway restart a late `command_result` has no chat to go to and is dropped (logged).
+ * Creates the command runner. Routes of commands sent to the bridge as reliable frames are durable
+ * (`options.routes`), so a `command_result` after a gateway restart still reaches its chat. `/status`
+ * is different: its request is not a reliable frame (it dies with the connection), so its route and
+ * fallback timer live in memory, and a restart drops them with the request.
  */
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { reply, logger } = options;
-  const waiting = new Map<string, Route>();
+  const statusRoutes = new Map<string, Route>();
   const statusTimers = new Map<string, NodeJS.Timeout>();
   const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   const toBridge = async (frame: GatewayToBridge & { commandId: string }, route: Route, ack: string) => {
-    waiting.set(frame.commandId, route);
+    // Recorded before the frame is queued: a result can never arrive for a command with no route.
+    options.routes.add(frame.commandId, route);
     // The acknowledgement is queued first, so the result can never overtake it in the chat.
     reply(route, options.connected() ? ack : `${ack}\n${QUEUED_NOTE}`);
     await options.send(frame);
@@ -221,12 +233,12 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           }
           // `status_request` is not a reliable frame: if the bridge goes away before answering, answer
           // from what the gateway knows rather than leave the user without a reply.
-          waiting.set(commandId, route);
+          statusRoutes.set(commandId, route);
           statusTimers.set(
             commandId,
             setTimeout(() => {
               statusTimers.delete(commandId);
-              if (!waiting.delete(commandId)) return;
+              if (!statusRoutes.delete(commandId)) return;
               reply(
                 route,
                 `${statusText(options.status())}\n(the agent did not answer; this is the gateway's view)`,
@@ -273,18 +285,20 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
 
     answer(frame) {
       if (frame.commandId === undefined) return;
-      const route = waiting.get(frame.commandId);
-      if (!route) {
-        if (frame.type === 'command_result')
+      if (frame.type === 'command_result') {
+        const route = options.routes.take(frame.commandId);
+        if (route) reply(route, frame.message ?? (frame.ok ? 'Done.' : 'That did not work.'));
+        else
           logger.info({ event: 'command_result_unrouted', command: frame.commandId }, 'no chat waits for it');
         return;
       }
-      waiting.delete(frame.commandId);
+      const route = statusRoutes.get(frame.commandId);
+      if (!route) return;
+      statusRoutes.delete(frame.commandId);
       const timer = statusTimers.get(frame.commandId);
       if (timer) clearTimeout(timer);
       statusTimers.delete(frame.commandId);
-      if (frame.type === 'status') reply(route, statusText(options.status()));
-      else reply(route, frame.message ?? (frame.ok ? 'Done.' : 'That did not work.'));
+      reply(route, statusText(options.status()));
     },
 
     stop() {

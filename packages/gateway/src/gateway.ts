@@ -238,6 +238,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     status: () => gateway.status(),
     listPins: () => db().listPins(),
     restartBridge: options.restartBridge,
+    routes: {
+      add: (commandId, route) => db().addCommandRoute(commandId, route),
+      take: (commandId) => db().takeCommandRoute(commandId),
+    },
     logger: logger.child({ component: 'commands' }),
   });
 

@@ -1,8 +1,14 @@
 /**
  * Open prompts — permission requests and questions — from the bridge's frame to the user's answer.
- * Each prompt is a row in SQLite keyed by a short token; its message carries the keyboard. A button
- * press closes the row atomically before the answer is sent, so a double press answers once. A press on
+ * Each prompt is a row in SQLite keyed by a short token; its message carries the keyboard. A press on
  * a prompt that is no longer open is told "this request has expired". Every callback is answered.
+ *
+ * Crash safety: the row moving `open → answered` and the answer frame entering the channel's outbox are
+ * one SQLite transaction ({@link GatewayStore.atomically}; the channel appends a reliable frame
+ * synchronously inside `send`). So a `kill -9` leaves either an open prompt with no answer queued (the
+ * user can press again) or an answered one whose answer the channel will deliver — never an answered
+ * prompt whose answer is lost — and a double press answers once. The answers to the first questions of
+ * a multi-question prompt are kept in the row too, so a restart between two questions forgets nothing.
  */
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
@@ -46,24 +52,40 @@ export interface Prompts {
 }
 
 type QuestionFrame = FrameOf<'question'>;
+/** What became of an answer: queued for the bridge, refused (the prompt was not open), or not queued. */
+type Outcome = 'queued' | 'expired' | 'undelivered';
 type PermissionFrame = FrameOf<'permission_request'>;
 
 /** Creates the prompt handler. */
 export function createPrompts(options: PromptsOptions): Prompts {
   const { api, courier, store, logger } = options;
-  const answers = new Map<string, Record<string, string>>();
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
-  /** Hands an answer to the bridge; false (logged) when it could not even be queued. */
-  const deliver = async (frame: GatewayToBridge): Promise<boolean> => {
+  /**
+   * Closes the prompt as answered and queues `frame` for the bridge in one transaction (see the module
+   * comment). `expired`: the prompt was not open (answered already, or gone). `undelivered`: the frame
+   * could not be queued, so the prompt stays open and the user may press again.
+   */
+  const answer = (token: string, frame: GatewayToBridge): Outcome => {
+    let writing: Promise<void> | undefined;
     try {
-      await options.send(frame);
-      return true;
+      const open = store.atomically(() => {
+        if (!store.closePrompt(token, 'answered')) return false;
+        writing = options.send(frame);
+        return true;
+      });
+      if (!open) return 'expired';
     } catch (error) {
       logger.error({ event: 'answer_not_queued', error: errorText(error) }, 'answer could not be queued');
-      return false;
+      return 'undelivered';
     }
+    // The frame is in the outbox, so the press need not wait for the socket: a failed write is resent
+    // after the next handshake.
+    void writing?.catch((error: unknown) =>
+      logger.warn({ event: 'answer_write_failed', error: errorText(error) }, 'answer queued, resent later'),
+    );
+    return 'queued';
   };
 
   /**
@@ -96,20 +118,23 @@ export function createPrompts(options: PromptsOptions): Prompts {
       : `❓ ${payload.questions.map((q) => escapeHtml(q.question)).join(' · ')}`;
   };
 
-  const answerQuestion = async (
+  const answerQuestion = (
     row: PromptRow,
     frame: QuestionFrame,
     collected: Record<string, string>,
-  ): Promise<void> => {
+  ): Outcome => {
     if (!frame.questions.every((q) => collected[q.question] !== undefined)) {
-      answers.set(row.token, collected);
+      store.setPromptAnswers(row.token, collected);
       const view = questionPrompt(frame, row.token, row.selection, collected);
       show(row, view.html, view.keyboard);
-      return;
+      return 'queued';
     }
-    if (!store.closePrompt(row.token, 'answered')) return;
-    answers.delete(row.token);
-    await deliver({ type: 'question_answer', requestId: row.requestId, answers: collected });
+    const outcome = answer(row.token, {
+      type: 'question_answer',
+      requestId: row.requestId,
+      answers: collected,
+    });
+    if (outcome !== 'queued') return outcome;
     show(
       row,
       questionPrompt(frame, row.token, row.selection, collected).html.replace(
@@ -117,6 +142,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
         '',
       ),
     );
+    return 'queued';
   };
 
   return {
@@ -193,17 +219,24 @@ export function createPrompts(options: PromptsOptions): Prompts {
       // The message the press came from, when the send's result was not recorded yet.
       const row: PromptRow = { ...stored, messageId: stored.messageId ?? query.message?.message_id };
       if (press.kind === 'permission') {
-        if (row.kind !== 'permission' || !store.closePrompt(row.token, 'answered')) {
+        const outcome =
+          row.kind === 'permission'
+            ? answer(row.token, {
+                type: 'permission_answer',
+                requestId: row.requestId,
+                decision: press.decision,
+                ...(press.decision === 'deny' ? { message: 'The user denied this.' } : {}),
+              })
+            : 'expired';
+        if (outcome === 'expired') {
           await reply(EXPIRED);
           return;
         }
-        const delivered = await deliver({
-          type: 'permission_answer',
-          requestId: row.requestId,
-          decision: press.decision,
-          ...(press.decision === 'deny' ? { message: 'The user denied this.' } : {}),
-        });
-        await reply(delivered ? (press.decision === 'deny' ? 'Denied' : 'Allowed') : UNDELIVERED);
+        if (outcome === 'undelivered') {
+          await reply(UNDELIVERED);
+          return;
+        }
+        await reply(press.decision === 'deny' ? 'Denied' : 'Allowed');
         show(row, permissionAnswered(row.payload as PermissionFrame, press));
         return;
       }
@@ -213,7 +246,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
         await reply(EXPIRED);
         return;
       }
-      const collected = { ...(answers.get(row.token) ?? {}) };
+      const collected = { ...row.answers };
       if (collected[q.question] !== undefined) {
         // This question was answered already (a stale keyboard); the others are still open.
         await reply('Already answered.');
@@ -249,20 +282,22 @@ export function createPrompts(options: PromptsOptions): Prompts {
           .filter(Boolean)
           .join(', ');
       }
-      await reply();
-      await answerQuestion({ ...row, selection }, frame, collected);
+      // The callback is answered at once; a failure to queue the answer is said in a second notice.
+      const outcome = answerQuestion({ ...row, selection }, frame, collected);
+      await reply(outcome === 'queued' ? undefined : outcome === 'expired' ? EXPIRED : UNDELIVERED);
     },
 
     async typedAnswer(route, text) {
       const row = store.openPrompts(route).find((p) => p.kind === 'question');
       if (!row) return false;
       const frame = row.payload as QuestionFrame;
-      const collected = { ...(answers.get(row.token) ?? {}) };
+      const collected = { ...row.answers };
       const next = frame.questions.find((q) => collected[q.question] === undefined);
       if (!next) return false;
       collected[next.question] = text;
-      await answerQuestion(row, frame, collected);
-      return true;
+      const outcome = answerQuestion(row, frame, collected);
+      // Undelivered (the gateway is stopping) was logged; the prompt stays open for another answer.
+      return outcome !== 'expired';
     },
 
     open() {

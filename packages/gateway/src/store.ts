@@ -7,6 +7,8 @@
  * durable against the process dying when the call returns — the property the intake and the channel
  * rely on for `kill -9` safety (see `synchronous` below for what an OS crash may lose).
  * The schema moves forward by numbered migrations recorded in `PRAGMA user_version`.
+ * {@link GatewayStore.atomically} lets a caller make several of these writes (and the channel's append)
+ * one transaction, for the few state changes that must not be split by a crash.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -66,6 +68,23 @@ const MIGRATIONS: readonly string[] = [
      state TEXT NOT NULL,
      created_at INTEGER NOT NULL);
    CREATE TABLE refused (user_id INTEGER PRIMARY KEY);`,
+  // 2: what a gateway restart must not forget — a question's partial answers, the chat each pending
+  // command answers to, and the Telegram sends whose result (the new message's id) was not yet known.
+  `ALTER TABLE prompts ADD COLUMN answers TEXT NOT NULL DEFAULT '{}';
+   CREATE TABLE command_routes (
+     command_id TEXT PRIMARY KEY,
+     chat_id INTEGER NOT NULL,
+     thread_id INTEGER,
+     created_at INTEGER NOT NULL);
+   CREATE TABLE sends (
+     send_id INTEGER PRIMARY KEY AUTOINCREMENT,
+     chat_id INTEGER NOT NULL,
+     floor INTEGER NOT NULL,
+     owner TEXT,
+     text TEXT NOT NULL,
+     other TEXT NOT NULL,
+     started_at INTEGER NOT NULL);
+   CREATE TABLE chat_marks (chat_id INTEGER PRIMARY KEY, last_bot_message_id INTEGER NOT NULL);`,
 ];
 
 /** Where an inbound message is on its way to the CLI. `queued`/`sent` are the inbox. */
@@ -118,7 +137,26 @@ export interface PromptRow {
   payload: unknown;
   /** Question index → chosen option indexes (multi-select toggles). */
   selection: Record<string, number[]>;
+  /** Question text → answer, for the questions of a multi-question prompt answered so far. */
+  answers: Record<string, string>;
   state: 'open' | 'answered' | 'closed';
+}
+
+/**
+ * A `sendMessage` whose outcome is not known yet: recorded before the call, removed in the transaction
+ * that records the new message's id (see `send-journal.ts`). One left at boot means the process died
+ * while the call was in flight, and the message may exist without anyone knowing its id.
+ */
+export interface SendRow {
+  sendId: number;
+  chatId: number;
+  /** The newest bot message id known in the chat when the call left: the message, if any, is above it. */
+  floor: number;
+  /** Who adopts the message if it is found (JSON of `send-journal.ts`'s `SendOwner`), or none. */
+  owner: unknown;
+  /** The text and options it was sent with, so it can be recognized without being changed. */
+  text: string;
+  other: Record<string, unknown>;
 }
 
 /** The gateway's SQLite store; see the module comment for its contract. */
@@ -126,6 +164,11 @@ export interface GatewayStore {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
   close(): void;
+  /**
+   * Runs `fn` as one transaction: every write in it (this store's and the channel's) commits together or
+   * not at all, and an exception rolls them all back. `fn` must be synchronous.
+   */
+  atomically<T>(fn: () => T): T;
 
   // --- Telegram updates
   /** The offset that confirms everything already recorded. */
@@ -165,14 +208,31 @@ export interface GatewayStore {
   listPins(): PinRow[];
 
   // --- prompts
-  addPrompt(prompt: Omit<PromptRow, 'token' | 'state' | 'selection' | 'messageId'>): PromptRow;
+  addPrompt(prompt: Omit<PromptRow, 'token' | 'state' | 'selection' | 'answers' | 'messageId'>): PromptRow;
   getPromptByToken(token: string): PromptRow | undefined;
   getPromptByRequest(requestId: string): PromptRow | undefined;
   setPromptMessage(token: string, messageId: number): void;
   setPromptSelection(token: string, selection: Record<string, number[]>): void;
+  /** Records the answers given so far to an open multi-question prompt. */
+  setPromptAnswers(token: string, answers: Record<string, string>): void;
   /** Moves an open prompt to `state`; false when it was not open (answered twice, or gone). */
   closePrompt(token: string, state: 'answered' | 'closed'): boolean;
   openPrompts(route?: Route): PromptRow[];
+
+  // --- commands waiting for the bridge's `command_result`
+  addCommandRoute(commandId: string, route: Route): void;
+  /** The chat a command answers to, removed as it is read; undefined when unknown (or taken already). */
+  takeCommandRoute(commandId: string): Route | undefined;
+
+  // --- sends in flight (see `SendRow`)
+  /** Records a send about to leave; its floor is the chat's newest known bot message id. */
+  beginSend(send: { chatId: number; owner: unknown; text: string; other: Record<string, unknown> }): number;
+  /** The send's message is `messageId` (or it made none: `undefined`): drops the row, raises the chat's mark. */
+  endSend(sendId: number, chatId: number, messageId: number | undefined): void;
+  /** Sends left in flight by a previous process, oldest first. */
+  pendingSends(): SendRow[];
+  /** Telegram message ids of the user's messages in a chat that the inbox still knows. */
+  inboundMessageIds(chatId: number): Set<number>;
 
   // --- settings
   getMeta(key: string): string | undefined;
@@ -279,9 +339,40 @@ export function openGatewayStore(path: string): GatewayStore {
     promptByRequest: db.prepare<[string], PromptSql>('SELECT * FROM prompts WHERE request_id = ?'),
     setPromptMessage: db.prepare('UPDATE prompts SET message_id = ? WHERE token = ?'),
     setPromptSelection: db.prepare('UPDATE prompts SET selection = ? WHERE token = ?'),
+    setPromptAnswers: db.prepare("UPDATE prompts SET answers = ? WHERE token = ? AND state = 'open'"),
     closePrompt: db.prepare("UPDATE prompts SET state = ? WHERE token = ? AND state = 'open'"),
     openPrompts: db.prepare<[], PromptSql>("SELECT * FROM prompts WHERE state = 'open' ORDER BY created_at"),
     refuse: db.prepare('INSERT OR IGNORE INTO refused (user_id) VALUES (?)'),
+    addRoute: db.prepare(
+      'INSERT OR REPLACE INTO command_routes (command_id, chat_id, thread_id, created_at) VALUES (?, ?, ?, ?)',
+    ),
+    route: db.prepare<[string], { chat_id: number; thread_id: number | null }>(
+      'SELECT chat_id, thread_id FROM command_routes WHERE command_id = ?',
+    ),
+    dropRoute: db.prepare('DELETE FROM command_routes WHERE command_id = ?'),
+    pruneRoutes: db.prepare('DELETE FROM command_routes WHERE created_at < ?'),
+    mark: db.prepare<[number], { m: number }>(
+      'SELECT last_bot_message_id AS m FROM chat_marks WHERE chat_id = ?',
+    ),
+    // Before the first journaled send in a chat (a new chat, or one from before migration 2), the
+    // newest message the gateway knows there stands in for the mark.
+    knownMax: db.prepare<[number, number], { m: number | null }>(
+      `SELECT MAX(m) AS m FROM (
+         SELECT MAX(telegram_message_id, COALESCE(placeholder_id, 0)) AS m FROM inbound WHERE chat_id = ?
+         UNION ALL SELECT COALESCE(message_id, 0) FROM prompts WHERE chat_id = ?)`,
+    ),
+    raiseMark: db.prepare(
+      `INSERT INTO chat_marks (chat_id, last_bot_message_id) VALUES (?, ?)
+       ON CONFLICT(chat_id) DO UPDATE SET last_bot_message_id = MAX(last_bot_message_id, excluded.last_bot_message_id)`,
+    ),
+    beginSend: db.prepare(
+      'INSERT INTO sends (chat_id, floor, owner, text, other, started_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    endSend: db.prepare('DELETE FROM sends WHERE send_id = ?'),
+    sends: db.prepare<[], SendSql>('SELECT * FROM sends ORDER BY send_id'),
+    inboundIds: db.prepare<[number], { id: number }>(
+      'SELECT telegram_message_id AS id FROM inbound WHERE chat_id = ?',
+    ),
   };
 
   const nextSeq = (): number => Number(getMeta('next_seq') ?? '1');
@@ -358,12 +449,19 @@ export function openGatewayStore(path: string): GatewayStore {
     q.pruneUpdates.run(max, dayAgo);
     q.pruneInbound.run(dayAgo);
     q.pruneTurns.run(dayAgo);
+    q.pruneRoutes.run(dayAgo);
   };
+
+  const endSend = db.transaction((sendId: number, chatId: number, messageId: number | undefined) => {
+    q.endSend.run(sendId);
+    if (messageId !== undefined) q.raiseMark.run(chatId, messageId);
+  });
   housekeeping();
 
   return {
     channel,
     close: () => db.close(),
+    atomically: <T>(fn: () => T): T => db.transaction(fn)(),
     nextUpdateOffset: () => (q.maxUpdate.get()?.m ?? -1) + 1,
     recordUpdates,
     unhandledUpdates: () =>
@@ -438,12 +536,47 @@ export function openGatewayStore(path: string): GatewayStore {
     setPromptSelection: (token, selection) => {
       q.setPromptSelection.run(JSON.stringify(selection), token);
     },
+    setPromptAnswers: (token, answers) => {
+      q.setPromptAnswers.run(JSON.stringify(answers), token);
+    },
     closePrompt: (token, state) => q.closePrompt.run(state, token).changes > 0,
     openPrompts: (route) =>
       q.openPrompts
         .all()
         .map((r) => toPrompt(r) as PromptRow)
         .filter((p) => !route || (p.route.chatId === route.chatId && p.route.threadId === route.threadId)),
+    addCommandRoute: (commandId, r) => {
+      q.addRoute.run(commandId, r.chatId, r.threadId ?? null, Date.now());
+    },
+    takeCommandRoute: db.transaction((commandId: string): Route | undefined => {
+      const row = q.route.get(commandId);
+      if (!row) return undefined;
+      q.dropRoute.run(commandId);
+      return route(row.chat_id, row.thread_id);
+    }),
+    beginSend: (send) => {
+      const floor = q.mark.get(send.chatId)?.m ?? q.knownMax.get(send.chatId, send.chatId)?.m ?? 0;
+      const result = q.beginSend.run(
+        send.chatId,
+        floor,
+        send.owner === undefined ? null : JSON.stringify(send.owner),
+        send.text,
+        JSON.stringify(send.other),
+        Date.now(),
+      );
+      return Number(result.lastInsertRowid);
+    },
+    endSend,
+    pendingSends: () =>
+      q.sends.all().map((r) => ({
+        sendId: r.send_id,
+        chatId: r.chat_id,
+        floor: r.floor,
+        owner: r.owner === null ? undefined : (JSON.parse(r.owner) as unknown),
+        text: r.text,
+        other: JSON.parse(r.other) as Record<string, unknown>,
+      })),
+    inboundMessageIds: (chatId) => new Set(q.inboundIds.all(chatId).map((r) => r.id)),
     getMeta,
     setMeta,
     recordRefusal: (userId) => q.refuse.run(userId).changes > 0,
@@ -486,6 +619,15 @@ interface TurnSql {
   started_at: number;
 }
 
+interface SendSql {
+  send_id: number;
+  chat_id: number;
+  floor: number;
+  owner: string | null;
+  text: string;
+  other: string;
+}
+
 interface PromptSql {
   token: string;
   request_id: string;
@@ -495,6 +637,7 @@ interface PromptSql {
   message_id: number | null;
   payload: string;
   selection: string;
+  answers: string;
   state: PromptRow['state'];
 }
 
@@ -542,6 +685,7 @@ function toPrompt(r: PromptSql | undefined): PromptRow | undefined {
     messageId: r.message_id ?? undefined,
     payload: JSON.parse(r.payload) as unknown,
     selection: JSON.parse(r.selection) as Record<string, number[]>,
+    answers: JSON.parse(r.answers) as Record<string, string>,
     state: r.state,
   };
 }

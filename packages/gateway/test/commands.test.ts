@@ -74,6 +74,28 @@ describe('commands', () => {
     expect(framesOf(bridge, 'user_message')).toHaveLength(0);
   });
 
+  it('shows a command’s result that arrives after a gateway restart (the route is in SQLite)', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/compact');
+    const frame = await nextFrame(bridge, 'compact');
+    await botMessage(tg, chatId, (t) => t === 'Compacting…');
+    await world.restart();
+    await bridge.send({
+      type: 'command_result',
+      commandId: frame.commandId,
+      ok: true,
+      message: 'Compacted.',
+    });
+    await botMessage(tg, chatId, (t) => t === 'Compacted.', 8000);
+    // Said once: the route is forgotten as the result is shown.
+    await bridge.send({ type: 'command_result', commandId: frame.commandId, ok: true, message: 'Again.' });
+    await sleep(300);
+    expect(botMessages(tg, chatId).filter((m) => m.text === 'Again.')).toHaveLength(0);
+  });
+
   it('/model and /mode list valid arguments when missing or bad, and set them when good', async () => {
     world = await startWorld();
     bridge = await connectBridge(world.socketPath);

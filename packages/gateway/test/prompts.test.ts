@@ -313,6 +313,27 @@ describe('questions (AskUserQuestion)', () => {
     expect(framesOf(b, 'question_answer')).toHaveLength(1);
   });
 
+  it('keeps the first answers of a multi-question prompt across a gateway restart', async () => {
+    const { tg, b, chatId } = await setUp();
+    await b.send({ type: 'question', requestId: 'q1', route: { chatId }, questions: [single, multi] });
+    const m = await botMessage(tg, chatId, (t) => t.includes('Which database?'));
+    await press(tg, chatId, m.messageId, { text: 'Postgres' });
+    await tg.waitFor(() => {
+      const now = tg.message(chatId, m.messageId);
+      return now && !buttons(now).some((x) => x.text === 'Postgres') ? now : undefined;
+    });
+    await world?.restart();
+    await waitUntil(() => b.endpoint.connected && world?.gateway.status().bridgeConnected, 5000, 'reconnect');
+    await press(tg, chatId, m.messageId, { text: '☐ search' });
+    await tg.waitFor(() => buttons(tg.message(chatId, m.messageId)).some((x) => x.text === '☑ search'));
+    await press(tg, chatId, m.messageId, { text: 'Done' });
+    await waitUntil(() => framesOf(b, 'question_answer').length === 1);
+    expect(framesOf(b, 'question_answer')[0]?.answers).toEqual({
+      'Which database?': 'Postgres',
+      'Which features?': 'search',
+    });
+  });
+
   it('takes a typed reply as the free-text answer, not as a new message for the agent', async () => {
     const { tg, b, chatId } = await setUp();
     await b.send({ type: 'question', requestId: 'q1', route: { chatId }, questions: [single] });
