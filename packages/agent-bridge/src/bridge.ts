@@ -124,7 +124,17 @@ export interface BridgeOptions {
   stopGraceMs?: number;
   /** Stdout lines longer than this are skipped unparsed (default 2 MiB). */
   maxLineBytes?: number;
+  /**
+   * Fault injection for tests: called synchronously at each stage of a stdin write, so a test can kill
+   * the process exactly there (`test/bridge-entry.mjs`). Stages: `intent_saved` (the intent is on disk,
+   * nothing written), `written` (the line is in the fifo, its frames not sent), `announced` (frames in
+   * the outbox, the intent not yet cleared). Leave unset in production.
+   */
+  onDeliveryStage?: (stage: DeliveryStage, key: string) => void;
 }
+
+/** A stage of one stdin write; see {@link BridgeOptions.onDeliveryStage}. */
+export type DeliveryStage = 'intent_saved' | 'written' | 'announced';
 
 /** What `status()` reports. */
 export interface BridgeStatus {
@@ -523,12 +533,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     remember(key);
     snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
     persist(true);
+    options.onDeliveryStage?.('intent_saved', key);
     writeToChild(line);
+    options.onDeliveryStage?.('written', key);
     // Input just went in: silence from here on is what the stuck watchdog measures.
     lastOutputAt = Date.now();
     stuckReported = false;
     runWrites(step);
     emit(step.frames, undefined, { key, from: 0 });
+    options.onDeliveryStage?.('announced', key);
     delete snapshot.intent;
     persist(false);
   };
@@ -737,9 +750,24 @@ export function createBridge(options: BridgeOptions): Bridge {
   };
 
   /**
+   * Sends the frames of the intent a crash left that the outbox does not hold yet. Before the adoption's
+   * replay of stdout: they are what `deliver` sends right after the write, so they come before anything
+   * the CLI printed in answer to the line (a `turn_started` before its turn's text) — whether or not the
+   * line turns out to have been read, since `settleIntent` makes sure it is.
+   */
+  const announceIntent = (): void => {
+    const intent = snapshot.intent;
+    if (!intent) return;
+    const sent = store?.lastInbound();
+    const prefix = `${intent.key}#`;
+    const from = sent?.startsWith(prefix) ? Number(sent.slice(prefix.length)) + 1 : 0;
+    emit(intent.frames.slice(from), undefined, { key: intent.key, from });
+  };
+
+  /**
    * Settles a write that was in progress when the last bridge died (see the module comment): writes the
-   * line again only if the CLI never read it, then sends the intent's frames the outbox lacks. Resolves
-   * true when it wrote an `initialize` (the fence), so the caller need not write another.
+   * line again only if the CLI never read it, then clears the intent. Resolves true when it wrote an
+   * `initialize` (the fence), so the caller need not write another.
    */
   const settleIntent = async (): Promise<boolean> => {
     const intent = snapshot.intent;
@@ -774,11 +802,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         log.error({ err: describeError(err) }, 'could not write the recovered message');
       }
     }
-    // Frames of the intent the outbox does not hold yet.
-    const sent = store?.lastInbound();
-    const prefix = `${intent.key}#`;
-    const from = sent?.startsWith(prefix) ? Number(sent.slice(prefix.length)) + 1 : 0;
-    emit(intent.frames.slice(from), undefined, { key: intent.key, from });
+    log.info({ key: intent.key, rewritten: !written }, 'settled a write from before a crash');
     delete snapshot.intent;
     persist(true);
     return fenced;
@@ -831,7 +855,10 @@ export function createBridge(options: BridgeOptions): Bridge {
           'adopted the Claude process',
         );
         // Before the first read: the replay of stdout from the offset may show the intent's line read.
-        if (snapshot.intent && !unknown) settling = { uuid: snapshot.intent.uuid, queued: false };
+        if (snapshot.intent && !unknown) {
+          settling = { uuid: snapshot.intent.uuid, queued: false };
+          announceIntent();
+        }
         pump();
         if (!unknown) {
           const fenced = await settleIntent().finally(() => {

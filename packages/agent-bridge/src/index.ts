@@ -3,7 +3,13 @@
  * stream-json output into protocol frames for the gateway, and turns the gateway's commands into what
  * the CLI understands. See `createBridge`.
  */
-export { type Bridge, type BridgeOptions, type BridgeStatus, createBridge } from './bridge.js';
+export {
+  type Bridge,
+  type BridgeOptions,
+  type BridgeStatus,
+  createBridge,
+  type DeliveryStage,
+} from './bridge.js';
 export {
   ChildError,
   type ChildHandle,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AppFrame,
+  type ChannelStore,
   createMemoryChannelStore,
   createProtocolServer,
   type Endpoint,
@@ -35,6 +36,8 @@ export interface Rig {
   waitFor(predicate: (frame: AppFrame) => boolean, timeoutMs?: number, since?: number): Promise<AppFrame>;
   of<T extends AppFrame['type']>(type: T): FrameOf<T>[];
   send(frame: AppFrame): Promise<void>;
+  /** Sends a reliable frame and resolves once the bridge has acknowledged it (handled and recorded). */
+  sendAcked(frame: AppFrame, timeoutMs?: number): Promise<void>;
   recordedPid(): number | undefined;
   cleanup(): Promise<void>;
 }
@@ -66,10 +69,33 @@ export async function createRig(rules: readonly Rule[]): Promise<Rig> {
   const { baseUrl } = await model.start();
   const frames: AppFrame[] = [];
   const waiters = new Set<() => void>();
+  // The gateway side's store, watched: which seq each sent frame got, and how far the bridge acknowledged.
+  const inner = createMemoryChannelStore();
+  const seqOf = new Map<AppFrame, number>();
+  let ackedUpTo = 0;
+  const ackWaiters = new Set<() => void>();
+  const store: ChannelStore = {
+    get streamId() {
+      return inner.streamId;
+    },
+    append(frame) {
+      const seq = inner.append(frame);
+      seqOf.set(frame, seq);
+      return seq;
+    },
+    acknowledge(upTo) {
+      ackedUpTo = Math.max(ackedUpTo, upTo);
+      inner.acknowledge(upTo);
+      for (const wake of [...ackWaiters]) wake();
+    },
+    pendingAfter: (after) => inner.pendingAfter(after),
+    readPeer: () => inner.readPeer(),
+    writePeer: (cursor) => inner.writePeer(cursor),
+  };
   const server = createProtocolServer({
     socketPath,
     agent: 'test',
-    store: createMemoryChannelStore(),
+    store,
     onFrame(frame) {
       frames.push(frame);
       for (const wake of [...waiters]) wake();
@@ -133,6 +159,25 @@ export async function createRig(rules: readonly Rule[]): Promise<Rig> {
     waitFor: waitFor as Rig['waitFor'],
     of: <T extends AppFrame['type']>(type: T) => frames.filter((f) => f.type === type) as FrameOf<T>[],
     send: (frame) => server.send(frame),
+    async sendAcked(frame, timeoutMs = 30_000) {
+      await server.send(frame);
+      const seq = seqOf.get(frame);
+      if (seq === undefined) throw new Error(`${frame.type} is not a reliable frame`);
+      await new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (ackedUpTo < seq) return;
+          ackWaiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          ackWaiters.delete(check);
+          reject(new Error(`${frame.type} seq ${seq} not acknowledged within ${timeoutMs} ms`));
+        }, timeoutMs);
+        ackWaiters.add(check);
+        check();
+      });
+    },
     recordedPid,
     async cleanup() {
       clearInterval(track);

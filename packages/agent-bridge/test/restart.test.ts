@@ -3,83 +3,33 @@
  * The next bridge must adopt the same CLI pid, every event must reach the gateway side exactly once, and
  * no input may reach the CLI twice. Then the CLI itself is killed: the next one resumes the conversation.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { type AppFrame, RELIABLE_TYPES } from '@switchyard/protocol';
 import { bash, rule, say } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, createRig, type Rig, userMessage } from './harness.js';
+import {
+  alive,
+  type BridgeProcess,
+  buildBridge,
+  duplicates,
+  startBridge as start,
+} from './bridge-process.js';
+import { createRig, type Rig, userMessage } from './harness.js';
 
 const LONG =
   'This is a long answer that streams slowly so the bridge can be killed in the middle of it. '.repeat(4);
 
 describe('bridge restarts', () => {
   let rig: Rig;
-  let bridgeProcess: ChildProcess | undefined;
+  let bridge: BridgeProcess | undefined;
 
-  const startBridge = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, 'bridge-entry.mjs')], {
-      env: {
-        ...process.env,
-        BRIDGE_OPTIONS: JSON.stringify({
-          agent: 'test',
-          socketPath: rig.socketPath,
-          stateDir: rig.stateDir,
-          workDir: rig.workDir,
-          claudeBin: CLAUDE_BIN,
-          env: rig.env,
-          restartOnExit: true,
-          stuckAfterMs: 60_000,
-        }),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`bridge exited with ${code}`)));
-    });
-    bridgeProcess = child;
-    return child;
+  const startBridge = async (): Promise<void> => {
+    bridge = await start(rig);
   };
-
   const killBridge = async (): Promise<void> => {
-    const child = bridgeProcess;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
-
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
-  /** Reliable frames that must never repeat (statuses may legitimately recur). */
-  const duplicates = (frames: AppFrame[]): string[] => {
-    const seen = new Set<string>();
-    const dup: string[] = [];
-    for (const frame of frames) {
-      if (!RELIABLE_TYPES.has(frame.type) || frame.type === 'status' || frame.type === 'operator_event')
-        continue;
-      const { seq: _seq, ...rest } = frame as AppFrame & { seq?: number };
-      const key = JSON.stringify(rest);
-      if (seen.has(key)) dup.push(key);
-      seen.add(key);
-    }
-    return dup;
+    await bridge?.kill();
   };
 
   beforeAll(async () => {
-    execFileSync(process.execPath, [
-      join(import.meta.dirname, '../../../node_modules/typescript/bin/tsc'),
-      '-b',
-      join(import.meta.dirname, '..'),
-    ]);
+    buildBridge();
     rig = await createRig([
       rule('long story', say(LONG, { chunkSize: 6, chunkDelayMs: 15 })),
       rule('write a file', bash('echo hi > out.txt', 'Write a file'), say('Written.')),
