@@ -13,6 +13,8 @@ import {
   type CadenceStep,
   type CardEvent,
   createCadence,
+  isEnded,
+  runningSubagents,
 } from '@switchyard/card';
 import type { AppFrame, Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified } from './bot-api.js';
@@ -79,6 +81,9 @@ export function toCardEvent(frame: AppFrame, at: number): CardEvent | undefined 
   }
 }
 
+/** The courier key of a card's edits; one is in flight at a time, so the key never coalesces two. */
+const editKey = (cardId: string): string => `card:${cardId}`;
+
 /** Creates the driver; it starts nothing until the first frame arrives. */
 export function createCardDriver(options: CardDriverOptions): CardDriver {
   const { api, courier, pins, logger } = options;
@@ -117,6 +122,13 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
       }
       void run(action).then((result) => perform(cadence.report(action.cardId, result, now())));
     }
+    // A closing card's live edit may still wait at low priority behind the chat's replies, and the
+    // cadence issues the final edit and the unpin only after it: raise it to theirs. (The cadence marks a
+    // card whose turn ended as closing only once that edit is reported, hence the second test.)
+    for (const card of cadence.cards()) {
+      if (card.closing || (isEnded(card.state) && runningSubagents(card.state) === 0))
+        courier.promote(card.route.chatId, editKey(card.cardId), 'high');
+    }
     arm(step.wakeAt);
   };
 
@@ -153,7 +165,10 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
           await courier.call(
             chatId,
             () => api.editMessageText(chatId, action.messageId, action.html, { parse_mode: 'HTML' }),
-            { priority: action.final ? 'normal' : 'low' },
+            // The key lets a closing card raise a live edit still queued (see `perform`).
+            // The final edit precedes the unpin (the cadence keeps one action per card in flight), so it
+            // shares the unpin's priority: otherwise the unpin would wait behind queued replies after all.
+            { priority: action.final ? 'high' : 'low', key: editKey(action.cardId) },
           );
           return { kind: 'edited' };
         } catch (error) {

@@ -4,17 +4,22 @@
  * instead of competing for it.
  *
  * Invariants:
- * - A lane runs one call at a time, urgent before normal before low, first-in first-out within a level.
+ * - A lane runs one call at a time, urgent before high before normal before low, first-in first-out
+ *   within a level. Every level spends the same budget: priority decides only the order of the queue.
  * - A call given a `key` replaces the pending call with the same key: stale edits are dropped in favour
  *   of the latest text, never queued. The replaced call's promise resolves with `undefined`.
  * - The thunk is evaluated when the call goes out, so it can read the newest state at that moment.
  */
 import type { Budget } from './budget.js';
 
-/** How soon a call should go: placeholders and answers are `urgent`, streamed edits and typing `low`. */
-export type Priority = 'urgent' | 'normal' | 'low';
+/**
+ * How soon a call should go: placeholders and prompts are `urgent`; closing a progress card (its final
+ * edit and its unpin) is `high`, so a finished or superseded card does not stay pinned while a backlog of
+ * replies drains; replies and notices are `normal`; streamed edits are `low`.
+ */
+export type Priority = 'urgent' | 'high' | 'normal' | 'low';
 
-const RANK: Record<Priority, number> = { urgent: 0, normal: 1, low: 2 };
+const RANK = { urgent: 0, high: 1, normal: 2, low: 3 } as const satisfies Record<Priority, number>;
 
 /** Per-call options. */
 export interface CourierCall {
@@ -27,6 +32,12 @@ export interface CourierCall {
 export interface Courier {
   /** Queues `run` on the chat's lane; resolves with its result (or `undefined` when superseded). */
   call<T>(chatId: number, run: () => Promise<T>, options?: CourierCall): Promise<T | undefined>;
+  /**
+   * Raises the pending call with `key` in a chat's lane to `priority` (never lowers it); false when no
+   * such call waits. For work that became urgent after it was queued: a card's live edit, once the card
+   * is closing, holds up its final edit and unpin.
+   */
+  promote(chatId: number, key: string, priority: Priority): boolean;
   /** Pending calls in a chat's lane (not counting the one in flight). */
   pending(chatId: number): number;
   /** Resolves when every lane is empty, dropping low-priority calls first; for shutdown. */
@@ -107,6 +118,12 @@ export function createCourier(
       });
       if (!lane.busy) void pump(chatId, lane);
       return promise;
+    },
+    promote(chatId, key, priority) {
+      const job = lanes.get(chatId)?.jobs.find((j) => j.key === key);
+      if (!job) return false;
+      job.rank = Math.min(job.rank, RANK[priority]);
+      return true;
     },
     pending(chatId) {
       return lanes.get(chatId)?.jobs.length ?? 0;

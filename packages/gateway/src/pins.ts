@@ -73,8 +73,10 @@ export function createPins(options: PinsOptions): Pins {
     else logger.warn(line, 'pin-event');
   };
 
+  // `high`: an unpin ends a card's pin, and must not wait behind the chat's queued replies (the courier
+  // still paces it within the chat's budget).
   const unpinOnce = (chatId: number, messageId: number) =>
-    courier.call(chatId, () => api.unpinChatMessage(chatId, messageId));
+    courier.call(chatId, () => api.unpinChatMessage(chatId, messageId), { priority: 'high' });
 
   return {
     async pin(chatId, messageId, turnId) {

@@ -68,4 +68,23 @@ describe('courier', () => {
     await Promise.all([first, low, urgent]);
     expect(ran).toEqual(['first', 'urgent', 'low']);
   });
+
+  it('runs high calls (a card closing) before normal replies, and promotes a queued low call', async () => {
+    let now = 0;
+    const courier = createCourier(createBudget(), {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    });
+    const ran: string[] = [];
+    const first = courier.call(1, async () => ran.push('first'));
+    const live = courier.call(1, async () => ran.push('card edit'), { priority: 'low', key: 'card:1' });
+    const replies = [1, 2, 3].map((n) => courier.call(1, async () => ran.push(`reply ${n}`)));
+    const unpin = courier.call(1, async () => ran.push('unpin'), { priority: 'high' });
+    expect(courier.promote(1, 'card:1', 'high')).toBe(true);
+    expect(courier.promote(1, 'card:2', 'high')).toBe(false);
+    await Promise.all([first, live, unpin, ...replies]);
+    expect(ran).toEqual(['first', 'card edit', 'unpin', 'reply 1', 'reply 2', 'reply 3']);
+  });
 });

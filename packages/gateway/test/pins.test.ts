@@ -184,6 +184,36 @@ describe('pinned progress card', () => {
     expect(world.gateway.status().pins).toBe(0); // no orphan records
   }, 20_000);
 
+  it('closes a finished card (final edit, unpin) ahead of the replies queued in its chat', async () => {
+    // The failure this pins down: the card's final edit and unpin shared `normal` priority with replies,
+    // so a card stayed pinned for as long as the chat's backlog of replies took to drain.
+    world = await startWorld({ card: CARD });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 'c',
+      route: { chatId },
+      inboundIds: [],
+      request: 'c',
+      startedAt: Date.now(),
+    });
+    await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
+    const help = () =>
+      tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('Claude Code agent'));
+    for (let i = 0; i < 5; i++) tg.sendText(chatId, '/help');
+    await waitUntil(() => help().length >= 1, 5000, 'the first /help reply');
+    await bridge.send({ type: 'turn_ended', turnId: 'c', outcome: 'success' });
+    await waitUntil(() => help().length === 5 && tg.chat(chatId).pinned.length === 0, 12_000, 'drained');
+    const unpin = tg.calls('unpinChatMessage').find((c) => c.ok);
+    expect(unpin).toBeDefined();
+    const before = help().filter((m) => m.date < (unpin?.at ?? 0)).length;
+    // One reply was sent, one may have been in flight; the rest waited for the card to close.
+    expect(before).toBeLessThanOrEqual(3);
+    expect(tg.stats().tooManyRequests).toBe(0);
+  }, 20_000);
+
   it('T6/I9: a card without events past the zombie ceiling is closed and unpinned', async () => {
     world = await startWorld({ card: { ...CARD, zombieMs: 1500, stuckAfterMs: 700 } });
     bridge = await connectBridge(world.socketPath);
