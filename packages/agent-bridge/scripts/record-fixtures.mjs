@@ -152,6 +152,46 @@ const scenarios = [
     },
   },
   {
+    name: 'delivery-receipts',
+    about:
+      'content-array user lines with a uuid, as the bridge writes them: command_lifecycle queued on read ' +
+      '(a steer too, long before the turn takes it), before the answer to an initialize written after it; ' +
+      'a repeated uuid dropped (mid-turn and after the turn)',
+    script: [
+      rule('first', say('First answer.')),
+      rule('slow', bash('sleep 2', 'Wait'), say('Slow work done.')),
+      rule('also', say('Noted your extra message.')),
+    ],
+    async run(s) {
+      /** @param {string} text @param {string} uuid */
+      const line = (text, uuid) => ({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text }] },
+        uuid,
+      });
+      const first = line('first message', '00000000-0000-4000-8000-000000000001');
+      s.send(first);
+      await s.result();
+      let n = s.lines.length;
+      s.send(line('do the slow thing', '00000000-0000-4000-8000-000000000002'));
+      await s.waitFor((l) => l.type === 'assistant' && JSON.stringify(l).includes('tool_use'), {
+        since: n,
+        what: 'the tool call',
+      });
+      const steer = line('also mention this', '00000000-0000-4000-8000-000000000003');
+      s.send(steer);
+      s.send({ type: 'control_request', request_id: 'req_fence_1', request: { subtype: 'initialize' } });
+      await pause(300);
+      s.send(steer);
+      await s.result(n);
+      await pause(500);
+      n = s.lines.length;
+      s.send(first);
+      await s.control({ subtype: 'initialize' }, 'req_fence_2');
+      await pause(1_500);
+    },
+  },
+  {
     name: 'interrupt',
     about: 'control_request interrupt while an answer streams; the turn ends with error_during_execution',
     script: [rule('long', say('word '.repeat(300), { chunkDelayMs: 40, chunkSize: 5 }))],

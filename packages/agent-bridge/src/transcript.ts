@@ -23,8 +23,9 @@
  *   No busy polling. A sub-agent file quiet for `idleReleaseMs` has its watcher and descriptor released and
  *   its cursor kept; a rescan attaches it again only once it has grown (or was replaced).
  *
- * Stdout is the source for the live turn; this reader is for what stdout does not carry or what must be
- * checked after a crash — whether a message reached the CLI (`findMarker`), and history (`history.ts`).
+ * Stdout is the source for the live turn; this reader is for what stdout does not carry: history
+ * (`history.ts`). Whether a line reached the CLI is settled from stdout now (`bridge.ts`); `findMarker`
+ * remains for intents recorded by a bridge from before that.
  */
 
 import { createHash } from 'node:crypto';
@@ -366,8 +367,10 @@ function headOf(file: string, bytes: number): string {
 
 /**
  * Whether any session file of this working directory contains `marker` (as it appears inside a JSON
- * string). Used after a crash to learn whether a message reached the CLI; reads at most the last
- * `maxBytes` of each of the most recently modified files.
+ * string); reads at most the last `maxBytes` of each of the most recently modified files. Not proof that
+ * a line was *not* read: a content-array message's `enqueue` line has no content on 2.1.328, and a steer
+ * reaches the file only when the running turn takes it. The bridge uses it only for intents recorded
+ * before stdin lines carried a uuid (see `bridge.ts`).
  */
 export function findMarker(
   configDir: string,

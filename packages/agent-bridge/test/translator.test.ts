@@ -188,6 +188,37 @@ describe('translator on recorded output', () => {
     expect(session.agentState()).toBe('running');
   });
 
+  it('delivery-receipts: a read receipt per uuid line in stdin order, before a later fence is answered; a repeated uuid gets none', () => {
+    // What `settleIntent` relies on (bridge.ts): `queued` on read, in order with control requests, and
+    // silence for a uuid the CLI has taken already (mid-turn, and after its turn ended).
+    const order = linesOf('delivery-receipts').flatMap((line) =>
+      translateLine(line).flatMap((e) =>
+        e.kind === 'input_queued'
+          ? [`queued ${e.uuid.slice(-1)}`]
+          : e.kind === 'control_response'
+            ? [`answered ${e.requestId}`]
+            : [],
+      ),
+    );
+    expect(order).toEqual([
+      'queued 1',
+      'queued 2',
+      'queued 3',
+      'answered req_fence_1',
+      'answered req_fence_2',
+    ]);
+    // The steer was read long before the turn took it: its receipt comes before the tool's result.
+    const lines = linesOf('delivery-receipts');
+    const receipt = lines.findIndex((l) =>
+      translateLine(l).some((e) => e.kind === 'input_queued' && e.uuid.endsWith('3')),
+    );
+    const toolResult = lines.findIndex((l) => translateLine(l).some((e) => e.kind === 'tool_result'));
+    expect(receipt).toBeLessThan(toolResult);
+    // Receipts change nothing a user sees: one turn per opening message, the steer in the second.
+    const frames = run('delivery-receipts');
+    expect(frames.filter((f) => f.type === 'turn_ended')).toHaveLength(2);
+  });
+
   it('bad input: malformed lines, a 3 MB line and unknown types are skipped; an unknown control request is refused', () => {
     expect(translateLine('{not json')).toEqual([{ kind: 'skipped', reason: 'malformed', bytes: 9 }]);
     expect(translateLine('[1,2]')[0]).toMatchObject({ kind: 'skipped' });
