@@ -167,9 +167,18 @@ export interface Snapshot {
   delivered: string[];
   /**
    * A write in progress: the key, the line's `uuid` (user lines), the line and the frames it announced.
-   * `marker` (the header's `inbound=`) only in intents recorded by a bridge from before uuids.
+   * `read`: a restarted bridge saw the CLI's `queued` for it — kept here because the stdout offset saved
+   * with it may already be past that line. `marker` (the header's `inbound=`) only in intents recorded by
+   * a bridge from before uuids.
    */
-  intent?: { key: string; uuid?: string; marker?: string; line: string; frames: AppFrame[] };
+  intent?: {
+    key: string;
+    uuid?: string;
+    read?: boolean;
+    marker?: string;
+    line: string;
+    frames: AppFrame[];
+  };
   /** Commands and messages waiting behind a `/clear` or `/compact` until the CLI is idle (oldest first). */
   held?: HeldFrame[];
   /** The transcript tail's cursors, written with `history` (which they produced) in one snapshot. */
@@ -429,8 +438,11 @@ export function createBridge(options: BridgeOptions): Bridge {
             for (const event of events) {
               if (event.kind === 'skipped')
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
-              if (event.kind === 'input_queued' && settling && event.uuid === settling.uuid)
+              if (event.kind === 'input_queued' && settling && event.uuid === settling.uuid) {
                 settling.queued = true;
+                // Saved with the offset that moves past this line (see `Snapshot.intent`).
+                if (snapshot.intent) snapshot.intent.read = true;
+              }
             }
             const step = session.onEvents(events, Date.now());
             runWrites(step);
@@ -856,7 +868,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         );
         // Before the first read: the replay of stdout from the offset may show the intent's line read.
         if (snapshot.intent && !unknown) {
-          settling = { uuid: snapshot.intent.uuid, queued: false };
+          settling = { uuid: snapshot.intent.uuid, queued: snapshot.intent.read === true };
           announceIntent();
         }
         pump();
