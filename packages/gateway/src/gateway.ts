@@ -4,7 +4,8 @@
  * and the modules that own each concern: intake, turns, the card, prompts, pins, commands.
  *
  * Boot order matters and is fixed: open the store → identify the bot → register commands if they
- * changed → sweep pins (I4: before any traffic) → listen for the bridge → replay updates recorded but not
+ * changed → sweep pins (I4: before any traffic) → reconcile sends a crash left in flight (before anything
+ * else may send: see `send-journal.ts`) → listen for the bridge → replay updates recorded but not
  * handled → re-send the inbox → re-attach unfinished turns → start polling.
  */
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ import { Bot, type Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { createAccess, REFUSAL, updateOrigin } from './access.js';
 import { saveAttachments } from './attachments.js';
-import { errorText } from './bot-api.js';
+import { type BotApi, errorText } from './bot-api.js';
 import { type BudgetOptions, createBudget } from './budget.js';
 import { type CardOptions, createCardDriver } from './card-driver.js';
 import { COMMANDS, commandsFingerprint, createCommandRunner, parseCommand } from './commands.js';
@@ -35,6 +36,7 @@ import { createCourier } from './courier.js';
 import { createUpdateSource, inboundIdOf, laneOf, unsupportedKind } from './intake.js';
 import { createPins, type SweepReport } from './pins.js';
 import { createPrompts } from './prompts.js';
+import { createSendJournal, journaledApi } from './send-journal.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
 import { createTurns } from './turns.js';
 
@@ -129,6 +131,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   );
 
   const courier = createCourier(budget);
+  /** `bot.api` with every `sendMessage` journaled; set by `start` once the store is open. */
+  let api: BotApi = bot.api;
   let store: GatewayStore | undefined;
   let endpoint: Endpoint | undefined;
   let runner: RunnerHandle | undefined;
@@ -156,7 +160,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const reply = (route: Route, text: string): Promise<unknown> =>
     courier
       .call(route.chatId, () =>
-        bot.api.sendMessage(
+        api.sendMessage(
           route.chatId,
           text,
           route.threadId === undefined ? {} : { message_thread_id: route.threadId },
@@ -397,8 +401,16 @@ export function createGateway(options: GatewayOptions): Gateway {
         logger: logger.child({ component: 'pins' }),
       });
       sweep = await pins.sweep(knownChats(), bot.botInfo.id);
-      cardsRef = createCardDriver({
+      const journal = createSendJournal({
         api: bot.api,
+        store: s,
+        courier,
+        logger: logger.child({ component: 'sends' }),
+      });
+      const reconciled = await journal.reconcile();
+      api = journaledApi(bot.api, journal);
+      cardsRef = createCardDriver({
+        api,
         courier,
         pins,
         logger: logger.child({ component: 'card' }),
@@ -406,7 +418,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         onCardMessage: (turnId, messageId) => s.setTurnCard(turnId, messageId),
       });
       turnsRef = createTurns({
-        api: bot.api,
+        api,
+        journal,
         courier,
         store: s,
         cards: cardsRef,
@@ -414,7 +427,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         bridgeConnected: () => connected,
       });
       promptsRef = createPrompts({
-        api: bot.api,
+        api,
+        journal,
         courier,
         store: s,
         logger: logger.child({ component: 'prompts' }),
@@ -471,7 +485,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         },
         { runner: { silent: true } },
       );
-      logger.info({ event: 'started', sweep }, 'gateway started');
+      logger.info({ event: 'started', sweep, reconciled }, 'gateway started');
     },
 
     async stop() {

@@ -22,6 +22,7 @@ import {
   questionPrompt,
 } from './keyboards.js';
 import { escapeHtml } from './markdown.js';
+import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, PromptRow } from './store.js';
 
 /** Said to a press whose prompt is gone. */
@@ -32,7 +33,9 @@ export const UNDELIVERED = 'Your answer could not be passed on: the gateway is s
 
 /** What the prompt handler needs. */
 export interface PromptsOptions {
-  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery'>;
+  api: Pick<BotApi, 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery'>;
+  /** Sends the prompt's message as the prompt's own (see `send-journal.ts`). */
+  journal: Pick<SendJournal, 'send'>;
   courier: Courier;
   store: GatewayStore;
   logger: Logger;
@@ -175,16 +178,19 @@ export function createPrompts(options: PromptsOptions): Prompts {
         .call(
           frame.route.chatId,
           () =>
-            api.sendMessage(frame.route.chatId, view.html, {
-              ...thread(frame.route),
-              parse_mode: 'HTML',
-              reply_markup: view.keyboard,
-            }),
+            options.journal.send(
+              frame.route.chatId,
+              view.html,
+              { ...thread(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
+              {
+                owner: { kind: 'prompt', token: row.token },
+                adopt: (id) => store.setPromptMessage(row.token, id),
+              },
+            ),
           { priority: 'urgent' },
         )
         .then((sent) => {
           if (!sent) return;
-          store.setPromptMessage(row.token, sent.message_id);
           // Closed while the message was on its way: its buttons must not stay live.
           const now = store.getPromptByToken(row.token);
           if (now && now.state === 'closed') show(now, `${title(now)}\n⌛ <i>expired</i>`);

@@ -9,6 +9,11 @@
  * - The live text is plain; only the final render carries formatting.
  * - After `finish`, the reply's messages hold exactly the final chunks, in order, and no others:
  *   surplus live messages are deleted.
+ * - Crash safety: every new message goes out through the send journal as the reply's own (its slot in
+ *   the list), and its id is recorded in the transaction that ends the send; a surplus message is
+ *   dropped from the list only after it is deleted. So after a `kill -9` at any point the list (plus what
+ *   the journal's boot reconciliation adopts) names every message of the reply, and the resumed final
+ *   render leaves no stray and no double.
  *
  * Why not `sendMessageDraft` (Bot API 9.5, private chats): a draft is a preview, not a message. It
  * cannot become the placeholder (which must exist at once, as a real message the user's message is
@@ -23,13 +28,16 @@ import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified, isParseError } from './bot-api.js';
 import type { Courier } from './courier.js';
 import { type HtmlChunk, renderMarkdown, splitPlain } from './markdown.js';
+import type { SendJournal } from './send-journal.js';
 
 /** What a reply stream needs. */
 export interface ReplyStreamOptions {
-  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage'>;
+  api: Pick<BotApi, 'editMessageText' | 'deleteMessage'>;
+  /** Sends the reply's new messages (see the invariants). */
+  journal: Pick<SendJournal, 'send'>;
   courier: Courier;
   route: Route;
-  /** Names the reply in courier keys and logs (the turn id). */
+  /** Names the reply in courier keys, logs and the send journal (the turn id). */
   key: string;
   /** Messages the reply already owns (the placeholder), in order. */
   messageIds: readonly number[];
@@ -50,7 +58,7 @@ export interface ReplyStream {
 
 /** Creates the stream for one reply. Nothing is sent until `show` or `finish`. */
 export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
-  const { api, courier, route, logger } = options;
+  const { api, journal, courier, route, logger } = options;
   const chatId = route.chatId;
   const thread = route.threadId === undefined ? {} : { message_thread_id: route.threadId };
   const ids = [...options.messageIds];
@@ -77,12 +85,18 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
           link_preview_options: { is_disabled: true },
         });
       } else {
-        const sent = await api.sendMessage(chatId, piece, {
-          ...thread,
-          link_preview_options: { is_disabled: true },
-        });
-        ids.push(sent.message_id);
-        setIds();
+        await journal.send(
+          chatId,
+          piece,
+          { ...thread, link_preview_options: { is_disabled: true } },
+          {
+            owner: { kind: 'reply', turnId: options.key, slot: i },
+            adopt: (id) => {
+              ids.push(id);
+              setIds();
+            },
+          },
+        );
       }
       shown[i] = piece;
     } catch (error) {
@@ -130,13 +144,18 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
             ids.splice(i, 1);
           }
         }
-        const sent = await api.sendMessage(chatId, text, {
-          ...thread,
-          ...extra,
-          link_preview_options: { is_disabled: true },
-        });
-        ids.splice(i, 0, sent.message_id);
-        setIds();
+        await journal.send(
+          chatId,
+          text,
+          { ...thread, ...extra, link_preview_options: { is_disabled: true } },
+          {
+            owner: { kind: 'reply', turnId: options.key, slot: i },
+            adopt: (id) => {
+              ids.splice(i, 0, id);
+              setIds();
+            },
+          },
+        );
       };
       await courier.call(
         chatId,
@@ -157,11 +176,14 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
       );
     }
     while (ids.length > chunks.length) {
-      const surplus = ids.pop() as number;
-      setIds();
+      // Deleted first, forgotten after: a crash in between leaves it listed, and the resumed render
+      // deletes it again (a failed delete is only logged), instead of leaving it unknown and visible.
+      const surplus = ids[ids.length - 1] as number;
       await courier
         .call(chatId, () => api.deleteMessage(chatId, surplus))
         .catch((error: unknown) => logger.warn({ event: 'stream_delete_failed', error: errorText(error) }));
+      ids.pop();
+      setIds();
     }
   };
 

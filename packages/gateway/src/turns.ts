@@ -12,6 +12,7 @@ import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protoc
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import type { Courier } from './courier.js';
+import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
 import { createReplyStream, type ReplyStream } from './stream.js';
 
@@ -27,6 +28,8 @@ export const PLACEHOLDER = {
 /** What the turn tracker needs. */
 export interface TurnsOptions {
   api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage' | 'sendChatAction'>;
+  /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
+  journal: Pick<SendJournal, 'send'>;
   courier: Courier;
   store: GatewayStore;
   cards: CardDriver;
@@ -68,7 +71,7 @@ const laneKey = (r: Route): string => `${r.chatId}:${r.threadId ?? ''}`;
 
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
-  const { api, courier, store, cards, logger } = options;
+  const { api, journal, courier, store, cards, logger } = options;
   const typingEvery = options.typingEveryMs ?? 4500;
   const live = new Map<string, LiveTurn>();
   const byLane = new Map<string, string>();
@@ -125,6 +128,7 @@ export function createTurns(options: TurnsOptions): Turns {
         store.setTurnMessages(row.turnId, ids);
         return createReplyStream({
           api,
+          journal,
           courier,
           route: row.route,
           key: row.turnId,
@@ -163,6 +167,7 @@ export function createTurns(options: TurnsOptions): Turns {
       Promise.resolve(
         createReplyStream({
           api,
+          journal,
           courier,
           route: row.route,
           key: row.turnId,
@@ -237,16 +242,21 @@ export function createTurns(options: TurnsOptions): Turns {
         .call(
           chatId,
           () =>
-            api.sendMessage(chatId, PLACEHOLDER[kind], {
-              ...thread(row.route),
-              reply_parameters: { message_id: row.telegramMessageId, allow_sending_without_reply: true },
-            }),
+            journal.send(
+              chatId,
+              PLACEHOLDER[kind],
+              {
+                ...thread(row.route),
+                reply_parameters: { message_id: row.telegramMessageId, allow_sending_without_reply: true },
+              },
+              {
+                owner: { kind: 'placeholder', inboundId: row.inboundId, placeholderKind: kind },
+                adopt: (id) => store.setPlaceholder(row.inboundId, id, kind),
+              },
+            ),
           { priority: 'urgent' },
         )
-        .then((sent) => {
-          if (sent) store.setPlaceholder(row.inboundId, sent.message_id, kind);
-          return sent?.message_id;
-        })
+        .then((sent) => sent?.message_id)
         .catch((error: unknown) => {
           logger.warn({ event: 'placeholder_failed', chat: chatId, error: errorText(error) });
           return undefined;

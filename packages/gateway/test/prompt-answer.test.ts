@@ -36,6 +36,7 @@ function setUp(send: (frame: GatewayToBridge) => Promise<void>) {
   };
   const prompts = createPrompts({
     api: api as never,
+    journal: { send: api.sendMessage as never },
     courier: createCourier(createBudget({ globalPerSecond: 1000 })),
     store: s,
     logger: silentLogger,

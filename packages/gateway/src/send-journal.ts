@@ -1,0 +1,232 @@
+/**
+ * The send journal: makes every message the gateway sends findable after a `kill -9`, so a reply's
+ * messages survive a crash at any point — no stray message with partial text, no doubled reply.
+ *
+ * The problem: `sendMessage` creates the message on Telegram's side before its id reaches us. A process
+ * killed in between (or before the id is written to SQLite) leaves a message nobody knows, and the Bot
+ * API cannot list a chat's messages. The design:
+ *
+ * 1. Intent first. Before the call, a row records the chat, the text and options, who will own the
+ *    message (a reply's slot, an inbound message's placeholder, a prompt), and the chat's *floor*: the
+ *    newest bot message id known there. The row goes in the transaction that records the new id where
+ *    its owner keeps it (`adopt`), so "sent" and "known" can never be split by a crash.
+ * 2. One call in flight per chat. Every `sendMessage` of the gateway goes through here, from inside a
+ *    courier call, and a courier lane runs one call at a time. So when the process dies, at most one
+ *    send per chat is unresolved, and every bot message sent before it has an id at or below its floor
+ *    (each resolved send raises the chat's mark in the same transaction). Hence the *first bot message
+ *    above the floor* is the unresolved send's message, if it exists at all.
+ * 3. Reconcile at boot, before any new traffic (nothing else may send in the meantime, or step 2's
+ *    "first" would not hold). For each row left over, ids above the floor are probed with
+ *    `editMessageText` carrying the very text and options the message was sent with: a user's or a
+ *    service message answers "can't be edited", a missing id "not found", and the bot's own message
+ *    "message is not modified" — recognized without being changed. The found message goes to its owner:
+ *    a reply adopts it at its slot (the resumed final render then edits it into place or deletes it as
+ *    surplus), a placeholder not yet taken into a turn becomes the placeholder; a message that no owner
+ *    can use any more (its turn was rendered without it, its inbound message already has a reply) is
+ *    deleted. Ids the inbox knows as the user's are skipped without a call; the probe stops at the
+ *    first id that does not exist (messages get increasing ids, and the send was the last thing in its
+ *    lane) or after {@link MAX_PROBES} calls.
+ *
+ * Failure modes left: a send whose HTTP exchange failed after Telegram created the message (a network
+ * error, not a crash) is treated as not sent; a message deleted by the user inside the ~ms between the
+ * floor and the unresolved send would end the probe early. Both leave at most one stray message, as
+ * before this journal.
+ */
+import type { Logger } from '@switchyard/protocol';
+import type { Message } from 'grammy/types';
+import { type BotApi, errorText, isNotModified } from './bot-api.js';
+import type { Courier } from './courier.js';
+import type { GatewayStore, SendRow } from './store.js';
+
+/** Who takes a message whose send was left unresolved by a crash. */
+export type SendOwner =
+  /** A reply's message at index `slot` of its message list (`turns.message_ids`). */
+  | { kind: 'reply'; turnId: string; slot: number }
+  /** The placeholder of an inbound message, saying `placeholderKind`. */
+  | { kind: 'placeholder'; inboundId: string; placeholderKind: string }
+  /** A prompt's keyboard message. */
+  | { kind: 'prompt'; token: string };
+
+/** What a reconciliation found: messages adopted by their owners, and strays deleted. */
+export interface ReconcileReport {
+  pending: number;
+  adopted: number;
+  deleted: number;
+}
+
+/** A journaled send; see the module comment. */
+export type JournaledSend = (
+  chatId: number,
+  text: string,
+  other?: Parameters<BotApi['sendMessage']>[2],
+  owned?: {
+    owner: SendOwner;
+    /** Records the new message where its owner keeps it; runs in the transaction that ends the send. */
+    adopt(messageId: number): void;
+  },
+) => Promise<Message.TextMessage>;
+
+/** The journal's handle. */
+export interface SendJournal {
+  /** `sendMessage` with the intent recorded first. Call it only from inside a courier call. */
+  send: JournaledSend;
+  /** Resolves the sends a previous process left in flight. Run at boot, before any new traffic. */
+  reconcile(): Promise<ReconcileReport>;
+}
+
+/** Most `editMessageText` probes per unresolved send. */
+export const MAX_PROBES = 8;
+
+/** What the journal needs. */
+export interface SendJournalOptions {
+  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage'>;
+  store: GatewayStore;
+  courier: Courier;
+  logger: Logger;
+}
+
+/**
+ * `base` with its `sendMessage` journaled (ownerless), for the modules whose messages no one needs to
+ * adopt after a crash (command replies, cards, notices): journaling them keeps every chat's floor exact.
+ * The view inherits every other method from `base` through the prototype chain.
+ */
+export function journaledApi(base: BotApi, journal: SendJournal): BotApi {
+  const view = Object.create(base) as BotApi;
+  view.sendMessage = (chatId, text, other, signal) =>
+    typeof chatId === 'number'
+      ? journal.send(chatId, text, other)
+      : base.sendMessage(chatId, text, other, signal);
+  return view;
+}
+
+/** Creates the journal over the store. */
+export function createSendJournal(options: SendJournalOptions): SendJournal {
+  const { api, store, courier, logger } = options;
+
+  const send: JournaledSend = async (chatId, text, other, owned) => {
+    const sendId = store.beginSend({
+      chatId,
+      owner: owned?.owner,
+      text,
+      other: (other ?? {}) as Record<string, unknown>,
+    });
+    let sent: Message.TextMessage;
+    try {
+      sent = await api.sendMessage(chatId, text, other);
+    } catch (error) {
+      // Telegram refused it (or the exchange failed): no message is assumed to exist.
+      store.endSend(sendId, chatId, undefined);
+      throw error;
+    }
+    store.atomically(() => {
+      owned?.adopt(sent.message_id);
+      store.endSend(sendId, chatId, sent.message_id);
+    });
+    return sent;
+  };
+
+  /** The first bot message above `floor` that carries `row`'s content, or undefined. */
+  const find = async (row: SendRow, floor: number, users: Set<number>): Promise<number | undefined> => {
+    const o = row.other;
+    const same = {
+      ...(o.parse_mode === undefined ? {} : { parse_mode: o.parse_mode }),
+      ...(o.entities === undefined ? {} : { entities: o.entities }),
+      ...(o.link_preview_options === undefined ? {} : { link_preview_options: o.link_preview_options }),
+      ...(o.reply_markup === undefined ? {} : { reply_markup: o.reply_markup }),
+    } as Parameters<BotApi['editMessageText']>[3];
+    let probes = 0;
+    for (let id = floor + 1; probes < MAX_PROBES; id++) {
+      if (users.has(id)) continue;
+      probes++;
+      try {
+        await courier.call(row.chatId, () => api.editMessageText(row.chatId, id, row.text, same), {
+          priority: 'urgent',
+        });
+        return id; // changed: the bot's message, though not byte-identical (found all the same)
+      } catch (error) {
+        if (isNotModified(error)) return id;
+        const why = errorText(error);
+        if (/not found/i.test(why)) return undefined; // past the newest message
+        if (/can't be edited|not enough rights/i.test(why)) continue; // a user's or a service message
+        logger.warn({ event: 'send_probe_failed', chat: row.chatId, error: why }, 'cannot probe');
+        return undefined;
+      }
+    }
+    return undefined;
+  };
+
+  /** Hands `messageId` to the row's owner; false when no owner can use it (it is then deleted). */
+  const adopt = (owner: SendOwner | undefined, messageId: number): boolean | 'nobody' => {
+    if (owner === undefined) return 'nobody';
+    switch (owner.kind) {
+      case 'reply': {
+        const turn = store.getTurn(owner.turnId);
+        if (!turn || turn.state === 'rendered') return false;
+        if (turn.messageIds.includes(messageId)) return true;
+        const ids = [...turn.messageIds];
+        ids.splice(Math.min(owner.slot, ids.length), 0, messageId);
+        store.setTurnMessages(owner.turnId, ids);
+        return true;
+      }
+      case 'placeholder': {
+        const row = store.getInbound(owner.inboundId);
+        // Taken into a turn already: that turn did not know this placeholder and replied elsewhere.
+        if (!row || row.placeholderId !== undefined || row.state === 'taken' || row.state === 'unread')
+          return row?.placeholderId === messageId;
+        store.setPlaceholder(owner.inboundId, messageId, owner.placeholderKind);
+        return true;
+      }
+      case 'prompt': {
+        const prompt = store.getPromptByToken(owner.token);
+        if (!prompt) return false;
+        if (prompt.messageId === undefined) store.setPromptMessage(owner.token, messageId);
+        return true;
+      }
+    }
+  };
+
+  return {
+    send,
+    async reconcile() {
+      const report: ReconcileReport = { pending: 0, adopted: 0, deleted: 0 };
+      /** Per chat, the newest bot message found so far: a later row's message is above it. */
+      const found = new Map<number, number>();
+      for (const row of store.pendingSends()) {
+        report.pending++;
+        const floor = Math.max(row.floor, found.get(row.chatId) ?? 0);
+        const messageId = await find(row, floor, store.inboundMessageIds(row.chatId));
+        if (messageId === undefined) {
+          store.endSend(row.sendId, row.chatId, undefined);
+          logger.info({ event: 'send_reconciled', chat: row.chatId, outcome: 'not-sent' }, 'send-journal');
+          continue;
+        }
+        found.set(row.chatId, messageId);
+        const owner = row.owner as SendOwner | undefined;
+        const kept = store.atomically(() => {
+          const taken = adopt(owner, messageId);
+          store.endSend(row.sendId, row.chatId, messageId);
+          return taken;
+        });
+        if (kept === false) {
+          await courier
+            .call(row.chatId, () => api.deleteMessage(row.chatId, messageId), { priority: 'urgent' })
+            .catch((error: unknown) =>
+              logger.warn({ event: 'send_stray_delete_failed', chat: row.chatId, error: errorText(error) }),
+            );
+          report.deleted++;
+        } else if (kept === true) report.adopted++;
+        logger.info(
+          {
+            event: 'send_reconciled',
+            chat: row.chatId,
+            message: messageId,
+            owner: owner?.kind,
+            outcome: kept === false ? 'deleted' : kept === true ? 'adopted' : 'known',
+          },
+          'send-journal',
+        );
+      }
+      return report;
+    },
+  };
+}
