@@ -63,7 +63,7 @@
  * when liveness cannot be read, nothing is started and the status is `unknown`.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, type FSWatcher, mkdirSync, readFileSync, watch } from 'node:fs';
+import { existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AppFrame,
@@ -79,17 +79,17 @@ import {
   adoptChild,
   ChildError,
   type ChildHandle,
-  type ChildRecord,
   liveness,
   STDOUT_LOG,
   spawnChild,
   stderrTail,
 } from './child.js';
 import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
-import { compareSource, FileChannelStore, type SourceTag, writeFileAtomic } from './outbox.js';
-import { initialSessionState, Session, type SessionState, type Step } from './session.js';
+import { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
+import { Session, type Step } from './session.js';
+import { type HeldFrame, type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
-import { claudeConfigDir, findMarker, type TranscriptCursors, TranscriptTail } from './transcript.js';
+import { claudeConfigDir, findMarker, TranscriptTail } from './transcript.js';
 import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
 import { renderSlashCommand, renderUserMessage } from './user-input.js';
 
@@ -157,50 +157,11 @@ export interface Bridge {
   status(): BridgeStatus;
 }
 
-/** `bridge.json`'s shape (internal to this package: `stop.ts` reads and rewrites its `child`). */
-export interface Snapshot {
-  version: 1;
-  child?: ChildRecord;
-  stdoutOffset: number;
-  session: SessionState;
-  /** Keys of gateway commands already written into the CLI (bounded, newest last). */
-  delivered: string[];
-  /**
-   * A write in progress: the key, the line's `uuid` (user lines), the line and the frames it announced.
-   * `read`: a restarted bridge saw the CLI's `queued` for it — kept here because the stdout offset saved
-   * with it may already be past that line. `marker` (the header's `inbound=`) only in intents recorded by
-   * a bridge from before uuids.
-   */
-  intent?: {
-    key: string;
-    uuid?: string;
-    read?: boolean;
-    marker?: string;
-    line: string;
-    frames: AppFrame[];
-  };
-  /** Commands and messages waiting behind a `/clear` or `/compact` until the CLI is idle (oldest first). */
-  held?: HeldFrame[];
-  /** The transcript tail's cursors, written with `history` (which they produced) in one snapshot. */
-  transcript?: TranscriptCursors;
-  /** Recent exchanges for `/status`, oldest first (see `history.ts`). */
-  history?: HistoryEntry[];
-  /** Recent exits (ms), for crash-loop detection. */
-  exits: number[];
-  crashLoop?: boolean;
-}
-
-/** A gateway command the bridge accepted but has not written yet (see "Held commands" above). */
-type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;
-
-/** The snapshot's file name in the state directory. */
-export const SNAPSHOT_FILE = 'bridge.json';
 const DELIVERED_KEPT = 2000;
 /** A coalesced live delta is sent once it holds this many characters (see `flushDelta`). */
 const DELTA_FLUSH_CHARS = 16 * 1024;
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
-const SNAPSHOT_EVERY_MS = 250;
 /**
  * How long `settleIntent` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while
  * idle, streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
@@ -223,7 +184,6 @@ export function createBridge(options: BridgeOptions): Bridge {
   const env = options.env ?? process.env;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const crashLoop = options.crashLoop ?? { maxExits: 3, windowMs: 60_000 };
-  const snapshotPath = join(options.stateDir, SNAPSHOT_FILE);
 
   let snapshot: Snapshot;
   let session: Session;
@@ -239,8 +199,6 @@ export function createBridge(options: BridgeOptions): Bridge {
   let lastDetail: string | undefined;
   /** Frames with a source tag at or before this were appended before a crash; not sent again. */
   let replayUntil: SourceTag | undefined;
-  let lastSnapshotAt = 0;
-  let dirty = false;
   let lastOutputAt = Date.now();
   let stuckReported = false;
   let pumping = false;
@@ -254,18 +212,12 @@ export function createBridge(options: BridgeOptions): Bridge {
    */
   let settling: { uuid: string | undefined; queued: boolean } | undefined;
 
-  const persist = (force: boolean): void => {
-    if (!force && Date.now() - lastSnapshotAt < SNAPSHOT_EVERY_MS) {
-      dirty = true;
-      return;
-    }
+  const snapshotFile = new SnapshotFile(options.stateDir, (snapshot) => {
     snapshot.session = session.state;
     snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
     if (tail) snapshot.transcript = tail.checkpoint();
-    writeFileAtomic(snapshotPath, JSON.stringify(snapshot));
-    lastSnapshotAt = Date.now();
-    dirty = false;
-  };
+  });
+  const persist = (force: boolean): void => snapshotFile.save(snapshot, force);
 
   /** Hands frames to the channel in order; reliable ones are durable once this returns. */
   const emit = (
@@ -458,7 +410,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       }
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
       if (snapshot.held?.length && !session.state.running) releaseHeld();
-      if (dirty) persist(false);
+      if (snapshotFile.dirty) persist(false);
       followSession();
       checkProcess();
     } finally {
@@ -824,9 +776,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     async start() {
       stopped = false;
       mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
-      snapshot = existsSync(snapshotPath)
-        ? (JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot)
-        : { version: 1, stdoutOffset: 0, session: initialSessionState(), delivered: [], exits: [] };
+      snapshot = snapshotFile.load();
       session = new Session(snapshot.session);
       history = snapshot.history ??= [];
       tail = new TranscriptTail({

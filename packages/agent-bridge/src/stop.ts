@@ -7,12 +7,10 @@
  * cleared only once the process is proven gone, so a later bridge never adopts a dead pid's successor
  * and never starts a second CLI next to a live one.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError, type Logger, silentLogger } from '@switchyard/protocol';
-import { SNAPSHOT_FILE, type Snapshot } from './bridge.js';
 import { adoptChild, liveness } from './child.js';
-import { writeFileAtomic } from './outbox.js';
+import { readSnapshot, SNAPSHOT_FILE, type Snapshot, writeSnapshot } from './snapshot.js';
 
 /** Options of {@link stopRecordedClaude}. */
 export interface StopRecordedClaudeOptions {
@@ -37,14 +35,14 @@ export async function stopRecordedClaude(
 ): Promise<'stopped' | 'not_running' | 'unknown'> {
   const log = (options.logger ?? silentLogger).child({ component: 'stop-claude' });
   const path = join(options.stateDir, SNAPSHOT_FILE);
-  if (!existsSync(path)) return 'not_running';
-  let snapshot: Snapshot;
+  let snapshot: Snapshot | undefined;
   try {
-    snapshot = JSON.parse(readFileSync(path, 'utf8')) as Snapshot;
+    snapshot = readSnapshot(path);
   } catch (err) {
     log.error({ err: describeError(err), path }, 'cannot read the bridge state; not signalling anything');
     return 'unknown';
   }
+  if (!snapshot) return 'not_running';
   const record = snapshot.child;
   if (!record) return 'not_running';
   const state = liveness(record);
@@ -59,6 +57,6 @@ export async function stopRecordedClaude(
     log.info({ pid: record.pid }, 'stopped the Claude process');
   }
   delete snapshot.child;
-  writeFileAtomic(path, JSON.stringify(snapshot));
+  writeSnapshot(path, snapshot);
   return state === 'alive' ? 'stopped' : 'not_running';
 }
