@@ -70,7 +70,6 @@ import {
   createProtocolClient,
   describeError,
   type Endpoint,
-  type FrameOf,
   type Logger,
   type Route,
   silentLogger,
@@ -84,8 +83,9 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
+import { FrameSink } from './frame-sink.js';
 import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
-import { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
+import { FileChannelStore } from './outbox.js';
 import { Session, type Step } from './session.js';
 import { type HeldFrame, type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
@@ -158,8 +158,6 @@ export interface Bridge {
 }
 
 const DELIVERED_KEPT = 2000;
-/** A coalesced live delta is sent once it holds this many characters (see `flushDelta`). */
-const DELTA_FLUSH_CHARS = 16 * 1024;
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
 /**
@@ -189,6 +187,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   let session: Session;
   let store: FileChannelStore | undefined;
   let endpoint: Endpoint | undefined;
+  let sink: FrameSink | undefined;
   let child: ChildHandle | undefined;
   let reader: StdoutReader | undefined;
   let watcher: FSWatcher | undefined;
@@ -197,12 +196,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   let stopped = false;
   let unknown = false;
   let lastDetail: string | undefined;
-  /** Frames with a source tag at or before this were appended before a crash; not sent again. */
-  let replayUntil: SourceTag | undefined;
   let lastOutputAt = Date.now();
   let stuckReported = false;
   let pumping = false;
-  let pendingDelta: FrameOf<'text_delta'> | undefined;
   let tail: TranscriptTail | undefined;
   /** The same array as `snapshot.history`. */
   let history: HistoryEntry[] = [];
@@ -219,48 +215,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   });
   const persist = (force: boolean): void => snapshotFile.save(snapshot, force);
 
-  /** Hands frames to the channel in order; reliable ones are durable once this returns. */
-  const emit = (
-    frames: AppFrame[],
-    tag?: (index: number) => SourceTag | undefined,
-    inbound?: { key: string; from: number },
-  ): void => {
-    if (!store || !endpoint) return;
-    frames.forEach((frame, index) => {
-      const source = tag?.(index);
-      if (source && replayUntil && compareSource(source, replayUntil) <= 0) return;
-      if (frame.type === 'text_delta') {
-        // Coalesced, not sent one by one: see `flushDelta`.
-        if (pendingDelta && pendingDelta.turnId === frame.turnId && pendingDelta.blockId === frame.blockId) {
-          pendingDelta.delta += frame.delta;
-        } else {
-          flushDelta();
-          pendingDelta = { ...frame };
-        }
-        if (pendingDelta.delta.length >= DELTA_FLUSH_CHARS) flushDelta();
-        return;
-      }
-      flushDelta();
-      store?.setSource(
-        source ?? (inbound !== undefined ? `${inbound.key}#${inbound.from + index}` : undefined),
-      );
-      endpoint?.send(frame).catch((err: unknown) => log.warn({ err: describeError(err) }, 'send failed'));
-    });
-    store.setSource(undefined);
-  };
-
-  /**
-   * Live text deltas of one read batch are merged per block and sent as one frame when anything else is
-   * sent, when the batch ends, or at {@link DELTA_FLUSH_CHARS}. The CLI writes a line per few tokens;
-   * a frame (and an encode, and a socket write) per line was most of the bridge's allocation while
-   * streaming, and so of its resident memory. Order is kept: a delta never overtakes a reliable frame.
-   */
-  const flushDelta = (): void => {
-    const frame = pendingDelta;
-    if (!frame || !endpoint) return;
-    pendingDelta = undefined;
-    endpoint.send(frame).catch((err: unknown) => log.warn({ err: describeError(err) }, 'send failed'));
-  };
+  /** Hands frames to the gateway (see {@link FrameSink.emit}); nothing before `start()`. */
+  const emit: FrameSink['emit'] = (frames, tag, inbound) => sink?.emit(frames, tag, inbound);
 
   const writeToChild = (line: string): void => {
     if (!child) throw new ChildError('spawn_failed', 'no Claude process is running');
@@ -315,7 +271,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     snapshot.stdoutOffset = 0;
     reader?.close();
     reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), 0, maxLineBytes);
-    replayUntil = undefined;
+    if (sink) sink.replayUntil = undefined;
     emit(session.processStarted().frames);
     persist(true);
     log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');
@@ -405,7 +361,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           // never makes a restarted bridge handle this line, and so release, again.
           if (snapshot.held?.length && !session.state.running) releaseHeld();
         }
-        flushDelta();
+        sink?.flush();
         persist(false);
       }
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
@@ -795,7 +751,6 @@ export function createBridge(options: BridgeOptions): Bridge {
         idleReleaseMs: SUBAGENT_IDLE_MS,
       });
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
-      replayUntil = store.lastSource();
       endpoint = createProtocolClient({
         socketPath: options.socketPath,
         agent: options.agent,
@@ -804,6 +759,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         logger: log.child({ component: 'channel' }),
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
       });
+      sink = new FrameSink(endpoint, store, log, store.lastSource());
 
       const record = snapshot.child;
       const state = record ? liveness(record) : 'dead';
