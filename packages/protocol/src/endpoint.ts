@@ -15,9 +15,10 @@ export interface Endpoint {
   /** Closes sockets and timers; resolves when they are gone. Unacknowledged frames stay in the store. */
   stop(): Promise<void>;
   /**
-   * Reliable frame types are numbered and appended to the store before this resolves, then written
-   * now if connected or resent after the next handshake. Other frames are written only when connected,
-   * and dropped otherwise. Resolves when the socket can take more: await it, that is the backpressure.
+   * Reliable frame types are numbered and appended to the store synchronously, inside this call (so a
+   * caller may make the append part of its own transaction), then written now if connected or resent
+   * after the next handshake. Other frames are written only when connected, and dropped otherwise.
+   * Resolves when the socket can take more: await it, that is the backpressure.
    */
   send(frame: AppFrame): Promise<void>;
   /** True while a connection has completed its handshake and is open. */

@@ -204,3 +204,18 @@ describe('reliable channel', () => {
     await waitFor(() => received.length === 400, 20_000, 'all big frames');
   });
 });
+
+describe('Endpoint.send', () => {
+  it('appends a reliable frame to the store synchronously, inside the call', () => {
+    const store = createMemoryChannelStore();
+    const client = createProtocolClient({
+      socketPath: '/nonexistent/sock',
+      agent: 'demo',
+      store,
+      onFrame: () => {},
+    });
+    void client.send({ type: 'interrupt', commandId: 'c1' });
+    // No await: the gateway relies on this to queue an answer in the same SQLite transaction as its state.
+    expect(store.pendingAfter(0)).toEqual([{ seq: 1, frame: { type: 'interrupt', commandId: 'c1' } }]);
+  });
+});
