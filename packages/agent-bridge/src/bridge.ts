@@ -71,24 +71,16 @@ import {
   describeError,
   type Endpoint,
   type Logger,
-  type Route,
   silentLogger,
 } from '@switchyard/protocol';
-import {
-  adoptChild,
-  ChildError,
-  type ChildHandle,
-  liveness,
-  STDOUT_LOG,
-  spawnChild,
-  stderrTail,
-} from './child.js';
+import { liveness, STDOUT_LOG } from './child.js';
 import { FrameSink } from './frame-sink.js';
 import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
 import { FileChannelStore } from './outbox.js';
 import { Session, type Step } from './session.js';
 import { type HeldFrame, type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
+import { Supervisor } from './supervisor.js';
 import { claudeConfigDir, findMarker, TranscriptTail } from './transcript.js';
 import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
 import { renderSlashCommand, renderUserMessage } from './user-input.js';
@@ -181,23 +173,17 @@ export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
   const env = options.env ?? process.env;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const crashLoop = options.crashLoop ?? { maxExits: 3, windowMs: 60_000 };
 
   let snapshot: Snapshot;
   let session: Session;
   let store: FileChannelStore | undefined;
   let endpoint: Endpoint | undefined;
   let sink: FrameSink | undefined;
-  let child: ChildHandle | undefined;
+  let supervisor: Supervisor;
   let reader: StdoutReader | undefined;
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let restartTimer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let unknown = false;
-  let lastDetail: string | undefined;
-  let lastOutputAt = Date.now();
-  let stuckReported = false;
   let pumping = false;
   let tail: TranscriptTail | undefined;
   /** The same array as `snapshot.history`. */
@@ -218,109 +204,6 @@ export function createBridge(options: BridgeOptions): Bridge {
   /** Hands frames to the gateway (see {@link FrameSink.emit}); nothing before `start()`. */
   const emit: FrameSink['emit'] = (frames, tag, inbound) => sink?.emit(frames, tag, inbound);
 
-  const writeToChild = (line: string): void => {
-    if (!child) throw new ChildError('spawn_failed', 'no Claude process is running');
-    child.writeLine(line);
-  };
-
-  const pid = (): number | undefined => (child && !unknown ? child.record.pid : snapshot.child?.pid);
-
-  // --- the process -------------------------------------------------------------------------------
-
-  const spawnProcess = (): boolean => {
-    const args = [
-      '-p',
-      '--verbose',
-      '--input-format',
-      'stream-json',
-      '--output-format',
-      'stream-json',
-      '--include-partial-messages',
-      '--permission-prompt-tool',
-      'stdio',
-    ];
-    if (session.state.sessionId) args.push('--resume', session.state.sessionId);
-    if (options.model) args.push('--model', options.model);
-    if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
-    if (options.mcpConfig) args.push('--mcp-config', options.mcpConfig);
-    args.push(...(options.claudeArgs ?? []));
-    try {
-      const started = spawnChild({
-        stateDir: options.stateDir,
-        workDir: options.workDir,
-        bin: options.claudeBin,
-        args,
-        env,
-      });
-      child = started.handle;
-    } catch (err) {
-      const message = describeError(err);
-      log.error({ err: message }, 'could not start the Claude CLI');
-      lastDetail = err instanceof ChildError ? err.message : message;
-      emit([
-        {
-          type: 'operator_event',
-          kind: err instanceof ChildError && err.code === 'cli_missing' ? 'cli_missing' : 'cli_exited',
-          message: lastDetail.slice(0, 4000),
-        },
-        session.statusFrame({ state: 'exited', detail: lastDetail }),
-      ]);
-      return false;
-    }
-    snapshot.child = child.record;
-    snapshot.stdoutOffset = 0;
-    reader?.close();
-    reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), 0, maxLineBytes);
-    if (sink) sink.replayUntil = undefined;
-    emit(session.processStarted().frames);
-    persist(true);
-    log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');
-    return true;
-  };
-
-  const handleExit = (): void => {
-    const detail = stderrTail(options.stateDir);
-    lastDetail = detail || 'the Claude process exited';
-    log.warn({ pid: snapshot.child?.pid, stderr: detail.slice(-500) }, 'the Claude process exited');
-    const route = session.state.turn?.route ?? session.state.lastRoute;
-    emit(session.processExited(lastDetail).frames);
-    dropHeld('the Claude process exited before it read them');
-    emit([
-      {
-        type: 'operator_event',
-        kind: 'cli_exited',
-        message: (detail ? `The Claude process exited:\n${detail}` : 'The Claude process exited.').slice(
-          0,
-          4000,
-        ),
-        ...(route ? { route } : {}),
-      },
-    ]);
-    child?.detach();
-    child = undefined;
-    delete snapshot.child;
-    const now = Date.now();
-    snapshot.exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
-    if (snapshot.exits.length > crashLoop.maxExits) {
-      snapshot.crashLoop = true;
-      emit([
-        {
-          type: 'operator_event',
-          kind: 'crash_loop',
-          message: `The Claude process exited ${snapshot.exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
-        },
-      ]);
-    }
-    persist(true);
-    if (options.restartOnExit && !snapshot.crashLoop && !stopped) {
-      const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
-      restartTimer = setTimeout(() => {
-        restartTimer = undefined;
-        if (!stopped && !child) spawnProcess();
-      }, delay);
-    }
-  };
-
   /** Reads and handles every complete stdout line available, then checks liveness. */
   const pump = (): void => {
     if (pumping || stopped || !reader) return;
@@ -335,8 +218,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           lines = [];
         }
         if (lines.length === 0) break;
-        lastOutputAt = Date.now();
-        stuckReported = false;
+        supervisor.noteActivity();
         const generation = session.state.generation;
         for (const line of lines) {
           if (line.text === undefined) {
@@ -353,7 +235,7 @@ export function createBridge(options: BridgeOptions): Bridge {
               }
             }
             const step = session.onEvents(events, Date.now());
-            runWrites(step);
+            supervisor.writeAll(step.writes);
             emit(step.frames, (index) => [generation, line.end, index]);
           }
           reader.advance(line.end);
@@ -368,7 +250,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (snapshot.held?.length && !session.state.running) releaseHeld();
       if (snapshotFile.dirty) persist(false);
       followSession();
-      checkProcess();
+      supervisor.check();
     } finally {
       pumping = false;
     }
@@ -391,52 +273,6 @@ export function createBridge(options: BridgeOptions): Bridge {
     persist(false);
   };
 
-  const runWrites = (step: Step): void => {
-    for (const line of step.writes) {
-      try {
-        writeToChild(line);
-      } catch (err) {
-        log.warn({ err: describeError(err) }, 'could not write to the Claude process');
-      }
-    }
-  };
-
-  const checkProcess = (): void => {
-    const record = snapshot.child;
-    if (!record) return;
-    const state = liveness(record);
-    if (state === 'unknown') {
-      if (!unknown) {
-        unknown = true;
-        log.warn({ pid: record.pid }, 'cannot tell whether the Claude process is alive; starting nothing');
-        emit([session.statusFrame({ state: 'unknown', pid: record.pid })]);
-      }
-      return;
-    }
-    if (unknown) {
-      unknown = false;
-      emit([session.statusFrame({ pid: record.pid })]);
-    }
-    if (state === 'dead') {
-      // Drain what it wrote on the way out first; a partial last line never completes.
-      handleExit();
-      return;
-    }
-    const running = session.agentState() === 'running';
-    if (running && !stuckReported && Date.now() - lastOutputAt > options.stuckAfterMs) {
-      stuckReported = true;
-      const turn = session.state.turn;
-      emit([
-        {
-          type: 'operator_event',
-          kind: 'stuck',
-          message: `No output from Claude for ${Math.round((Date.now() - lastOutputAt) / 1000)} s; it may be stuck. Send /stop to interrupt it.`,
-          ...(turn ? { turnId: turn.id, route: turn.route } : {}),
-        },
-      ]);
-    }
-  };
-
   // --- commands from the gateway -------------------------------------------------------------------
 
   const remember = (key: string): void => {
@@ -454,12 +290,11 @@ export function createBridge(options: BridgeOptions): Bridge {
     snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
     persist(true);
     options.onDeliveryStage?.('intent_saved', key);
-    writeToChild(line);
+    supervisor.writeLine(line);
     options.onDeliveryStage?.('written', key);
     // Input just went in: silence from here on is what the stuck watchdog measures.
-    lastOutputAt = Date.now();
-    stuckReported = false;
-    runWrites(step);
+    supervisor.noteActivity();
+    supervisor.writeAll(step.writes);
     emit(step.frames, undefined, { key, from: 0 });
     options.onDeliveryStage?.('announced', key);
     delete snapshot.intent;
@@ -481,7 +316,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const releaseHeld = (): void => {
     if (settling) return;
     const held = snapshot.held ?? [];
-    while (held.length > 0 && child && !unknown) {
+    while (held.length > 0 && supervisor.child && !supervisor.unknown) {
       const next = held[0] as HeldFrame;
       if (next.type === 'user_message') {
         held.shift();
@@ -523,19 +358,6 @@ export function createBridge(options: BridgeOptions): Bridge {
     persist(true);
   };
 
-  /** Makes sure a process is there to take input; false (with the reason sent) when there cannot be one. */
-  const ensureProcess = (route: Route | undefined): boolean => {
-    if (child && !unknown) return true;
-    if (unknown) return false;
-    if (snapshot.crashLoop) {
-      // A person asking again is the operator's go-ahead after a crash loop.
-      snapshot.crashLoop = false;
-      snapshot.exits = [];
-    }
-    void route;
-    return spawnProcess();
-  };
-
   const onFrame = async (frame: AppFrame): Promise<void> => {
     switch (frame.type) {
       case 'user_message': {
@@ -545,12 +367,12 @@ export function createBridge(options: BridgeOptions): Bridge {
           hold(key, frame);
           return;
         }
-        if (!ensureProcess(frame.route)) {
+        if (!supervisor.ensure()) {
           emit([
             {
               type: 'messages_unread',
               inboundIds: [frame.inboundId],
-              reason: lastDetail ?? 'the Claude process is not running',
+              reason: supervisor.detail ?? 'the Claude process is not running',
             },
           ]);
           return;
@@ -565,7 +387,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         const key = `ans:${frame.requestId}`;
         if (snapshot.delivered.includes(key)) return;
         const step = session.answer(frame);
-        if (!step || !child) {
+        if (!step || !supervisor.child) {
           emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
           return;
         }
@@ -578,7 +400,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       case 'set_mode': {
         const key = `cmd:${frame.commandId}`;
         if (snapshot.delivered.includes(key)) return;
-        if (!child || unknown) {
+        if (!supervisor.child || supervisor.unknown) {
           emit([
             {
               type: 'command_result',
@@ -601,13 +423,13 @@ export function createBridge(options: BridgeOptions): Bridge {
       case 'clear': {
         const key = `cmd:${frame.commandId}`;
         if (snapshot.delivered.includes(key)) return;
-        if (!ensureProcess(frame.route)) {
+        if (!supervisor.ensure()) {
           emit([
             {
               type: 'command_result',
               commandId: frame.commandId,
               ok: false,
-              message: lastDetail ?? 'the Claude process is not running',
+              message: supervisor.detail ?? 'the Claude process is not running',
             },
           ]);
           return;
@@ -626,14 +448,15 @@ export function createBridge(options: BridgeOptions): Bridge {
       case 'status_request': {
         // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
         tail?.rescan();
-        const p = pid();
+        const p = supervisor.pid();
+        const detail = supervisor.detail;
         emit(
           [
             session.statusFrame({
               commandId: frame.commandId,
-              ...(unknown ? { state: 'unknown' as const } : {}),
+              ...(supervisor.unknown ? { state: 'unknown' as const } : {}),
               ...(p !== undefined ? { pid: p } : {}),
-              ...(lastDetail !== undefined ? { detail: lastDetail } : {}),
+              ...(detail !== undefined ? { detail } : {}),
             }),
           ].map((frame) =>
             // Copies: a queued frame must not change when the next reply is merged into an entry.
@@ -657,14 +480,19 @@ export function createBridge(options: BridgeOptions): Bridge {
   const readByCli = async (uuid: string): Promise<'read' | 'unread' | 'unknown'> => {
     if (settling?.queued) return 'read';
     const fence = session.control('initialize', undefined);
-    runWrites(fence);
+    supervisor.writeAll(fence.writes);
     const deadline = Date.now() + FENCE_TIMEOUT_MS;
-    while (child && !settling?.queued && session.awaitsControl(fence.requestId) && Date.now() < deadline) {
+    while (
+      supervisor.child &&
+      !settling?.queued &&
+      session.awaitsControl(fence.requestId) &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       pump();
     }
     if (settling?.queued) return 'read';
-    if (child && !session.awaitsControl(fence.requestId)) return 'unread';
+    if (supervisor.child && !session.awaitsControl(fence.requestId)) return 'unread';
     log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
     return 'unknown';
   };
@@ -694,6 +522,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     if (!intent) return false;
     let written = true;
     let fenced = false;
+    const child = supervisor.child;
     if (intent.uuid !== undefined && child) {
       const read = await readByCli(intent.uuid);
       fenced = true;
@@ -760,43 +589,70 @@ export function createBridge(options: BridgeOptions): Bridge {
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
       });
       sink = new FrameSink(endpoint, store, log, store.lastSource());
+      supervisor = new Supervisor(
+        {
+          stateDir: options.stateDir,
+          workDir: options.workDir,
+          claudeBin: options.claudeBin,
+          claudeArgs: options.claudeArgs,
+          env,
+          model: options.model,
+          permissionMode: options.permissionMode,
+          mcpConfig: options.mcpConfig,
+          restartOnExit: options.restartOnExit,
+          stuckAfterMs: options.stuckAfterMs,
+          crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
+          log,
+        },
+        {
+          snapshot,
+          session,
+          emit,
+          persist,
+          onStarted: () => {
+            reader?.close();
+            reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), 0, maxLineBytes);
+            if (sink) sink.replayUntil = undefined;
+          },
+          onExited: () => dropHeld('the Claude process exited before it read them'),
+        },
+      );
 
       const record = snapshot.child;
       const state = record ? liveness(record) : 'dead';
       if (record && state !== 'dead') {
         // Alive or unknown: never start a second one. Adopt and read on from the recorded offset.
-        child = adoptChild(options.stateDir, record);
-        unknown = state === 'unknown';
+        supervisor.adopt(record, state);
         reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), snapshot.stdoutOffset, maxLineBytes);
         log.info(
           { pid: record.pid, offset: snapshot.stdoutOffset, liveness: state },
           'adopted the Claude process',
         );
         // Before the first read: the replay of stdout from the offset may show the intent's line read.
-        if (snapshot.intent && !unknown) {
+        if (snapshot.intent && !supervisor.unknown) {
           settling = { uuid: snapshot.intent.uuid, queued: snapshot.intent.read === true };
           announceIntent();
         }
         pump();
-        if (!unknown) {
+        if (!supervisor.unknown) {
           const fenced = await settleIntent().finally(() => {
             settling = undefined;
           });
           // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`); the
           // fence already was one.
-          if (!fenced) runWrites(session.control('initialize', undefined));
+          if (!fenced) supervisor.writeAll(session.control('initialize', undefined).writes);
           // Held items waited for the settled line; release them now if the CLI is idle.
           pump();
         }
       } else if (record) {
         // Dead while no bridge watched: read what it said, report the exit, then start anew.
         reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), snapshot.stdoutOffset, maxLineBytes);
-        child = adoptChild(options.stateDir, record);
+        supervisor.adopt(record, state);
         pump();
         delete snapshot.intent;
-        if (!child && !snapshot.crashLoop) spawnProcess();
+        if (!supervisor.child && !snapshot.crashLoop) supervisor.spawn();
       } else if (!snapshot.crashLoop) {
-        spawnProcess();
+        supervisor.spawn();
       }
 
       // After the adoption's pump: it may have moved the session on.
@@ -815,15 +671,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     async stop(kind) {
       stopped = true;
       if (timer) clearInterval(timer);
-      if (restartTimer) clearTimeout(restartTimer);
       watcher?.close();
       tail?.stop();
-      if (kind === 'shutdown' && child) {
-        await child.terminate(options.stopGraceMs ?? 5000);
-        delete snapshot.child;
-      }
-      child?.detach();
-      child = undefined;
+      await supervisor?.stop(kind, options.stopGraceMs ?? 5000);
       if (snapshot) persist(true);
       await endpoint?.stop();
       reader?.close();
@@ -831,14 +681,19 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
 
     status() {
-      const p = pid();
-      const state: BridgeStatus['state'] = !session ? 'starting' : unknown ? 'unknown' : session.agentState();
+      const p = supervisor.pid();
+      const detail = supervisor.detail;
+      const state: BridgeStatus['state'] = !session
+        ? 'starting'
+        : supervisor.unknown
+          ? 'unknown'
+          : session.agentState();
       return {
         state,
         connected: endpoint?.connected ?? false,
         ...(p !== undefined ? { pid: p } : {}),
         ...(session?.state.sessionId !== undefined ? { sessionId: session.state.sessionId } : {}),
-        ...(lastDetail !== undefined ? { detail: lastDetail } : {}),
+        ...(detail !== undefined ? { detail } : {}),
       };
     },
   };

@@ -1,0 +1,328 @@
+/**
+ * Supervision of the one Claude process: start it (with `--resume` when the conversation has an id),
+ * adopt the recorded one after a bridge restart, notice when it is gone, report its exit, detect a crash
+ * loop and restart with backoff, and report a turn that has gone silent (the stuck watchdog).
+ *
+ * Invariants:
+ * - Never two CLIs on one session: a process is started only when none is held and the recorded one is
+ *   not merely of unknown liveness (`/proc` would not say). While unknown, nothing is started, nothing is
+ *   written, and the status says `unknown`.
+ * - An exit is reported, never swallowed: the session machine's `processExited` frames (unread messages,
+ *   open prompts, the running turn), then the host's `onExited` (held items), then an operator event with
+ *   the stderr tail.
+ * - More than `crashLoop.maxExits` exits within `crashLoop.windowMs` stops the restarts until a person asks
+ *   again (`ensure`); restarts otherwise back off from 500 ms, doubling per recent exit, up to 30 s.
+ * - The stuck watchdog measures silence from the last stdout line or the last input written
+ *   (`noteActivity`), and reports once per silence.
+ */
+import type { AppFrame, Logger } from '@switchyard/protocol';
+import { describeError } from '@switchyard/protocol';
+import {
+  adoptChild,
+  ChildError,
+  type ChildHandle,
+  type ChildRecord,
+  type Liveness,
+  liveness,
+  spawnChild,
+  stderrTail,
+} from './child.js';
+import type { Session } from './session.js';
+import type { Snapshot } from './snapshot.js';
+
+/**
+ * The flags the bridge always starts the CLI with (DESIGN.md, "The Claude process"): stream-json both
+ * ways, partial messages for live text, permission prompts as control requests on stdio.
+ */
+export const CLAUDE_STREAM_ARGS = [
+  '-p',
+  '--verbose',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--include-partial-messages',
+  '--permission-prompt-tool',
+  'stdio',
+] as const;
+
+/** What varies in the CLI's command line from one start to the next. */
+export interface ClaudeArgsOptions {
+  /** The session to resume (`--resume`), if the conversation has one. */
+  resume?: string | undefined;
+  model?: string | undefined;
+  permissionMode?: string | undefined;
+  /** Path of an MCP config file (`--mcp-config`). */
+  mcpConfig?: string | undefined;
+  /** Appended last, as given. */
+  extra?: readonly string[] | undefined;
+}
+
+/** The CLI's full argument list: {@link CLAUDE_STREAM_ARGS}, then the options that are set. */
+export function claudeArgs(options: ClaudeArgsOptions): string[] {
+  const args: string[] = [...CLAUDE_STREAM_ARGS];
+  if (options.resume) args.push('--resume', options.resume);
+  if (options.model) args.push('--model', options.model);
+  if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
+  if (options.mcpConfig) args.push('--mcp-config', options.mcpConfig);
+  args.push(...(options.extra ?? []));
+  return args;
+}
+
+/** Options of {@link Supervisor}: the process-related part of the bridge's options. */
+export interface SupervisorOptions {
+  stateDir: string;
+  workDir: string;
+  claudeBin: string;
+  claudeArgs?: readonly string[] | undefined;
+  env: NodeJS.ProcessEnv;
+  model?: string | undefined;
+  permissionMode?: string | undefined;
+  mcpConfig?: string | undefined;
+  restartOnExit: boolean;
+  stuckAfterMs: number;
+  crashLoop: { maxExits: number; windowMs: number };
+  log: Logger;
+}
+
+/** What the supervisor needs of the bridge around it. */
+export interface SupervisorHost {
+  /** The live snapshot: the process record, exits and the crash-loop flag are kept in it. */
+  readonly snapshot: Snapshot;
+  readonly session: Session;
+  emit(frames: AppFrame[]): void;
+  persist(force: boolean): void;
+  /** A new process started: read its stdout from offset 0; nothing from here on is a replay. */
+  onStarted(): void;
+  /** The process is gone (its own frames already sent): report what was waiting for it. */
+  onExited(): void;
+}
+
+/** Owns the handle on the Claude process and decides when one is started. */
+export class Supervisor {
+  readonly #options: SupervisorOptions;
+  readonly #host: SupervisorHost;
+  #child: ChildHandle | undefined;
+  #unknown = false;
+  #detail: string | undefined;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #lastActivityAt = Date.now();
+  #stuckReported = false;
+
+  constructor(options: SupervisorOptions, host: SupervisorHost) {
+    this.#options = options;
+    this.#host = host;
+  }
+
+  /** The process held, if any (also while its liveness is unknown). */
+  get child(): ChildHandle | undefined {
+    return this.#child;
+  }
+
+  /** Whether the recorded process's liveness cannot be read; nothing is started or written meanwhile. */
+  get unknown(): boolean {
+    return this.#unknown;
+  }
+
+  /** Why there is no usable process (stderr tail or start failure), for `/status` and refusals. */
+  get detail(): string | undefined {
+    return this.#detail;
+  }
+
+  /** The pid to report: the held process's, else the recorded one's. */
+  pid(): number | undefined {
+    return this.#child && !this.#unknown ? this.#child.record.pid : this.#host.snapshot.child?.pid;
+  }
+
+  /** Takes over the recorded process (alive, unknown, or dead with output still to drain). */
+  adopt(record: ChildRecord, state: Liveness): void {
+    this.#child = adoptChild(this.#options.stateDir, record);
+    this.#unknown = state === 'unknown';
+  }
+
+  /** Starts a new process; false (reported to the gateway) if it could not be started. */
+  spawn(): boolean {
+    const { session, snapshot } = this.#host;
+    const log = this.#options.log;
+    const args = claudeArgs({
+      resume: session.state.sessionId,
+      model: this.#options.model,
+      permissionMode: this.#options.permissionMode,
+      mcpConfig: this.#options.mcpConfig,
+      extra: this.#options.claudeArgs,
+    });
+    let child: ChildHandle;
+    try {
+      child = spawnChild({
+        stateDir: this.#options.stateDir,
+        workDir: this.#options.workDir,
+        bin: this.#options.claudeBin,
+        args,
+        env: this.#options.env,
+      }).handle;
+      this.#child = child;
+    } catch (err) {
+      const message = describeError(err);
+      log.error({ err: message }, 'could not start the Claude CLI');
+      const detail = err instanceof ChildError ? err.message : message;
+      this.#detail = detail;
+      this.#host.emit([
+        {
+          type: 'operator_event',
+          kind: err instanceof ChildError && err.code === 'cli_missing' ? 'cli_missing' : 'cli_exited',
+          message: detail.slice(0, 4000),
+        },
+        session.statusFrame({ state: 'exited', detail }),
+      ]);
+      return false;
+    }
+    snapshot.child = child.record;
+    snapshot.stdoutOffset = 0;
+    this.#host.onStarted();
+    this.#host.emit(session.processStarted().frames);
+    this.#host.persist(true);
+    log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');
+    return true;
+  }
+
+  /** Makes sure a process is there to take input; false (with the reason sent) when there cannot be one. */
+  ensure(): boolean {
+    if (this.#child && !this.#unknown) return true;
+    if (this.#unknown) return false;
+    const snapshot = this.#host.snapshot;
+    if (snapshot.crashLoop) {
+      // A person asking again is the operator's go-ahead after a crash loop.
+      snapshot.crashLoop = false;
+      snapshot.exits = [];
+    }
+    return this.spawn();
+  }
+
+  /** Writes one line into the process's stdin; throws if there is no process or nothing reads the fifo. */
+  writeLine(line: string): void {
+    if (!this.#child) throw new ChildError('spawn_failed', 'no Claude process is running');
+    this.#child.writeLine(line);
+  }
+
+  /** Writes lines the session machine produced; a failure is logged (the exit, if any, is found by `check`). */
+  writeAll(lines: readonly string[]): void {
+    for (const line of lines) {
+      try {
+        this.writeLine(line);
+      } catch (err) {
+        this.#options.log.warn({ err: describeError(err) }, 'could not write to the Claude process');
+      }
+    }
+  }
+
+  /** Output was read or input written: the stuck watchdog's silence starts again. */
+  noteActivity(): void {
+    this.#lastActivityAt = Date.now();
+    this.#stuckReported = false;
+  }
+
+  /**
+   * Asks the record whether the process lives: reports a change to or from `unknown`, handles an exit
+   * (call it after stdout is drained: a partial last line never completes), and runs the stuck watchdog.
+   */
+  check(): void {
+    const { session, snapshot } = this.#host;
+    const record = snapshot.child;
+    if (!record) return;
+    const state = liveness(record);
+    if (state === 'unknown') {
+      if (!this.#unknown) {
+        this.#unknown = true;
+        this.#options.log.warn(
+          { pid: record.pid },
+          'cannot tell whether the Claude process is alive; starting nothing',
+        );
+        this.#host.emit([session.statusFrame({ state: 'unknown', pid: record.pid })]);
+      }
+      return;
+    }
+    if (this.#unknown) {
+      this.#unknown = false;
+      this.#host.emit([session.statusFrame({ pid: record.pid })]);
+    }
+    if (state === 'dead') {
+      this.#exited();
+      return;
+    }
+    const silentMs = Date.now() - this.#lastActivityAt;
+    if (session.agentState() === 'running' && !this.#stuckReported && silentMs > this.#options.stuckAfterMs) {
+      this.#stuckReported = true;
+      const turn = session.state.turn;
+      this.#host.emit([
+        {
+          type: 'operator_event',
+          kind: 'stuck',
+          message: `No output from Claude for ${Math.round(silentMs / 1000)} s; it may be stuck. Send /stop to interrupt it.`,
+          ...(turn ? { turnId: turn.id, route: turn.route } : {}),
+        },
+      ]);
+    }
+  }
+
+  /**
+   * Stops supervising: no restart is scheduled any more. `shutdown` also terminates the process (SIGTERM,
+   * `graceMs`, SIGKILL) and clears its record; `restart` leaves it running for the next bridge.
+   */
+  async stop(kind: 'restart' | 'shutdown', graceMs: number): Promise<void> {
+    this.#stopped = true;
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    if (kind === 'shutdown' && this.#child) {
+      await this.#child.terminate(graceMs);
+      delete this.#host.snapshot.child;
+    }
+    this.#child?.detach();
+    this.#child = undefined;
+  }
+
+  #exited(): void {
+    const { session, snapshot } = this.#host;
+    const { log, crashLoop } = this.#options;
+    const stderr = stderrTail(this.#options.stateDir);
+    const detail = stderr || 'the Claude process exited';
+    this.#detail = detail;
+    log.warn({ pid: snapshot.child?.pid, stderr: stderr.slice(-500) }, 'the Claude process exited');
+    const route = session.state.turn?.route ?? session.state.lastRoute;
+    this.#host.emit(session.processExited(detail).frames);
+    this.#host.onExited();
+    this.#host.emit([
+      {
+        type: 'operator_event',
+        kind: 'cli_exited',
+        message: (stderr ? `The Claude process exited:\n${stderr}` : 'The Claude process exited.').slice(
+          0,
+          4000,
+        ),
+        ...(route ? { route } : {}),
+      },
+    ]);
+    this.#child?.detach();
+    this.#child = undefined;
+    delete snapshot.child;
+    const now = Date.now();
+    snapshot.exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
+    if (snapshot.exits.length > crashLoop.maxExits) {
+      snapshot.crashLoop = true;
+      this.#host.emit([
+        {
+          type: 'operator_event',
+          kind: 'crash_loop',
+          message: `The Claude process exited ${snapshot.exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
+        },
+      ]);
+    }
+    this.#host.persist(true);
+    if (this.#options.restartOnExit && !snapshot.crashLoop && !this.#stopped) {
+      const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
+      this.#restartTimer = setTimeout(() => {
+        this.#restartTimer = undefined;
+        if (!this.#stopped && !this.#child) this.spawn();
+      }, delay);
+    }
+  }
+}
