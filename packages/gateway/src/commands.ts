@@ -161,6 +161,26 @@ export function statusText(s: GatewayStatus): string {
   ].join('\n');
 }
 
+/** How many recent exchanges `/status` shows, and how much of each. */
+const HISTORY_SHOWN = 6;
+const HISTORY_CHARS = 160;
+
+/**
+ * The bridge's recent exchanges (from Claude's transcript) as plain lines, newest last; empty when it
+ * sent none. Each is cut to one short line: `/status` is a glance, not the conversation.
+ */
+export function historyText(history: FrameOf<'status'>['history']): string {
+  if (!history || history.length === 0) return '';
+  const lines = history.slice(-HISTORY_SHOWN).map((entry) => {
+    const who = entry.role === 'user' ? '👤' : '🤖';
+    const time = new Date(entry.at).toISOString().slice(11, 16);
+    const flat = entry.text.replace(/\s+/g, ' ').trim();
+    const cut = flat.length > HISTORY_CHARS ? `${flat.slice(0, HISTORY_CHARS - 1)}…` : flat;
+    return `${time} ${who} ${cut}`;
+  });
+  return ['Recently (UTC):', ...lines].join('\n');
+}
+
 /**
  * Creates the command runner. Routes of commands sent to the bridge as reliable frames are durable
  * (`options.routes`), so a `command_result` after a gateway restart still reaches its chat. `/status`
@@ -298,7 +318,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       const timer = statusTimers.get(frame.commandId);
       if (timer) clearTimeout(timer);
       statusTimers.delete(frame.commandId);
-      reply(route, statusText(options.status()));
+      reply(route, [statusText(options.status()), historyText(frame.history)].filter(Boolean).join('\n\n'));
     },
 
     stop() {

@@ -184,8 +184,15 @@ describe('commands', () => {
       mode: 'plan',
       turnId: 'turn-42',
       commandId: request.commandId,
+      history: [
+        { role: 'user', text: 'please   refactor\nthe store', at: Date.UTC(2026, 0, 1, 9, 30) },
+        { role: 'assistant', text: 'x'.repeat(400), at: Date.UTC(2026, 0, 1, 9, 31) },
+      ],
     });
     const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'));
+    expect(status.text).toContain('Recently (UTC):\n09:30 👤 please refactor the store\n09:31 🤖 xxx');
+    expect(status.text).toMatch(/x…$/);
+    expect(status.text.length).toBeLessThan(1200);
     expect(status.text).toContain('Agent: running');
     expect(status.text).toContain('Bridge: connected');
     expect(status.text).toContain('Model: sonnet · Mode: plan');
