@@ -4,7 +4,7 @@
  * stops everything including claude.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readStartTime } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
@@ -17,6 +17,22 @@ function alive(pid: number): boolean {
   return found.ok && !found.zombie;
 }
 
+/** The pid of `parent`'s child whose command line contains `needle`. */
+function childOf(parent: number, needle: string): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (ppid === parent && cmdline.includes(needle)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
 describe('end to end: switchyard run', () => {
   let system: System | undefined;
   afterEach(async () => {
@@ -24,9 +40,13 @@ describe('end to end: switchyard run', () => {
     system = undefined;
   });
 
-  it('restarts only the bridge on /restart, keeps the claude process, and stops everything on SIGINT', async () => {
+  it('restarts only the bridge on /restart and when it crashes, keeps the claude process, and stops everything on SIGINT', async () => {
     system = await startSystem({
-      rules: [rule('first', say('First answer.')), rule('second', say('Second answer.'))],
+      rules: [
+        rule('first', say('First answer.')),
+        rule('second', say('Second answer.')),
+        rule('third', say('Third answer.')),
+      ],
     });
     const { telegram, chatId } = system;
     let output = '';
@@ -56,6 +76,17 @@ describe('end to end: switchyard run', () => {
       });
       expect(JSON.parse(readFileSync(record, 'utf8')).child.pid).toBe(claudePid);
       expect(alive(claudePid)).toBe(true);
+
+      // A bridge that crashes is restarted by the supervisor, and adopts the same claude again.
+      const bridgePid = childOf(run.pid ?? 0, ' bridge e2e');
+      expect(bridgePid).toBeDefined();
+      process.kill(bridgePid ?? 0, 'SIGKILL');
+      telegram.sendText(chatId, 'third');
+      await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Third answer.'), {
+        timeoutMs: 60_000,
+      });
+      expect(childOf(run.pid ?? 0, ' bridge e2e')).not.toBe(bridgePid);
+      expect(JSON.parse(readFileSync(record, 'utf8')).child.pid).toBe(claudePid);
 
       run.kill('SIGINT');
       expect(await exited).toBe(0);
