@@ -68,6 +68,54 @@ describe('end to end: permission prompt across a bridge restart', () => {
   });
 });
 
+describe('end to end: permission prompt across a gateway restart', () => {
+  let system: System | undefined;
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
+    await system?.stop();
+    system = undefined;
+  });
+
+  it('keeps the buttons working after kill -9 of the gateway, and answers once', async () => {
+    system = await startSystem({
+      rules: [
+        rule(
+          'make a file',
+          (ctx) => write(path.join(ctx.cwd ?? '/nonexistent', 'after-gateway.txt'), 'ok\n'),
+          say('Wrote after-gateway.txt.'),
+        ),
+      ],
+    });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    telegram.sendText(chatId, 'please make a file');
+    const prompt = await telegram.waitFor(
+      () =>
+        botMessages(telegram, chatId).find((m) =>
+          m.replyMarkup?.inline_keyboard.flat().some((b) => b.text.includes('Allow')),
+        ),
+      { timeoutMs: 60_000 },
+    );
+    await system.kill('gateway');
+    system.start('gateway');
+    // Pressed twice, as impatient people do: the tool runs once.
+    const first = telegram.pressButton(chatId, prompt.messageId, { text: '✅ Allow' });
+    const second = telegram.pressButton(chatId, prompt.messageId, { text: '✅ Allow' }, { force: true });
+    await telegram.waitFor(() => telegram.callbackQuery(first.id)?.answer, { timeoutMs: 20_000 });
+    await telegram.waitFor(() => telegram.callbackQuery(second.id)?.answer, { timeoutMs: 20_000 });
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.includes('Wrote after-gateway.txt.')),
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    expect(readFileSync(path.join(system.dir, 'work', 'after-gateway.txt'), 'utf8')).toBe('ok\n');
+    const results = system.model.messageRequests().flatMap((r) => r.view?.toolResults ?? []);
+    expect(results.length).toBe(1);
+  });
+});
+
 /** The claude pid the bridge recorded (bridge/bridge.json). */
 async function claudePidOf(system: System): Promise<number> {
   const file = path.join(system.dir, 'state', 'bridge', 'bridge.json');
