@@ -13,37 +13,7 @@
  * from the snapshot's offset. The session machine is deterministic, so it regenerates the same frames;
  * those whose source tag the outbox already holds are not sent again.
  *
- * Exactly once into the CLI: a gateway command is acknowledged only after `onFrame` returns, and its key
- * is recorded (with the intent) before the write. Every `user` line (messages and `/clear`, `/compact`)
- * carries a fresh `uuid`, kept in the intent. What 2.1.328 does with it (measured, see the README):
- * - it prints `command_lifecycle` `queued` with `command_uuid` = that uuid on stdout within milliseconds
- *   of *reading* the line — mid-turn too, long before a turn takes a steer — and only for lines that
- *   carry a uuid;
- * - it handles stdin lines in order: that `queued` comes before the answer to a control request written
- *   after the line;
- * - it drops, silently, a line whose uuid it has already taken (queued, taken mid-turn, or finished).
- * A restart that finds an intent settles it from stdout alone (`settleIntent`): the snapshot holding the
- * intent was written before the write, so its stdout offset is before any `queued` for it, and the
- * adoption's replay of stdout from there sees that line if the CLI read it. If not, the bridge writes a
- * fence — the `initialize` it sends after every adoption anyway — and reads on until the fence is
- * answered: a line in the fifo is read before the fence, so a fence answered with no `queued` before it
- * means the line never reached the fifo, and it is written now. If the fence is not answered in time
- * (the CLI busy), the line is written anyway: with the same uuid, the CLI drops it if it had it.
- * Why not the transcript, as before: for a content-array message (what the bridge writes) the
- * `queue-operation enqueue` line has no content, and a steer's text appears only when the running turn
- * takes it — a crash in between made the restarted bridge write the steer again. Why not
- * `--replay-user-messages`: its echo comes when a turn takes the message, not when the CLI reads it.
- * The fifo itself cannot be asked after the fact. Intents recorded by a bridge from before uuids carry
- * the header's `inbound=` marker and are still settled through the transcript (`findMarker`).
- * Control lines (answers, interrupts, model and mode) are assumed written: a duplicate answer does more
- * harm than a lost one, which the `initialize` re-offers.
- *
- * Held commands: a `/clear` or `/compact` that arrives while a turn runs, and every message after it, is
- * kept in the snapshot (`held`) and written only once the CLI is idle — the CLI would otherwise fold later
- * messages into the running turn past the `/clear` (see `session.ts`). Held items are durable like
- * delivered ones (acknowledged only after the snapshot is written) and go through the same intent path
- * when released. If the process exits first, held messages are reported as `messages_unread` and held
- * commands fail with a `command_result`: nothing is dropped silently.
+ * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`.
  *
  * Sources: stdout is authoritative for everything live (turns, text, tools, prompts, sub-agent lines
  * with `parent_tool_use_id`, API retries and failures — 2.1.328 prints all of them). Claude's transcript
@@ -62,7 +32,6 @@
  * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
  * when liveness cannot be read, nothing is started and the status is `unknown`.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -74,16 +43,16 @@ import {
   silentLogger,
 } from '@switchyard/protocol';
 import { liveness, STDOUT_LOG } from './child.js';
+import { Delivery, type DeliveryStage } from './delivery.js';
 import { FrameSink } from './frame-sink.js';
 import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
 import { FileChannelStore } from './outbox.js';
-import { Session, type Step } from './session.js';
-import { type HeldFrame, type Snapshot, SnapshotFile } from './snapshot.js';
+import { Session } from './session.js';
+import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
 import { Supervisor } from './supervisor.js';
-import { claudeConfigDir, findMarker, TranscriptTail } from './transcript.js';
+import { claudeConfigDir, TranscriptTail } from './transcript.js';
 import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
-import { renderSlashCommand, renderUserMessage } from './user-input.js';
 
 /** Options of {@link createBridge}; the cli maps the agent's config onto them. */
 export interface BridgeOptions {
@@ -125,9 +94,6 @@ export interface BridgeOptions {
   onDeliveryStage?: (stage: DeliveryStage, key: string) => void;
 }
 
-/** A stage of one stdin write; see {@link BridgeOptions.onDeliveryStage}. */
-export type DeliveryStage = 'intent_saved' | 'written' | 'announced';
-
 /** What `status()` reports. */
 export interface BridgeStatus {
   state: 'starting' | 'idle' | 'running' | 'compacting' | 'awaiting_input' | 'exited' | 'unknown';
@@ -149,14 +115,8 @@ export interface Bridge {
   status(): BridgeStatus;
 }
 
-const DELIVERED_KEPT = 2000;
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
-/**
- * How long `settleIntent` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while
- * idle, streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
- */
-const FENCE_TIMEOUT_MS = 10_000;
 /**
  * Transcript lines longer than this are skipped. Lower than stdout's cap because each attached file
  * holds a read buffer this size, and the lines history needs (enqueued messages, assistant text) are far
@@ -180,6 +140,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   let endpoint: Endpoint | undefined;
   let sink: FrameSink | undefined;
   let supervisor: Supervisor;
+  let delivery: Delivery;
   let reader: StdoutReader | undefined;
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -188,12 +149,6 @@ export function createBridge(options: BridgeOptions): Bridge {
   let tail: TranscriptTail | undefined;
   /** The same array as `snapshot.history`. */
   let history: HistoryEntry[] = [];
-  /**
-   * Set from start until the intent a crash left is settled: its uuid, and whether stdout has shown the
-   * CLI reading it. While set, held items stay held (they must not overtake the line being settled).
-   */
-  let settling: { uuid: string | undefined; queued: boolean } | undefined;
-
   const snapshotFile = new SnapshotFile(options.stateDir, (snapshot) => {
     snapshot.session = session.state;
     snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
@@ -228,11 +183,7 @@ export function createBridge(options: BridgeOptions): Bridge {
             for (const event of events) {
               if (event.kind === 'skipped')
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
-              if (event.kind === 'input_queued' && settling && event.uuid === settling.uuid) {
-                settling.queued = true;
-                // Saved with the offset that moves past this line (see `Snapshot.intent`).
-                if (snapshot.intent) snapshot.intent.read = true;
-              }
+              if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
             }
             const step = session.onEvents(events, Date.now());
             supervisor.writeAll(step.writes);
@@ -241,13 +192,13 @@ export function createBridge(options: BridgeOptions): Bridge {
           reader.advance(line.end);
           // After the line is handled and the offset moved past it: a snapshot written by a release
           // never makes a restarted bridge handle this line, and so release, again.
-          if (snapshot.held?.length && !session.state.running) releaseHeld();
+          if (delivery.holding && !session.state.running) delivery.releaseHeld();
         }
         sink?.flush();
         persist(false);
       }
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
-      if (snapshot.held?.length && !session.state.running) releaseHeld();
+      if (delivery.holding && !session.state.running) delivery.releaseHeld();
       if (snapshotFile.dirty) persist(false);
       followSession();
       supervisor.check();
@@ -273,98 +224,13 @@ export function createBridge(options: BridgeOptions): Bridge {
     persist(false);
   };
 
-  // --- commands from the gateway -------------------------------------------------------------------
-
-  const remember = (key: string): void => {
-    snapshot.delivered.push(key);
-    if (snapshot.delivered.length > DELIVERED_KEPT)
-      snapshot.delivered.splice(0, snapshot.delivered.length - DELIVERED_KEPT);
-  };
-
-  /**
-   * Records the intent, writes the line, sends the frames: the one path every stdin write takes. `uuid`
-   * is the line's own (user lines; see the module comment), so a restart can tell whether it was read.
-   */
-  const deliver = (key: string, line: string, step: Step, uuid?: string): void => {
-    remember(key);
-    snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
-    persist(true);
-    options.onDeliveryStage?.('intent_saved', key);
-    supervisor.writeLine(line);
-    options.onDeliveryStage?.('written', key);
-    // Input just went in: silence from here on is what the stuck watchdog measures.
-    supervisor.noteActivity();
-    supervisor.writeAll(step.writes);
-    emit(step.frames, undefined, { key, from: 0 });
-    options.onDeliveryStage?.('announced', key);
-    delete snapshot.intent;
-    persist(false);
-  };
-
-  /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
-  const hold = (key: string, frame: HeldFrame): void => {
-    remember(key);
-    snapshot.held = [...(snapshot.held ?? []), frame];
-    persist(true);
-    log.info({ type: frame.type, held: snapshot.held.length }, 'held behind a running turn');
-  };
-
-  /**
-   * Writes held items in order while that is safe: a command only into an idle CLI, a message only
-   * when no command is still waiting before it (so it lands after the command, in its new conversation).
-   */
-  const releaseHeld = (): void => {
-    if (settling) return;
-    const held = snapshot.held ?? [];
-    while (held.length > 0 && supervisor.child && !supervisor.unknown) {
-      const next = held[0] as HeldFrame;
-      if (next.type === 'user_message') {
-        held.shift();
-        const step = session.acceptUserMessage(next, Date.now());
-        const uuid = randomUUID();
-        deliver(`in:${next.inboundId}`, renderUserMessage(next, { uuid }), step, uuid);
-        continue;
-      }
-      const step = session.acceptSlashCommand(next.commandId, next.route);
-      if (!step) break; // a turn runs: wait for its end
-      held.shift();
-      const uuid = randomUUID();
-      deliver(`cmd:${next.commandId}`, renderSlashCommand(`/${next.type}`, uuid), step, uuid);
-    }
-    if (held.length === 0) delete snapshot.held;
-  };
-
-  /** Reports every held item as not done (the process is gone, or it never started). */
-  const dropHeld = (reason: string): void => {
-    const held = snapshot.held ?? [];
-    if (held.length === 0) return;
-    delete snapshot.held;
-    const unread = held.flatMap((frame) => (frame.type === 'user_message' ? [frame.inboundId] : []));
-    emit([
-      ...(unread.length > 0 ? [{ type: 'messages_unread' as const, inboundIds: unread, reason }] : []),
-      ...held.flatMap((frame) =>
-        frame.type === 'user_message'
-          ? []
-          : [
-              {
-                type: 'command_result' as const,
-                commandId: frame.commandId,
-                ok: false,
-                message: `/${frame.type} did not run: ${reason}`,
-              },
-            ],
-      ),
-    ]);
-    persist(true);
-  };
-
   const onFrame = async (frame: AppFrame): Promise<void> => {
     switch (frame.type) {
       case 'user_message': {
         const key = `in:${frame.inboundId}`;
-        if (snapshot.delivered.includes(key)) return;
-        if (snapshot.held?.length) {
-          hold(key, frame);
+        if (delivery.delivered(key)) return;
+        if (delivery.holding) {
+          delivery.hold(key, frame);
           return;
         }
         if (!supervisor.ensure()) {
@@ -377,29 +243,27 @@ export function createBridge(options: BridgeOptions): Bridge {
           ]);
           return;
         }
-        const step = session.acceptUserMessage(frame, Date.now());
-        const uuid = randomUUID();
-        deliver(key, renderUserMessage(frame, { uuid }), step, uuid);
+        delivery.deliverMessage(frame, session.acceptUserMessage(frame, Date.now()));
         return;
       }
       case 'permission_answer':
       case 'question_answer': {
         const key = `ans:${frame.requestId}`;
-        if (snapshot.delivered.includes(key)) return;
+        if (delivery.delivered(key)) return;
         const step = session.answer(frame);
         if (!step || !supervisor.child) {
           emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
           return;
         }
         const [line, ...rest] = step.writes;
-        if (line !== undefined) deliver(key, line, { frames: step.frames, writes: rest });
+        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
         return;
       }
       case 'interrupt':
       case 'set_model':
       case 'set_mode': {
         const key = `cmd:${frame.commandId}`;
-        if (snapshot.delivered.includes(key)) return;
+        if (delivery.delivered(key)) return;
         if (!supervisor.child || supervisor.unknown) {
           emit([
             {
@@ -416,13 +280,13 @@ export function createBridge(options: BridgeOptions): Bridge {
           frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
         const step = session.control(kind, frame.commandId, value);
         const [line, ...rest] = step.writes;
-        if (line !== undefined) deliver(key, line, { frames: step.frames, writes: rest });
+        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
         return;
       }
       case 'compact':
       case 'clear': {
         const key = `cmd:${frame.commandId}`;
-        if (snapshot.delivered.includes(key)) return;
+        if (delivery.delivered(key)) return;
         if (!supervisor.ensure()) {
           emit([
             {
@@ -434,15 +298,12 @@ export function createBridge(options: BridgeOptions): Bridge {
           ]);
           return;
         }
-        const step = snapshot.held?.length
-          ? undefined
-          : session.acceptSlashCommand(frame.commandId, frame.route);
+        const step = delivery.holding ? undefined : session.acceptSlashCommand(frame.commandId, frame.route);
         if (!step) {
-          hold(key, frame);
+          delivery.hold(key, frame);
           return;
         }
-        const uuid = randomUUID();
-        deliver(key, renderSlashCommand(`/${frame.type}`, uuid), step, uuid);
+        delivery.deliverSlashCommand(frame, step);
         return;
       }
       case 'status_request': {
@@ -470,91 +331,6 @@ export function createBridge(options: BridgeOptions): Bridge {
         log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
         return;
     }
-  };
-
-  /**
-   * Whether the CLI read the line with this uuid, from stdout alone (see the module comment): `read` if
-   * its `queued` is there, `unread` if the fence written here was answered first, `unknown` if the fence
-   * was not answered in time or the process went away. Writes the fence (an `initialize`).
-   */
-  const readByCli = async (uuid: string): Promise<'read' | 'unread' | 'unknown'> => {
-    if (settling?.queued) return 'read';
-    const fence = session.control('initialize', undefined);
-    supervisor.writeAll(fence.writes);
-    const deadline = Date.now() + FENCE_TIMEOUT_MS;
-    while (
-      supervisor.child &&
-      !settling?.queued &&
-      session.awaitsControl(fence.requestId) &&
-      Date.now() < deadline
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      pump();
-    }
-    if (settling?.queued) return 'read';
-    if (supervisor.child && !session.awaitsControl(fence.requestId)) return 'unread';
-    log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
-    return 'unknown';
-  };
-
-  /**
-   * Sends the frames of the intent a crash left that the outbox does not hold yet. Before the adoption's
-   * replay of stdout: they are what `deliver` sends right after the write, so they come before anything
-   * the CLI printed in answer to the line (a `turn_started` before its turn's text) — whether or not the
-   * line turns out to have been read, since `settleIntent` makes sure it is.
-   */
-  const announceIntent = (): void => {
-    const intent = snapshot.intent;
-    if (!intent) return;
-    const sent = store?.lastInbound();
-    const prefix = `${intent.key}#`;
-    const from = sent?.startsWith(prefix) ? Number(sent.slice(prefix.length)) + 1 : 0;
-    emit(intent.frames.slice(from), undefined, { key: intent.key, from });
-  };
-
-  /**
-   * Settles a write that was in progress when the last bridge died (see the module comment): writes the
-   * line again only if the CLI never read it, then clears the intent. Resolves true when it wrote an
-   * `initialize` (the fence), so the caller need not write another.
-   */
-  const settleIntent = async (): Promise<boolean> => {
-    const intent = snapshot.intent;
-    if (!intent) return false;
-    let written = true;
-    let fenced = false;
-    const child = supervisor.child;
-    if (intent.uuid !== undefined && child) {
-      const read = await readByCli(intent.uuid);
-      fenced = true;
-      // `unknown`: written again all the same — the CLI drops a line whose uuid it has taken.
-      written = read === 'read';
-    } else if (intent.marker !== undefined && child) {
-      // An intent from a bridge before uuids: only the transcript can tell (a steer not yet taken is
-      // not in it; the reason uuids replaced this).
-      const configDir = claudeConfigDir(env);
-      written = false;
-      for (let i = 0; i < 20 && !written; i++) {
-        written = findMarker(configDir, options.workDir, intent.marker);
-        if (!written) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
-    // missing one is recovered (the `initialize` re-offers a prompt still pending), so assume it went.
-    if (!written && child) {
-      log.warn(
-        { key: intent.key },
-        'a line written before a crash was not seen read by the Claude process; writing it now',
-      );
-      try {
-        child.writeLine(intent.line);
-      } catch (err) {
-        log.error({ err: describeError(err) }, 'could not write the recovered message');
-      }
-    }
-    log.info({ key: intent.key, rewritten: !written }, 'settled a write from before a crash');
-    delete snapshot.intent;
-    persist(true);
-    return fenced;
   };
 
   return {
@@ -614,7 +390,24 @@ export function createBridge(options: BridgeOptions): Bridge {
             reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), 0, maxLineBytes);
             if (sink) sink.replayUntil = undefined;
           },
-          onExited: () => dropHeld('the Claude process exited before it read them'),
+          onExited: () => delivery.dropHeld('the Claude process exited before it read them'),
+        },
+      );
+      delivery = new Delivery(
+        {
+          configDir: claudeConfigDir(env),
+          workDir: options.workDir,
+          log,
+          onStage: options.onDeliveryStage,
+        },
+        {
+          snapshot,
+          session,
+          supervisor,
+          emit,
+          persist,
+          pump: () => pump(),
+          lastInbound: () => store?.lastInbound(),
         },
       );
 
@@ -629,15 +422,10 @@ export function createBridge(options: BridgeOptions): Bridge {
           'adopted the Claude process',
         );
         // Before the first read: the replay of stdout from the offset may show the intent's line read.
-        if (snapshot.intent && !supervisor.unknown) {
-          settling = { uuid: snapshot.intent.uuid, queued: snapshot.intent.read === true };
-          announceIntent();
-        }
+        if (!supervisor.unknown) delivery.beginSettle();
         pump();
         if (!supervisor.unknown) {
-          const fenced = await settleIntent().finally(() => {
-            settling = undefined;
-          });
+          const fenced = await delivery.settle();
           // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`); the
           // fence already was one.
           if (!fenced) supervisor.writeAll(session.control('initialize', undefined).writes);

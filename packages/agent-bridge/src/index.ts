@@ -8,7 +8,6 @@ export {
   type BridgeOptions,
   type BridgeStatus,
   createBridge,
-  type DeliveryStage,
 } from './bridge.js';
 export {
   ChildError,
@@ -18,6 +17,7 @@ export {
   liveness,
   readStartTime,
 } from './child.js';
+export type { DeliveryStage } from './delivery.js';
 export {
   addHistory,
   HISTORY_KEPT,

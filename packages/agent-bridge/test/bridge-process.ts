@@ -6,7 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type AppFrame, RELIABLE_TYPES } from '@switchyard/protocol';
-import type { DeliveryStage } from '../src/bridge.js';
+import type { DeliveryStage } from '../src/delivery.js';
 import { CLAUDE_BIN, type Rig } from './harness.js';
 
 /** Builds the package so `bridge-entry.mjs` runs the code under test. */

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppFrame } from '@switchyard/protocol';
 import { reply, rule, say, text, toolUse } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryStage } from '../src/bridge.js';
+import type { DeliveryStage } from '../src/delivery.js';
 import { type BridgeProcess, buildBridge, duplicates, startBridge } from './bridge-process.js';
 import { createRig, type Rig, userMessage } from './harness.js';
 

@@ -1,0 +1,311 @@
+/**
+ * Delivery: how a gateway command's line gets into the CLI's stdin exactly once, across a bridge killed
+ * at any point of the write, and how commands are held behind a `/clear` or `/compact`.
+ *
+ * Exactly once into the CLI: a gateway command is acknowledged only after the bridge's `onFrame` returns,
+ * and its key is recorded (with the intent) before the write. Every `user` line (messages and `/clear`,
+ * `/compact`) carries a fresh `uuid`, kept in the intent. What 2.1.328 does with it (measured, see the
+ * README):
+ * - it prints `command_lifecycle` `queued` with `command_uuid` = that uuid on stdout within milliseconds
+ *   of *reading* the line — mid-turn too, long before a turn takes a steer — and only for lines that
+ *   carry a uuid;
+ * - it handles stdin lines in order: that `queued` comes before the answer to a control request written
+ *   after the line;
+ * - it drops, silently, a line whose uuid it has already taken (queued, taken mid-turn, or finished).
+ * A restart that finds an intent settles it from stdout alone ({@link Delivery.settle}): the snapshot
+ * holding the intent was written before the write, so its stdout offset is before any `queued` for it,
+ * and the adoption's replay of stdout from there sees that line if the CLI read it. If not, the bridge
+ * writes a fence — the `initialize` it sends after every adoption anyway — and reads on until the fence
+ * is answered: a line in the fifo is read before the fence, so a fence answered with no `queued` before
+ * it means the line never reached the fifo, and it is written now. If the fence is not answered in time
+ * (the CLI busy), the line is written anyway: with the same uuid, the CLI drops it if it had it.
+ * Why not the transcript, as before: for a content-array message (what the bridge writes) the
+ * `queue-operation enqueue` line has no content, and a steer's text appears only when the running turn
+ * takes it — a crash in between made the restarted bridge write the steer again. Why not
+ * `--replay-user-messages`: its echo comes when a turn takes the message, not when the CLI reads it.
+ * The fifo itself cannot be asked after the fact. Intents recorded by a bridge from before uuids carry
+ * the header's `inbound=` marker and are still settled through the transcript (`findMarker`).
+ * Control lines (answers, interrupts, model and mode) are assumed written: a duplicate answer does more
+ * harm than a lost one, which the `initialize` re-offers.
+ *
+ * Held commands: a `/clear` or `/compact` that arrives while a turn runs, and every message after it, is
+ * kept in the snapshot (`held`) and written only once the CLI is idle — the CLI would otherwise fold later
+ * messages into the running turn past the `/clear` (see `session.ts`). Held items are durable like
+ * delivered ones (acknowledged only after the snapshot is written) and go through the same intent path
+ * when released. If the process exits first, held messages are reported as `messages_unread` and held
+ * commands fail with a `command_result`: nothing is dropped silently. While an intent from a crash is
+ * being settled, held items stay held: they must not overtake the line being settled.
+ */
+import { randomUUID } from 'node:crypto';
+import { describeError, type FrameOf, type Logger } from '@switchyard/protocol';
+import type { FrameSink } from './frame-sink.js';
+import type { Session, Step } from './session.js';
+import type { HeldFrame, Snapshot } from './snapshot.js';
+import type { Supervisor } from './supervisor.js';
+import { findMarker } from './transcript.js';
+import { renderSlashCommand, renderUserMessage } from './user-input.js';
+
+/** A stage of one stdin write; see `BridgeOptions.onDeliveryStage`. */
+export type DeliveryStage = 'intent_saved' | 'written' | 'announced';
+
+/** How many delivered keys the snapshot keeps (a gateway resends only recent, unacknowledged frames). */
+const DELIVERED_KEPT = 2000;
+/**
+ * How long `settle` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while idle,
+ * streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
+ */
+const FENCE_TIMEOUT_MS = 10_000;
+
+/** Options of {@link Delivery}. */
+export interface DeliveryOptions {
+  /** `CLAUDE_CONFIG_DIR` and the work directory: where a pre-uuid intent's marker is looked for. */
+  configDir: string;
+  workDir: string;
+  log: Logger;
+  /** Fault injection for tests; see `BridgeOptions.onDeliveryStage`. */
+  onStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
+}
+
+/** What delivery needs of the bridge around it. */
+export interface DeliveryHost {
+  /** The live snapshot: delivered keys, the intent and held items are kept in it. */
+  readonly snapshot: Snapshot;
+  readonly session: Session;
+  readonly supervisor: Pick<Supervisor, 'child' | 'unknown' | 'writeLine' | 'writeAll' | 'noteActivity'>;
+  emit: FrameSink['emit'];
+  persist(force: boolean): void;
+  /** Reads and handles the stdout available now (the fence's answer arrives that way). */
+  pump(): void;
+  /** The inbound tag of the last frame the outbox holds (`<key>#<index>`), if any. */
+  lastInbound(): string | undefined;
+}
+
+/** The one path every stdin write takes, and the recovery of one a crash interrupted. */
+export class Delivery {
+  readonly #options: DeliveryOptions;
+  readonly #host: DeliveryHost;
+  /**
+   * Set from start until the intent a crash left is settled: its uuid, and whether stdout has shown the
+   * CLI reading it. While set, held items stay held.
+   */
+  #settling: { uuid: string | undefined; queued: boolean } | undefined;
+
+  constructor(options: DeliveryOptions, host: DeliveryHost) {
+    this.#options = options;
+    this.#host = host;
+  }
+
+  /** Whether the command with this key was written (or held) already: a resent frame is ignored. */
+  delivered(key: string): boolean {
+    return this.#host.snapshot.delivered.includes(key);
+  }
+
+  /** Whether anything is held: then every later message and command queues behind it. */
+  get holding(): boolean {
+    return (this.#host.snapshot.held?.length ?? 0) > 0;
+  }
+
+  /**
+   * Records the intent, writes the line, sends the frames: the one path every stdin write takes. `uuid`
+   * is the line's own (user lines; see the module comment), so a restart can tell whether it was read.
+   */
+  deliver(key: string, line: string, step: Step, uuid?: string): void {
+    const { snapshot, supervisor } = this.#host;
+    const onStage = this.#options.onStage;
+    this.#remember(key);
+    snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
+    this.#host.persist(true);
+    onStage?.('intent_saved', key);
+    supervisor.writeLine(line);
+    onStage?.('written', key);
+    // Input just went in: silence from here on is what the stuck watchdog measures.
+    supervisor.noteActivity();
+    supervisor.writeAll(step.writes);
+    this.#host.emit(step.frames, undefined, { key, from: 0 });
+    onStage?.('announced', key);
+    delete snapshot.intent;
+    this.#host.persist(false);
+  }
+
+  /** A user message written now, with a fresh uuid. */
+  deliverMessage(message: FrameOf<'user_message'>, step: Step): void {
+    const uuid = randomUUID();
+    this.deliver(`in:${message.inboundId}`, renderUserMessage(message, { uuid }), step, uuid);
+  }
+
+  /** A `/clear` or `/compact` written now, with a fresh uuid. */
+  deliverSlashCommand(command: FrameOf<'clear'> | FrameOf<'compact'>, step: Step): void {
+    const uuid = randomUUID();
+    this.deliver(`cmd:${command.commandId}`, renderSlashCommand(`/${command.type}`, uuid), step, uuid);
+  }
+
+  /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
+  hold(key: string, frame: HeldFrame): void {
+    const snapshot = this.#host.snapshot;
+    this.#remember(key);
+    snapshot.held = [...(snapshot.held ?? []), frame];
+    this.#host.persist(true);
+    this.#options.log.info({ type: frame.type, held: snapshot.held.length }, 'held behind a running turn');
+  }
+
+  /**
+   * Writes held items in order while that is safe: a command only into an idle CLI, a message only
+   * when no command is still waiting before it (so it lands after the command, in its new conversation).
+   */
+  releaseHeld(): void {
+    if (this.#settling) return;
+    const { snapshot, session, supervisor } = this.#host;
+    const held = snapshot.held ?? [];
+    while (held.length > 0 && supervisor.child && !supervisor.unknown) {
+      const next = held[0] as HeldFrame;
+      if (next.type === 'user_message') {
+        held.shift();
+        this.deliverMessage(next, session.acceptUserMessage(next, Date.now()));
+        continue;
+      }
+      const step = session.acceptSlashCommand(next.commandId, next.route);
+      if (!step) break; // a turn runs: wait for its end
+      held.shift();
+      this.deliverSlashCommand(next, step);
+    }
+    if (held.length === 0) delete snapshot.held;
+  }
+
+  /** Reports every held item as not done (the process is gone, or it never started). */
+  dropHeld(reason: string): void {
+    const snapshot = this.#host.snapshot;
+    const held = snapshot.held ?? [];
+    if (held.length === 0) return;
+    delete snapshot.held;
+    const unread = held.flatMap((frame) => (frame.type === 'user_message' ? [frame.inboundId] : []));
+    this.#host.emit([
+      ...(unread.length > 0 ? [{ type: 'messages_unread' as const, inboundIds: unread, reason }] : []),
+      ...held.flatMap((frame) =>
+        frame.type === 'user_message'
+          ? []
+          : [
+              {
+                type: 'command_result' as const,
+                commandId: frame.commandId,
+                ok: false,
+                message: `/${frame.type} did not run: ${reason}`,
+              },
+            ],
+      ),
+    ]);
+    this.#host.persist(true);
+  }
+
+  /**
+   * Starts settling the intent a crash left, if any: from now on stdout is watched for its `queued`
+   * ({@link noteQueued}), and the frames the outbox does not hold yet are sent. Call before the adoption's
+   * first read of stdout: those frames are what `deliver` sends right after the write, so they must come
+   * before anything the CLI printed in answer to the line (a `turn_started` before its turn's text) —
+   * whether or not the line turns out to have been read, since {@link settle} makes sure it is.
+   */
+  beginSettle(): void {
+    const intent = this.#host.snapshot.intent;
+    if (!intent) return;
+    this.#settling = { uuid: intent.uuid, queued: intent.read === true };
+    const sent = this.#host.lastInbound();
+    const prefix = `${intent.key}#`;
+    const from = sent?.startsWith(prefix) ? Number(sent.slice(prefix.length)) + 1 : 0;
+    this.#host.emit(intent.frames.slice(from), undefined, { key: intent.key, from });
+  }
+
+  /** Stdout showed the CLI reading the line with this uuid (`command_lifecycle` `queued`). */
+  noteQueued(uuid: string): void {
+    const settling = this.#settling;
+    if (!settling || uuid !== settling.uuid) return;
+    settling.queued = true;
+    // Saved with the offset that moves past this line (see `Intent.read`).
+    const intent = this.#host.snapshot.intent;
+    if (intent) intent.read = true;
+  }
+
+  /**
+   * Settles a write that was in progress when the last bridge died (see the module comment): writes the
+   * line again only if the CLI never read it, then clears the intent and lets held items go. Resolves true
+   * when it wrote an `initialize` (the fence), so the caller need not write another.
+   */
+  async settle(): Promise<boolean> {
+    try {
+      return await this.#settleIntent();
+    } finally {
+      this.#settling = undefined;
+    }
+  }
+
+  async #settleIntent(): Promise<boolean> {
+    const { snapshot, supervisor } = this.#host;
+    const log = this.#options.log;
+    const intent = snapshot.intent;
+    if (!intent) return false;
+    let written = true;
+    let fenced = false;
+    const child = supervisor.child;
+    if (intent.uuid !== undefined && child) {
+      const read = await this.#readByCli(intent.uuid);
+      fenced = true;
+      // `unknown`: written again all the same — the CLI drops a line whose uuid it has taken.
+      written = read === 'read';
+    } else if (intent.marker !== undefined && child) {
+      // An intent from a bridge before uuids: only the transcript can tell (a steer not yet taken is
+      // not in it; the reason uuids replaced this).
+      written = false;
+      for (let i = 0; i < 20 && !written; i++) {
+        written = findMarker(this.#options.configDir, this.#options.workDir, intent.marker);
+        if (!written) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
+    // missing one is recovered (the `initialize` re-offers a prompt still pending), so assume it went.
+    if (!written && child) {
+      log.warn(
+        { key: intent.key },
+        'a line written before a crash was not seen read by the Claude process; writing it now',
+      );
+      try {
+        child.writeLine(intent.line);
+      } catch (err) {
+        log.error({ err: describeError(err) }, 'could not write the recovered message');
+      }
+    }
+    log.info({ key: intent.key, rewritten: !written }, 'settled a write from before a crash');
+    delete snapshot.intent;
+    this.#host.persist(true);
+    return fenced;
+  }
+
+  /**
+   * Whether the CLI read the line with this uuid, from stdout alone (see the module comment): `read` if
+   * its `queued` is there, `unread` if the fence written here was answered first, `unknown` if the fence
+   * was not answered in time or the process went away. Writes the fence (an `initialize`).
+   */
+  async #readByCli(uuid: string): Promise<'read' | 'unread' | 'unknown'> {
+    const { session, supervisor } = this.#host;
+    if (this.#settling?.queued) return 'read';
+    const fence = session.control('initialize', undefined);
+    supervisor.writeAll(fence.writes);
+    const deadline = Date.now() + FENCE_TIMEOUT_MS;
+    while (
+      supervisor.child &&
+      !this.#settling?.queued &&
+      session.awaitsControl(fence.requestId) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      this.#host.pump();
+    }
+    if (this.#settling?.queued) return 'read';
+    if (supervisor.child && !session.awaitsControl(fence.requestId)) return 'unread';
+    this.#options.log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
+    return 'unknown';
+  }
+
+  #remember(key: string): void {
+    const delivered = this.#host.snapshot.delivered;
+    delivered.push(key);
+    if (delivered.length > DELIVERED_KEPT) delivered.splice(0, delivered.length - DELIVERED_KEPT);
+  }
+}
