@@ -5,19 +5,14 @@
  */
 import path from 'node:path';
 import { read, rule, say } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, systemPerTest } from './system.js';
 
 describe('end to end: the progress card', () => {
-  let system: System | undefined;
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('shows a pinned card for a long turn, closes it and unpins it at the end; none for a short turn', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       card: { showDelayMs: 1_000 },
       rules: [
         rule('quick', say('Quick answer.')),

@@ -5,20 +5,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, systemPerTest } from './system.js';
 
 describe('end to end: the claude process crashes', () => {
-  let system: System | undefined;
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('reports the failed turn and resumes the conversation in a new process', async () => {
     const long = Array.from({ length: 100 }, (_, i) => `part${i}`).join(' ');
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule('tell me a story', say(long, { chunkSize: 5, chunkDelayMs: 50 })),
         rule('still there', say('Yes, still here.')),

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, MAIN, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, MAIN, systemPerTest } from './system.js';
 
 function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const result = spawnSync(process.execPath, [MAIN, ...args], {
@@ -20,11 +20,7 @@ function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } 
 }
 
 describe('the switchyard command', () => {
-  let system: System | undefined;
-  afterEach(async () => {
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('refuses a bad config before starting anything, listing every problem by path', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
@@ -72,7 +68,7 @@ describe('the switchyard command', () => {
   });
 
   it('`up` runs every agent that has a token, answers, and stops cleanly on SIGINT', async () => {
-    system = await startSystem({ rules: [rule('ping', say('pong'))] });
+    const system = await startSystem({ rules: [rule('ping', say('pong'))] });
     const { telegram, chatId } = system;
     const masked = cli(['--config', system.configPath, 'config', 'check']);
     expect(masked.code).toBe(0);

@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { reply, rule, say, text, toolUse } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, systemPerTest } from './system.js';
 
 // A 1x1 PNG.
 const PNG = Buffer.from(
@@ -15,15 +15,10 @@ const PNG = Buffer.from(
 );
 
 describe('end to end: a conversation', () => {
-  let system: System | undefined;
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('takes a message sent mid-turn into the running turn and shows it as taken', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule(
           'look around',
@@ -74,7 +69,7 @@ describe('end to end: a conversation', () => {
 
   it('/stop interrupts a running turn, and the next message is answered normally', async () => {
     const endless = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule('ramble', say(endless, { chunkSize: 5, chunkDelayMs: 60 })),
         rule('short', say('Short answer.')),
@@ -103,7 +98,7 @@ describe('end to end: a conversation', () => {
   });
 
   it('passes a photo to Claude as an image, with its caption as the text', async () => {
-    system = await startSystem({ rules: [rule('what is this', say('A very small picture.'))] });
+    const system = await startSystem({ rules: [rule('what is this', say('A very small picture.'))] });
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
@@ -126,7 +121,7 @@ describe('end to end: a conversation', () => {
   });
 
   it('answers in the forum topic the message came from', async () => {
-    system = await startSystem({ rules: [rule('topic question', say('Answer in the topic.'))] });
+    const system = await startSystem({ rules: [rule('topic question', say('Answer in the topic.'))] });
     const { telegram } = system;
     const forum = telegram.createGroup({
       title: 'Team',

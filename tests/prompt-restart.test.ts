@@ -6,19 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { rule, say, write } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, type System, systemPerTest } from './system.js';
 
 describe('end to end: permission prompt across a bridge restart', () => {
-  let system: System | undefined;
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('recovers the open prompt after kill -9 and runs the tool once when Allow is pressed', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule(
           'make a file',
@@ -69,15 +64,10 @@ describe('end to end: permission prompt across a bridge restart', () => {
 });
 
 describe('end to end: permission prompt across a gateway restart', () => {
-  let system: System | undefined;
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('keeps the buttons working after kill -9 of the gateway, and answers once', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule(
           'make a file',

@@ -3,8 +3,8 @@
  * back, and the user sees every answer exactly once, with nothing lost.
  */
 import { rule, say } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, systemPerTest } from './system.js';
 
 const LONG_ANSWER = Array.from(
   { length: 40 },
@@ -12,15 +12,10 @@ const LONG_ANSWER = Array.from(
 ).join('\n');
 
 describe('end to end: gateway and bridge as real processes', () => {
-  let system: System | undefined;
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && system) console.log(system.logs().slice(-20_000));
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('answers a message: placeholder at once, then the exact answer', async () => {
-    system = await startSystem({ rules: [rule('hello', say('Hello **there**! How can I help?'))] });
+    const system = await startSystem({ rules: [rule('hello', say('Hello **there**! How can I help?'))] });
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
@@ -36,7 +31,7 @@ describe('end to end: gateway and bridge as real processes', () => {
   });
 
   it('survives kill -9 of the bridge mid-stream: same answer, once, and a message sent while it was down is delivered', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })),
         rule('after', say('Got your second message.')),
@@ -71,7 +66,7 @@ describe('end to end: gateway and bridge as real processes', () => {
   });
 
   it('survives kill -9 of the gateway mid-turn: nothing lost, nothing doubled', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })),
         rule('next', say('Next one done.')),

@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readStartTime } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
-import { botMessages, MAIN, type System, startSystem } from './system.js';
+import { describe, expect, it } from 'vitest';
+import { botMessages, MAIN, systemPerTest } from './system.js';
 
 /** Running, not merely a zombie waiting to be reaped (this machine's init may be slow to reap orphans). */
 function alive(pid: number): boolean {
@@ -34,14 +34,10 @@ function childOf(parent: number, needle: string): number | undefined {
 }
 
 describe('end to end: switchyard run', () => {
-  let system: System | undefined;
-  afterEach(async () => {
-    await system?.stop();
-    system = undefined;
-  });
+  const startSystem = systemPerTest();
 
   it('restarts only the bridge on /restart and when it crashes, keeps the claude process, and stops everything on SIGINT', async () => {
-    system = await startSystem({
+    const system = await startSystem({
       rules: [
         rule('first', say('First answer.')),
         rule('second', say('Second answer.')),

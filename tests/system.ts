@@ -23,6 +23,7 @@ import {
   type ScriptedModel,
   type TelegramServer,
 } from '@switchyard/sandbox';
+import { afterEach } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -153,6 +154,23 @@ export async function startSystem(options: SystemOptions): Promise<System> {
         console.warn(`e2e: killed processes left running in ${dir}: ${leaked.join(', ')}`);
       if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Registers an `afterEach` that stops the system a test started (printing the services' logs first
+ * when the test failed) and returns the function that starts it.
+ */
+export function systemPerTest(): (options: SystemOptions) => Promise<System> {
+  let current: System | undefined;
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail' && current) console.log(current.logs().slice(-20_000));
+    await current?.stop();
+    current = undefined;
+  });
+  return async (options) => {
+    current = await startSystem(options);
+    return current;
   };
 }
 
