@@ -15,22 +15,17 @@
  *
  * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`.
  *
- * Sources: stdout is authoritative for everything live (turns, text, tools, prompts, sub-agent lines
- * with `parent_tool_use_id`, API retries and failures — 2.1.328 prints all of them). Claude's transcript
- * is consulted only for what stdout cannot answer: whether a line written just before a crash was
- * enqueued (`settleIntent`), and the history `/status` shows (the user's side of it is not on stdout;
- * see `history.ts`). A {@link TranscriptTail} follows the current session (the id from `system/init`;
- * a new one after `/clear`) and its sub-agent files; its cursors and the history it builds are written
- * in the same snapshot, so a restarted bridge resumes the tail without skipping or repeating a line.
- *
- * Not taken from the transcript, because stdout already has it (checked on 2.1.328): API errors — each
- * retry is a `system/api_retry` line and a failed turn's `result` carries `api_error_status`; the
- * transcript's `system/api_error` lines say the same. A sub-agent's API retries appear in neither. Sub-agent
- * detail — its `assistant`/`user` lines come on stdout with `parent_tool_use_id`. The sub-agent files are
- * tailed (cursors, idle release) but their lines are passed over unparsed until something needs them.
+ * Sources: stdout is authoritative for everything live. Claude's transcript is consulted only for what
+ * stdout cannot answer: the history `/status` shows (`history-tail.ts`), and whether a line written by a
+ * bridge from before uuids was enqueued (`delivery.ts`).
  *
  * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
- * when liveness cannot be read, nothing is started and the status is `unknown`.
+ * when liveness cannot be read, nothing is started and the status is `unknown` (`supervisor.ts`).
+ *
+ * This file is the shell that wires the pieces together: the snapshot ({@link SnapshotFile}), the frames
+ * out ({@link FrameSink}), the process ({@link Supervisor}), the writes in ({@link Delivery}), the
+ * transcript ({@link HistoryTail}), and the one loop that drives them all, `pump`: read stdout, translate,
+ * step the session machine, write what it answers, send what it emits, release held items, save.
  */
 import { existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -45,13 +40,13 @@ import {
 import { liveness, STDOUT_LOG } from './child.js';
 import { Delivery, type DeliveryStage } from './delivery.js';
 import { FrameSink } from './frame-sink.js';
-import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
+import { HistoryTail } from './history-tail.js';
 import { FileChannelStore } from './outbox.js';
 import { Session } from './session.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
 import { Supervisor } from './supervisor.js';
-import { claudeConfigDir, TranscriptTail } from './transcript.js';
+import { claudeConfigDir } from './transcript.js';
 import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
 
 /** Options of {@link createBridge}; the cli maps the agent's config onto them. */
@@ -117,17 +112,6 @@ export interface Bridge {
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
-/**
- * Transcript lines longer than this are skipped. Lower than stdout's cap because each attached file
- * holds a read buffer this size, and the lines history needs (enqueued messages, assistant text) are far
- * shorter; what is skipped is large tool output and images.
- */
-const TRANSCRIPT_MAX_LINE_BYTES = 1024 * 1024;
-/** The most of a session file read when the tail first meets it (a resumed conversation): its recent end. */
-const TRANSCRIPT_BACKLOG_BYTES = 4 * 1024 * 1024;
-/** A sub-agent file quiet this long has its watcher and descriptor released (reattached if it grows). */
-const SUBAGENT_IDLE_MS = 2 * 60_000;
-
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
@@ -146,9 +130,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let pumping = false;
-  let tail: TranscriptTail | undefined;
-  /** The same array as `snapshot.history`. */
-  let history: HistoryEntry[] = [];
+  let tail: HistoryTail | undefined;
   const snapshotFile = new SnapshotFile(options.stateDir, (snapshot) => {
     snapshot.session = session.state;
     snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
@@ -200,28 +182,11 @@ export function createBridge(options: BridgeOptions): Bridge {
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
       if (delivery.holding && !session.state.running) delivery.releaseHeld();
       if (snapshotFile.dirty) persist(false);
-      followSession();
+      tail?.follow(session.state.sessionId);
       supervisor.check();
     } finally {
       pumping = false;
     }
-  };
-
-  /** Points the tail at the session stdout names (a new id after `/clear`; unset in between). */
-  const followSession = (): void => {
-    const id = session.state.sessionId;
-    if (tail && id !== undefined && id !== tail.sessionId) tail.follow(id);
-  };
-
-  /**
-   * A main-transcript line: a history entry, if it makes one. The snapshot (throttled) then holds the
-   * entry and a cursor past its line together; see {@link TranscriptTail}'s checkpoint contract.
-   */
-  const onTranscriptLine = (value: Record<string, unknown>): void => {
-    const entry = historyEntryOf(value);
-    if (!entry) return;
-    addHistory(history, entry);
-    persist(false);
   };
 
   const onFrame = async (frame: AppFrame): Promise<void> => {
@@ -309,6 +274,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       case 'status_request': {
         // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
         tail?.rescan();
+        const history = tail?.entries ?? [];
         const p = supervisor.pid();
         const detail = supervisor.detail;
         emit(
@@ -339,21 +305,15 @@ export function createBridge(options: BridgeOptions): Bridge {
       mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
       snapshot = snapshotFile.load();
       session = new Session(snapshot.session);
-      history = snapshot.history ??= [];
-      tail = new TranscriptTail({
+      snapshot.history ??= [];
+      tail = new HistoryTail({
         configDir: claudeConfigDir(env),
-        cwd: options.workDir,
-        ...(session.state.sessionId !== undefined ? { sessionId: session.state.sessionId } : {}),
-        ...(snapshot.transcript ? { cursors: snapshot.transcript } : {}),
-        onLine: (line) => {
-          if (line.source === 'main') onTranscriptLine(line.value);
-        },
-        // Sub-agent lines: nothing here needs them yet (see the module comment), so none is parsed.
-        acceptBytes: (line, source) => source === 'main' && mayBeHistory(line),
-        onSkipped: (file, bytes) => log.warn({ file, bytes }, 'skipped an oversized transcript line'),
-        maxLineBytes: TRANSCRIPT_MAX_LINE_BYTES,
-        backlogBytes: TRANSCRIPT_BACKLOG_BYTES,
-        idleReleaseMs: SUBAGENT_IDLE_MS,
+        workDir: options.workDir,
+        sessionId: session.state.sessionId,
+        cursors: snapshot.transcript,
+        history: snapshot.history,
+        onEntry: () => persist(false),
+        log,
       });
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
       endpoint = createProtocolClient({
@@ -445,7 +405,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
       // After the adoption's pump: it may have moved the session on.
       tail.start();
-      followSession();
+      tail.follow(session.state.sessionId);
 
       watcher = watch(options.stateDir, (_event, name) => {
         if (name === STDOUT_LOG) pump();
