@@ -38,6 +38,7 @@ import {
   silentLogger,
 } from '@switchyard/protocol';
 import { liveness, STDOUT_LOG } from './child.js';
+import { createCommandHandler } from './commands.js';
 import { Delivery, type DeliveryStage } from './delivery.js';
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
@@ -112,6 +113,7 @@ export interface Bridge {
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
+
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
@@ -125,12 +127,14 @@ export function createBridge(options: BridgeOptions): Bridge {
   let sink: FrameSink | undefined;
   let supervisor: Supervisor;
   let delivery: Delivery;
+  let commands: (frame: AppFrame) => Promise<void>;
   let reader: StdoutReader | undefined;
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let pumping = false;
   let tail: HistoryTail | undefined;
+
   const snapshotFile = new SnapshotFile(options.stateDir, (snapshot) => {
     snapshot.session = session.state;
     snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
@@ -189,115 +193,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
-  const onFrame = async (frame: AppFrame): Promise<void> => {
-    switch (frame.type) {
-      case 'user_message': {
-        const key = `in:${frame.inboundId}`;
-        if (delivery.delivered(key)) return;
-        if (delivery.holding) {
-          delivery.hold(key, frame);
-          return;
-        }
-        if (!supervisor.ensure()) {
-          emit([
-            {
-              type: 'messages_unread',
-              inboundIds: [frame.inboundId],
-              reason: supervisor.detail ?? 'the Claude process is not running',
-            },
-          ]);
-          return;
-        }
-        delivery.deliverMessage(frame, session.acceptUserMessage(frame, Date.now()));
-        return;
-      }
-      case 'permission_answer':
-      case 'question_answer': {
-        const key = `ans:${frame.requestId}`;
-        if (delivery.delivered(key)) return;
-        const step = session.answer(frame);
-        if (!step || !supervisor.child) {
-          emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
-          return;
-        }
-        const [line, ...rest] = step.writes;
-        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
-        return;
-      }
-      case 'interrupt':
-      case 'set_model':
-      case 'set_mode': {
-        const key = `cmd:${frame.commandId}`;
-        if (delivery.delivered(key)) return;
-        if (!supervisor.child || supervisor.unknown) {
-          emit([
-            {
-              type: 'command_result',
-              commandId: frame.commandId,
-              ok: false,
-              message: 'the Claude process is not running',
-            },
-          ]);
-          return;
-        }
-        const kind = frame.type;
-        const value =
-          frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
-        const step = session.control(kind, frame.commandId, value);
-        const [line, ...rest] = step.writes;
-        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
-        return;
-      }
-      case 'compact':
-      case 'clear': {
-        const key = `cmd:${frame.commandId}`;
-        if (delivery.delivered(key)) return;
-        if (!supervisor.ensure()) {
-          emit([
-            {
-              type: 'command_result',
-              commandId: frame.commandId,
-              ok: false,
-              message: supervisor.detail ?? 'the Claude process is not running',
-            },
-          ]);
-          return;
-        }
-        const step = delivery.holding ? undefined : session.acceptSlashCommand(frame.commandId, frame.route);
-        if (!step) {
-          delivery.hold(key, frame);
-          return;
-        }
-        delivery.deliverSlashCommand(frame, step);
-        return;
-      }
-      case 'status_request': {
-        // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
-        tail?.rescan();
-        const history = tail?.entries ?? [];
-        const p = supervisor.pid();
-        const detail = supervisor.detail;
-        emit(
-          [
-            session.statusFrame({
-              commandId: frame.commandId,
-              ...(supervisor.unknown ? { state: 'unknown' as const } : {}),
-              ...(p !== undefined ? { pid: p } : {}),
-              ...(detail !== undefined ? { detail } : {}),
-            }),
-          ].map((frame) =>
-            // Copies: a queued frame must not change when the next reply is merged into an entry.
-            history.length > 0 ? { ...frame, history: history.map((entry) => ({ ...entry })) } : frame,
-          ),
-        );
-        return;
-      }
-      default:
-        // Bridge-to-gateway frames arriving here are a peer bug; the channel already validated them.
-        log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
-        return;
-    }
-  };
+  /** A frame from the gateway: see `commands.ts`. Acknowledged once this resolves. */
+  const onFrame = (frame: AppFrame): Promise<void> => commands(frame);
 
   return {
     async start() {
@@ -370,6 +267,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           lastInbound: () => store?.lastInbound(),
         },
       );
+      commands = createCommandHandler({ session, supervisor, delivery, history: tail, emit, log });
 
       const record = snapshot.child;
       const state = record ? liveness(record) : 'dead';

@@ -1,0 +1,141 @@
+/**
+ * What each frame from the gateway does: the routing from a protocol frame to the session machine, the
+ * process supervisor and the delivery path. Every command is idempotent by key (`in:<inboundId>`,
+ * `ans:<requestId>`, `cmd:<commandId>`): a frame the gateway resends after a reconnect is ignored once
+ * delivered or held. A command that cannot be carried out is answered, never dropped: a message with
+ * `messages_unread`, an answer to a prompt that is gone with `prompt_closed`, a command with a failed
+ * `command_result`.
+ *
+ * Contract: the channel acknowledges a frame once the handler resolves, so anything the handler must
+ * not lose (delivered keys, intents, held items) is on disk by then (`delivery.ts`).
+ */
+import type { AppFrame, Logger } from '@switchyard/protocol';
+import type { Delivery } from './delivery.js';
+import type { FrameSink } from './frame-sink.js';
+import type { HistoryTail } from './history-tail.js';
+import type { Session } from './session.js';
+import type { Supervisor } from './supervisor.js';
+
+/** What the command handler needs of the bridge around it. */
+export interface CommandHost {
+  readonly session: Session;
+  readonly supervisor: Pick<Supervisor, 'child' | 'unknown' | 'detail' | 'ensure' | 'pid'>;
+  readonly delivery: Delivery;
+  readonly history: Pick<HistoryTail, 'entries' | 'rescan'>;
+  emit: FrameSink['emit'];
+  log: Logger;
+}
+
+/** Builds the handler of gateway frames (the protocol client's `onFrame`). */
+export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Promise<void> {
+  const { session, supervisor, delivery, emit, log } = host;
+  return async (frame: AppFrame): Promise<void> => {
+    switch (frame.type) {
+      case 'user_message': {
+        const key = `in:${frame.inboundId}`;
+        if (delivery.delivered(key)) return;
+        if (delivery.holding) {
+          delivery.hold(key, frame);
+          return;
+        }
+        if (!supervisor.ensure()) {
+          emit([
+            {
+              type: 'messages_unread',
+              inboundIds: [frame.inboundId],
+              reason: supervisor.detail ?? 'the Claude process is not running',
+            },
+          ]);
+          return;
+        }
+        delivery.deliverMessage(frame, session.acceptUserMessage(frame, Date.now()));
+        return;
+      }
+      case 'permission_answer':
+      case 'question_answer': {
+        const key = `ans:${frame.requestId}`;
+        if (delivery.delivered(key)) return;
+        const step = session.answer(frame);
+        if (!step || !supervisor.child) {
+          emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
+          return;
+        }
+        const [line, ...rest] = step.writes;
+        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
+        return;
+      }
+      case 'interrupt':
+      case 'set_model':
+      case 'set_mode': {
+        const key = `cmd:${frame.commandId}`;
+        if (delivery.delivered(key)) return;
+        if (!supervisor.child || supervisor.unknown) {
+          emit([
+            {
+              type: 'command_result',
+              commandId: frame.commandId,
+              ok: false,
+              message: 'the Claude process is not running',
+            },
+          ]);
+          return;
+        }
+        const kind = frame.type;
+        const value =
+          frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
+        const step = session.control(kind, frame.commandId, value);
+        const [line, ...rest] = step.writes;
+        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
+        return;
+      }
+      case 'compact':
+      case 'clear': {
+        const key = `cmd:${frame.commandId}`;
+        if (delivery.delivered(key)) return;
+        if (!supervisor.ensure()) {
+          emit([
+            {
+              type: 'command_result',
+              commandId: frame.commandId,
+              ok: false,
+              message: supervisor.detail ?? 'the Claude process is not running',
+            },
+          ]);
+          return;
+        }
+        const step = delivery.holding ? undefined : session.acceptSlashCommand(frame.commandId, frame.route);
+        if (!step) {
+          delivery.hold(key, frame);
+          return;
+        }
+        delivery.deliverSlashCommand(frame, step);
+        return;
+      }
+      case 'status_request': {
+        // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
+        host.history.rescan();
+        const history = host.history.entries;
+        const p = supervisor.pid();
+        const detail = supervisor.detail;
+        emit(
+          [
+            session.statusFrame({
+              commandId: frame.commandId,
+              ...(supervisor.unknown ? { state: 'unknown' as const } : {}),
+              ...(p !== undefined ? { pid: p } : {}),
+              ...(detail !== undefined ? { detail } : {}),
+            }),
+          ].map((frame) =>
+            // Copies: a queued frame must not change when the next reply is merged into an entry.
+            history.length > 0 ? { ...frame, history: history.map((entry) => ({ ...entry })) } : frame,
+          ),
+        );
+        return;
+      }
+      default:
+        // Bridge-to-gateway frames arriving here are a peer bug; the channel already validated them.
+        log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
+        return;
+    }
+  };
+}
