@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * One real `claude` CLI process in stream-json mode, pointed at a scripted model, for the fixture
- * recorder. Owns a working directory and a CLAUDE_CONFIG_DIR of its own under `root`, collects stdout
+ * recorder, started with the bridge's own flags (`CLAUDE_STREAM_ARGS`), so a fixture records what the
+ * bridge will read. Owns a working directory and a CLAUDE_CONFIG_DIR of its own under `root`, collects stdout
  * lines, and lets a scenario write input lines and wait for output lines.
  */
 
@@ -9,24 +10,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLAUDE_STREAM_ARGS } from '../dist/index.js';
 
 const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** The pinned CLI in the workspace. */
 export const CLAUDE_BIN = join(repo, 'node_modules/.bin/claude');
-
-/** The flags the bridge starts the CLI with (DESIGN.md, "The Claude process"). */
-export const BRIDGE_ARGS = [
-  '-p',
-  '--verbose',
-  '--input-format',
-  'stream-json',
-  '--output-format',
-  'stream-json',
-  '--include-partial-messages',
-  '--permission-prompt-tool',
-  'stdio',
-];
 
 /**
  * @typedef {Record<string, any>} Line  one parsed stdout line
@@ -49,7 +38,7 @@ export class ClaudeSession {
     this.stderr = '';
     /** @type {Set<() => void>} */
     this.waiters = new Set();
-    this.child = spawn(CLAUDE_BIN, [...BRIDGE_ARGS, ...args], {
+    this.child = spawn(CLAUDE_BIN, [...CLAUDE_STREAM_ARGS, ...args], {
       cwd: this.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {

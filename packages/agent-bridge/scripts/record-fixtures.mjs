@@ -10,9 +10,9 @@
  *   <name>.subagent-<n>.jsonl     sub-agent transcripts (<session>/subagents/agent-<id>.jsonl)
  *   <name>.requests.jsonl         what the fake API was asked, one summary a line
  *
- * Usage (from the repository root; builds the sandbox first):
+ * Usage (from the repository root; builds the sandbox, and the bridge for the CLI's flags, first):
  *
- *   npx tsc -b packages/sandbox && node packages/agent-bridge/scripts/record-fixtures.mjs [scenario …]
+ *   npx tsc -b packages/sandbox packages/agent-bridge && node packages/agent-bridge/scripts/record-fixtures.mjs [scenario …]
  *
  * Paths are fixed (/tmp/switchyard-fixtures/<scenario>/{work,config}) so re-recordings diff cleanly.
  */

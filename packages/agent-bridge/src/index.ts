@@ -30,6 +30,7 @@ export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { initialSessionState, Session, type SessionState, type Step } from './session.js';
 export { completeLineBytes, type StdoutLine, StdoutReader } from './stdout-reader.js';
 export { type StopRecordedClaudeOptions, stopRecordedClaude } from './stop.js';
+export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';
 export {
   claudeConfigDir,
   findMarker,

@@ -7,7 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type AppFrame, RELIABLE_TYPES } from '@switchyard/protocol';
 import type { DeliveryStage } from '../src/delivery.js';
-import { CLAUDE_BIN, type Rig } from './harness.js';
+import { bridgeOptions, type Rig } from './harness.js';
 
 /** Builds the package so `bridge-entry.mjs` runs the code under test. */
 export function buildBridge(): void {
@@ -43,16 +43,7 @@ export async function startBridge(rig: Rig, options: StartOptions = {}): Promise
   const child = spawn(process.execPath, [join(import.meta.dirname, 'bridge-entry.mjs')], {
     env: {
       ...process.env,
-      BRIDGE_OPTIONS: JSON.stringify({
-        agent: 'test',
-        socketPath: rig.socketPath,
-        stateDir: rig.stateDir,
-        workDir: rig.workDir,
-        claudeBin: CLAUDE_BIN,
-        env: rig.env,
-        restartOnExit: true,
-        stuckAfterMs: 60_000,
-      }),
+      BRIDGE_OPTIONS: JSON.stringify(bridgeOptions(rig, { restartOnExit: true })),
       ...(options.killAt ? { BRIDGE_KILL_AT: JSON.stringify(options.killAt) } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@
 import { bash, rule, say } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bridge, createBridge } from '../src/index.js';
-import { CLAUDE_BIN, createRig, type Rig, userMessage } from './harness.js';
+import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 describe('bridge with the real CLI', () => {
   let rig: Rig;
@@ -21,16 +21,7 @@ describe('bridge with the real CLI', () => {
       rule('write a file', bash('echo hi > out.txt', 'Write a file'), say('Done.')),
       rule('remove it', bash('rm -f out.txt', 'Remove a file'), say('Could not.')),
     ]);
-    bridge = createBridge({
-      agent: 'test',
-      socketPath: rig.socketPath,
-      stateDir: rig.stateDir,
-      workDir: rig.workDir,
-      claudeBin: CLAUDE_BIN,
-      env: rig.env,
-      restartOnExit: false,
-      stuckAfterMs: 60_000,
-    });
+    bridge = createBridge(bridgeOptions(rig));
     await bridge.start();
   });
 

@@ -15,6 +15,7 @@ import {
   type FrameOf,
 } from '@switchyard/protocol';
 import { createScriptedModel, type Rule, type ScriptedModel } from '@switchyard/sandbox';
+import type { BridgeOptions } from '../src/index.js';
 
 export const CLAUDE_BIN = realpathSync(join(import.meta.dirname, '../../../node_modules/.bin/claude'));
 
@@ -40,6 +41,24 @@ export interface Rig {
   sendAcked(frame: AppFrame, timeoutMs?: number): Promise<void>;
   recordedPid(): number | undefined;
   cleanup(): Promise<void>;
+}
+
+/**
+ * Options for a bridge on the rig: its socket, state and work directories, the pinned CLI with the rig's
+ * environment, no restart on exit, a watchdog that stays quiet; `overrides` replace any of them.
+ */
+export function bridgeOptions(rig: Rig, overrides: Partial<BridgeOptions> = {}): BridgeOptions {
+  return {
+    agent: 'test',
+    socketPath: rig.socketPath,
+    stateDir: rig.stateDir,
+    workDir: rig.workDir,
+    claudeBin: CLAUDE_BIN,
+    env: rig.env,
+    restartOnExit: false,
+    stuckAfterMs: 60_000,
+    ...overrides,
+  };
 }
 
 let counter = 0;

@@ -22,7 +22,7 @@ import {
 } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bridge, createBridge } from '../src/index.js';
-import { CLAUDE_BIN, createRig, type Rig, userMessage } from './harness.js';
+import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 const STUCK_AFTER_MS = 3000;
 const LONG = 'word '.repeat(200);
@@ -79,17 +79,14 @@ describe('bridge scenarios with the real CLI', () => {
       rule('after clear', say('Fresh start.')),
       rule('hang now', hang()),
     ]);
-    bridge = createBridge({
-      agent: 'test',
-      socketPath: rig.socketPath,
-      stateDir: rig.stateDir,
-      workDir: rig.workDir,
-      claudeBin: CLAUDE_BIN,
-      env: { ...rig.env, CLAUDE_CODE_MAX_RETRIES: '1' },
-      restartOnExit: true,
-      stuckAfterMs: STUCK_AFTER_MS,
-      stopGraceMs: 2000,
-    });
+    bridge = createBridge(
+      bridgeOptions(rig, {
+        env: { ...rig.env, CLAUDE_CODE_MAX_RETRIES: '1' },
+        restartOnExit: true,
+        stuckAfterMs: STUCK_AFTER_MS,
+        stopGraceMs: 2000,
+      }),
+    );
     await bridge.start();
   });
 

@@ -8,7 +8,7 @@ import type { FrameOf } from '@switchyard/protocol';
 import { rule, say } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bridge, type BridgeOptions, createBridge } from '../src/index.js';
-import { CLAUDE_BIN, createRig, type Rig, userMessage } from './harness.js';
+import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 describe('status history from the transcript, real CLI', () => {
   let rig: Rig;
@@ -60,17 +60,7 @@ describe('status history from the transcript, real CLI', () => {
       rule('third question', say('Third answer.')),
       rule('after clear', say('Fresh start.')),
     ]);
-    options = {
-      agent: 'test',
-      socketPath: rig.socketPath,
-      stateDir: rig.stateDir,
-      workDir: rig.workDir,
-      claudeBin: CLAUDE_BIN,
-      env: rig.env,
-      restartOnExit: false,
-      stuckAfterMs: 60_000,
-      stopGraceMs: 2000,
-    };
+    options = bridgeOptions(rig, { stopGraceMs: 2000 });
     bridge = createBridge(options);
     await bridge.start();
   });
