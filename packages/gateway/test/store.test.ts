@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openGatewayStore } from '../src/store.js';
 
@@ -59,6 +60,99 @@ describe('store', () => {
     expect(p.token).toMatch(/^[0-9a-f]{16}$/);
     expect(s.closePrompt(p.token, 'answered')).toBe(true);
     expect(s.closePrompt(p.token, 'answered')).toBe(false);
+    s.close();
+  });
+});
+
+/**
+ * `fixtures/gateway-v2.sqlite` was written by the gateway at schema version 2 (commit c1ac415, before the
+ * store was split into one module per table) with a row in every table. A deployed gateway's file must
+ * keep opening, with its state intact, whatever the store's code looks like.
+ */
+describe('store file format', () => {
+  const fixture = (): string => {
+    const path = join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
+    copyFileSync(new URL('./fixtures/gateway-v2.sqlite', import.meta.url), path);
+    return path;
+  };
+  const schema = (path: string): unknown[] => {
+    const raw = new Database(path, { readonly: true });
+    try {
+      return [
+        raw.pragma('user_version', { simple: true }),
+        raw.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all(),
+      ];
+    } finally {
+      raw.close();
+    }
+  };
+
+  it('creates the same schema, table for table, as the version-2 file on disk', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
+    openGatewayStore(path).close();
+    expect(schema(path)).toEqual(schema(fixture()));
+  });
+
+  it('opens a database written by an earlier gateway with its state intact', () => {
+    const path = fixture();
+    // Housekeeping forgets command routes older than a day; the fixture's is as old as the fixture.
+    const raw = new Database(path);
+    raw.prepare('UPDATE command_routes SET created_at = ?').run(Date.now());
+    raw.close();
+
+    const s = openGatewayStore(path);
+    expect(s.channel.streamId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(s.channel.readPeer()).toEqual({ streamId: 'peer-stream', lastSeen: 12 });
+    expect(s.channel.pendingAfter(0).map((p) => p.seq)).toEqual([1]);
+    expect(s.channel.append(frame(9))).toBe(2);
+    expect(s.nextUpdateOffset()).toBe(42);
+    expect(s.unhandledUpdates()).toEqual([{ updateId: 41, payload: { update_id: 41 } }]);
+    expect(s.getInbound('tg:7:5')).toMatchObject({
+      route: { chatId: 7, threadId: 3 },
+      state: 'sent',
+      seq: 1,
+      placeholderId: 6,
+      placeholderKind: 'reply',
+    });
+    expect(s.queuedInbound().map((r) => r.inboundId)).toEqual(['tg:7:8']);
+    expect(s.inboxLength()).toBe(2);
+    expect(s.inboundMessageIds(7)).toEqual(new Set([5, 8]));
+    expect(s.unfinishedTurns()).toMatchObject([
+      {
+        turnId: 't1',
+        route: { chatId: 7, threadId: 3 },
+        state: 'running',
+        request: 'hi',
+        blocks: [{ id: 'b1', text: 'hello' }],
+        messageIds: [6, 9],
+        cardMessageId: 10,
+      },
+    ]);
+    expect(s.listPins()).toEqual([{ chatId: 7, messageId: 10, turnId: 't1', pinnedAt: 1 }]);
+    expect(s.getPromptByRequest('req-1')).toEqual({
+      token: 'add8d08217eb46e2',
+      requestId: 'req-1',
+      kind: 'question',
+      route: { chatId: 7 },
+      messageId: 11,
+      payload: { q: 1 },
+      selection: { 0: [1] },
+      answers: { 'Which?': 'A' },
+      state: 'open',
+    });
+    expect(s.takeCommandRoute('cmd-1')).toEqual({ chatId: 7, threadId: 3 });
+    expect(s.pendingSends()).toEqual([
+      {
+        sendId: 2,
+        chatId: 7,
+        floor: 12,
+        owner: { kind: 'reply', turnId: 't1' },
+        text: 'left in flight',
+        other: { parse_mode: 'HTML' },
+      },
+    ]);
+    expect(s.getMeta('commands')).toBe('fp');
+    expect(s.recordRefusal(99)).toBe(false);
     s.close();
   });
 });
