@@ -23,18 +23,12 @@
  *   that turn's `result`, and never open or steer a turn.
  */
 import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
-import { describeSuggestion, shortenInput, summarizeToolCall } from './summary.js';
-import { type CliEvent, classifyApiError, translateMessage } from './translator.js';
+import { answerPrompt, closePrompt, type OpenPrompt, openPrompt, recoverablePrompts } from './prompts.js';
+import { shortenInput } from './summary.js';
+import { type CliEvent, classifyApiError } from './translator.js';
 
 /** Tool names whose calls start a sub-agent. `Task` until 2.1.x renamed it `Agent`; both are seen. */
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
-
-interface OpenPrompt {
-  kind: 'permission' | 'question';
-  toolName: string;
-  input: Record<string, unknown>;
-  suggestions: unknown[];
-}
 
 interface Turn {
   id: string;
@@ -130,8 +124,6 @@ export function initialSessionState(): SessionState {
 export type SlashCommand = '/compact' | '/clear' | `/rename ${string}`;
 
 const FALLBACK_ROUTE: Route = { chatId: 0 };
-/** More than the prompts that can close between an `initialize` and its answer. */
-const CLOSED_PROMPTS_KEPT = 100;
 
 /**
  * The machine. Methods mutate `state` and return the step; the caller persists `state` when it must
@@ -253,36 +245,9 @@ export class Session {
    * (answered already, cancelled, or from before a process restart): the caller says it has expired.
    */
   answer(frame: FrameOf<'permission_answer'> | FrameOf<'question_answer'>): Step | undefined {
-    const s = this.state;
-    const prompt = s.prompts[frame.requestId];
-    if (!prompt) return undefined;
-    this.#closePrompt(frame.requestId);
-    let response: Record<string, unknown>;
-    if (frame.type === 'question_answer') {
-      response = { behavior: 'allow', updatedInput: { ...prompt.input, answers: frame.answers } };
-    } else if (frame.decision === 'deny') {
-      response = { behavior: 'deny', message: frame.message ?? 'The user denied this.' };
-    } else {
-      response = {
-        behavior: 'allow',
-        updatedInput: prompt.input,
-        // "Always allow" is the CLI's own offer, applied as it made it; the bridge invents no rules.
-        ...(frame.decision === 'allow_always' && prompt.suggestions.length > 0
-          ? { updatedPermissions: prompt.suggestions }
-          : {}),
-      };
-    }
-    const line = JSON.stringify({
-      type: 'control_response',
-      response: { subtype: 'success', request_id: frame.requestId, response },
-    });
-    return {
-      frames: [
-        { type: 'prompt_closed', requestId: frame.requestId, reason: 'answered' },
-        ...this.#status(this.agentState()),
-      ],
-      writes: [line],
-    };
+    const answered = answerPrompt(this.state, frame);
+    if (!answered) return undefined;
+    return { frames: [answered.frame, ...this.#status(this.agentState())], writes: [answered.line] };
   }
 
   /** One stdout line's events. */
@@ -390,15 +355,6 @@ export class Session {
     s.running = true;
     s.lastRoute = route;
     return turn;
-  }
-
-  #closePrompt(requestId: string): void {
-    const s = this.state;
-    delete s.prompts[requestId];
-    s.closedPrompts ??= [];
-    const closed = s.closedPrompts;
-    closed.push(requestId);
-    if (closed.length > CLOSED_PROMPTS_KEPT) closed.splice(0, closed.length - CLOSED_PROMPTS_KEPT);
   }
 
   #status(state: string, detail?: string): AppFrame[] {
@@ -619,43 +575,12 @@ export class Session {
         const parent = event.toolUseId !== undefined ? s.subagentTools?.[event.toolUseId] : undefined;
         const agent = parent !== undefined ? s.agents[parent] : undefined;
         const turn = agent ? { id: agent.turnId, route: agent.route } : this.#proveTurn(now, step);
-        const isQuestion = event.toolName === 'AskUserQuestion';
-        s.prompts[event.requestId] = {
-          kind: isQuestion ? 'question' : 'permission',
-          toolName: event.toolName,
-          input: event.input,
-          suggestions: event.suggestions,
-        };
-        const questions = isQuestion ? parseQuestions(event.input) : undefined;
-        if (questions) {
-          step.frames.push({
-            type: 'question',
-            requestId: event.requestId,
-            turnId: turn.id,
-            route: turn.route,
-            questions,
-          });
-        } else {
-          step.frames.push({
-            type: 'permission_request',
-            requestId: event.requestId,
-            turnId: turn.id,
-            route: turn.route,
-            toolName: event.toolName.slice(0, 200),
-            ...(event.toolUseId !== undefined ? { toolUseId: event.toolUseId } : {}),
-            summary: summarizeToolCall(event.toolName, event.input, event.description),
-            input: shortenInput(event.input),
-            suggestions: event.suggestions
-              .slice(0, 20)
-              .map((suggestion) => ({ label: describeSuggestion(suggestion) })),
-          });
-        }
-        step.frames.push(...this.#status(this.agentState()));
+        step.frames.push(openPrompt(s, event, turn), ...this.#status(this.agentState()));
         return;
       }
       case 'control_cancel': {
         if (!s.prompts[event.requestId]) return;
-        this.#closePrompt(event.requestId);
+        closePrompt(s, event.requestId);
         step.frames.push(
           { type: 'prompt_closed', requestId: event.requestId, reason: 'cancelled' },
           ...this.#status(this.agentState()),
@@ -681,7 +606,8 @@ export class Session {
         if (!control) return;
         delete s.controls[event.requestId];
         if (control.kind === 'initialize') {
-          this.#recoverPrompts(event.response, now, step);
+          // Prompts the CLI still has open that this side lost (a crashed bridge) are offered again.
+          for (const lost of recoverablePrompts(s, event.response)) this.#onEvent(lost, now, step);
           return;
         }
         if (event.ok && control.kind === 'set_model' && control.value !== undefined) s.model = control.value;
@@ -778,26 +704,6 @@ export class Session {
     }
     step.frames.push(...this.#status(this.agentState()));
   }
-
-  /** Prompts the CLI says are pending (on `initialize`) that this side does not hold are offered again. */
-  #recoverPrompts(response: Record<string, unknown> | undefined, now: number, step: Step): void {
-    const pending = response?.pending_permission_requests;
-    if (!Array.isArray(pending)) return;
-    for (const item of pending) {
-      if (typeof item !== 'object' || item === null) continue;
-      const record = item as Record<string, unknown>;
-      const requestId = typeof record.request_id === 'string' ? record.request_id : undefined;
-      if (!requestId || this.state.prompts[requestId] || this.state.closedPrompts?.includes(requestId))
-        continue;
-      // 2.1.328 lists the original `control_request` lines verbatim: translate them as stdout would have,
-      // so a recovered prompt reads exactly like the one that was lost (description included).
-      const events =
-        record.type === 'control_request'
-          ? translateMessage(record)
-          : translateMessage({ type: 'control_request', request_id: requestId, request: record });
-      for (const event of events) if (event.kind === 'permission') this.#onEvent(event, now, step);
-    }
-  }
 }
 
 /**
@@ -817,27 +723,4 @@ function failureWords(event: Extract<CliEvent, { kind: 'result' }>): string {
     default:
       return `Claude's API failed (API ${status}). Try again in a moment.`;
   }
-}
-
-function parseQuestions(input: Record<string, unknown>): FrameOf<'question'>['questions'] | undefined {
-  if (!Array.isArray(input.questions) || input.questions.length === 0) return undefined;
-  const out: FrameOf<'question'>['questions'] = [];
-  for (const raw of input.questions.slice(0, 10)) {
-    if (typeof raw !== 'object' || raw === null) continue;
-    const q = raw as Record<string, unknown>;
-    const options = Array.isArray(q.options) ? q.options : [];
-    out.push({
-      question: String(q.question ?? '').slice(0, 4000),
-      ...(typeof q.header === 'string' ? { header: q.header.slice(0, 200) } : {}),
-      options: options.slice(0, 20).map((o) => {
-        const opt = (o ?? {}) as Record<string, unknown>;
-        return {
-          label: String(opt.label ?? '').slice(0, 500),
-          ...(typeof opt.description === 'string' ? { description: opt.description.slice(0, 2000) } : {}),
-        };
-      }),
-      multiSelect: q.multiSelect === true,
-    });
-  }
-  return out.length > 0 ? out : undefined;
 }
