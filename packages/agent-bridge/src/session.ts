@@ -21,14 +21,25 @@
  *   started the work (the task's turn's route), else to the last route used.
  * - Sub-agent lines carry `parent_tool_use_id`; they belong to the turn that launched the agent, even after
  *   that turn's `result`, and never open or steer a turn.
+ *
+ * This file keeps turns, steers and control requests; the life of a prompt is in `prompts.ts` and that of
+ * a sub-agent in `subagents.ts`, pure functions on the same {@link SessionState} that `Session` calls.
  */
 import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { answerPrompt, closePrompt, type OpenPrompt, openPrompt, recoverablePrompts } from './prompts.js';
+import {
+  type AgentRecord,
+  killSubagents,
+  startSubagent,
+  subagentLineFrame,
+  subagentTurnOf,
+  taskNotified,
+  taskStarted,
+  toolReturned,
+  turnIdFor,
+} from './subagents.js';
 import { shortenInput } from './summary.js';
 import { type CliEvent, classifyApiError } from './translator.js';
-
-/** Tool names whose calls start a sub-agent. `Task` until 2.1.x renamed it `Agent`; both are seen. */
-const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
 
 interface Turn {
   id: string;
@@ -43,13 +54,6 @@ interface PendingControl {
   commandId?: string;
   kind: 'interrupt' | 'set_model' | 'set_mode' | 'initialize';
   value?: string;
-}
-
-interface AgentRecord {
-  turnId: string;
-  route: Route;
-  background: boolean;
-  finished: boolean;
 }
 
 /** Everything the machine knows; plain JSON so it can be snapshotted to disk and restored. */
@@ -305,12 +309,7 @@ export class Session {
         });
       }
     }
-    for (const [agentId, agent] of Object.entries(s.agents)) {
-      if (!agent.finished)
-        frames.push({ type: 'subagent_finished', turnId: agent.turnId, agentId, outcome: 'killed' });
-    }
-    s.agents = {};
-    delete s.subagentTools;
+    frames.push(...killSubagents(s));
     delete s.turn;
     s.running = false;
     s.compacting = false;
@@ -385,15 +384,6 @@ export class Session {
     delete s.awaitingRequest;
   }
 
-  #turnIdFor(parent: string | null): string {
-    const s = this.state;
-    if (parent !== null) {
-      const agent = s.agents[parent];
-      if (agent) return agent.turnId;
-    }
-    return s.turn?.id ?? `g${s.generation}-t${s.turnCounter}`;
-  }
-
   #onEvent(event: CliEvent, now: number, step: Step): void {
     const s = this.state;
     switch (event.kind) {
@@ -443,12 +433,7 @@ export class Session {
       }
       case 'text': {
         if (event.parent !== null) {
-          step.frames.push({
-            type: 'subagent_text',
-            turnId: this.#turnIdFor(event.parent),
-            agentId: event.parent,
-            text: event.text,
-          });
+          step.frames.push(subagentLineFrame(s, event, event.parent));
           return;
         }
         const turn = this.#proveTurn(now, step);
@@ -465,18 +450,7 @@ export class Session {
       }
       case 'tool_use': {
         if (event.parent !== null) {
-          if (s.agents[event.parent]) {
-            s.subagentTools ??= {};
-            s.subagentTools[event.id] = event.parent;
-          }
-          step.frames.push({
-            type: 'subagent_tool_started',
-            turnId: this.#turnIdFor(event.parent),
-            agentId: event.parent,
-            toolUseId: event.id,
-            name: event.name,
-            input: shortenInput(event.input),
-          });
+          step.frames.push(subagentLineFrame(s, event, event.parent));
           return;
         }
         const turn = this.#proveTurn(now, step);
@@ -487,39 +461,16 @@ export class Session {
           name: event.name,
           input: shortenInput(event.input),
         });
-        if (SUBAGENT_TOOLS.has(event.name)) {
-          const input = event.input;
-          s.agents[event.id] = {
-            turnId: turn.id,
-            route: turn.route,
-            background: input.run_in_background === true,
-            finished: false,
-          };
-          step.frames.push({
-            type: 'subagent_started',
-            turnId: turn.id,
-            agentId: event.id,
-            agentType: String(input.subagent_type ?? 'general-purpose').slice(0, 200),
-            description: String(input.description ?? '').slice(0, 4000),
-            prompt: String(input.prompt ?? '').slice(0, 20_000),
-          });
-        }
+        const started = startSubagent(s, event, turn);
+        if (started) step.frames.push(started);
         return;
       }
       case 'tool_result': {
         if (event.parent !== null) {
-          if (s.subagentTools) delete s.subagentTools[event.toolUseId];
-          step.frames.push({
-            type: 'subagent_tool_finished',
-            turnId: this.#turnIdFor(event.parent),
-            agentId: event.parent,
-            toolUseId: event.toolUseId,
-            isError: event.isError,
-            ...(event.errorText !== undefined ? { errorText: event.errorText } : {}),
-          });
+          step.frames.push(subagentLineFrame(s, event, event.parent));
           return;
         }
-        const turnId = this.#turnIdFor(null);
+        const turnId = turnIdFor(s, null);
         step.frames.push({
           type: 'tool_finished',
           turnId,
@@ -527,44 +478,18 @@ export class Session {
           isError: event.isError,
           ...(event.errorText !== undefined ? { errorText: event.errorText } : {}),
         });
-        const agent = s.agents[event.toolUseId];
-        // A foreground agent is done when its tool returns; a background one only reports launching.
-        if (agent && !agent.background && !agent.finished) {
-          agent.finished = true;
-          step.frames.push({
-            type: 'subagent_finished',
-            turnId: agent.turnId,
-            agentId: event.toolUseId,
-            outcome: event.isError ? 'error' : 'success',
-          });
-        }
+        const finished = toolReturned(s, event.toolUseId, event.isError);
+        if (finished) step.frames.push(finished);
         return;
       }
       case 'task_started': {
         if (event.toolUseId === undefined) return;
-        const agent = s.agents[event.toolUseId];
-        if (agent) agent.background = agent.background || event.toolUseId !== undefined;
+        taskStarted(s, event.toolUseId);
         return;
       }
       case 'task_notification': {
         if (event.toolUseId === undefined) return;
-        const agent = s.agents[event.toolUseId];
-        if (!agent) return;
-        // The turn the CLI starts next (with the task's result as input) belongs to this chat.
-        s.selfRoute = agent.route;
-        if (!agent.finished) {
-          agent.finished = true;
-          step.frames.push({
-            type: 'subagent_finished',
-            turnId: agent.turnId,
-            agentId: event.toolUseId,
-            outcome:
-              event.status === 'completed' ? 'success' : event.status === 'stopped' ? 'killed' : 'error',
-          });
-        }
-        delete s.agents[event.toolUseId];
-        for (const [tool, owner] of Object.entries(s.subagentTools ?? {}))
-          if (owner === event.toolUseId) delete s.subagentTools?.[tool];
+        step.frames.push(...taskNotified(s, event.toolUseId, event.status));
         return;
       }
       case 'result': {
@@ -572,9 +497,7 @@ export class Session {
         return;
       }
       case 'permission': {
-        const parent = event.toolUseId !== undefined ? s.subagentTools?.[event.toolUseId] : undefined;
-        const agent = parent !== undefined ? s.agents[parent] : undefined;
-        const turn = agent ? { id: agent.turnId, route: agent.route } : this.#proveTurn(now, step);
+        const turn = subagentTurnOf(s, event.toolUseId) ?? this.#proveTurn(now, step);
         step.frames.push(openPrompt(s, event, turn), ...this.#status(this.agentState()));
         return;
       }
