@@ -39,7 +39,8 @@
 import { randomUUID } from 'node:crypto';
 import { describeError, type FrameOf, type Logger } from '@switchyard/protocol';
 import type { FrameSink } from './frame-sink.js';
-import type { Session, Step } from './session.js';
+import type { Session } from './session.js';
+import type { Step } from './session-state.js';
 import type { HeldFrame, Snapshot } from './snapshot.js';
 import type { Supervisor } from './supervisor.js';
 import { findMarker } from './transcript.js';

@@ -27,7 +27,8 @@ export {
   mayBeHistory,
 } from './history.js';
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
-export { initialSessionState, Session, type SessionState, type Step } from './session.js';
+export { Session } from './session.js';
+export { initialSessionState, type SessionState, type Step } from './session-state.js';
 export { completeLineBytes, type StdoutLine, StdoutReader } from './stdout-reader.js';
 export { type StopRecordedClaudeOptions, stopRecordedClaude } from './stop.js';
 export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';

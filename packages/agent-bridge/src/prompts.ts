@@ -12,20 +12,12 @@
  *   bridge) are replayed as the same `permission` events stdout would have carried.
  */
 import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
-import type { SessionState } from './session.js';
+import type { SessionState } from './session-state.js';
 import { describeSuggestion, shortenInput, summarizeToolCall } from './summary.js';
 import { type CliEvent, translateMessage } from './translator.js';
 
 /** A prompt the CLI asked, as the translator reports it. */
 export type PermissionEvent = Extract<CliEvent, { kind: 'permission' }>;
-
-/** A prompt the CLI has open, as much of it as the answer needs. */
-export interface OpenPrompt {
-  kind: 'permission' | 'question';
-  toolName: string;
-  input: Record<string, unknown>;
-  suggestions: unknown[];
-}
 
 /** More than the prompts that can close between an `initialize` and its answer. */
 const CLOSED_PROMPTS_KEPT = 100;

@@ -26,9 +26,15 @@
  * a sub-agent in `subagents.ts`, pure functions on the same {@link SessionState} that `Session` calls.
  */
 import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
-import { answerPrompt, closePrompt, type OpenPrompt, openPrompt, recoverablePrompts } from './prompts.js';
+import { answerPrompt, closePrompt, openPrompt, recoverablePrompts } from './prompts.js';
 import {
-  type AgentRecord,
+  initialSessionState,
+  type PendingControl,
+  type SessionState,
+  type Step,
+  type Turn,
+} from './session-state.js';
+import {
   killSubagents,
   startSubagent,
   subagentLineFrame,
@@ -40,89 +46,6 @@ import {
 } from './subagents.js';
 import { shortenInput } from './summary.js';
 import { type CliEvent, classifyApiError } from './translator.js';
-
-interface Turn {
-  id: string;
-  route: Route;
-  /** Set for `/compact`, `/clear`, `/rename`: a CLI turn that answers a command, not a chat turn. */
-  commandId?: string;
-  interruptRequested: boolean;
-}
-
-/** A control request this side sent and the command it answers. */
-interface PendingControl {
-  commandId?: string;
-  kind: 'interrupt' | 'set_model' | 'set_mode' | 'initialize';
-  value?: string;
-}
-
-/** Everything the machine knows; plain JSON so it can be snapshotted to disk and restored. */
-export interface SessionState {
-  /** Bumped for every process started; part of turn ids so they never repeat across processes. */
-  generation: number;
-  turnCounter: number;
-  controlCounter: number;
-  sessionId?: string;
-  /** An `init` was seen from the current process (the first one opens no turn). */
-  initSeen: boolean;
-  model?: string;
-  mode?: string;
-  running: boolean;
-  compacting: boolean;
-  exited: boolean;
-  turn?: Turn;
-  lastRoute?: Route;
-  /** The route a turn the CLI starts by itself should take (set when a background task reports back). */
-  selfRoute?: Route;
-  /** Messages written into a running turn, not yet announced, oldest first. */
-  awaiting: string[];
-  /** The first request text of an awaiting message, for the `turn_started` it may open (bounded). */
-  awaitingRequest?: string;
-  prompts: Record<string, OpenPrompt>;
-  /**
-   * Request ids of prompts closed here (answered or cancelled), newest last, bounded. An `initialize`
-   * answer lists the prompts the CLI had open *when it read the request*; a prompt answered after this
-   * side wrote `initialize` but before the CLI's answer came back is in that list and must not be
-   * offered again. Optional: snapshots from before it existed have none.
-   */
-  closedPrompts?: string[];
-  controls: Record<string, PendingControl>;
-  agents: Record<string, AgentRecord>;
-  /**
-   * Sub-agent tool calls still running → the launching Task/Agent tool-use id. A sub-agent's permission
-   * prompt names only its own tool call; this finds its turn, so a prompt from a background sub-agent
-   * after its parent's `result` is not mistaken for a new main-agent turn.
-   */
-  subagentTools?: Record<string, string>;
-  /** Last reported agent state, so a status frame goes out only on a change. */
-  reported?: string;
-  /** The model call the main agent has open and its last text block, for block ids. */
-  messageId?: string;
-  textIndex?: number;
-}
-
-/** What one step produced: frames for the gateway (in order) and lines for the CLI's stdin. */
-export interface Step {
-  frames: AppFrame[];
-  writes: string[];
-}
-
-/** A fresh state for a bridge that has never run. */
-export function initialSessionState(): SessionState {
-  return {
-    generation: 0,
-    turnCounter: 0,
-    controlCounter: 0,
-    initSeen: false,
-    running: false,
-    compacting: false,
-    exited: true,
-    awaiting: [],
-    prompts: {},
-    controls: {},
-    agents: {},
-  };
-}
 
 /** Slash commands the gateway asks for; they ride the user-message channel (there is no control request). */
 export type SlashCommand = '/compact' | '/clear' | `/rename ${string}`;

@@ -16,7 +16,7 @@ import type { AppFrame, FrameOf } from '@switchyard/protocol';
 import type { ChildRecord } from './child.js';
 import type { HistoryEntry } from './history.js';
 import { writeFileAtomic } from './outbox.js';
-import { initialSessionState, type SessionState } from './session.js';
+import { initialSessionState, type SessionState } from './session-state.js';
 import type { TranscriptCursors } from './transcript.js';
 
 /** The snapshot's file name in the state directory. */

@@ -13,20 +13,12 @@
  *   sub-agent, so the prompt goes to the launching turn instead of opening a new main-agent turn.
  */
 import type { AppFrame, Route } from '@switchyard/protocol';
-import type { SessionState } from './session.js';
+import type { SessionState } from './session-state.js';
 import { shortenInput } from './summary.js';
 import type { CliEvent } from './translator.js';
 
 /** Tool names whose calls start a sub-agent. `Task` until 2.1.x renamed it `Agent`; both are seen. */
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
-
-/** A sub-agent the machine knows of, keyed by its launching tool-use id. */
-export interface AgentRecord {
-  turnId: string;
-  route: Route;
-  background: boolean;
-  finished: boolean;
-}
 
 /** A stdout line of a sub-agent's own that the gateway is shown. */
 export type SubagentLine = Extract<CliEvent, { kind: 'text' | 'tool_use' | 'tool_result' }>;
