@@ -1,9 +1,12 @@
 /**
- * The slice of grammY's `Api` the gateway uses, and how it reads Telegram's errors. Modules depend on
- * this narrow `Pick<>` rather than on `Bot`, so tests and the benchmark can hand in any structural
- * stand-in.
+ * The slice of grammY's `Api` the gateway uses, how it reads Telegram's errors, and the gateway's `Bot`
+ * with its transformer chain. Modules depend on the narrow {@link BotApi} `Pick<>` rather than on `Bot`,
+ * so tests and the benchmark can hand in any structural stand-in.
  */
-import { type Api, GrammyError } from 'grammy';
+import { autoRetry } from '@grammyjs/auto-retry';
+import type { Logger } from '@switchyard/protocol';
+import { type Api, Bot, GrammyError } from 'grammy';
+import type { Budget } from './budget.js';
 
 /** The Bot API methods the gateway calls. */
 export type BotApi = Pick<
@@ -62,4 +65,36 @@ export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail'
   if (code === 403 || (code === 400 && /not enough rights|rights/i.test(errorText(error))))
     return 'forbidden';
   return 'fail';
+}
+
+/**
+ * The gateway's `Bot`: every raw 429 tightens the chat's send budget (an inner transformer, so it sees
+ * each one before auto-retry, installed after it and so outermost, waits it out and retries; auto-retry
+ * also retries server and network errors, up to five times).
+ */
+export function createBot(options: { token: string; apiRoot: string; budget: Budget; logger: Logger }): Bot {
+  const { budget, logger } = options;
+  const bot = new Bot(options.token, { client: { apiRoot: options.apiRoot } });
+  bot.api.config.use(async (prev, method, payload, signal) => {
+    const result = await prev(method, payload, signal);
+    if (!result.ok && result.error_code === 429) {
+      const chatId = (payload as { chat_id?: unknown }).chat_id;
+      const retryAfter = result.parameters?.retry_after ?? 1;
+      if (typeof chatId === 'number') budget.penalize(chatId, retryAfter, Date.now());
+      logger.warn(
+        { event: 'rate_limited', method, chat: chatId, retryAfter },
+        'Telegram said 429; chat budget tightened',
+      );
+    }
+    return result;
+  });
+  bot.api.config.use(
+    autoRetry({
+      maxRetryAttempts: 5,
+      maxDelaySeconds: 120,
+      rethrowHttpErrors: false,
+      rethrowInternalServerErrors: false,
+    }),
+  );
+  return bot;
 }

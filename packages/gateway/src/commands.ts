@@ -1,7 +1,7 @@
 /**
- * The bot's commands: the table registered with Telegram, and parsing a message into a command with
- * validated arguments. Bad arguments come back as a reply that lists the valid ones. Executing a
- * command is the gateway's job; this module decides only what was asked.
+ * The bot's commands: the table registered with Telegram (and registering it when it changed), parsing
+ * a message into a command with validated arguments, and running a command against the bridge. Bad
+ * arguments come back as a reply that lists the valid ones.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -14,8 +14,9 @@ import {
   type PermissionMode,
   type Route,
 } from '@switchyard/protocol';
+import { type BotApi, errorText } from './bot-api.js';
 import type { GatewayStatus } from './gateway.js';
-import type { PinRow } from './store.js';
+import type { GatewayStore, PinRow } from './store.js';
 
 /** The commands shown in Telegram's menu, in order. */
 export const COMMANDS = [
@@ -98,6 +99,29 @@ export function helpText(agent: string): string {
 /** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
 export function commandsFingerprint(): string {
   return createHash('sha256').update(JSON.stringify(COMMANDS)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Registers {@link COMMANDS} with Telegram unless the store says this table is registered already. A
+ * failure is logged and retried at the next start, never fatal.
+ */
+export async function registerCommands(
+  api: Pick<BotApi, 'setMyCommands'>,
+  store: Pick<GatewayStore, 'getMeta' | 'setMeta'>,
+  logger: Logger,
+): Promise<void> {
+  const fingerprint = commandsFingerprint();
+  if (store.getMeta('commands') === fingerprint) return;
+  try {
+    await api.setMyCommands(COMMANDS.map((c) => ({ ...c })));
+    store.setMeta('commands', fingerprint);
+    logger.info({ event: 'commands_registered' }, 'bot commands registered');
+  } catch (error) {
+    logger.warn(
+      { event: 'commands_failed', error: errorText(error) },
+      'setMyCommands failed; will retry next start',
+    );
+  }
 }
 
 /** Said when `/restart` has no way to restart the bridge. */

@@ -1,0 +1,178 @@
+/**
+ * The Telegram handler composition: the middleware every update goes through, in order — skip what was
+ * handled already (a replay after a crash), refuse strangers, order per chat (`sequentialize`), then a
+ * button press to the prompts; a message to the commands, the prompts (a typed answer) or the inbox;
+ * anything else is only marked handled.
+ *
+ * Contract: every update ends marked handled in the store, so a restart does not replay it; a user's
+ * message is marked in the same transaction that puts it in the inbox. The order for a message is
+ * durable row → placeholder → frame to the bridge (see `onMessage`).
+ */
+import { sequentialize } from '@grammyjs/runner';
+import type { Attachment, FrameOf, Logger, Route } from '@switchyard/protocol';
+import type { Bot, Context } from 'grammy';
+import type { Message, Update } from 'grammy/types';
+import { REFUSAL, updateOrigin } from './access.js';
+import { type AttachmentOptions, saveAttachments } from './attachments.js';
+import { errorText } from './bot-api.js';
+import { type CommandRunner, parseCommand } from './commands.js';
+import { inboundIdOf, laneOf, unsupportedKind } from './intake.js';
+import type { Prompts } from './prompts.js';
+import type { GatewayStore } from './store.js';
+import type { Turns } from './turns.js';
+
+/** What the handlers need from the gateway. */
+export interface TelegramHandlerOptions {
+  /** The open store; throws before the gateway has started. */
+  store(): GatewayStore;
+  /** The running renderers; undefined before the gateway has started. */
+  live(): { turns: Pick<Turns, 'placeholder'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> } | undefined;
+  /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
+  forward(frame: FrameOf<'user_message'>): void;
+  /** The allowlist. */
+  allowed(update: Update): boolean;
+  /** Sends a plain message to a chat; never rejects. */
+  reply(route: Route, text: string): Promise<unknown>;
+  commands: Pick<CommandRunner, 'run'>;
+  /** Models `/model` accepts. */
+  models: readonly string[];
+  /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
+  attachments: AttachmentOptions;
+  /** A handler threw: the gateway's `lastError`. */
+  setLastError(message: string): void;
+  logger: Logger;
+}
+
+/** Installs the gateway's middleware on `bot`; call once, before the bot handles any update. */
+export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOptions): void {
+  const { store: db, reply, logger } = options;
+
+  const onMessage = async (ctx: Context, message: Message): Promise<void> => {
+    const s = db();
+    const route = routeOf(message);
+    const updateId = ctx.update.update_id;
+    const text = message.text ?? message.caption ?? '';
+    const done = (): void => s.markHandled(updateId);
+
+    if (message.text?.startsWith('/')) {
+      const command = parseCommand(message.text, bot.botInfo.username, options.models);
+      if (command) {
+        done();
+        await options.commands.run(command, route);
+        return;
+      }
+    }
+    const unsupported = unsupportedKind(message);
+    if (unsupported) {
+      done();
+      await reply(route, `${unsupported} are not supported yet. Please send text, a photo or a document.`);
+      return;
+    }
+    if (message.text && (await options.live()?.prompts.typedAnswer(route, message.text))) {
+      done();
+      return;
+    }
+    const saved = await saveAttachments(message, options.attachments);
+    if (!saved.ok) {
+      done();
+      await reply(route, saved.reply);
+      return;
+    }
+    if (text.length === 0 && saved.attachments.length === 0) {
+      done();
+      return;
+    }
+    const inboundId = inboundIdOf(message);
+    const frame = userMessageFrame(message, { inboundId, route, text, attachments: saved.attachments });
+    // Durable first (inbox row + update handled, one transaction), then the placeholder, then the
+    // frame. The frame's own transaction (the channel outbox) waits for the next turn of the event loop
+    // so the placeholder request leaves first; the row is already in the inbox, and a row still
+    // `queued` is re-sent at boot, so the delay cannot lose the message.
+    s.addInbound({ inboundId, frame, updateId });
+    const row = s.getInbound(inboundId);
+    if (!row) return;
+    void options.live()?.turns.placeholder(row);
+    if (row.state === 'queued') setImmediate(() => options.forward(frame));
+  };
+
+  bot.use(async (ctx, next) => {
+    const s = db();
+    if (s.isHandled(ctx.update.update_id)) return;
+    if (!options.allowed(ctx.update)) {
+      s.markHandled(ctx.update.update_id);
+      const { userId } = updateOrigin(ctx.update);
+      if (ctx.callbackQuery) {
+        await ctx.answerCallbackQuery({ text: REFUSAL }).catch(() => {});
+      } else if (userId !== undefined && ctx.chat?.type === 'private' && s.recordRefusal(userId)) {
+        void reply({ chatId: ctx.chat.id }, REFUSAL);
+      }
+      logger.info({ event: 'refused', user: userId }, 'update from a user not on the allowlist');
+      return;
+    }
+    await next();
+  });
+  // Presses get a lane of their own per chat: they are ordered among themselves (a double press is
+  // answered once) but never wait behind a message's handler (a download, a queued reply).
+  bot.use(
+    sequentialize((ctx: Context) => {
+      const lane = laneOf(ctx.update);
+      return ctx.callbackQuery && lane !== undefined ? `${lane}:press` : lane;
+    }),
+  );
+  bot.on('callback_query', async (ctx) => {
+    // Not awaited beyond the answer: a press never waits for the agent.
+    await options.live()?.prompts.press(ctx.callbackQuery);
+    db().markHandled(ctx.update.update_id);
+  });
+  bot.on('message', (ctx) => onMessage(ctx, ctx.message));
+  bot.use((ctx) => {
+    db().markHandled(ctx.update.update_id);
+  });
+  bot.catch((error) => {
+    options.setLastError(errorText(error.error));
+    logger.error(
+      { event: 'handler_failed', update: error.ctx.update.update_id, error: errorText(error.error) },
+      'update handler failed',
+    );
+  });
+}
+
+/** The chat (and forum topic) a message came from, where its answer goes. */
+export function routeOf(message: Message): Route {
+  return message.is_topic_message && message.message_thread_id !== undefined
+    ? { chatId: message.chat.id, threadId: message.message_thread_id }
+    : { chatId: message.chat.id };
+}
+
+/** The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to. */
+export function userMessageFrame(
+  message: Message,
+  content: { inboundId: string; route: Route; text: string; attachments: Attachment[] },
+): FrameOf<'user_message'> {
+  const from = message.from;
+  const replied = message.reply_to_message;
+  return {
+    type: 'user_message',
+    inboundId: content.inboundId,
+    route: content.route,
+    telegramMessageId: message.message_id,
+    sender: {
+      id: from?.id ?? 0,
+      name: [from?.first_name, from?.last_name].filter(Boolean).join(' ').slice(0, 300) || 'unknown',
+      ...(from?.username ? { username: from.username } : {}),
+    },
+    text: content.text,
+    attachments: content.attachments,
+    ...(replied
+      ? {
+          replyTo: {
+            messageId: replied.message_id,
+            ...((replied.text ?? replied.caption)
+              ? { text: (replied.text ?? replied.caption ?? '').slice(0, 4096) }
+              : {}),
+          },
+        }
+      : {}),
+    sentAt: message.date * 1000,
+  };
+}
