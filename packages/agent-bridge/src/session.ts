@@ -22,10 +22,12 @@
  * - Sub-agent lines carry `parent_tool_use_id`; they belong to the turn that launched the agent, even after
  *   that turn's `result`, and never open or steer a turn.
  *
- * This file keeps turns, steers and control requests; the life of a prompt is in `prompts.ts` and that of
- * a sub-agent in `subagents.ts`, pure functions on the same {@link SessionState} that `Session` calls.
+ * This file keeps turns and steers, and the order of everything; the life of a prompt is in `prompts.ts`,
+ * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
+ * same {@link SessionState} that `Session` calls.
  */
 import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
+import { controlAnswered, failPendingControls, refuseControlRequest, requestControl } from './controls.js';
 import { answerPrompt, closePrompt, openPrompt, recoverablePrompts } from './prompts.js';
 import {
   initialSessionState,
@@ -138,28 +140,8 @@ export class Session {
     commandId: string | undefined,
     value?: string,
   ): Step & { requestId: string } {
-    const s = this.state;
-    s.controlCounter += 1;
-    const requestId = `sy-${s.generation}-${s.controlCounter}`;
-    s.controls[requestId] = {
-      kind,
-      ...(commandId !== undefined ? { commandId } : {}),
-      ...(value !== undefined ? { value } : {}),
-    };
-    if (kind === 'interrupt' && s.turn) s.turn.interruptRequested = true;
-    const request =
-      kind === 'interrupt'
-        ? { subtype: 'interrupt' }
-        : kind === 'set_model'
-          ? { subtype: 'set_model', model: value }
-          : kind === 'set_mode'
-            ? { subtype: 'set_permission_mode', mode: value }
-            : { subtype: 'initialize' };
-    return {
-      frames: [],
-      writes: [JSON.stringify({ type: 'control_request', request_id: requestId, request })],
-      requestId,
-    };
+    const { line, requestId } = requestControl(this.state, kind, commandId, value);
+    return { frames: [], writes: [line], requestId };
   }
 
   /** Whether a control request this side wrote is still unanswered (its `control_response` not yet read). */
@@ -204,17 +186,7 @@ export class Session {
       frames.push({ type: 'prompt_closed', requestId, reason: 'exited' });
     }
     s.prompts = {};
-    for (const control of Object.values(s.controls)) {
-      if (control.commandId !== undefined) {
-        frames.push({
-          type: 'command_result',
-          commandId: control.commandId,
-          ok: false,
-          message: 'the Claude process exited',
-        });
-      }
-    }
-    s.controls = {};
+    frames.push(...failPendingControls(s));
     if (s.turn) {
       if (s.turn.commandId !== undefined) {
         frames.push({
@@ -435,37 +407,19 @@ export class Session {
       }
       case 'control_request_other': {
         // Nothing here can answer it; saying so keeps the CLI from waiting for ever.
-        step.writes.push(
-          JSON.stringify({
-            type: 'control_response',
-            response: {
-              subtype: 'error',
-              request_id: event.requestId,
-              error: `unsupported control request: ${event.subtype}`,
-            },
-          }),
-        );
+        step.writes.push(refuseControlRequest(event));
         return;
       }
       case 'control_response': {
-        const control = s.controls[event.requestId];
-        if (!control) return;
-        delete s.controls[event.requestId];
+        const answered = controlAnswered(s, event);
+        if (!answered) return;
+        const control = answered.control;
         if (control.kind === 'initialize') {
           // Prompts the CLI still has open that this side lost (a crashed bridge) are offered again.
           for (const lost of recoverablePrompts(s, event.response)) this.#onEvent(lost, now, step);
           return;
         }
-        if (event.ok && control.kind === 'set_model' && control.value !== undefined) s.model = control.value;
-        if (event.ok && control.kind === 'set_mode' && control.value !== undefined) s.mode = control.value;
-        if (control.commandId !== undefined) {
-          step.frames.push({
-            type: 'command_result',
-            commandId: control.commandId,
-            ok: event.ok,
-            ...(event.ok ? {} : { message: (event.error ?? 'the CLI refused the request').slice(0, 4000) }),
-          });
-        }
+        step.frames.push(...answered.frames);
         if (event.ok && control.kind !== 'interrupt') {
           delete s.reported;
           step.frames.push(...this.#status(this.agentState()));
