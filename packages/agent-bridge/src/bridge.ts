@@ -11,7 +11,7 @@
  *
  * Exactly once towards the gateway: after a restart the bridge restores the snapshot and re-reads stdout
  * from the snapshot's offset. The session machine is deterministic, so it regenerates the same frames;
- * those whose source tag the outbox already holds are not sent again.
+ * those whose source tag the outbox already holds are not sent again (`frame-sink.ts`).
  *
  * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`.
  *

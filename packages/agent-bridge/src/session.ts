@@ -3,7 +3,7 @@
  * Translated stdout events and gateway commands go in; protocol frames (and lines for the CLI's stdin)
  * come out. No I/O, no clocks (the caller passes `now`), no randomness — so that a restarted bridge that
  * restores a snapshot and re-reads the same stdout lines produces the same frames in the same order with
- * the same turn ids, which is what lets the outbox drop the ones it already holds (see `bridge.ts`).
+ * the same turn ids, which is what lets the outbox drop the ones it already holds (see `frame-sink.ts`).
  *
  * Rules it keeps (measured, see `reference/claude-cli-probe.md`):
  * - A message written mid-turn is a steer. It is announced (`message_taken`) only when the CLI opens the

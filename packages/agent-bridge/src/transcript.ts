@@ -24,7 +24,7 @@
  *   its cursor kept; a rescan attaches it again only once it has grown (or was replaced).
  *
  * Stdout is the source for the live turn; this reader is for what stdout does not carry: history
- * (`history.ts`). Whether a line reached the CLI is settled from stdout now (`bridge.ts`); `findMarker`
+ * (`history.ts`). Whether a line reached the CLI is settled from stdout now (`delivery.ts`); `findMarker`
  * remains for intents recorded by a bridge from before that.
  */
 
@@ -370,7 +370,7 @@ function headOf(file: string, bytes: number): string {
  * string); reads at most the last `maxBytes` of each of the most recently modified files. Not proof that
  * a line was *not* read: a content-array message's `enqueue` line has no content on 2.1.328, and a steer
  * reaches the file only when the running turn takes it. The bridge uses it only for intents recorded
- * before stdin lines carried a uuid (see `bridge.ts`).
+ * before stdin lines carried a uuid (see `delivery.ts`).
  */
 export function findMarker(
   configDir: string,

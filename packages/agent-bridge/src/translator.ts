@@ -79,7 +79,7 @@ export type CliEvent =
    * The CLI read a stdin `user` line that carried a `uuid` and queued it (`command_lifecycle`, state
    * `queued`, `command_uuid` = that uuid). Printed within milliseconds of the read, before any later stdin
    * line is handled, and only for lines that carry a `uuid` (measured on 2.1.328). The bridge's proof that
-   * a line reached the process (see `bridge.ts`, exactly once into the CLI). The later states (`started`,
+   * a line reached the process (see `delivery.ts`, exactly once into the CLI). The later states (`started`,
    * `completed`) say nothing the turn events do not, and are not translated.
    */
   | { kind: 'input_queued'; uuid: string }

@@ -5,7 +5,7 @@
  * Every line the bridge writes as a `user` message also carries a `uuid` of the bridge's choosing: the
  * CLI answers it on stdout with `command_lifecycle queued` the moment it reads the line, and drops a later
  * line with a uuid it has already taken. That is how the bridge knows, after a crash between "about to
- * write" and "written", whether the line reached the process (see `bridge.ts`, exactly once into the CLI).
+ * write" and "written", whether the line reached the process (see `delivery.ts`, exactly once into the CLI).
  * The header's `inbound=<id>` names the Telegram message in the transcript (history, and the fallback
  * check for an intent recorded before uuids were written).
  */

@@ -189,7 +189,7 @@ describe('translator on recorded output', () => {
   });
 
   it('delivery-receipts: a read receipt per uuid line in stdin order, before a later fence is answered; a repeated uuid gets none', () => {
-    // What `settleIntent` relies on (bridge.ts): `queued` on read, in order with control requests, and
+    // What `Delivery.settle` relies on (delivery.ts): `queued` on read, in order with control requests, and
     // silence for a uuid the CLI has taken already (mid-turn, and after its turn ended).
     const order = linesOf('delivery-receipts').flatMap((line) =>
       translateLine(line).flatMap((e) =>
