@@ -13,6 +13,7 @@ import { REFUSAL } from '../src/index.js';
 import {
   botMessage,
   botMessages,
+  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
@@ -24,12 +25,7 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
+afterEach(closeOpened);
 
 /** Everything SQLite holds on disk (database and WAL), as text, to look for a stranger's words. */
 function diskText(w: World): string {

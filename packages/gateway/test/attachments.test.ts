@@ -11,6 +11,7 @@ import { saveAttachments, TOO_BIG } from '../src/attachments.js';
 import { unsupportedKind } from '../src/intake.js';
 import {
   botMessage,
+  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
@@ -22,12 +23,7 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
+afterEach(closeOpened);
 
 const SAFE_NAME = /^\d+-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
 const inboxFiles = (w: World) => {

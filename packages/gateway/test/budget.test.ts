@@ -2,6 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { createBudget } from '../src/budget.js';
 import { createCourier } from '../src/courier.js';
 
+/** A courier over a fresh budget whose waits pass at once on a fake clock (each sleep advances it). */
+function fakeClockCourier(): ReturnType<typeof createCourier> {
+  let now = 0;
+  return createCourier(createBudget(), {
+    now: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+  });
+}
+
 describe('budget', () => {
   it('allows a small burst per chat, refills slower in groups, and tightens after a 429', () => {
     const b = createBudget();
@@ -29,13 +40,7 @@ describe('budget', () => {
 
 describe('courier', () => {
   it('drops stale keyed calls in favour of the latest, never queueing them', async () => {
-    let now = 0;
-    const courier = createCourier(createBudget(), {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    });
+    const courier = fakeClockCourier();
     const ran: string[] = [];
     const calls = ['a', 'b', 'c', 'd'].map((t) =>
       courier.call(
@@ -54,13 +59,7 @@ describe('courier', () => {
   });
 
   it('runs urgent calls before pending low ones', async () => {
-    let now = 0;
-    const courier = createCourier(createBudget(), {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    });
+    const courier = fakeClockCourier();
     const ran: string[] = [];
     const first = courier.call(1, async () => ran.push('first'));
     const low = courier.call(1, async () => ran.push('low'), { priority: 'low' });
@@ -70,13 +69,7 @@ describe('courier', () => {
   });
 
   it('runs high calls (a card closing) before normal replies, and promotes a queued low call', async () => {
-    let now = 0;
-    const courier = createCourier(createBudget(), {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    });
+    const courier = fakeClockCourier();
     const ran: string[] = [];
     const first = courier.call(1, async () => ran.push('first'));
     const live = courier.call(1, async () => ran.push('card edit'), { priority: 'low', key: 'card:1' });

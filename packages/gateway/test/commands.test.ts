@@ -9,10 +9,12 @@ import { COMMANDS } from '../src/index.js';
 import {
   botMessage,
   botMessages,
+  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
   sleep,
+  startTurn,
   startWorld,
   type World,
   waitUntil,
@@ -20,12 +22,7 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
+afterEach(closeOpened);
 
 /** The fields of the command frames these tests read. */
 type CommandFrame = { type: AppFrame['type']; commandId: string; route?: { chatId: number } };
@@ -166,14 +163,7 @@ describe('commands', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'turn-42',
-      route: { chatId },
-      inboundIds: [],
-      request: 'work',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'turn-42', route: { chatId }, request: 'work' });
     await bridge.send({ type: 'operator_event', kind: 'overloaded', message: 'Claude is overloaded' });
     tg.sendText(chatId, '/status');
     const request = await nextFrame(bridge, 'status_request');
@@ -222,14 +212,7 @@ describe('commands', () => {
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/pins');
     await botMessage(tg, chatId, (t) => t === 'No pinned cards.');
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'tp',
-      route: { chatId },
-      inboundIds: [],
-      request: 'long work',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'tp', route: { chatId }, request: 'long work' });
     await bridge.send({
       type: 'tool_started',
       turnId: 'tp',

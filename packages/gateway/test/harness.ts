@@ -11,6 +11,7 @@ import {
   createProtocolClient,
   type Endpoint,
   type Logger,
+  type Route,
 } from '@switchyard/protocol';
 import {
   createTelegramServer,
@@ -19,6 +20,17 @@ import {
   type TelegramServerOptions,
 } from '@switchyard/sandbox';
 import { createGateway, type Gateway, type GatewayOptions } from '../src/index.js';
+
+/** Teardowns of the worlds and fake bridges the running test opened, in the order they were opened. */
+const opened: (() => Promise<void>)[] = [];
+
+/**
+ * Stops every fake bridge and closes every world the test opened, newest first (bridges before the
+ * world they connect to): `afterEach(closeOpened)`. Safe after a test stopped a bridge itself.
+ */
+export async function closeOpened(): Promise<void> {
+  for (const close of opened.splice(0).reverse()) await close();
+}
 
 /** A logger that keeps every line, for assertions on structured events. */
 export function memoryLogger(): Logger & {
@@ -62,6 +74,7 @@ export async function connectBridge(socketPath: string, agent = 'test'): Promise
     },
     backoff: { initialMs: 20, maxMs: 200 },
   });
+  opened.push(() => endpoint.stop());
   await endpoint.start();
   await waitUntil(() => endpoint.connected, 5000, 'bridge connected');
   return { endpoint, received, send: (frame) => endpoint.send(frame), stop: () => endpoint.stop() };
@@ -118,6 +131,8 @@ export async function startWorld(
     card: { showDelayMs: 60_000 },
     ...overrides,
   };
+  /** Closing is once: a test may close a world itself, and {@link closeOpened} closes it again. */
+  let closing: Promise<void> | undefined;
   const world: World = {
     tg,
     gateway: createGateway(options),
@@ -131,14 +146,33 @@ export async function startWorld(
       world.gateway = createGateway(options);
       await world.gateway.start();
     },
-    async close() {
-      await world.gateway.stop().catch(() => {});
-      await tg.stop();
-      rmSync(dir, { recursive: true, force: true });
+    close() {
+      closing ??= (async () => {
+        await world.gateway.stop().catch(() => {});
+        await tg.stop();
+        rmSync(dir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
+  opened.push(() => world.close());
   await world.gateway.start();
   return world;
+}
+
+/** The fake bridge starts a turn in `route`; by default it answers no message and its request is its id. */
+export function startTurn(
+  bridge: FakeBridge,
+  turn: { turnId: string; route: Route; request?: string; inboundIds?: string[] },
+): Promise<void> {
+  return bridge.send({
+    type: 'turn_started',
+    turnId: turn.turnId,
+    route: turn.route,
+    inboundIds: turn.inboundIds ?? [],
+    request: turn.request ?? turn.turnId,
+    startedAt: Date.now(),
+  });
 }
 
 /** The frames of one type the fake bridge received, in order. */

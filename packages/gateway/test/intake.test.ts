@@ -9,19 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { Api } from 'grammy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLACEHOLDER } from '../src/index.js';
-import { startWorld, type World, waitUntil } from './harness.js';
+import { closeOpened, sleep, startWorld, type World, waitUntil } from './harness.js';
 
 let world: World | undefined;
 let proxy: Server | undefined;
 afterEach(async () => {
-  await world?.close();
+  await closeOpened();
   proxy?.closeAllConnections();
   await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
-  world = undefined;
   proxy = undefined;
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const linesOf = (w: World, event: string) => w.logger.lines.filter((l) => l.fields.event === event);
 const placeholders = (w: World, chatId: number) =>
   w.tg.messages(chatId).filter((m) => m.from === 'bot' && m.text === PLACEHOLDER.queued);

@@ -3,19 +3,22 @@
  * Card timings are shortened (show delay 300 ms) so long turns fit in a test.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectBridge, type FakeBridge, startWorld, type World, waitUntil } from './harness.js';
+import {
+  closeOpened,
+  connectBridge,
+  type FakeBridge,
+  sleep,
+  startTurn,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
+afterEach(closeOpened);
 
 const CARD = { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pinEvents = (w: World) =>
   w.logger.lines.filter(
     (l) => l.msg === 'pin-event' && (l.fields.event === 'pin' || l.fields.event === 'unpin'),
@@ -29,14 +32,7 @@ async function turn(
   threadId?: number,
 ): Promise<void> {
   const route = threadId === undefined ? { chatId } : { chatId, threadId };
-  await b.send({
-    type: 'turn_started',
-    turnId,
-    route,
-    inboundIds: [],
-    request: 'do work',
-    startedAt: Date.now(),
-  });
+  await startTurn(b, { turnId, route, request: 'do work' });
   await b.send({
     type: 'tool_started',
     turnId,
@@ -153,14 +149,7 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'a',
-      route: { chatId },
-      inboundIds: [],
-      request: 'a',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'a', route: { chatId } });
     const first = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
     await turn(bridge, chatId, 'b', 5000);
     await bridge.send({ type: 'turn_ended', turnId: 'a', outcome: 'success' });
@@ -191,14 +180,7 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'c',
-      route: { chatId },
-      inboundIds: [],
-      request: 'c',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'c', route: { chatId } });
     await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
     const help = () =>
       tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('Claude Code agent'));
@@ -219,14 +201,7 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'z',
-      route: { chatId },
-      inboundIds: [],
-      request: 'z',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'z', route: { chatId } });
     await bridge.send({
       type: 'tool_started',
       turnId: 'z',
@@ -252,14 +227,7 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'k',
-      route: { chatId },
-      inboundIds: [],
-      request: 'k',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'k', route: { chatId } });
     await bridge.send({
       type: 'tool_started',
       turnId: 'k',

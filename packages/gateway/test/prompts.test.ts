@@ -9,10 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXPIRED } from '../src/index.js';
 import {
   botMessage,
+  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
   sleep,
+  startTurn,
   startWorld,
   type World,
   waitUntil,
@@ -20,12 +22,7 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
+afterEach(closeOpened);
 
 async function setUp(): Promise<{ tg: TelegramServer; b: FakeBridge; chatId: number }> {
   world = await startWorld();
@@ -173,14 +170,7 @@ describe('permission prompts', () => {
     // (agent-bridge session.ts, `subagentTools`), and the CLI waits for it: the gateway must not
     // expire it on `turn_ended`. The CLI's own cancel (`prompt_closed`) is what expires it.
     const { tg, b, chatId } = await setUp();
-    await b.send({
-      type: 'turn_started',
-      turnId: 't1',
-      route: { chatId },
-      inboundIds: [],
-      request: 'clean up',
-      startedAt: Date.now(),
-    });
+    await startTurn(b, { turnId: 't1', route: { chatId }, request: 'clean up' });
     await b.send(permission(chatId, 'r1', { turnId: 't1' }));
     await b.send(permission(chatId, 'r2', { turnId: 't1' }));
     const m1 = await botMessage(tg, chatId, (t) => t.includes('build/r1'));

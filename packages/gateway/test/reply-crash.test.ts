@@ -15,20 +15,24 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectBridge, type FakeBridge, sleep, startWorld, type World, waitUntil } from './harness.js';
+import {
+  closeOpened,
+  connectBridge,
+  sleep,
+  startTurn,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
 import { type Formatted, renderedWhole, replyDifference } from './reply-text.js';
 
 let world: World | undefined;
-let bridge: FakeBridge | undefined;
 let child: ChildProcess | undefined;
 let proxy: SendProxy | undefined;
 afterEach(async () => {
   child?.kill('SIGKILL');
-  await bridge?.stop();
   await proxy?.close();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
+  await closeOpened();
   child = undefined;
   proxy = undefined;
 });
@@ -146,7 +150,6 @@ describe('a reply across kill -9 of the gateway', () => {
       let gw = spawnGateway();
       child = gw;
       const b = await connectBridge(w.socketPath, 'test');
-      bridge = b;
       const chatId = w.tg.privateChat().id;
 
       let killed = false;
@@ -166,13 +169,11 @@ describe('a reply across kill -9 of the gateway', () => {
       w.tg.sendText(chatId, 'write a lot');
       const first = await waitUntil(() => b.received.find((f) => f.type === 'user_message'), 10_000);
       if (first.type !== 'user_message') throw new Error('unreachable');
-      await b.send({
-        type: 'turn_started',
+      await startTurn(b, {
         turnId: 'long',
         route: { chatId },
-        inboundIds: [first.inboundId],
         request: 'write a lot',
-        startedAt: Date.now(),
+        inboundIds: [first.inboundId],
       });
       if ('afterMs' in plan) setTimeout(kill, plan.afterMs);
       const step = Math.ceil(text.length / 40);
@@ -211,7 +212,6 @@ describe('a reply across kill -9 of the gateway', () => {
       await b.stop();
       await p.close();
       await w.close();
-      bridge = undefined;
       proxy = undefined;
       world = undefined;
       child = undefined;

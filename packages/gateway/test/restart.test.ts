@@ -6,17 +6,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLACEHOLDER } from '../src/index.js';
-import { connectBridge, type FakeBridge, startWorld, type World, waitUntil } from './harness.js';
+import {
+  closeOpened,
+  connectBridge,
+  type FakeBridge,
+  sleep,
+  startTurn,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
 let child: ChildProcess | undefined;
 afterEach(async () => {
   child?.kill('SIGKILL');
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
+  await closeOpened();
   child = undefined;
 });
 
@@ -49,15 +55,13 @@ describe('restarts', () => {
     tg.sendText(chatId, 'start');
     const first = await waitUntil(() => bridge?.received.find((f) => f.type === 'user_message'));
     if (first.type !== 'user_message') throw new Error('unreachable');
-    await bridge.send({
-      type: 'turn_started',
+    await startTurn(bridge, {
       turnId: 't',
       route: { chatId },
-      inboundIds: [first.inboundId],
       request: 'start',
-      startedAt: Date.now(),
+      inboundIds: [first.inboundId],
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     const steer = tg.sendText(chatId, 'also this');
     const steerFrame = await waitUntil(() =>
       bridge?.received.find((f) => f.type === 'user_message' && f.text === 'also this'),
@@ -89,16 +93,9 @@ describe('restarts', () => {
     tg.sendText(chatId, 'before the crash');
     const first = await waitUntil(() => bridge?.received.find((f) => f.type === 'user_message'), 8000);
     if (first.type !== 'user_message') throw new Error('unreachable');
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'k9',
-      route: { chatId },
-      inboundIds: [first.inboundId],
-      request: 'x',
-      startedAt: Date.now(),
-    });
+    await startTurn(bridge, { turnId: 'k9', route: { chatId }, request: 'x', inboundIds: [first.inboundId] });
     await bridge.send({ type: 'text', turnId: 'k9', blockId: 'b1', text: 'Part one.' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     child.kill('SIGKILL');
     await new Promise((resolve) => child?.once('exit', resolve));
     // While the gateway is dead: a new message arrives, and the turn goes on.

@@ -5,19 +5,21 @@
  * Telegram rejects the HTML the same text arrives unformatted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectBridge, type FakeBridge, startWorld, type World, waitUntil } from './harness.js';
+import {
+  closeOpened,
+  connectBridge,
+  type FakeBridge,
+  sleep,
+  startTurn,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
 import { type Formatted, parsedHtml, renderedWhole, replyDifference } from './reply-text.js';
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+afterEach(closeOpened);
 
 /** ~8.6k characters of Markdown with what splits badly: code fences, escapes, links, lists, emoji. */
 function longReply(): string {
@@ -47,14 +49,7 @@ async function streamTurn(
   text: string,
   onChunk?: (i: number) => Promise<void>,
 ) {
-  await b.send({
-    type: 'turn_started',
-    turnId: 't1',
-    route: { chatId },
-    inboundIds: [inboundId],
-    request: 'write a lot',
-    startedAt: Date.now(),
-  });
+  await startTurn(b, { turnId: 't1', route: { chatId }, request: 'write a lot', inboundIds: [inboundId] });
   const step = Math.ceil(text.length / 8);
   for (let i = 0; i * step < text.length; i++) {
     await b.send({

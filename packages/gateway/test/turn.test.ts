@@ -1,15 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLACEHOLDER } from '../src/index.js';
-import { connectBridge, type FakeBridge, startWorld, type World, waitUntil } from './harness.js';
+import {
+  closeOpened,
+  connectBridge,
+  type FakeBridge,
+  sleep,
+  startTurn,
+  startWorld,
+  type World,
+  waitUntil,
+} from './harness.js';
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(async () => {
-  await bridge?.stop();
-  await world?.close();
-  bridge = undefined;
-  world = undefined;
-});
+afterEach(closeOpened);
 
 describe('a turn', () => {
   it('goes from a user message to a placeholder, streamed edits and the final HTML', async () => {
@@ -32,17 +36,15 @@ describe('a turn', () => {
     expect(placeholder.text).toBe(PLACEHOLDER.reply);
 
     const inboundId = frame.type === 'user_message' ? frame.inboundId : '';
-    await bridge.send({
-      type: 'turn_started',
+    await startTurn(bridge, {
       turnId: 't1',
       route: { chatId },
-      inboundIds: [inboundId],
       request: 'hello agent',
-      startedAt: Date.now(),
+      inboundIds: [inboundId],
     });
     for (const word of ['Hello', ' **there**', ', friend', '.']) {
       await bridge.send({ type: 'text_delta', turnId: 't1', blockId: 'b1', delta: word });
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      await sleep(700);
     }
     await bridge.send({ type: 'text', turnId: 't1', blockId: 'b1', text: 'Hello **there**, friend.' });
     await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success' });
