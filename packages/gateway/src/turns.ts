@@ -83,6 +83,8 @@ export function createTurns(options: TurnsOptions): Turns {
    * send the continuation chunks twice; it is ignored instead.
    */
   const rendering = new Set<string>();
+  /** Inbound id → the turn it opened, while that turn waits for the inbound's placeholder to be sent. */
+  const opening = new Map<string, string>();
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
@@ -201,14 +203,30 @@ export function createTurns(options: TurnsOptions): Turns {
   };
 
   const started = (frame: FrameOf<'turn_started'>): void => {
-    const row = store.upsertTurn({
-      turnId: frame.turnId,
-      route: frame.route,
-      request: frame.request,
-      startedAt: frame.startedAt,
+    const [first, ...rest] = frame.inboundIds;
+    // One transaction: the turn, the messages it takes and the placeholder it grows from (if its id is
+    // known) are recorded together. Written one by one, a `kill -9` between them left a turn that the
+    // restart resumed with no messages while its opening message was not taken: the resent
+    // `turn_started` then found the turn live and stopped, so the placeholder — adopted at boot by the
+    // send journal — stayed "…" beside a reply sent as new messages.
+    const row = store.atomically(() => {
+      const turnRow = store.upsertTurn({
+        turnId: frame.turnId,
+        route: frame.route,
+        request: frame.request,
+        startedAt: frame.startedAt,
+      });
+      if (live.has(frame.turnId) || turnRow.state !== 'running') return turnRow;
+      store.setInboundState(frame.inboundIds, 'taken');
+      const known = first === undefined ? undefined : store.getInbound(first)?.placeholderId;
+      if (turnRow.messageIds.length > 0 || known === undefined) return turnRow;
+      store.setTurnMessages(frame.turnId, [known]);
+      return { ...turnRow, messageIds: [known] };
     });
     if (live.has(frame.turnId) || row.state !== 'running') return;
-    const [first, ...rest] = frame.inboundIds;
+    // A placeholder still in flight becomes the turn's first message in the transaction that ends its send.
+    if (first !== undefined && row.messageIds.length === 0 && placeholders.has(first))
+      opening.set(first, frame.turnId);
     const ids = (async (): Promise<number[]> => {
       if (row.messageIds.length > 0) return row.messageIds;
       if (first === undefined) return [];
@@ -251,7 +269,16 @@ export function createTurns(options: TurnsOptions): Turns {
               },
               {
                 owner: { kind: 'placeholder', inboundId: row.inboundId, placeholderKind: kind },
-                adopt: (id) => store.setPlaceholder(row.inboundId, id, kind),
+                adopt: (id) => {
+                  store.setPlaceholder(row.inboundId, id, kind);
+                  // Taken into a turn while in flight: the turn's list names it in the same transaction,
+                  // so a crash right after cannot resume that turn without its placeholder.
+                  const turnId = opening.get(row.inboundId);
+                  opening.delete(row.inboundId);
+                  const turn = turnId === undefined ? undefined : store.getTurn(turnId);
+                  if (turn && turn.state !== 'rendered' && turn.messageIds.length === 0)
+                    store.setTurnMessages(turn.turnId, [id]);
+                },
               },
             ),
           { priority: 'urgent' },
@@ -260,7 +287,8 @@ export function createTurns(options: TurnsOptions): Turns {
         .catch((error: unknown) => {
           logger.warn({ event: 'placeholder_failed', chat: chatId, error: errorText(error) });
           return undefined;
-        });
+        })
+        .finally(() => opening.delete(row.inboundId));
       placeholders.set(row.inboundId, pending);
       await pending;
     },
