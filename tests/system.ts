@@ -21,6 +21,7 @@ import {
   createTelegramServer,
   type Rule,
   type ScriptedModel,
+  scriptedClaudeEnv,
   type TelegramServer,
 } from '@switchyard/sandbox';
 import { afterEach } from 'vitest';
@@ -89,13 +90,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
           card: { showDelayMs: options.card?.showDelayMs ?? 60_000 },
           claude: {
             bin: CLAUDE,
-            env: {
-              ANTHROPIC_BASE_URL: baseUrl,
-              ANTHROPIC_API_KEY: 'sk-e2e',
-              CLAUDE_CONFIG_DIR: path.join(dir, 'claude-config'),
-              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-              DISABLE_AUTOUPDATER: '1',
-            },
+            env: scriptedClaudeEnv({ baseUrl, configDir: path.join(dir, 'claude-config') }),
           },
         },
       ],

@@ -12,7 +12,12 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '@switchyard/protocol';
-import { createScriptedModel, createTelegramServer, type ScriptedModel } from '@switchyard/sandbox';
+import {
+  createScriptedModel,
+  createTelegramServer,
+  type ScriptedModel,
+  scriptedClaudeEnv,
+} from '@switchyard/sandbox';
 import { createLogger } from './log.js';
 import { createSupervisor } from './supervisor.js';
 
@@ -50,13 +55,7 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     say('            For real answers: install Claude Code and log in (`claude`), or set ANTHROPIC_API_KEY.');
     model = createScriptedModel({ chunkDelayMs: 40 });
     const { baseUrl } = await model.start();
-    Object.assign(claudeEnv, {
-      ANTHROPIC_BASE_URL: baseUrl,
-      ANTHROPIC_API_KEY: 'sk-scripted-sandbox',
-      CLAUDE_CONFIG_DIR: path.join(base, 'claude-config'),
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-    });
+    Object.assign(claudeEnv, scriptedClaudeEnv({ baseUrl, configDir: path.join(base, 'claude-config') }));
   }
 
   const telegram = createTelegramServer({

@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bash, createScriptedModel, type Rule, rule, type ScriptedModel, say } from '../src/index.js';
+import {
+  bash,
+  createScriptedModel,
+  type Rule,
+  rule,
+  type ScriptedModel,
+  say,
+  scriptedClaudeEnv,
+} from '../src/index.js';
 
 const CLAUDE = fileURLToPath(new URL('../../../node_modules/.bin/claude', import.meta.url));
 
@@ -54,11 +62,7 @@ async function startCli(rules: readonly Rule[]): Promise<{ cli: Cli; model: Scri
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: root,
-        CLAUDE_CONFIG_DIR: configDir,
-        ANTHROPIC_BASE_URL: baseUrl,
-        ANTHROPIC_API_KEY: 'sk-test',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
+        ...scriptedClaudeEnv({ baseUrl, configDir }),
       },
     },
   );

@@ -3,6 +3,7 @@
  * offline, for tests and for the sandbox when no real Claude is available.
  */
 
+export { scriptedClaudeEnv } from './claude-env.js';
 export { defaultScript } from './default-script.js';
 export type { Reply, ReplyBlock } from './reply.js';
 export type { MessagesRequest, RequestKind, RequestView, ToolResult } from './request.js';
