@@ -8,18 +8,7 @@ export type { SandboxEvent, SandboxEventType, SandboxListener } from './events.j
 export { type HtmlParseResult, parseTelegramHtml, renderTelegramHtml } from './html.js';
 export { TEXT_LIMITS } from './message-content.js';
 export { type BucketRate, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limiter.js';
-export type {
-  CallbackAnswer,
-  CallbackQueryRecord,
-  ChatActionRecord,
-  DraftRecord,
-  MessageVersion,
-  SandboxChat,
-  SandboxFileRef,
-  SandboxMessage,
-  SandboxTopic,
-  ServiceAction,
-} from './records.js';
+export type * from './records.js';
 export type { ApiCallRecord, ApiStats } from './stats.js';
 export {
   type ChatView,
