@@ -183,6 +183,17 @@ export class ChatStore {
     return chat;
   }
 
+  /** A message's visible content as of now, with its HTML form; what a new or edited message shows. */
+  #version(content: MessageContent): MessageVersion {
+    return {
+      text: content.text,
+      entities: content.entities,
+      html: renderTelegramHtml(content.text, content.entities),
+      at: this.#now(),
+      ...(content.replyMarkup ? { replyMarkup: content.replyMarkup } : {}),
+    };
+  }
+
   // --- messages --------------------------------------------------------------------------------
 
   /**
@@ -191,14 +202,7 @@ export class ChatStore {
    */
   addMessage(chatId: number, input: NewMessage): SandboxMessage {
     const chat = this.#require(chatId);
-    const at = this.#now();
-    const version: MessageVersion = {
-      text: input.text,
-      entities: input.entities,
-      html: renderTelegramHtml(input.text, input.entities),
-      at,
-      ...(input.replyMarkup ? { replyMarkup: input.replyMarkup } : {}),
-    };
+    const version = this.#version(input);
     const message: SandboxMessage = {
       chatId,
       messageId: chat.nextMessageId++,
@@ -209,7 +213,7 @@ export class ChatStore {
       entities: version.entities,
       html: version.html,
       history: [version],
-      date: at,
+      date: version.at,
       deleted: false,
       pinned: false,
       reactions: [],
@@ -245,21 +249,14 @@ export class ChatStore {
 
   /** Replaces a message's visible content, keeping the old version in its history. Emits `edit`. */
   editMessage(message: SandboxMessage, content: MessageContent): void {
-    const at = this.#now();
-    const version: MessageVersion = {
-      text: content.text,
-      entities: content.entities,
-      html: renderTelegramHtml(content.text, content.entities),
-      at,
-      ...(content.replyMarkup ? { replyMarkup: content.replyMarkup } : {}),
-    };
+    const version = this.#version(content);
     message.history.push(version);
     message.text = version.text;
     message.entities = version.entities;
     message.html = version.html;
     if (version.replyMarkup) message.replyMarkup = version.replyMarkup;
     else delete message.replyMarkup;
-    message.editedAt = at;
+    message.editedAt = version.at;
     this.#hub.emit({ type: 'edit', message: clone(message) });
   }
 
