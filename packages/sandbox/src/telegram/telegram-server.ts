@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BotApiError, refuse } from './api-error.js';
-import { type BotApiMethod, callMethod, canonicalMethod } from './bot-api.js';
+import { callMethod, canonicalMethod } from './bot-api.js';
 import { ChatStore } from './chat-store.js';
 import { EventHub, type SandboxListener } from './events.js';
 import type { MethodContext } from './method-context.js';
@@ -266,7 +266,9 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     method: string,
   ): Promise<void> {
     const at = now();
-    log.arrived(canonicalMethod(method) ?? method);
+    const canonical = canonicalMethod(method);
+    const name = canonical ?? method;
+    log.arrived(name);
     const controller = new AbortController();
     inFlight.add(controller);
     res.on('close', () => controller.abort());
@@ -278,9 +280,8 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
         await readBody(req, options.maxRequestBytes),
         url.searchParams,
       );
-      const canonical: BotApiMethod | undefined = canonicalMethod(method);
       body =
-        takeFailure(canonical ?? method, params) ??
+        takeFailure(name, params) ??
         (canonical
           ? await callMethod(canonical, params, methodContext(controller.signal))
           : refuse('notFound').toWire());
@@ -293,7 +294,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     const reply = body as { ok: boolean; error_code?: number; description?: string };
     const chatId = Number(params?.raw('chat_id'));
     const call: ApiCallRecord = {
-      method: canonicalMethod(method) ?? method,
+      method: name,
       ok: reply.ok,
       at,
       durationMs: now() - at,
