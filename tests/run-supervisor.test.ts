@@ -4,11 +4,12 @@
  * stops everything including claude.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readStartTime } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
+import { liveProcesses } from './processes.js';
 import { botMessages, MAIN, systemPerTest } from './system.js';
 
 /** Running, not merely a zombie waiting to be reaped (this machine's init may be slow to reap orphans). */
@@ -19,18 +20,7 @@ function alive(pid: number): boolean {
 
 /** The pid of `parent`'s child whose command line contains `needle`. */
 function childOf(parent: number, needle: string): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (ppid === parent && cmdline.includes(needle)) return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
+  return liveProcesses().find((p) => p.ppid === parent && p.command.includes(needle))?.pid;
 }
 
 describe('end to end: switchyard run', () => {

@@ -8,9 +8,10 @@
  * killed and reported, so a test can fail on it without leaving processes behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { killAll, processesOf } from './processes.js';
 import { MAIN } from './system.js';
 
 /** A running sandbox and how long it took to come up. */
@@ -143,15 +144,7 @@ export async function startSandboxProcess(options: { timeoutMs?: number } = {}):
 /** Kills the sandbox's process group and every process working in or naming its directory. */
 function reap(child: ChildProcess, dir: string): string[] {
   killGroup(child);
-  const found = processesOf(dir);
-  for (const p of found) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  return found.map((p) => `${p.pid} ${p.command}`);
+  return killAll(processesOf(dir)).map((p) => `${p.pid} ${p.command.slice(0, 160)}`);
 }
 
 function killGroup(child: ChildProcess): void {
@@ -161,34 +154,6 @@ function killGroup(child: ChildProcess): void {
   } catch {
     // the group is empty
   }
-}
-
-/**
- * Live processes whose working directory is inside `dir` or whose command line names it: the services
- * (`--config <dir>/switchyard.yaml`), Claude (cwd `<dir>/work`) and anything Claude ran there.
- */
-export function processesOf(dir: string): { pid: number; command: string }[] {
-  const found: { pid: number; command: string }[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const command = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (/\) Z /.test(stat)) continue; // a zombie is already dead
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${name}/cwd`);
-      } catch {
-        // not ours to read
-      }
-      if (command.includes(dir) || cwd === dir || cwd.startsWith(`${dir}/`)) {
-        found.push({ pid: Number(name), command: command.slice(0, 160) });
-      }
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
 }
 
 /** A client for the web view's HTTP API, as the page uses it. */

@@ -4,15 +4,7 @@
  * A test can kill either service at any moment and start it again, and read the chat as the user sees it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +17,7 @@ import {
   type TelegramServer,
 } from '@switchyard/sandbox';
 import { afterEach } from 'vitest';
+import { killAll, processesOf } from './processes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const MAIN = path.join(root, 'packages/cli/dist/main.js');
@@ -144,9 +137,9 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       await telegram.stop();
       await model.stop();
       // Safety net: no process this test started may outlive it, whatever the code under test did.
-      const leaked = killProcessesIn(dir);
+      const leaked = killAll(processesOf(dir));
       if (leaked.length > 0)
-        console.warn(`e2e: killed processes left running in ${dir}: ${leaked.join(', ')}`);
+        console.warn(`e2e: killed processes left running in ${dir}: ${leaked.map((p) => p.pid).join(', ')}`);
       if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -167,29 +160,6 @@ export function systemPerTest(): (options: SystemOptions) => Promise<System> {
     current = await startSystem(options);
     return current;
   };
-}
-
-/** SIGKILLs every process whose working directory is inside `dir`; returns their pids. */
-export function killProcessesIn(dir: string): number[] {
-  const killed: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let cwd: string;
-    try {
-      cwd = readlinkSync(`/proc/${entry}/cwd`);
-    } catch {
-      continue;
-    }
-    if (cwd === dir || cwd.startsWith(`${dir}/`)) {
-      try {
-        process.kill(Number(entry), 'SIGKILL');
-        killed.push(Number(entry));
-      } catch {
-        // already gone
-      }
-    }
-  }
-  return killed;
 }
 
 /** The bot's visible messages in a chat, oldest first. */
