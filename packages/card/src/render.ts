@@ -85,9 +85,11 @@ function formatTokens(n: number): string {
 export function render(state: CardState, now: number, options: RenderOptions = {}): string {
   const max = Math.min(MESSAGE_LIMIT - 1, Math.max(200, options.maxLength ?? MESSAGE_LIMIT - 1));
   const stuckAfter = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
+  // Level-independent, so grouped once however many levels are tried.
+  const groups = stepGroups(state.steps);
   for (const level of LEVELS) {
     const fixed = composeFixed(state, now, stuckAfter, level);
-    const html = withSteps(state, fixed, max);
+    const html = withSteps(state, groups, fixed, max);
     if (html !== undefined) return html;
   }
   // The last level is bounded well below any limit >= 200; this is the belt to its braces.
@@ -242,9 +244,15 @@ function costLine(state: CardState): string | undefined {
   return parts.length === 0 ? undefined : `💰 ${parts.join(' · ')}`;
 }
 
+/** One line of the finished-steps list and how many steps it stands for. */
+interface StepGroup {
+  readonly line: string;
+  readonly count: number;
+}
+
 /** Finished steps, consecutive successes of one tool collapsed: "Read 12 files". */
-function stepGroups(steps: readonly StepRow[]): { line: string; count: number }[] {
-  const groups: { line: string; count: number }[] = [];
+function stepGroups(steps: readonly StepRow[]): StepGroup[] {
+  const groups: StepGroup[] = [];
   let i = 0;
   while (i < steps.length) {
     const step = steps[i];
@@ -280,11 +288,15 @@ function stepGroups(steps: readonly StepRow[]): { line: string; count: number }[
  * Adds as many of the newest step groups as fit between the fixed parts, with a line counting the
  * steps left out. Returns undefined when even the fixed parts do not fit.
  */
-function withSteps(state: CardState, fixed: Fixed, max: number): string | undefined {
+function withSteps(
+  state: CardState,
+  groups: readonly StepGroup[],
+  fixed: Fixed,
+  max: number,
+): string | undefined {
   const join = (lines: readonly string[]): string => lines.join('\n');
   const base = join([...fixed.top, ...fixed.bottom]);
   if (base.length > max) return undefined;
-  const groups = stepGroups(state.steps);
   const totalSteps = groups.reduce((n, g) => n + g.count, 0) + state.droppedSteps;
   if (totalSteps === 0) return base;
   // Room for the blank separator, the longest elision line, and the newline before each group.
