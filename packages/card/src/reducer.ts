@@ -136,7 +136,7 @@ function keepError(text: string | undefined): { errorText?: string } {
 }
 
 function startTool(state: CardState, event: ToolStartedEvent, at: number): CardState {
-  if (findStep(state.steps, event.toolUseId) >= 0) return state;
+  if (indexById(state.steps, event.toolUseId) >= 0) return state;
   const base = {
     id: event.toolUseId,
     name: event.name,
@@ -162,7 +162,7 @@ function startTool(state: CardState, event: ToolStartedEvent, at: number): CardS
 }
 
 function finishTool(state: CardState, event: ToolFinishedEvent, at: number): CardState {
-  const index = findStep(state.steps, event.toolUseId);
+  const index = indexById(state.steps, event.toolUseId);
   if (index < 0) return rememberEarly(state, event.toolUseId, event.isError, event.errorText, at);
   const step = state.steps[index];
   if (step === undefined || step.status !== 'running') return state;
@@ -176,7 +176,7 @@ function finishTool(state: CardState, event: ToolFinishedEvent, at: number): Car
 }
 
 function startSubagent(state: CardState, event: SubagentStartedEvent, at: number): CardState {
-  const index = findSubagent(state.subagents, event.agentId);
+  const index = indexById(state.subagents, event.agentId);
   const agentType = keepLine(event.agentType, 60) || 'agent';
   const description =
     keepLine(event.description, SUBAGENT_TEXT_KEEP) || keepLine(event.prompt, SUBAGENT_TEXT_KEEP);
@@ -233,7 +233,7 @@ function startSubagentTool(state: CardState, event: SubagentToolStartedEvent, at
 }
 
 function finishSubagentTool(state: CardState, event: SubagentToolFinishedEvent, at: number): CardState {
-  const row = state.subagents[findSubagent(state.subagents, event.agentId)];
+  const row = state.subagents[indexById(state.subagents, event.agentId)];
   if (row === undefined || !row.running.some((t) => t.id === event.toolUseId)) {
     if (row !== undefined && row.status !== 'running') return state;
     return rememberEarly(state, event.toolUseId, event.isError, event.errorText, at);
@@ -256,7 +256,7 @@ function updateSubagent(
   at: number,
   change: (row: SubagentRow) => SubagentRow,
 ): CardState {
-  const index = findSubagent(state.subagents, agentId);
+  const index = indexById(state.subagents, agentId);
   const row = state.subagents[index];
   if (row === undefined) {
     if (state.subagents.length >= SUBAGENT_CAP) return state;
@@ -347,15 +347,9 @@ function trimSteps(state: CardState): CardState {
   return { ...state, steps, droppedSteps: state.droppedSteps + (finished - STEP_CAP) };
 }
 
-/** Newest first: results mostly answer recent calls. */
-function findStep(steps: readonly StepRow[], id: string): number {
-  for (let i = steps.length - 1; i >= 0; i -= 1) if (steps[i]?.id === id) return i;
-  return -1;
-}
-
-function findSubagent(rows: readonly SubagentRow[], id: string): number {
-  for (let i = rows.length - 1; i >= 0; i -= 1) if (rows[i]?.id === id) return i;
-  return -1;
+/** Index of the row with `id`, searched newest first (results mostly answer recent calls); -1 if none. */
+function indexById(rows: readonly { readonly id: string }[], id: string): number {
+  return rows.findLastIndex((row) => row.id === id);
 }
 
 function replaceAt<T>(items: readonly T[], index: number, item: T): readonly T[] {
