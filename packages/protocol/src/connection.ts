@@ -294,8 +294,9 @@ export class Connection {
   }
 
   #onAppFrame(frame: AppFrame): void {
-    const seq = RELIABLE_TYPES.has(frame.type) ? (frame as { seq?: number }).seq : undefined;
-    if (RELIABLE_TYPES.has(frame.type) && seq === undefined) {
+    const reliable = RELIABLE_TYPES.has(frame.type);
+    const seq = reliable ? (frame as { seq?: number }).seq : undefined;
+    if (reliable && seq === undefined) {
       this.fail('bad_message', `frame of type "${frame.type}" must carry seq`);
       return;
     }
