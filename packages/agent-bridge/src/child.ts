@@ -25,9 +25,9 @@ import {
 } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-export const STDIN_FIFO = 'stdin.fifo';
+const STDIN_FIFO = 'stdin.fifo';
 export const STDOUT_LOG = 'stdout.log';
-export const STDERR_LOG = 'stderr.log';
+const STDERR_LOG = 'stderr.log';
 
 /** What is written down about a running process so the next bridge can find it. */
 export interface ChildRecord {
@@ -98,7 +98,7 @@ export class ChildError extends Error {
 }
 
 /** Resolves `bin` as `spawn` would, or throws a {@link ChildError} naming the path that is missing. */
-export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string {
+function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string {
   const candidates = bin.includes('/')
     ? [bin]
     : (env.PATH ?? '')

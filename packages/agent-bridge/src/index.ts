@@ -29,12 +29,11 @@ export {
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { Session } from './session.js';
 export { initialSessionState, type SessionState, type Step } from './session-state.js';
-export { completeLineBytes, type StdoutLine, StdoutReader } from './stdout-reader.js';
+export { type StdoutLine, StdoutReader } from './stdout-reader.js';
 export { type StopRecordedClaudeOptions, stopRecordedClaude } from './stop.js';
 export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';
 export {
   claudeConfigDir,
-  findMarker,
   projectDir,
   type TranscriptCursor,
   type TranscriptCursors,
@@ -50,8 +49,6 @@ export {
   translateMessage,
 } from './translator.js';
 export {
-  deliveryMarker,
-  messageHeader,
   renderSlashCommand,
   renderUserMessage,
   stripMessageHeader,

@@ -49,9 +49,6 @@ import {
 import { shortenInput } from './summary.js';
 import { type CliEvent, classifyApiError } from './translator.js';
 
-/** Slash commands the gateway asks for; they ride the user-message channel (there is no control request). */
-export type SlashCommand = '/compact' | '/clear' | `/rename ${string}`;
-
 const FALLBACK_ROUTE: Route = { chatId: 0 };
 
 /**

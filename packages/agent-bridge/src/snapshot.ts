@@ -65,7 +65,7 @@ export interface Snapshot {
 }
 
 /** The snapshot of a bridge that has never run in this state directory. */
-export function initialSnapshot(): Snapshot {
+function initialSnapshot(): Snapshot {
   return { version: 1, stdoutOffset: 0, session: initialSessionState(), delivered: [], exits: [] };
 }
 

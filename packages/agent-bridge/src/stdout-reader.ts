@@ -26,7 +26,7 @@ export interface StdoutLine {
 const SCAN_CHUNK = 1024 * 1024;
 
 /** How many leading bytes of `buf` (up to `length`) form complete lines. */
-export function completeLineBytes(buf: Buffer, length: number = buf.length): number {
+function completeLineBytes(buf: Buffer, length: number = buf.length): number {
   const at = buf.lastIndexOf(10, length - 1);
   return at < 0 ? 0 : at + 1;
 }

@@ -344,7 +344,7 @@ function translateUser(message: Json, parent: string | null): CliEvent[] {
 }
 
 /** The plain text of a tool result's `content`: a string, or text blocks joined by newlines. */
-export function contentText(content: unknown): string {
+function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content

@@ -22,14 +22,14 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 /** The string that identifies a message in the transcript. */
-export function deliveryMarker(inboundId: string): string {
+function deliveryMarker(inboundId: string): string {
   return `inbound=${inboundId}`;
 }
 
 const quote = (value: string): string => JSON.stringify(value);
 
 /** The header line, e.g. `[telegram chat=-100123 topic=7 msg=42 from="Ann (@ann)" inbound=ib-9]`. */
-export function messageHeader(message: FrameOf<'user_message'>): string {
+function messageHeader(message: FrameOf<'user_message'>): string {
   const parts = [`chat=${message.route.chatId}`];
   if (message.route.threadId !== undefined) parts.push(`topic=${message.route.threadId}`);
   parts.push(`msg=${message.telegramMessageId}`);
