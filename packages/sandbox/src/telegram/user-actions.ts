@@ -6,7 +6,7 @@
  * the calling test, not Telegram behaviour.
  */
 import type { ChatStore } from './chat-store.js';
-import type { CallbackQueryRecord, SandboxChat, SandboxMessage } from './records.js';
+import type { CallbackQueryRecord, SandboxChat, SandboxFileRef, SandboxMessage } from './records.js';
 import type { UpdateQueue } from './update-queue.js';
 import type { WireMessageEntity, WireUser } from './wire.js';
 import { toWireMessage } from './wire-format.js';
@@ -91,6 +91,30 @@ function placement(ctx: UserActionContext, chat: SandboxChat, options: SendOptio
   return { threadId, replyToMessageId: options.replyTo };
 }
 
+/**
+ * Adds a user's message (text, or a file's caption, with its `bot_command` entities) where `options`
+ * place it, and queues the `message` update. Every user send goes through here.
+ */
+function send(
+  ctx: UserActionContext,
+  chat: SandboxChat,
+  kind: Exclude<SandboxMessage['kind'], 'service'>,
+  text: string,
+  options: SendOptions,
+  file?: SandboxFileRef,
+): SandboxMessage {
+  const message = ctx.store.addMessage(chat.id, {
+    from: 'user',
+    sender: senderOf(ctx, chat, options.from),
+    kind,
+    text,
+    entities: commandEntities(text),
+    ...(file ? { file } : {}),
+    ...placement(ctx, chat, options),
+  });
+  return deliver(ctx, message);
+}
+
 function deliver(ctx: UserActionContext, message: SandboxMessage): SandboxMessage {
   ctx.updates.push('message', { message: toWireMessage(ctx.store, message) });
   return structuredClone(message);
@@ -104,16 +128,7 @@ export function userSendsText(
   options: SendOptions = {},
 ): SandboxMessage {
   if (text.trim() === '') throw new Error('a Telegram user cannot send an empty message');
-  const chat = chatOf(ctx, chatId);
-  const message = ctx.store.addMessage(chat.id, {
-    from: 'user',
-    sender: senderOf(ctx, chat, options.from),
-    kind: 'text',
-    text,
-    entities: commandEntities(text),
-    ...placement(ctx, chat, options),
-  });
-  return deliver(ctx, message);
+  return send(ctx, chatOf(ctx, chatId), 'text', text, options);
 }
 
 /** The user sends a photo, optionally captioned; the bot sees a thumbnail and the full size. */
@@ -124,17 +139,11 @@ export function userSendsPhoto(ctx: UserActionContext, chatId: number, photo: Ph
     ...(photo.width !== undefined ? { width: photo.width } : {}),
     ...(photo.height !== undefined ? { height: photo.height } : {}),
   });
-  const caption = photo.caption ?? '';
-  const message = ctx.store.addMessage(chat.id, {
-    from: 'user',
-    sender: senderOf(ctx, chat, photo.from),
-    kind: 'photo',
-    text: caption,
-    entities: commandEntities(caption),
-    file: { fileId: file.fileId, fileUniqueId: file.fileUniqueId, size: file.size },
-    ...placement(ctx, chat, photo),
+  return send(ctx, chat, 'photo', photo.caption ?? '', photo, {
+    fileId: file.fileId,
+    fileUniqueId: file.fileUniqueId,
+    size: file.size,
   });
-  return deliver(ctx, message);
 }
 
 /** The user sends a document, optionally captioned. */
@@ -149,23 +158,13 @@ export function userSendsDocument(
     fileName: doc.fileName,
     ...(doc.mimeType !== undefined ? { mimeType: doc.mimeType } : {}),
   });
-  const caption = doc.caption ?? '';
-  const message = ctx.store.addMessage(chat.id, {
-    from: 'user',
-    sender: senderOf(ctx, chat, doc.from),
-    kind: 'document',
-    text: caption,
-    entities: commandEntities(caption),
-    file: {
-      fileId: file.fileId,
-      fileUniqueId: file.fileUniqueId,
-      size: file.size,
-      fileName: doc.fileName,
-      ...(doc.mimeType !== undefined ? { mimeType: doc.mimeType } : {}),
-    },
-    ...placement(ctx, chat, doc),
+  return send(ctx, chat, 'document', doc.caption ?? '', doc, {
+    fileId: file.fileId,
+    fileUniqueId: file.fileUniqueId,
+    size: file.size,
+    fileName: doc.fileName,
+    ...(doc.mimeType !== undefined ? { mimeType: doc.mimeType } : {}),
   });
-  return deliver(ctx, message);
 }
 
 /** The user edits the text of one of their own messages; the bot gets an `edited_message` update. */
