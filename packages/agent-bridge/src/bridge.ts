@@ -30,6 +30,7 @@
 import { existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type AgentState,
   type AppFrame,
   createProtocolClient,
   describeError,
@@ -92,7 +93,7 @@ export interface BridgeOptions {
 
 /** What `status()` reports. */
 export interface BridgeStatus {
-  state: 'starting' | 'idle' | 'running' | 'compacting' | 'awaiting_input' | 'exited' | 'unknown';
+  state: AgentState;
   pid?: number;
   sessionId?: string;
   connected: boolean;

@@ -26,7 +26,7 @@
  * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
  * same {@link SessionState} that `Session` calls.
  */
-import { type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
+import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { controlAnswered, failPendingControls, refuseControlRequest, requestControl } from './controls.js';
 import { answerPrompt, closePrompt, openPrompt, recoverablePrompts } from './prompts.js';
 import {
@@ -80,7 +80,7 @@ export class Session {
   }
 
   /** The state to report right now (for `status()` and `status_request`). */
-  agentState(): 'idle' | 'running' | 'compacting' | 'awaiting_input' | 'exited' {
+  agentState(): Exclude<AgentState, 'starting' | 'unknown'> {
     const s = this.state;
     if (s.exited) return 'exited';
     if (s.compacting) return 'compacting';
@@ -215,7 +215,7 @@ export class Session {
     pid?: number;
     detail?: string;
     commandId?: string;
-    state?: FrameOf<'status'>['state'];
+    state?: AgentState;
   }): FrameOf<'status'> {
     const s = this.state;
     return {
@@ -248,10 +248,10 @@ export class Session {
     return turn;
   }
 
-  #status(state: string, detail?: string): AppFrame[] {
+  #status(state: AgentState, detail?: string): AppFrame[] {
     if (this.state.reported === state && detail === undefined) return [];
     this.state.reported = state;
-    return [this.statusFrame({ state: state as FrameOf<'status'>['state'], ...(detail ? { detail } : {}) })];
+    return [this.statusFrame({ state, ...(detail ? { detail } : {}) })];
   }
 
   /** Opens a turn nobody here started, if none is running: the CLI is plainly working. */
