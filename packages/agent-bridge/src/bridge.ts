@@ -27,7 +27,7 @@
  * transcript ({@link HistoryTail}), and the one loop that drives them all, `pump`: read stdout, translate,
  * step the session machine, write what it answers, send what it emits, release held items, save.
  */
-import { existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
+import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AgentState,
@@ -154,9 +154,12 @@ export function createBridge(options: BridgeOptions): Bridge {
       for (;;) {
         let lines: ReturnType<StdoutReader['read']>;
         try {
-          lines = existsSync(reader.path) ? reader.read(READ_BUDGET_BYTES) : [];
+          lines = reader.read(READ_BUDGET_BYTES);
         } catch (err) {
-          log.error({ err: describeError(err) }, 'could not read stdout');
+          // No log yet (no process was ever started here) is not an error: there is nothing to read.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+            log.error({ err: describeError(err) }, 'could not read stdout');
+          }
           lines = [];
         }
         if (lines.length === 0) break;
