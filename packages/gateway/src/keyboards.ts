@@ -6,9 +6,9 @@
  * honoured once: the prompt row moves from `open` to `answered` in one statement, and a second press,
  * or a press after the bridge closed the prompt, is answered "this request has expired".
  */
+import { escapeHtml } from '@switchyard/card';
 import type { FrameOf } from '@switchyard/protocol';
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import { escapeHtml } from './markdown.js';
 
 /** Telegram's limit on `callback_data`, in bytes. */
 export const CALLBACK_DATA_LIMIT = 64;

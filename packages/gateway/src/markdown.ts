@@ -8,14 +8,15 @@
  * with the stack of tags around it — so a split can cut anywhere and re-open the same tags in the next
  * message: a code block cut in two stays code on both sides.
  */
+import { escapeHtml, MESSAGE_LIMIT, type TELEGRAM_TAGS } from '@switchyard/card';
 import MarkdownIt from 'markdown-it';
 
-/** Telegram's limit on a message's text. */
-export const TELEGRAM_TEXT_LIMIT = 4096;
+/** Telegram's limit on a message's text (the card's {@link MESSAGE_LIMIT}). */
+export const TELEGRAM_TEXT_LIMIT = MESSAGE_LIMIT;
 
 /** One HTML element around a run, such as `{ name: 'a', attrs: ' href="…"' }`. */
 export interface Tag {
-  name: string;
+  name: (typeof TELEGRAM_TAGS)[number];
   attrs: string;
 }
 
@@ -28,7 +29,7 @@ export interface Run {
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 type Token = ReturnType<typeof md.parse>[number];
 
-const tag = (name: string, attrs = ''): Tag => ({ name, attrs });
+const tag = (name: Tag['name'], attrs = ''): Tag => ({ name, attrs });
 const SAFE_LINK = /^(https?:|tg:|mailto:)/i;
 
 /** Parses Markdown into runs; the runs' text is exactly what the user will read. */
@@ -81,7 +82,7 @@ export function markdownToRuns(markdown: string): Run[] {
           break;
         case 'link_open': {
           const href = String(t.attrGet('href') ?? '');
-          tags.push(SAFE_LINK.test(href) ? tag('a', ` href="${escapeHtml(href, true)}"`) : tag('span'));
+          tags.push(SAFE_LINK.test(href) ? tag('a', ` href="${escapeHtml(href)}"`) : tag('span'));
           break;
         }
         case 'strong_close':
@@ -139,7 +140,7 @@ export function markdownToRuns(markdown: string): Run[] {
       case 'code_block': {
         separate();
         const lang = t.type === 'fence' ? t.info.trim().split(/\s+/)[0] : '';
-        const code = lang ? tag('code', ` class="language-${escapeHtml(lang, true)}"`) : tag('code');
+        const code = lang ? tag('code', ` class="language-${escapeHtml(lang)}"`) : tag('code');
         emit(t.content.replace(/\n$/, ''), [...blockTags, tag('pre'), code]);
         break;
       }
@@ -170,12 +171,6 @@ export function markdownToRuns(markdown: string): Run[] {
     }
   }
   return runs;
-}
-
-/** Escapes text for Telegram HTML (`&`, `<`, `>`, and `"` inside attributes). */
-export function escapeHtml(text: string, attribute = false): string {
-  const escaped = text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
-  return attribute ? escaped.replaceAll('"', '&quot;') : escaped;
 }
 
 const open = (t: Tag): string => `<${t.name}${t.attrs}>`;
@@ -257,8 +252,7 @@ function cutPoint(text: string, room: number, mustProgress: boolean): number {
   let fit = 0;
   let used = 0;
   while (fit < text.length) {
-    const ch = text[fit] as string;
-    const cost = ch === '&' ? 5 : ch === '<' || ch === '>' ? 4 : 1;
+    const cost = escapeHtml(text[fit] as string).length;
     if (used + cost > room) break;
     used += cost;
     fit++;

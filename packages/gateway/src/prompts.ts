@@ -10,6 +10,7 @@
  * prompt whose answer is lost — and a double press answers once. The answers to the first questions of
  * a multi-question prompt are kept in the row too, so a restart between two questions forgets nothing.
  */
+import { escapeHtml } from '@switchyard/card';
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
 import { type BotApi, errorText, isNotModified } from './bot-api.js';
@@ -21,7 +22,6 @@ import {
   permissionPrompt,
   questionPrompt,
 } from './keyboards.js';
-import { escapeHtml } from './markdown.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, PromptRow } from './store.js';
 

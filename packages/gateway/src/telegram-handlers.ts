@@ -17,6 +17,7 @@ import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
 import { type CommandRunner, parseCommand } from './commands.js';
 import { inboundIdOf, laneOf, unsupportedKind } from './intake.js';
+import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import type { Prompts } from './prompts.js';
 import type { GatewayStore } from './store.js';
 import type { Turns } from './turns.js';
@@ -168,7 +169,7 @@ export function userMessageFrame(
           replyTo: {
             messageId: replied.message_id,
             ...((replied.text ?? replied.caption)
-              ? { text: (replied.text ?? replied.caption ?? '').slice(0, 4096) }
+              ? { text: (replied.text ?? replied.caption ?? '').slice(0, TELEGRAM_TEXT_LIMIT) }
               : {}),
           },
         }
