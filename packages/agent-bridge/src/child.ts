@@ -24,6 +24,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const STDIN_FIFO = 'stdin.fifo';
 export const STDOUT_LOG = 'stdout.log';
@@ -223,8 +224,6 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
     },
   };
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The end of the stderr log, trimmed of blank lines at both ends (a shell's complaint ends with one). */
 export function stderrTail(stateDir: string, maxLines = 50, maxChars = 3000): string {

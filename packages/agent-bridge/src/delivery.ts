@@ -37,6 +37,7 @@
  * being settled, held items stay held: they must not overtake the line being settled.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describeError, type FrameOf, type Logger } from '@switchyard/protocol';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
@@ -256,7 +257,7 @@ export class Delivery {
       written = false;
       for (let i = 0; i < 20 && !written; i++) {
         written = findMarker(this.#options.configDir, this.#options.workDir, intent.marker);
-        if (!written) await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!written) await sleep(100);
       }
     }
     // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
@@ -295,7 +296,7 @@ export class Delivery {
       session.awaitsControl(fence.requestId) &&
       Date.now() < deadline
     ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       this.#host.pump();
     }
     if (this.#settling?.queued) return 'read';

@@ -14,6 +14,7 @@
  * once; the bridge wrote the line again only when the crash came before the write (its log says so).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { AppFrame } from '@switchyard/protocol';
 import { reply, rule, say, text, toolUse } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,8 +38,6 @@ const KILL_POINTS: readonly KillPoint[] = [
 
 const describePoint = (point: KillPoint): string =>
   'stage' in point ? `at ${point.stage}` : `${point.afterAckMs} ms after the ack`;
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Occurrences of `needle` in the JSON of a request body. */
 const count = (body: unknown, needle: string): number => JSON.stringify(body).split(needle).length - 1;

@@ -6,7 +6,7 @@
  * The CLI runs with `CLAUDE_CODE_MAX_RETRIES=1` so an exhausted 529 fails in under a second, and the
  * bridge with a short stuck watchdog, which the slower steps here (a 1 s tool) stay well inside.
  */
-
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type AppFrame, type FrameOf, parseFrame } from '@switchyard/protocol';
 import {
   agent,
@@ -302,7 +302,7 @@ describe('bridge scenarios with the real CLI', () => {
     // Held behind the hung turn, then the process dies: nothing is dropped silently.
     await rig.send({ type: 'clear', commandId: 'cmd-clear2' });
     await rig.send(userMessage('in-held', 'held message'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     const pid = rig.recordedPid() as number;
     process.kill(pid, 'SIGKILL');
     const unread = await waitType('messages_unread', since);

@@ -4,6 +4,7 @@
  * cursors and the history are restored from the snapshot: nothing lost, nothing twice), and across
  * `/clear` into the new session file.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FrameOf } from '@switchyard/protocol';
 import { rule, say } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +45,7 @@ describe('status history from the transcript, real CLI', () => {
     for (;;) {
       const got = await history();
       if (got.length >= n || Date.now() > end) return got;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
   };
   const turn = async (inboundId: string, text: string): Promise<void> => {

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   projectDir,
@@ -30,7 +31,7 @@ const until = async (check: () => boolean, timeoutMs = 3000): Promise<void> => {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 };
 
@@ -151,7 +152,7 @@ describe('TranscriptTail', () => {
     tail.rescan();
     expect(ns()).toEqual([1, 10, 11, 2]);
     expect(tail.attached).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     tail.rescan();
     expect(tail.attached).toBe(1);
     expect(Object.keys(tail.checkpoint())).toEqual(['s2.jsonl']);
@@ -170,7 +171,7 @@ describe('TranscriptTail', () => {
     tail.start();
     expect(ns('a1')).toEqual([100, 101]);
     expect(tail.attached).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     tail.rescan();
     expect(tail.attached).toBe(1); // released: no watcher, no descriptor
     tail.rescan();
@@ -183,7 +184,7 @@ describe('TranscriptTail', () => {
     expect(tail.attached).toBe(2);
     expect(ns('a1')).toEqual([100, 101, 102]);
     // The main file is never released for idleness.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
     tail.rescan();
     expect(tail.attached).toBe(1);
     expect(tail.checkpoint()['s1.jsonl']).toBeDefined();
