@@ -182,13 +182,13 @@ export function createBridge(options: BridgeOptions): Bridge {
           reader.advance(line.end);
           // After the line is handled and the offset moved past it: a snapshot written by a release
           // never makes a restarted bridge handle this line, and so release, again.
-          if (delivery.holding && !session.state.running) delivery.releaseHeld();
+          if (delivery.holding && !session.running) delivery.releaseHeld();
         }
         sink?.flush();
         persist(false);
       }
       // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
-      if (delivery.holding && !session.state.running) delivery.releaseHeld();
+      if (delivery.holding && !session.running) delivery.releaseHeld();
       if (snapshotFile.dirty) persist(false);
       tail?.follow(session.state.sessionId);
       supervisor.check();

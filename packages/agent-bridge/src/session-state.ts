@@ -49,9 +49,9 @@ export interface SessionState {
   initSeen: boolean;
   model?: string;
   mode?: string;
-  running: boolean;
   compacting: boolean;
   exited: boolean;
+  /** The turn running now; set exactly while a turn runs (nothing else says whether one does). */
   turn?: Turn;
   lastRoute?: Route;
   /** The route a turn the CLI starts by itself should take (set when a background task reports back). */
@@ -96,7 +96,6 @@ export function initialSessionState(): SessionState {
     turnCounter: 0,
     controlCounter: 0,
     initSeen: false,
-    running: false,
     compacting: false,
     exited: true,
     awaiting: [],

@@ -68,7 +68,6 @@ export class Session {
     s.generation += 1;
     s.initSeen = false;
     s.exited = false;
-    s.running = false;
     s.compacting = false;
     delete s.turn;
     s.awaiting = [];
@@ -79,13 +78,18 @@ export class Session {
     return { frames: this.#status('idle'), writes: [] };
   }
 
+  /** Whether a turn (or a slash command) is running: then a message is a steer and a command waits. */
+  get running(): boolean {
+    return this.state.turn !== undefined;
+  }
+
   /** The state to report right now (for `status()` and `status_request`). */
   agentState(): Exclude<AgentState, 'starting' | 'unknown'> {
     const s = this.state;
     if (s.exited) return 'exited';
     if (s.compacting) return 'compacting';
     if (Object.keys(s.prompts).length > 0) return 'awaiting_input';
-    return s.running ? 'running' : 'idle';
+    return this.running ? 'running' : 'idle';
   }
 
   /**
@@ -95,7 +99,7 @@ export class Session {
   acceptUserMessage(message: FrameOf<'user_message'>, now: number): Step {
     const s = this.state;
     s.lastRoute = message.route;
-    if (s.running) {
+    if (this.running) {
       if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
@@ -118,12 +122,12 @@ export class Session {
 
   /**
    * A slash command about to be written; its `result` answers `commandId`. Only while idle
-   * (`!state.running`): see the module comment for why the caller holds it behind a running turn.
+   * (`!running`): see the module comment for why the caller holds it behind a running turn.
    * Returns `undefined` (nothing changed) when called while a turn runs.
    */
   acceptSlashCommand(commandId: string, route: Route | undefined): Step | undefined {
     const s = this.state;
-    if (s.running) return undefined;
+    if (this.running) return undefined;
     this.#openTurn(route ?? s.lastRoute ?? FALLBACK_ROUTE, commandId);
     return { frames: this.#status(this.agentState()), writes: [] };
   }
@@ -203,7 +207,6 @@ export class Session {
     }
     frames.push(...killSubagents(s));
     delete s.turn;
-    s.running = false;
     s.compacting = false;
     s.exited = true;
     frames.push(...this.#status('exited', detail));
@@ -243,7 +246,6 @@ export class Session {
       ...(commandId !== undefined ? { commandId } : {}),
     };
     s.turn = turn;
-    s.running = true;
     s.lastRoute = route;
     return turn;
   }
@@ -257,7 +259,7 @@ export class Session {
   /** Opens a turn nobody here started, if none is running: the CLI is plainly working. */
   #proveTurn(now: number, step: Step): Turn {
     const s = this.state;
-    if (s.running && s.turn) return s.turn;
+    if (s.turn) return s.turn;
     const route = s.selfRoute ?? s.lastRoute ?? FALLBACK_ROUTE;
     delete s.selfRoute;
     const turn = this.#openTurn(route);
@@ -280,7 +282,7 @@ export class Session {
     const s = this.state;
     switch (event.kind) {
       case 'init': {
-        const resumedBySelf = s.initSeen && !s.running;
+        const resumedBySelf = s.initSeen && !this.running;
         s.initSeen = true;
         s.sessionId = event.sessionId;
         if (event.model !== undefined) s.model = event.model;
@@ -292,7 +294,7 @@ export class Session {
       }
       case 'status': {
         if (event.status === 'compacting') {
-          if (!s.running) this.#proveTurn(now, step);
+          if (!this.running) this.#proveTurn(now, step);
           s.compacting = true;
         } else {
           s.compacting = false;
@@ -453,7 +455,6 @@ export class Session {
     const s = this.state;
     const turn = s.turn;
     if (!turn) {
-      s.running = false;
       step.frames.push(...this.#status(this.agentState()));
       return;
     }
@@ -478,7 +479,6 @@ export class Session {
       });
     }
     delete s.turn;
-    s.running = false;
     s.compacting = false;
     // Messages no model call of this turn read (written during its last call, before an interrupt, or
     // while a command ran) are the CLI's next turn: open it now, announced as taken (module comment).
