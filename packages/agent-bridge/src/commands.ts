@@ -14,6 +14,7 @@ import type { Delivery } from './delivery.js';
 import type { FrameSink } from './frame-sink.js';
 import type { HistoryTail } from './history-tail.js';
 import type { Session } from './session.js';
+import type { Step } from './session-state.js';
 import type { Supervisor } from './supervisor.js';
 
 /** What the command handler needs of the bridge around it. */
@@ -29,6 +30,14 @@ export interface CommandHost {
 /** Builds the handler of gateway frames (the protocol client's `onFrame`). */
 export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Promise<void> {
   const { session, supervisor, delivery, emit, log } = host;
+  /** Answers a command that cannot be carried out. */
+  const failCommand = (commandId: string, message: string): void =>
+    emit([{ type: 'command_result', commandId, ok: false, message }]);
+  /** Delivers a step whose first write is the command's own line (the rest go after it). */
+  const deliverStep = (key: string, step: Step): void => {
+    const [line, ...rest] = step.writes;
+    if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
+  };
   return async (frame: AppFrame): Promise<void> => {
     switch (frame.type) {
       case 'user_message': {
@@ -60,8 +69,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
           return;
         }
-        const [line, ...rest] = step.writes;
-        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
+        deliverStep(key, step);
         return;
       }
       case 'interrupt':
@@ -70,22 +78,13 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
         const key = `cmd:${frame.commandId}`;
         if (delivery.delivered(key)) return;
         if (!supervisor.child || supervisor.unknown) {
-          emit([
-            {
-              type: 'command_result',
-              commandId: frame.commandId,
-              ok: false,
-              message: 'the Claude process is not running',
-            },
-          ]);
+          failCommand(frame.commandId, 'the Claude process is not running');
           return;
         }
         const kind = frame.type;
         const value =
           frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
-        const step = session.control(kind, frame.commandId, value);
-        const [line, ...rest] = step.writes;
-        if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
+        deliverStep(key, session.control(kind, frame.commandId, value));
         return;
       }
       case 'compact':
@@ -93,14 +92,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
         const key = `cmd:${frame.commandId}`;
         if (delivery.delivered(key)) return;
         if (!supervisor.ensure()) {
-          emit([
-            {
-              type: 'command_result',
-              commandId: frame.commandId,
-              ok: false,
-              message: supervisor.detail ?? 'the Claude process is not running',
-            },
-          ]);
+          failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
           return;
         }
         const step = delivery.holding ? undefined : session.acceptSlashCommand(frame.commandId, frame.route);
