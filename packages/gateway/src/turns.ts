@@ -209,38 +209,35 @@ export function createTurns(options: TurnsOptions): Turns {
     // restart resumed with no messages while its opening message was not taken: the resent
     // `turn_started` then found the turn live and stopped, so the placeholder — adopted at boot by the
     // send journal — stayed "…" beside a reply sent as new messages.
-    const row = store.atomically(() => {
+    const { row, firstRow } = store.atomically(() => {
       const turnRow = store.upsertTurn({
         turnId: frame.turnId,
         route: frame.route,
         request: frame.request,
         startedAt: frame.startedAt,
       });
-      if (live.has(frame.turnId) || turnRow.state !== 'running') return turnRow;
+      if (live.has(frame.turnId) || turnRow.state !== 'running') return { row: turnRow, firstRow: undefined };
       store.setInboundState(frame.inboundIds, 'taken');
-      const known = first === undefined ? undefined : store.getInbound(first)?.placeholderId;
-      if (turnRow.messageIds.length > 0 || known === undefined) return turnRow;
+      const inbound = first === undefined ? undefined : store.getInbound(first);
+      const known = inbound?.placeholderId;
+      if (turnRow.messageIds.length > 0 || known === undefined) return { row: turnRow, firstRow: inbound };
       store.setTurnMessages(frame.turnId, [known]);
-      return { ...turnRow, messageIds: [known] };
+      return { row: { ...turnRow, messageIds: [known] }, firstRow: inbound };
     });
     if (live.has(frame.turnId) || row.state !== 'running') return;
     // A placeholder still in flight becomes the turn's first message in the transaction that ends its send.
-    if (first !== undefined && row.messageIds.length === 0 && placeholders.has(first))
-      opening.set(first, frame.turnId);
+    const inFlight = first === undefined ? undefined : placeholders.get(first);
+    if (first !== undefined && row.messageIds.length === 0 && inFlight) opening.set(first, frame.turnId);
+    // A known placeholder id is already in `row.messageIds`; otherwise only one in flight can be.
     const ids = (async (): Promise<number[]> => {
       if (row.messageIds.length > 0) return row.messageIds;
-      if (first === undefined) return [];
-      const id = await (placeholders.get(first) ?? Promise.resolve(store.getInbound(first)?.placeholderId));
+      const id = await inFlight;
       return id === undefined ? [] : [id];
     })();
     for (const id of rest) editPlaceholder(id, PLACEHOLDER.merged, 'merged');
-    if (first !== undefined) {
-      const firstRow = store.getInbound(first);
-      // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
-      if (firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
-        editPlaceholder(first, PLACEHOLDER.reply, 'reply');
-    }
-    store.setInboundState(frame.inboundIds, 'taken');
+    // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
+    if (first !== undefined && firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
+      editPlaceholder(first, PLACEHOLDER.reply, 'reply');
     const turn = attach(row, ids);
     startTyping(turn);
     cards.frame(frame.route, frame.turnId, frame);
