@@ -120,6 +120,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
   const env = options.env ?? process.env;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  /** The process's stdout log, read from `offset` (0 for a process just started). */
+  const openStdout = (offset: number): StdoutReader =>
+    new StdoutReader(join(options.stateDir, STDOUT_LOG), offset, maxLineBytes);
 
   let snapshot: Snapshot;
   let session: Session;
@@ -205,10 +208,11 @@ export function createBridge(options: BridgeOptions): Bridge {
       stopped = false;
       mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
       snapshot = snapshotFile.load();
+      const configDir = claudeConfigDir(env);
       session = new Session(snapshot.session);
       snapshot.history ??= [];
       tail = new HistoryTail({
-        configDir: claudeConfigDir(env),
+        configDir,
         workDir: options.workDir,
         sessionId: session.state.sessionId,
         cursors: snapshot.transcript,
@@ -248,7 +252,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           persist,
           onStarted: () => {
             reader?.close();
-            reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), 0, maxLineBytes);
+            reader = openStdout(0);
             if (sink) sink.replayUntil = undefined;
           },
           onExited: () => delivery.dropHeld('the Claude process exited before it read them'),
@@ -256,7 +260,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       );
       delivery = new Delivery(
         {
-          configDir: claudeConfigDir(env),
+          configDir,
           workDir: options.workDir,
           log,
           onStage: options.onDeliveryStage,
@@ -278,7 +282,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (record && state !== 'dead') {
         // Alive or unknown: never start a second one. Adopt and read on from the recorded offset.
         supervisor.adopt(record, state);
-        reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), snapshot.stdoutOffset, maxLineBytes);
+        reader = openStdout(snapshot.stdoutOffset);
         log.info(
           { pid: record.pid, offset: snapshot.stdoutOffset, liveness: state },
           'adopted the Claude process',
@@ -296,7 +300,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         }
       } else if (record) {
         // Dead while no bridge watched: read what it said, report the exit, then start anew.
-        reader = new StdoutReader(join(options.stateDir, STDOUT_LOG), snapshot.stdoutOffset, maxLineBytes);
+        reader = openStdout(snapshot.stdoutOffset);
         supervisor.adopt(record, state);
         pump();
         delete snapshot.intent;
