@@ -99,7 +99,7 @@ export class ChildError extends Error {
 }
 
 /** Resolves `bin` as `spawn` would, or throws a {@link ChildError} naming the path that is missing. */
-function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string {
+export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string {
   const candidates = bin.includes('/')
     ? [bin]
     : (env.PATH ?? '')

@@ -16,6 +16,7 @@ export {
   type Liveness,
   liveness,
   readStartTime,
+  resolveBinary,
 } from './child.js';
 export type { DeliveryStage } from './delivery.js';
 export {
