@@ -33,12 +33,13 @@ const agentName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, {
     'expected an agent name: 1-32 lowercase letters, digits, "-" or "_" (it names systemd units and directories)',
 });
 
+/** What a bot token from @BotFather looks like: the bot's id, a colon, the secret. */
+const BOT_TOKEN = /^\d+:[\w-]{20,}$/;
+
 /** The bot token: inline, from a file (first line), or from an environment variable. */
 const tokenSource = z.union(
   [
-    z
-      .string()
-      .regex(/^\d+:[\w-]{20,}$/, { error: 'expected a bot token like 123456:ABC-DEF… (from @BotFather)' }),
+    z.string().regex(BOT_TOKEN, { error: 'expected a bot token like 123456:ABC-DEF… (from @BotFather)' }),
     z.strictObject({ file: z.string().min(1) }),
     z.strictObject({
       env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'expected an environment variable name' }),
@@ -259,7 +260,7 @@ export function readToken(
   const check = (value: string | undefined, where: string): string => {
     const token = value?.trim();
     if (!token) throw new ConfigError(file, [`agents(${agent.name}).token: ${where} is empty or missing`]);
-    if (!/^\d+:[\w-]{20,}$/.test(token)) {
+    if (!BOT_TOKEN.test(token)) {
       throw new ConfigError(file, [`agents(${agent.name}).token: ${where} does not hold a bot token`]);
     }
     return token;

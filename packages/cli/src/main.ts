@@ -17,8 +17,8 @@ import {
 } from './config.js';
 import { createLogger } from './log.js';
 import { runSandbox } from './sandbox.js';
-import { makeBridge, makeGateway, stopClaude } from './services.js';
-import { createSupervisor, RESTART_BRIDGE_MESSAGE } from './supervisor.js';
+import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
+import { RESTART_BRIDGE_MESSAGE } from './supervisor.js';
 
 const USAGE = `usage: switchyard [--config PATH] <command>
 
@@ -103,17 +103,13 @@ async function main(argv: string[]): Promise<number> {
       const config = load();
       const agent = agentOf(config);
       const logger = createLogger({ agent: agent.name, service: 'run' });
-      const supervisor = createSupervisor({
-        command: (service) => [mainPath, '--config', config.file, service, agent.name],
-        logger,
-        onShutdown: async () => void (await stopClaude(agent, logger)),
-      });
+      const supervisor = superviseAgent({ mainPath, configFile: config.file, agent, logger });
       supervisor.start();
       await untilSignal(logger, () => supervisor.stop());
       return 0;
     }
     case 'sandbox':
-      return runSandbox({ mainPath, force: true });
+      return runSandbox({ mainPath });
     case 'up': {
       let config: Config | undefined;
       try {
@@ -123,13 +119,14 @@ async function main(argv: string[]): Promise<number> {
         if (!(err instanceof ConfigError && err.problems[0]?.startsWith('no such file'))) throw err;
       }
       const withToken = config?.agents.filter((a) => a.token !== undefined) ?? [];
-      if (!config || withToken.length === 0) return runSandbox({ mainPath, force: false });
+      if (!config || withToken.length === 0) return runSandbox({ mainPath });
       const logger = createLogger({ service: 'up' });
       const supervisors = withToken.map((agent) =>
-        createSupervisor({
-          command: (service) => [mainPath, '--config', config.file, service, agent.name],
+        superviseAgent({
+          mainPath,
+          configFile: config.file,
+          agent,
           logger: logger.child({ agent: agent.name }),
-          onShutdown: async () => void (await stopClaude(agent, logger)),
         }),
       );
       for (const supervisor of supervisors) supervisor.start();

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveBinary } from '@switchyard/agent-bridge';
 import { describeError } from '@switchyard/protocol';
 import {
   createScriptedModel,
@@ -18,14 +19,13 @@ import {
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
+import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
-import { createSupervisor } from './supervisor.js';
+import { superviseAgent } from './services.js';
 
 /** How `runSandbox` was asked for, and the process context it reads. */
 export interface SandboxOptions {
   mainPath: string;
-  /** `switchyard sandbox` was asked for by name (rather than chosen by `up` for want of a token). */
-  force: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
 }
@@ -99,17 +99,9 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     ].join('\n'),
   );
 
-  const supervisor = createSupervisor({
-    command: (service) => [options.mainPath, '--config', configFile, service, 'sandbox'],
-    logger,
-    env: quiet,
-    onShutdown: async () => {
-      const { spawnSync } = await import('node:child_process');
-      spawnSync(process.execPath, [options.mainPath, '--config', configFile, 'stop-claude', 'sandbox'], {
-        stdio: 'inherit',
-      });
-    },
-  });
+  const agent = loadConfig(configFile, { env, cwd: base }).agents[0];
+  if (!agent) throw new Error(`${configFile} names no agent`);
+  const supervisor = superviseAgent({ mainPath: options.mainPath, configFile, agent, logger, env: quiet });
   supervisor.start();
   const url = address.webUrl ?? `${address.apiRoot}/`;
   say('');
@@ -137,7 +129,7 @@ export function chooseClaude(env: NodeJS.ProcessEnv): ClaudeChoice {
   if (env.SWITCHYARD_SCRIPTED === '1') {
     return { kind: 'scripted', bin: pinned, reason: 'SWITCHYARD_SCRIPTED=1 is set.' };
   }
-  const installed = findOnPath('claude', env) ?? (existsSync(pinned) ? pinned : undefined);
+  const installed = installedClaude(env) ?? (existsSync(pinned) ? pinned : undefined);
   if (!installed) return { kind: 'scripted', bin: pinned, reason: 'no `claude` command was found.' };
   const configDir = env.CLAUDE_CONFIG_DIR ?? path.join(homedir(), '.claude');
   const loggedIn =
@@ -160,13 +152,20 @@ function pinnedClaude(): string {
   return path.join(root, 'node_modules', '.bin', 'claude');
 }
 
-function findOnPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir || dir.includes(`${path.sep}node_modules${path.sep}`)) continue;
-    const candidate = path.join(dir, command);
-    if (existsSync(candidate)) return candidate;
+/**
+ * The `claude` a person installed: the bridge's own PATH lookup, minus `node_modules/.bin` directories
+ * (pnpm puts the workspace's pinned test binary there, which is not a logged-in install).
+ */
+function installedClaude(env: NodeJS.ProcessEnv): string | undefined {
+  const PATH = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir && !dir.includes(`${path.sep}node_modules${path.sep}`))
+    .join(path.delimiter);
+  try {
+    return resolveBinary('claude', { PATH });
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /** The socket must fit in 107 bytes; a deep checkout falls back to a directory under /tmp. */

@@ -8,6 +8,7 @@ import { type Bridge, createBridge, stopRecordedClaude } from '@switchyard/agent
 import { createGateway, type Gateway } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
 import { type AgentConfig, type ConfigEnvironment, readToken } from './config.js';
+import { createSupervisor, type Supervisor } from './supervisor.js';
 
 /** Each service keeps its own part of the agent's state directory. */
 export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
@@ -73,4 +74,25 @@ export function stopClaude(
   logger: Logger,
 ): Promise<'stopped' | 'not_running' | 'unknown'> {
   return stopRecordedClaude({ stateDir: serviceStateDir(agent, 'bridge'), logger });
+}
+
+/**
+ * Both services of one agent as child processes of this one (`run`, `up`, the sandbox); a real stop
+ * also ends the agent's claude process.
+ */
+export function superviseAgent(options: {
+  /** This command's entry point, which the children run as `gateway` and `bridge`. */
+  mainPath: string;
+  configFile: string;
+  agent: AgentConfig;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+}): Supervisor {
+  const { mainPath, configFile, agent, logger } = options;
+  return createSupervisor({
+    command: (service) => [mainPath, '--config', configFile, service, agent.name],
+    logger,
+    ...(options.env ? { env: options.env } : {}),
+    onShutdown: async () => void (await stopClaude(agent, logger)),
+  });
 }

@@ -33,9 +33,6 @@ export interface Supervisor {
   start(): void;
   /** Stops both services; resolves when both processes have exited. */
   stop(): Promise<void>;
-  /** Restarts the bridge now (it leaves the Claude process running for the new one to adopt). */
-  restartBridge(): void;
-  pid(service: 'gateway' | 'bridge'): number | undefined;
 }
 
 /** Creates the supervisor; nothing runs until `start()`. */
@@ -115,10 +112,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       await Promise.all(Object.values(services).map((service) => exited(service.child)));
       clearTimeout(kill);
       await options.onShutdown?.();
-    },
-    restartBridge,
-    pid(service) {
-      return services[service].child?.pid;
     },
   };
 }
