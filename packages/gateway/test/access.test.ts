@@ -7,13 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Update } from 'grammy/types';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccess } from '../src/access.js';
 import { REFUSAL } from '../src/index.js';
 import {
   botMessage,
   botMessages,
-  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
@@ -25,7 +24,6 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 /** Everything SQLite holds on disk (database and WAL), as text, to look for a stranger's words. */
 function diskText(w: World): string {

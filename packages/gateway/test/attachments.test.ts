@@ -6,12 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from 'grammy/types';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { saveAttachments, TOO_BIG } from '../src/attachments.js';
 import { unsupportedKind } from '../src/intake.js';
 import {
   botMessage,
-  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
@@ -23,7 +22,6 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 const SAFE_NAME = /^\d+-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
 const inboxFiles = (w: World) => {

@@ -3,13 +3,12 @@
  * `command_result`), the valid-argument lists, `/status`, `/pins`, `/restart`, and the bridge being away.
  */
 import type { AppFrame } from '@switchyard/protocol';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NO_RESTART, QUEUED_NOTE } from '../src/commands.js';
 import { COMMANDS } from '../src/index.js';
 import {
   botMessage,
   botMessages,
-  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
@@ -22,7 +21,6 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 /** The fields of the command frames these tests read. */
 type CommandFrame = { type: AppFrame['type']; commandId: string; route?: { chatId: number } };

@@ -19,18 +19,8 @@ import {
   type TelegramServer,
   type TelegramServerOptions,
 } from '@switchyard/sandbox';
+import { onTestFinished } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../src/index.js';
-
-/** Teardowns of the worlds and fake bridges the running test opened, in the order they were opened. */
-const opened: (() => Promise<void>)[] = [];
-
-/**
- * Stops every fake bridge and closes every world the test opened, newest first (bridges before the
- * world they connect to): `afterEach(closeOpened)`. Safe after a test stopped a bridge itself.
- */
-export async function closeOpened(): Promise<void> {
-  for (const close of opened.splice(0).reverse()) await close();
-}
 
 /** A logger that keeps every line, for assertions on structured events. */
 export function memoryLogger(): Logger & {
@@ -62,7 +52,10 @@ export interface FakeBridge {
   stop(): Promise<void>;
 }
 
-/** Connects a fake bridge to `socketPath`. */
+/**
+ * Connects a fake bridge to `socketPath`, stopped when the test finishes (before the world it connects
+ * to: vitest runs `onTestFinished` callbacks newest first). Safe after a test stopped it itself.
+ */
 export async function connectBridge(socketPath: string, agent = 'test'): Promise<FakeBridge> {
   const received: AppFrame[] = [];
   const endpoint = createProtocolClient({
@@ -74,7 +67,7 @@ export async function connectBridge(socketPath: string, agent = 'test'): Promise
     },
     backoff: { initialMs: 20, maxMs: 200 },
   });
-  opened.push(() => endpoint.stop());
+  onTestFinished(() => endpoint.stop());
   await endpoint.start();
   await waitUntil(() => endpoint.connected, 5000, 'bridge connected');
   return { endpoint, received, send: (frame) => endpoint.send(frame), stop: () => endpoint.stop() };
@@ -108,7 +101,10 @@ export interface World {
   close(): Promise<void>;
 }
 
-/** Starts the sandbox and a gateway allowing the sandbox's default user. */
+/**
+ * Starts the sandbox and a gateway allowing the sandbox's default user; the world is closed when the
+ * test finishes, after the fake bridges connected to it.
+ */
 export async function startWorld(
   overrides: Partial<GatewayOptions> = {},
   tgOptions: TelegramServerOptions = {},
@@ -131,7 +127,7 @@ export async function startWorld(
     card: { showDelayMs: 60_000 },
     ...overrides,
   };
-  /** Closing is once: a test may close a world itself, and {@link closeOpened} closes it again. */
+  /** Closing is once: a test may close a world itself, and the test's end closes it again. */
   let closing: Promise<void> | undefined;
   const world: World = {
     tg,
@@ -155,7 +151,7 @@ export async function startWorld(
       return closing;
     },
   };
-  opened.push(() => world.close());
+  onTestFinished(() => world.close());
   await world.gateway.start();
   return world;
 }

@@ -2,9 +2,8 @@
  * The reference spec's pin invariants (I1–I11) and its test matrix T1–T10, against the sandbox Bot API.
  * Card timings are shortened (show delay 300 ms) so long turns fit in a test.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  closeOpened,
   connectBridge,
   type FakeBridge,
   sleep,
@@ -16,7 +15,6 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 const CARD = { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 };
 const pinEvents = (w: World) =>

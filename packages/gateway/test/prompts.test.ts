@@ -5,11 +5,10 @@
  */
 import type { FrameOf } from '@switchyard/protocol';
 import type { SandboxMessage, TelegramServer } from '@switchyard/sandbox';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPIRED } from '../src/index.js';
 import {
   botMessage,
-  closeOpened,
   connectBridge,
   type FakeBridge,
   framesOf,
@@ -22,7 +21,6 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 async function setUp(): Promise<{ tg: TelegramServer; b: FakeBridge; chatId: number }> {
   world = await startWorld();

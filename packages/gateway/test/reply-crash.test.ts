@@ -18,15 +18,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, PLACEHOLDER } from '../src/index.js';
-import {
-  closeOpened,
-  connectBridge,
-  sleep,
-  startTurn,
-  startWorld,
-  type World,
-  waitUntil,
-} from './harness.js';
+import { connectBridge, sleep, startTurn, startWorld, type World, waitUntil } from './harness.js';
 import { type Formatted, renderedWhole, replyDifference } from './reply-text.js';
 
 let world: World | undefined;
@@ -35,7 +27,6 @@ let proxy: SendProxy | undefined;
 afterEach(async () => {
   child?.kill('SIGKILL');
   await proxy?.close();
-  await closeOpened();
   child = undefined;
   proxy = undefined;
 });

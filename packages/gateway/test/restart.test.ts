@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLACEHOLDER } from '../src/index.js';
 import {
-  closeOpened,
   connectBridge,
   type FakeBridge,
   sleep,
@@ -22,7 +21,6 @@ let bridge: FakeBridge | undefined;
 let child: ChildProcess | undefined;
 afterEach(async () => {
   child?.kill('SIGKILL');
-  await closeOpened();
   child = undefined;
 });
 

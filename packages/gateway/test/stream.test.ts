@@ -4,9 +4,8 @@
  * defined in `reply-text.ts` (same visible text up to whitespace at cuts, same formatting), and when
  * Telegram rejects the HTML the same text arrives unformatted.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  closeOpened,
   connectBridge,
   type FakeBridge,
   sleep,
@@ -19,7 +18,6 @@ import { type Formatted, parsedHtml, renderedWhole, replyDifference } from './re
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 /** ~8.6k characters of Markdown with what splits badly: code fences, escapes, links, lists, emoji. */
 function longReply(): string {

@@ -1,7 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PLACEHOLDER } from '../src/index.js';
 import {
-  closeOpened,
   connectBridge,
   type FakeBridge,
   sleep,
@@ -13,7 +12,6 @@ import {
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-afterEach(closeOpened);
 
 describe('a turn', () => {
   it('goes from a user message to a placeholder, streamed edits and the final HTML', async () => {
