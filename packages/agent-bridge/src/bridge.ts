@@ -1,55 +1,44 @@
 /**
- * The bridge: one Claude process, one socket to the gateway, and the durable state that lets any bridge
- * process be killed at any moment and the next one carry on.
+ * The bridge: one socket to the gateway, one durable outbox, and a Claude session per conversation (a
+ * chat, or a forum topic; or one for the whole agent with `conversations: shared`). Each conversation is
+ * a {@link Conversation} with its own process, state directory and restart contract; this file is the
+ * wiring around them:
  *
- * What is kept in the state directory and why:
- * - `bridge.json` (atomic snapshot): the process record, the stdout offset, the session machine's state,
- *   the keys of gateway commands already delivered into the CLI, and an *intent* written just before a
- *   line goes to the CLI's stdin.
- * - `outbox.log` ({@link FileChannelStore}): frames not yet acknowledged, each tagged with the stdout
- *   position (or the inbound command) that produced it.
+ * - **Routing.** Every gateway frame that belongs to a conversation names it (its `route`); answers to
+ *   prompts are routed by their request id to the conversation that opened the prompt.
+ * - **Slots.** At most `maxLiveSessions` processes run (`slots.ts`). A conversation that needs one when
+ *   all are taken stops the least recently used idle one (resumed later with `--resume`), or waits: its
+ *   messages are kept in `waiting.json` (durable before they are acknowledged), the chat is told
+ *   (`session_waiting`), and they are served in arrival order as slots free up — never dropped.
+ * - **Idle stop.** A process idle for `idleStopMs` is stopped; the next message resumes it.
+ * - **Adoption.** On start every conversation with a recorded process is restored and its process
+ *   adopted (or its exit reported); state from the single-session bridge is migrated first (`migrate.ts`).
  *
- * Exactly once towards the gateway: after a restart the bridge restores the snapshot and re-reads stdout
- * from the snapshot's offset. The session machine is deterministic, so it regenerates the same frames;
- * those whose source tag the outbox already holds are not sent again (`frame-sink.ts`).
- *
- * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`.
- *
- * Sources: stdout is authoritative for everything live. Claude's transcript is consulted only for what
- * stdout cannot answer: the history `/status` shows (`history-tail.ts`), and whether a line written by a
- * bridge from before uuids was enqueued (`delivery.ts`).
- *
- * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
- * when liveness cannot be read, nothing is started and the status is `unknown` (`supervisor.ts`).
- *
- * This file is the shell that wires the pieces together: the snapshot ({@link SnapshotFile}), the frames
- * out ({@link FrameSink}), the process ({@link Supervisor}), the writes in ({@link Delivery}), the
- * transcript ({@link HistoryTail}), and the one loop that drives them all, `pump`: read stdout, translate,
- * step the session machine, write what it answers, send what it emits, release held items, save.
+ * Operations on the pool (a frame, the periodic tick) run one at a time (`#exclusive`): a conversation
+ * is opened, served or stopped by exactly one of them.
  */
-import { type FSWatcher, mkdirSync, watch } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AgentState,
   type AppFrame,
+  conversationKey,
   createProtocolClient,
   describeError,
   type Endpoint,
+  type FrameOf,
   type Logger,
+  type Route,
+  type SessionInfo,
   silentLogger,
 } from '@switchyard/protocol';
-import { liveness, STDOUT_LOG } from './child.js';
-import { createCommandHandler } from './commands.js';
-import { Delivery, type DeliveryStage } from './delivery.js';
-import { FrameSink } from './frame-sink.js';
-import { HistoryTail } from './history-tail.js';
-import { FileChannelStore } from './outbox.js';
-import { Session } from './session.js';
-import { type Snapshot, SnapshotFile } from './snapshot.js';
-import { StdoutReader } from './stdout-reader.js';
-import { Supervisor } from './supervisor.js';
-import { claudeConfigDir } from './transcript.js';
-import { DEFAULT_MAX_LINE_BYTES, translateLine } from './translator.js';
+import { Conversation, type ConversationSettings } from './conversation.js';
+import type { DeliveryStage } from './delivery.js';
+import { migrateSingleSession } from './migrate.js';
+import { FileChannelStore, writeFileAtomic } from './outbox.js';
+import { idleExpired, planSlot } from './slots.js';
+import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
+import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
 
 /** Options of {@link createBridge}; the cli maps the agent's config onto them. */
 export interface BridgeOptions {
@@ -57,9 +46,9 @@ export interface BridgeOptions {
   agent: string;
   /** The gateway's Unix socket. */
   socketPath: string;
-  /** Where the bridge keeps its state: fifo, logs, snapshot, outbox. Created (0700) if missing. */
+  /** Where the bridge keeps its state: the outbox, and a directory per conversation. Created (0700). */
   stateDir: string;
-  /** The agent's working directory (absolute); the CLI runs there. */
+  /** The agent's working directory (absolute); the CLI runs there unless a conversation overrides it. */
   workDir: string;
   /** The `claude` binary: an absolute path, or a name looked up on `PATH`. */
   claudeBin: string;
@@ -71,6 +60,14 @@ export interface BridgeOptions {
   permissionMode?: string;
   /** Path of an MCP config file passed as `--mcp-config`. */
   mcpConfig?: string;
+  /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
+  conversations?: 'per-chat' | 'shared';
+  /** A conversation's own working directory, model, permission mode or name (config overrides). */
+  settingsFor?: (route: Route) => Partial<ConversationSettings>;
+  /** Claude processes kept at most (default 4; each costs ~170 MB). */
+  maxLiveSessions?: number;
+  /** A process idle this long is stopped and resumed at the next message (default 30 min). */
+  idleStopMs?: number;
   /** Start a new process (with `--resume`) when it exits by itself. */
   restartOnExit: boolean;
   /** A running turn with no output for this long is reported as stuck. */
@@ -93,134 +90,338 @@ export interface BridgeOptions {
 
 /** What `status()` reports. */
 export interface BridgeStatus {
+  /** The busiest state of any conversation (`idle` when none is live). */
   state: AgentState;
+  connected: boolean;
+  /** Every conversation with an object in memory (live, or served since the bridge started). */
+  sessions: (SessionInfo & { key: string; detail?: string })[];
+  /** The pid of the only live process, when exactly one is live (tests and `/status` of one chat). */
   pid?: number;
   sessionId?: string;
-  connected: boolean;
   detail?: string;
 }
 
 /** The bridge's lifecycle handle. */
 export interface Bridge {
-  /** Adopts or starts the process and starts connecting to the gateway. Resolves once reading has begun. */
+  /** Migrates old state, adopts every recorded process and starts connecting. */
   start(): Promise<void>;
   /**
-   * `restart`: stop reading and disconnect, leaving the process running for the next bridge to adopt.
-   * `shutdown`: also stop the process (SIGTERM, grace, SIGKILL) and clear its record.
+   * `restart`: stop reading and disconnect, leaving the processes running for the next bridge to adopt.
+   * `shutdown`: also stop every process (SIGTERM, grace, SIGKILL) and clear their records.
    */
   stop(kind: 'restart' | 'shutdown'): Promise<void>;
   status(): BridgeStatus;
 }
 
-/** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
-const READ_BUDGET_BYTES = 256 * 1024;
+/** The conversations' parent directory inside the state directory. */
+export const CONVERSATIONS_DIR = 'conversations';
+/** The key of the one session of an agent with `conversations: shared`. */
+export const SHARED_KEY = 'shared';
+/** Durable queue of frames waiting for a process slot. */
+const WAITING_FILE = 'waiting.json';
+/** How often the pool checks liveness, idle processes and waiting conversations. */
+const TICK_MS = 500;
+
+/** A conversation's directory name: the key with characters a shell would trip on replaced. */
+export function conversationDir(key: string): string {
+  return `c${key.replace(/:/g, '_t')}`;
+}
+
+/** Frames that may need a process for a conversation that has none (the others never start one). */
+type StartingFrame = FrameOf<'user_message' | 'set_model' | 'set_mode' | 'compact' | 'clear'>;
+const STARTS_PROCESS = new Set<AppFrame['type']>([
+  'user_message',
+  'set_model',
+  'set_mode',
+  'compact',
+  'clear',
+]);
 
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
   const env = options.env ?? process.env;
-  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  /** The process's stdout log, read from `offset` (0 for a process just started). */
-  const openStdout = (offset: number): StdoutReader =>
-    new StdoutReader(join(options.stateDir, STDOUT_LOG), offset, maxLineBytes);
+  const shared = options.conversations === 'shared';
+  const maxLive = Math.max(1, options.maxLiveSessions ?? 4);
+  const idleStopMs = options.idleStopMs ?? 30 * 60_000;
+  const keyOf = (route: Route): string => (shared ? SHARED_KEY : conversationKey(route));
+  const dirOf = (key: string): string => join(options.stateDir, CONVERSATIONS_DIR, conversationDir(key));
+  const waitingPath = join(options.stateDir, WAITING_FILE);
 
-  let snapshot: Snapshot;
-  let session: Session;
+  const conversations = new Map<string, Conversation>();
+  /** Processes being stopped to free a slot (or for idleness): their slots are not free yet. */
+  const stopping = new Set<Promise<void>>();
+  let waiting: StartingFrame[] = [];
   let store: FileChannelStore | undefined;
   let endpoint: Endpoint | undefined;
-  let sink: FrameSink | undefined;
-  let supervisor: Supervisor;
-  let delivery: Delivery;
-  let commands: (frame: AppFrame) => Promise<void>;
-  let reader: StdoutReader | undefined;
-  let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let pumping = false;
-  let tail: HistoryTail | undefined;
+  let chain: Promise<unknown> = Promise.resolve();
 
-  const snapshotFile = new SnapshotFile(options.stateDir, (snapshot) => {
-    snapshot.session = session.state;
-    snapshot.stdoutOffset = reader?.offset ?? snapshot.stdoutOffset;
-    if (tail) snapshot.transcript = tail.checkpoint();
+  /** Runs pool operations one at a time, in call order; a failure is logged and does not break the chain. */
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = chain.then(work);
+    chain = next.catch((err: unknown) => log.error({ err: describeError(err) }, 'bridge operation failed'));
+    return next;
+  };
+
+  const saveWaiting = (): void => writeFileAtomic(waitingPath, JSON.stringify(waiting));
+
+  const settingsOf = (route: Route | undefined): ConversationSettings => ({
+    workDir: options.workDir,
+    model: options.model,
+    permissionMode: options.permissionMode,
+    ...(route && options.settingsFor ? definedOnly(options.settingsFor(route)) : {}),
   });
-  const persist = (force: boolean): void => snapshotFile.save(snapshot, force);
 
-  /** Hands frames to the gateway (see {@link FrameSink.emit}); nothing before `start()`. */
-  const emit: FrameSink['emit'] = (frames, tag, inbound) => sink?.emit(frames, tag, inbound);
+  /** The conversation's object, created (its state restored, a recorded process adopted) if needed. */
+  const open = async (key: string, route: Route | undefined): Promise<Conversation> => {
+    const existing = conversations.get(key);
+    if (existing) return existing;
+    if (!store || !endpoint) throw new Error('the bridge is not started');
+    const conversation = new Conversation({
+      key,
+      route: shared ? undefined : route,
+      dir: dirOf(key),
+      settings: settingsOf(shared ? undefined : route),
+      claudeBin: options.claudeBin,
+      claudeArgs: options.claudeArgs,
+      env,
+      mcpConfig: options.mcpConfig,
+      restartOnExit: options.restartOnExit,
+      stuckAfterMs: options.stuckAfterMs,
+      crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
+      stopGraceMs: options.stopGraceMs ?? 5000,
+      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      log,
+      endpoint,
+      store,
+      mayStart: () => slotFor(key) === 'free',
+      onSettled: () => void exclusive(drain),
+      onDeliveryStage: options.onDeliveryStage,
+    });
+    conversations.set(key, conversation);
+    await conversation.start();
+    return conversation;
+  };
 
-  /** Reads and handles every complete stdout line available, then checks liveness. */
-  const pump = (): void => {
-    if (pumping || stopped || !reader) return;
-    pumping = true;
-    try {
-      for (;;) {
-        let lines: ReturnType<StdoutReader['read']>;
-        try {
-          lines = reader.read(READ_BUDGET_BYTES);
-        } catch (err) {
-          // No log yet (no process was ever started here) is not an error: there is nothing to read.
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-            log.error({ err: describeError(err) }, 'could not read stdout');
-          }
-          lines = [];
+  /** Stops a conversation's process and forgets the object; the slot frees when the process is gone. */
+  const retire = (conversation: Conversation, why: string): void => {
+    conversations.delete(conversation.key);
+    log.info({ conversation: conversation.key, why }, 'stopping an idle Claude process');
+    const done = conversation
+      .stop('shutdown')
+      .catch((err: unknown) => log.error({ err: describeError(err) }, 'could not stop a Claude process'))
+      .finally(() => {
+        stopping.delete(done);
+        void exclusive(drain);
+      });
+    stopping.add(done);
+  };
+
+  /** Whether `key` may start a process now; evicts the least recently used idle one when that helps. */
+  const slotFor = (key: string): 'free' | 'wait' | 'busy' => {
+    const views = [...conversations.values()].map((c) => ({
+      key: c.key,
+      live: c.live,
+      evictable: c.evictable,
+      lastActiveAt: c.lastActiveAt,
+    }));
+    const plan = planSlot(views, maxLive, key, stopping.size);
+    if (plan.kind === 'free') return 'free';
+    if (plan.kind === 'evict') {
+      const victim = conversations.get(plan.key);
+      if (victim) retire(victim, `a slot for conversation ${key}`);
+      return 'wait';
+    }
+    return plan.stopping ? 'wait' : 'busy';
+  };
+
+  /** Hands a frame that may start a process to its conversation, or queues it for a slot. */
+  const serve = async (frame: StartingFrame, fromQueue: boolean): Promise<boolean> => {
+    const key = keyOf(frame.route);
+    const conversation = await open(key, frame.route);
+    if (!conversation.live) {
+      const slot = slotFor(key);
+      if (slot !== 'free') {
+        if (fromQueue) return false;
+        waiting.push(frame);
+        saveWaiting();
+        if (frame.type === 'user_message' && slot === 'busy') {
+          conversation.emit([
+            {
+              type: 'session_waiting',
+              route: frame.route,
+              inboundIds: [frame.inboundId],
+              position: waiting.length - 1,
+            },
+          ]);
         }
-        if (lines.length === 0) break;
-        supervisor.noteActivity();
-        const generation = session.state.generation;
-        for (const line of lines) {
-          if (line.text === undefined) {
-            log.warn({ bytes: line.bytes }, 'skipped an oversized stdout line');
-          } else if (line.text.trim() !== '') {
-            const events = translateLine(line.text, line.bytes, maxLineBytes);
-            for (const event of events) {
-              if (event.kind === 'skipped')
-                log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
-              if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
-            }
-            const step = session.onEvents(events, Date.now());
-            supervisor.writeAll(step.writes);
-            emit(step.frames, (index) => [generation, line.end, index]);
-          }
-          reader.advance(line.end);
-          // After the line is handled and the offset moved past it: a snapshot written by a release
-          // never makes a restarted bridge handle this line, and so release, again.
-          if (delivery.holding && !session.running) delivery.releaseHeld();
-        }
-        sink?.flush();
-        persist(false);
+        log.info({ conversation: key, waiting: waiting.length }, 'waiting for a free Claude process');
+        return false;
       }
-      // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
-      if (delivery.holding && !session.running) delivery.releaseHeld();
-      if (snapshotFile.dirty) persist(false);
-      tail?.follow(session.state.sessionId);
-      supervisor.check();
-    } finally {
-      pumping = false;
+    }
+    await conversation.handle(frame);
+    return true;
+  };
+
+  /** Serves waiting frames in arrival order while slots allow. */
+  const drain = async (): Promise<void> => {
+    while (waiting.length > 0 && !stopped) {
+      const next = waiting[0] as StartingFrame;
+      if (!(await serve(next, true))) return;
+      waiting.shift();
+      saveWaiting();
     }
   };
 
-  /** A frame from the gateway: see `commands.ts`. Acknowledged once this resolves. */
-  const onFrame = (frame: AppFrame): Promise<void> => commands(frame);
+  const alreadyWaiting = (frame: StartingFrame): boolean =>
+    waiting.some((w) =>
+      frame.type === 'user_message'
+        ? w.type === 'user_message' && w.inboundId === frame.inboundId
+        : w.type !== 'user_message' && w.commandId === (frame as { commandId: string }).commandId,
+    );
+
+  /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
+  const onFrame = (frame: AppFrame): Promise<void> =>
+    exclusive(async () => {
+      if (STARTS_PROCESS.has(frame.type)) {
+        const starting = frame as StartingFrame;
+        if (alreadyWaiting(starting)) return;
+        // Behind a frame of the same conversation that waits: order within a conversation is kept.
+        const key = keyOf(starting.route);
+        if (waiting.some((w) => keyOf(w.route) === key)) {
+          waiting.push(starting);
+          saveWaiting();
+          return;
+        }
+        await serve(starting, false);
+        return;
+      }
+      switch (frame.type) {
+        case 'permission_answer':
+        case 'question_answer': {
+          const owner = [...conversations.values()].find((c) => c.hasPrompt(frame.requestId));
+          if (owner) {
+            await owner.handle(frame);
+            return;
+          }
+          // Gone (answered, cancelled, or its process stopped): the gateway shows it expired.
+          endpoint
+            ?.send({ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' })
+            .catch(() => {});
+          return;
+        }
+        case 'interrupt':
+        case 'status_request':
+        case 'rename': {
+          const conversation = await open(keyOf(frame.route), frame.route);
+          if (frame.type === 'status_request' && !conversation.live) {
+            conversation.emit([conversation.statusFrame(frame.commandId)]);
+            return;
+          }
+          await conversation.handle(frame);
+          return;
+        }
+        case 'stop_session': {
+          const key = keyOf(frame.route);
+          const conversation = conversations.get(key);
+          const before = waiting.length;
+          waiting = waiting.filter((w) => keyOf(w.route) !== key || w.type !== 'user_message');
+          if (waiting.length !== before) saveWaiting();
+          const result = (ok: boolean, message: string): void =>
+            void endpoint
+              ?.send({ type: 'command_result', commandId: frame.commandId, ok, message })
+              .catch(() => {});
+          if (!conversation?.live) {
+            if (conversation) retire(conversation, 'asked to stop');
+            result(true, 'No Claude process was running for this conversation.');
+          } else if (!conversation.evictable) {
+            result(false, 'This conversation is busy (a turn, a prompt or a command). Send /stop first.');
+          } else {
+            retire(conversation, 'asked to stop');
+            result(true, 'Stopped this conversation’s Claude process; your next message resumes it.');
+          }
+          return;
+        }
+        case 'sessions_request': {
+          endpoint
+            ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
+            .catch(() => {});
+          return;
+        }
+        default:
+          log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
+      }
+    });
+
+  /** Every conversation this agent has: the live ones from memory, the others from their snapshots. */
+  const listSessions = (): SessionInfo[] => {
+    const list: SessionInfo[] = [...conversations.values()].map((c) => c.info());
+    const seen = new Set(conversations.keys());
+    for (const { key, info } of storedConversations()) {
+      if (!seen.has(key)) list.push(info);
+    }
+    return list.slice(0, 1000);
+  };
+
+  /** Conversations on disk, read from their snapshots (no process, no object). */
+  const storedConversations = (): { key: string; info: SessionInfo }[] => {
+    const root = join(options.stateDir, CONVERSATIONS_DIR);
+    if (!existsSync(root)) return [];
+    const found: { key: string; info: SessionInfo }[] = [];
+    for (const name of readdirSync(root)) {
+      try {
+        const snapshot = readSnapshot(join(root, name, SNAPSHOT_FILE));
+        if (!snapshot) continue;
+        const route = snapshot.route ?? snapshot.session.lastRoute ?? { chatId: 0 };
+        const key = shared ? SHARED_KEY : conversationKey(route);
+        found.push({
+          key,
+          info: {
+            route,
+            ...(snapshot.name !== undefined ? { name: snapshot.name } : {}),
+            live: false,
+            state: 'idle',
+            queued: 0,
+            costUsd: snapshot.session.costUsd ?? 0,
+            ...(snapshot.session.sessionId !== undefined ? { sessionId: snapshot.session.sessionId } : {}),
+            ...(snapshot.lastActiveAt !== undefined ? { lastActiveAt: snapshot.lastActiveAt } : {}),
+          },
+        });
+      } catch (err) {
+        log.warn({ dir: name, err: describeError(err) }, 'could not read a conversation’s state');
+      }
+    }
+    return found;
+  };
+
+  /** Liveness, idle processes, slots freed by time: what no file event announces. */
+  const tick = (): void => {
+    if (stopped) return;
+    for (const conversation of conversations.values()) conversation.pump();
+    void exclusive(async () => {
+      const views = [...conversations.values()].map((c) => ({
+        key: c.key,
+        live: c.live,
+        evictable: c.evictable,
+        lastActiveAt: c.lastActiveAt,
+      }));
+      for (const key of idleExpired(views, idleStopMs, Date.now())) {
+        const conversation = conversations.get(key);
+        if (conversation) retire(conversation, 'idle');
+      }
+      await drain();
+    });
+  };
 
   return {
     async start() {
       stopped = false;
-      mkdirSync(options.stateDir, { recursive: true, mode: 0o700 });
-      snapshot = snapshotFile.load();
-      const configDir = claudeConfigDir(env);
-      session = new Session(snapshot.session);
-      snapshot.history ??= [];
-      tail = new HistoryTail({
-        configDir,
-        workDir: options.workDir,
-        sessionId: session.state.sessionId,
-        cursors: snapshot.transcript,
-        history: snapshot.history,
-        onEntry: () => persist(false),
-        log,
-      });
+      mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
+      await migrateSingleSession(options.stateDir, store, { keyOf, dirOf }, log);
+      if (existsSync(waitingPath)) waiting = JSON.parse(readFileSync(waitingPath, 'utf8')) as StartingFrame[];
       endpoint = createProtocolClient({
         socketPath: options.socketPath,
         agent: options.agent,
@@ -229,126 +430,65 @@ export function createBridge(options: BridgeOptions): Bridge {
         logger: log.child({ component: 'channel' }),
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
       });
-      sink = new FrameSink(endpoint, store, log, store.lastSource());
-      supervisor = new Supervisor(
-        {
-          stateDir: options.stateDir,
-          workDir: options.workDir,
-          claudeBin: options.claudeBin,
-          claudeArgs: options.claudeArgs,
-          env,
-          model: options.model,
-          permissionMode: options.permissionMode,
-          mcpConfig: options.mcpConfig,
-          restartOnExit: options.restartOnExit,
-          stuckAfterMs: options.stuckAfterMs,
-          crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
-          log,
-        },
-        {
-          snapshot,
-          session,
-          emit,
-          persist,
-          onStarted: () => {
-            reader?.close();
-            reader = openStdout(0);
-            if (sink) sink.replayUntil = undefined;
-          },
-          onExited: () => delivery.dropHeld('the Claude process exited before it read them'),
-        },
-      );
-      delivery = new Delivery(
-        {
-          configDir,
-          workDir: options.workDir,
-          log,
-          onStage: options.onDeliveryStage,
-        },
-        {
-          snapshot,
-          session,
-          supervisor,
-          emit,
-          persist,
-          pump: () => pump(),
-          lastInbound: () => store?.lastInbound(),
-        },
-      );
-      commands = createCommandHandler({ session, supervisor, delivery, history: tail, emit, log });
-
-      const record = snapshot.child;
-      const state = record ? liveness(record) : 'dead';
-      if (record && state !== 'dead') {
-        // Alive or unknown: never start a second one. Adopt and read on from the recorded offset.
-        supervisor.adopt(record, state);
-        reader = openStdout(snapshot.stdoutOffset);
-        log.info(
-          { pid: record.pid, offset: snapshot.stdoutOffset, liveness: state },
-          'adopted the Claude process',
-        );
-        // Before the first read: the replay of stdout from the offset may show the intent's line read.
-        if (!supervisor.unknown) delivery.beginSettle();
-        pump();
-        if (!supervisor.unknown) {
-          const fenced = await delivery.settle();
-          // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`); the
-          // fence already was one.
-          if (!fenced) supervisor.writeAll(session.control('initialize', undefined).writes);
-          // Held items waited for the settled line; release them now if the CLI is idle.
-          pump();
-        }
-      } else if (record) {
-        // Dead while no bridge watched: read what it said, report the exit, then start anew.
-        reader = openStdout(snapshot.stdoutOffset);
-        supervisor.adopt(record, state);
-        pump();
-        delete snapshot.intent;
-        if (!supervisor.child && !snapshot.crashLoop) supervisor.spawn();
-      } else if (!snapshot.crashLoop) {
-        supervisor.spawn();
+      // Every conversation with a recorded process: adopted (or its exit reported) before new input.
+      for (const { key, info } of storedConversations()) {
+        const snapshot = readSnapshot(join(dirOf(key), SNAPSHOT_FILE));
+        if (snapshot?.child) await exclusive(() => open(key, shared ? undefined : info.route));
       }
-
-      // After the adoption's pump: it may have moved the session on.
-      tail.start();
-      tail.follow(session.state.sessionId);
-
-      watcher = watch(options.stateDir, (_event, name) => {
-        if (name === STDOUT_LOG) pump();
-      });
-      watcher.on('error', (err) => log.warn({ err: describeError(err) }, 'state directory watch failed'));
-      // The backstop for missed watch events, and the liveness and stuck checks.
-      timer = setInterval(pump, 500);
+      timer = setInterval(tick, TICK_MS);
       await endpoint.start();
     },
 
     async stop(kind) {
       stopped = true;
       if (timer) clearInterval(timer);
-      watcher?.close();
-      tail?.stop();
-      await supervisor?.stop(kind, options.stopGraceMs ?? 5000);
-      if (snapshot) persist(true);
+      await chain.catch(() => {});
+      await Promise.all([...conversations.values()].map((c) => c.stop(kind)));
+      await Promise.all([...stopping]);
       await endpoint?.stop();
-      reader?.close();
       store?.close();
     },
 
     status() {
-      const p = supervisor.pid();
-      const detail = supervisor.detail;
-      const state: BridgeStatus['state'] = !session
-        ? 'starting'
-        : supervisor.unknown
-          ? 'unknown'
-          : session.agentState();
+      const sessions = [...conversations.values()].map((c) => {
+        const status = c.status();
+        return {
+          ...c.info(),
+          key: c.key,
+          state: status.state,
+          ...(status.detail !== undefined ? { detail: status.detail } : {}),
+        };
+      });
+      const live = sessions.filter((s) => s.live);
+      const only = live.length === 1 ? live[0] : sessions.length === 1 ? sessions[0] : undefined;
       return {
-        state,
+        state: busiest(sessions.map((s) => s.state)),
         connected: endpoint?.connected ?? false,
-        ...(p !== undefined ? { pid: p } : {}),
-        ...(session?.state.sessionId !== undefined ? { sessionId: session.state.sessionId } : {}),
-        ...(detail !== undefined ? { detail } : {}),
+        sessions,
+        ...(only?.pid !== undefined ? { pid: only.pid } : {}),
+        ...(only?.sessionId !== undefined ? { sessionId: only.sessionId } : {}),
+        ...(only?.detail !== undefined ? { detail: only.detail } : {}),
       };
     },
   };
+}
+
+/** The state that says most about the agent: any conversation running beats idle, and so on. */
+function busiest(states: AgentState[]): AgentState {
+  const order: AgentState[] = [
+    'unknown',
+    'awaiting_input',
+    'running',
+    'compacting',
+    'starting',
+    'exited',
+    'idle',
+  ];
+  for (const state of order) if (states.includes(state)) return state;
+  return 'idle';
+}
+
+/** Drops the keys whose value is `undefined` (config overrides that are not set). */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

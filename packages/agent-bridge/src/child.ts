@@ -26,9 +26,9 @@ import {
 import { delimiter, isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const STDIN_FIFO = 'stdin.fifo';
+export const STDIN_FIFO = 'stdin.fifo';
 export const STDOUT_LOG = 'stdout.log';
-const STDERR_LOG = 'stderr.log';
+export const STDERR_LOG = 'stderr.log';
 
 /** What is written down about a running process so the next bridge can find it. */
 export interface ChildRecord {
@@ -73,6 +73,11 @@ export interface ChildHandle {
   liveness(): Liveness;
   /** Writes one line (a newline is added) into the process's stdin. Throws if nothing reads the fifo. */
   writeLine(line: string): void;
+  /**
+   * Whether a line written now would reach the process: it is alive and something reads its fifo. A
+   * process that died a moment ago fails this, where a write would fail half-way through a delivery.
+   */
+  writable(): boolean;
   /** SIGTERM to the process group, wait up to `graceMs`, then SIGKILL. Resolves when it is gone. */
   terminate(graceMs: number): Promise<void>;
   /** Releases this side's handles; the process keeps running. */
@@ -193,6 +198,15 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
           if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) throw err;
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
         }
+      }
+    },
+    writable() {
+      if (liveness(record) !== 'alive') return false;
+      try {
+        open();
+        return true;
+      } catch {
+        return false;
       }
     },
     async terminate(graceMs) {

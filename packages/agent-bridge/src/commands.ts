@@ -20,11 +20,18 @@ import type { Supervisor } from './supervisor.js';
 /** What the command handler needs of the bridge around it. */
 export interface CommandHost {
   readonly session: Session;
-  readonly supervisor: Pick<Supervisor, 'child' | 'unknown' | 'detail' | 'ensure' | 'pid'>;
+  readonly supervisor: Pick<Supervisor, 'child' | 'unknown' | 'detail' | 'ensure' | 'pid' | 'writable'>;
   readonly delivery: Delivery;
   readonly history: Pick<HistoryTail, 'entries' | 'rescan'>;
   emit: FrameSink['emit'];
   log: Logger;
+  /**
+   * The session serves several chats (`conversations: shared`): a message from a chat other than the
+   * running turn's waits for that turn to end instead of being steered into it.
+   */
+  shared: boolean;
+  /** Called before a line may go to the CLI: notices a process that died since the last check. */
+  beforeWrite(): void;
 }
 
 /** Builds the handler of gateway frames (the protocol client's `onFrame`). */
@@ -43,7 +50,13 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
       case 'user_message': {
         const key = `in:${frame.inboundId}`;
         if (delivery.delivered(key)) return;
-        if (delivery.holding) {
+        host.beforeWrite();
+        const turn = session.state.turn;
+        const otherChat =
+          host.shared &&
+          turn !== undefined &&
+          (turn.route.chatId !== frame.route.chatId || turn.route.threadId !== frame.route.threadId);
+        if (delivery.holding || otherChat) {
           delivery.hold(key, frame);
           return;
         }
@@ -55,6 +68,13 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
               reason: supervisor.detail ?? 'the Claude process is not running',
             },
           ]);
+          return;
+        }
+        if (!supervisor.writable()) {
+          // Started and gone at once, or dying: kept for the next process (or reported when none will
+          // start), never written into a dead pipe and marked delivered.
+          delivery.hold(key, frame);
+          host.beforeWrite();
           return;
         }
         delivery.deliverMessage(frame, session.acceptUserMessage(frame, Date.now()));
@@ -77,8 +97,15 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
       case 'set_mode': {
         const key = `cmd:${frame.commandId}`;
         if (delivery.delivered(key)) return;
+        host.beforeWrite();
+        if (frame.type === 'interrupt' && !session.running) {
+          failCommand(frame.commandId, 'Nothing is running in this conversation.');
+          return;
+        }
+        // A model or mode for a conversation with no process starts one (resumed) to apply it to.
+        if (frame.type !== 'interrupt') supervisor.ensure();
         if (!supervisor.child || supervisor.unknown) {
-          failCommand(frame.commandId, 'the Claude process is not running');
+          failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
           return;
         }
         const kind = frame.type;
@@ -91,6 +118,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
       case 'clear': {
         const key = `cmd:${frame.commandId}`;
         if (delivery.delivered(key)) return;
+        host.beforeWrite();
         if (!supervisor.ensure()) {
           failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
           return;

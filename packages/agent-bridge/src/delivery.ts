@@ -73,7 +73,10 @@ export interface DeliveryHost {
   /** The live snapshot: delivered keys, the intent and held items are kept in it. */
   readonly snapshot: Snapshot;
   readonly session: Session;
-  readonly supervisor: Pick<Supervisor, 'child' | 'unknown' | 'writeLine' | 'writeAll' | 'noteActivity'>;
+  readonly supervisor: Pick<
+    Supervisor,
+    'child' | 'unknown' | 'writeLine' | 'writeAll' | 'noteActivity' | 'writable'
+  >;
   emit: FrameSink['emit'];
   persist(force: boolean): void;
   /** Reads and handles the stdout available now (the fence's answer arrives that way). */
@@ -158,7 +161,9 @@ export class Delivery {
     if (this.#settling) return;
     const { snapshot, session, supervisor } = this.#host;
     const held = snapshot.held ?? [];
-    while (held.length > 0 && supervisor.child && !supervisor.unknown) {
+    // Only into a process that reads: one that died is noticed by its exit check, which keeps these for
+    // the next process or reports them.
+    while (held.length > 0 && supervisor.writable()) {
       const next = held[0] as HeldFrame;
       if (next.type === 'user_message') {
         held.shift();

@@ -3,9 +3,9 @@
  * them, live text deltas coalesced.
  *
  * Exactly once towards the gateway rests on two things here. Each reliable frame is appended to the
- * outbox under a source tag — the stdout position `[generation, line end, index]` that produced it, or
- * `<command key>#<index>` for the frames a gateway command announced — so a restarted bridge can tell
- * which ones it already holds. And frames whose stdout tag is at or before {@link FrameSink.replayUntil}
+ * outbox under its conversation and a source tag — the stdout position `[generation, line end, index]`
+ * that produced it, or `<command key>#<index>` for the frames a gateway command announced — so a
+ * restarted bridge can tell which ones it already holds for each conversation. And frames whose stdout tag is at or before {@link FrameSink.replayUntil}
  * (the outbox's last tag when the bridge started) were appended before a crash: the deterministic session
  * machine regenerates them on the replay of stdout, and they are dropped here instead of sent twice.
  */
@@ -27,20 +27,23 @@ export class FrameSink {
   /** Frames with a stdout source tag at or before this were appended before a crash; not sent again. */
   replayUntil: SourceTag | undefined;
   readonly #endpoint: Pick<Endpoint, 'send'>;
-  readonly #store: Pick<FileChannelStore, 'setSource'>;
+  readonly #store: Pick<FileChannelStore, 'setSource' | 'lastSource'>;
   readonly #log: Logger;
+  readonly #conversation: string;
   #pendingDelta: FrameOf<'text_delta'> | undefined;
 
+  /** A sink for one conversation's frames: their source tags are this conversation's. */
   constructor(
     endpoint: Pick<Endpoint, 'send'>,
-    store: Pick<FileChannelStore, 'setSource'>,
+    store: Pick<FileChannelStore, 'setSource' | 'lastSource'>,
     log: Logger,
-    replayUntil: SourceTag | undefined,
+    conversation: string,
   ) {
     this.#endpoint = endpoint;
     this.#store = store;
     this.#log = log;
-    this.replayUntil = replayUntil;
+    this.#conversation = conversation;
+    this.replayUntil = store.lastSource(conversation);
   }
 
   /**
@@ -66,10 +69,11 @@ export class FrameSink {
       this.flush();
       this.#store.setSource(
         source ?? (inbound !== undefined ? `${inbound.key}#${inbound.from + index}` : undefined),
+        this.#conversation,
       );
       this.#send(frame);
     });
-    this.#store.setSource(undefined);
+    this.#store.setSource(undefined, this.#conversation);
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * @switchyard/agent-bridge — owns one agent's Claude Code process: spawns or adopts it, translates its
+ * @switchyard/agent-bridge — owns one agent's Claude Code processes, one per conversation: spawns or adopts them, translates its
  * stream-json output into protocol frames for the gateway, and turns the gateway's commands into what
  * the CLI understands. See `createBridge`.
  */
@@ -7,7 +7,10 @@ export {
   type Bridge,
   type BridgeOptions,
   type BridgeStatus,
+  CONVERSATIONS_DIR,
+  conversationDir,
   createBridge,
+  SHARED_KEY,
 } from './bridge.js';
 export {
   ChildError,
@@ -18,6 +21,7 @@ export {
   readStartTime,
   resolveBinary,
 } from './child.js';
+export type { ConversationSettings } from './conversation.js';
 export type { DeliveryStage } from './delivery.js';
 export {
   addHistory,
@@ -31,7 +35,12 @@ export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { Session } from './session.js';
 export { initialSessionState, type SessionState, type Step } from './session-state.js';
 export { type StdoutLine, StdoutReader } from './stdout-reader.js';
-export { type StopRecordedClaudeOptions, stopRecordedClaude } from './stop.js';
+export {
+  recordedProcesses,
+  type StopRecordedClaudeOptions,
+  stopAllRecordedClaude,
+  stopRecordedClaude,
+} from './stop.js';
 export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';
 export {
   claudeConfigDir,

@@ -2,8 +2,8 @@
  * The bridge's durable {@link ChannelStore}: an append-only log in the state directory, compacted when
  * most of it has been acknowledged.
  *
- * Format: one JSON record a line — `{"stream":id}` first, then `{"a":seq,"f":frame,"src":[g,o,i]}`
- * (a frame), `{"k":upTo}` (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a
+ * Format: one JSON record a line — `{"stream":id}` first, then `{"a":seq,"f":frame,"c":conv,"src":[g,o,i]}`
+ * (a frame, with its conversation and source), `{"k":upTo}` (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a
  * compaction). `append` and `writePeer` fsync before returning (the store contract: durable on return);
  * acknowledgements do not, since losing one only means a resend the peer drops by number. A torn last
  * line (a crash mid-write) fails to parse and is ignored.
@@ -35,9 +35,10 @@ export class FileChannelStore implements ChannelStore {
   #nextSeq = 1;
   #pending: PendingFrame[] = [];
   #peer: PeerCursor | undefined;
-  #lastSource: SourceTag | undefined;
+  /** Per conversation: the newest stdout source tag and the newest inbound tag appended. */
+  #last = new Map<string, { src?: SourceTag; in?: string }>();
   #source: SourceTag | string | undefined;
-  #lastInbound: string | undefined;
+  #conversation = '';
   #fd: number;
   #bytes = 0;
 
@@ -59,31 +60,57 @@ export class FileChannelStore implements ChannelStore {
     return this.#streamId;
   }
 
-  /** The newest source tag of any frame ever appended (survives compaction). */
-  lastSource(): SourceTag | undefined {
-    return this.#lastSource;
+  /** The newest source tag of any frame this conversation appended (survives compaction). */
+  lastSource(conversation = ''): SourceTag | undefined {
+    return this.#last.get(conversation)?.src;
   }
 
-  /** The newest string tag (frames produced by a gateway command, `<key>#<index>`). */
-  lastInbound(): string | undefined {
-    return this.#lastInbound;
+  /** The conversation's newest string tag (frames produced by a gateway command, `<key>#<index>`). */
+  lastInbound(conversation = ''): string | undefined {
+    return this.#last.get(conversation)?.in;
   }
 
-  /** Tags the frames appended until the next call: a stdout position, a command's key, or nothing. */
-  setSource(tag: SourceTag | string | undefined): void {
+  /**
+   * Tags the frames appended until the next call: a stdout position, a command's key, or nothing, and
+   * the conversation they belong to.
+   */
+  setSource(tag: SourceTag | string | undefined, conversation = ''): void {
     this.#source = tag;
+    this.#conversation = conversation;
+  }
+
+  /**
+   * Gives the tags recorded under conversation `from` to `to` (durably): how the single session of a
+   * bridge from before conversations becomes the conversation of the chat it served.
+   */
+  renameConversation(from: string, to: string): void {
+    const tags = this.#last.get(from);
+    if (!tags) return;
+    this.#last.delete(from);
+    this.#last.set(to, tags);
+    this.compact();
+  }
+
+  #tags(conversation: string): { src?: SourceTag; in?: string } {
+    let tags = this.#last.get(conversation);
+    if (!tags) {
+      tags = {};
+      this.#last.set(conversation, tags);
+    }
+    return tags;
   }
 
   append(frame: AppFrame): number {
     const seq = this.#nextSeq++;
     this.#pending.push({ seq, frame });
     const record: Record<string, unknown> = { a: seq, f: frame };
+    if (this.#source !== undefined && this.#conversation !== '') record.c = this.#conversation;
     if (typeof this.#source === 'string') {
       record.in = this.#source;
-      this.#lastInbound = this.#source;
+      this.#tags(this.#conversation).in = this.#source;
     } else if (this.#source) {
       record.src = this.#source;
-      this.#lastSource = this.#source;
+      this.#tags(this.#conversation).src = this.#source;
     }
     this.#write(record, true);
     return seq;
@@ -131,8 +158,11 @@ export class FileChannelStore implements ChannelStore {
   #rewrite(): void {
     const lines = [JSON.stringify({ stream: this.#streamId }), JSON.stringify({ n: this.#nextSeq })];
     if (this.#peer) lines.push(JSON.stringify({ p: this.#peer }));
-    if (this.#lastSource) lines.push(JSON.stringify({ src: this.#lastSource }));
-    if (this.#lastInbound) lines.push(JSON.stringify({ in: this.#lastInbound }));
+    for (const [conversation, tags] of this.#last) {
+      const record: Record<string, unknown> = conversation === '' ? {} : { c: conversation };
+      if (tags.src) lines.push(JSON.stringify({ ...record, src: tags.src }));
+      if (tags.in) lines.push(JSON.stringify({ ...record, in: tags.in }));
+    }
     for (const entry of this.#pending) lines.push(JSON.stringify({ a: entry.seq, f: entry.frame }));
     const text = `${lines.join('\n')}\n`;
     writeFileAtomic(this.path, text);
@@ -155,8 +185,9 @@ export class FileChannelStore implements ChannelStore {
         pending.set(record.a, { seq: record.a, frame: record.f as AppFrame });
         this.#nextSeq = Math.max(this.#nextSeq, record.a + 1);
       }
-      if (Array.isArray(record.src)) this.#lastSource = record.src as unknown as SourceTag;
-      if (typeof record.in === 'string') this.#lastInbound = record.in;
+      const conversation = typeof record.c === 'string' ? record.c : '';
+      if (Array.isArray(record.src)) this.#tags(conversation).src = record.src as unknown as SourceTag;
+      if (typeof record.in === 'string') this.#tags(conversation).in = record.in;
       if (typeof record.k === 'number') {
         for (const seq of pending.keys()) if (seq <= record.k) pending.delete(seq);
       }

@@ -81,6 +81,10 @@ export interface SessionState {
   /** The model call the main agent has open and its last text block, for block ids. */
   messageId?: string;
   textIndex?: number;
+  /** The CLI's cumulative cost in the current process, as its last `result` said (USD). */
+  processCostUsd?: number;
+  /** What the conversation has cost in all its processes so far (USD). */
+  costUsd?: number;
 }
 
 /** What one step produced: frames for the gateway (in order) and lines for the CLI's stdin. */

@@ -51,15 +51,27 @@ import { type CliEvent, classifyApiError } from './translator.js';
 
 const FALLBACK_ROUTE: Route = { chatId: 0 };
 
+/** Who a session is: the prefix of its turn ids and the conversation's route. */
+export interface SessionIdentity {
+  idPrefix?: string;
+  route?: Route;
+}
+
 /**
  * The machine. Methods mutate `state` and return the step; the caller persists `state` when it must
  * (see the bridge's snapshot rule) and hands the frames to the channel in the order given.
  */
 export class Session {
   state: SessionState;
+  /** Prepended to every turn id, so turns of different conversations never share an id. */
+  readonly #idPrefix: string;
+  /** The conversation's own route (absent for a session shared by several chats). */
+  readonly #route: Route | undefined;
 
-  constructor(state: SessionState = initialSessionState()) {
+  constructor(state: SessionState = initialSessionState(), identity: SessionIdentity = {}) {
     this.state = state;
+    this.#idPrefix = identity.idPrefix ?? '';
+    this.#route = identity.route;
   }
 
   /** A new process was started (or is about to be): nothing is running, nothing is waiting. */
@@ -75,6 +87,8 @@ export class Session {
     s.prompts = {};
     s.controls = {};
     delete s.messageId;
+    // The CLI's `total_cost_usd` counts from zero again in a new process.
+    s.processCostUsd = 0;
     return { frames: this.#status('idle'), writes: [] };
   }
 
@@ -221,14 +235,17 @@ export class Session {
     state?: AgentState;
   }): FrameOf<'status'> {
     const s = this.state;
+    const route = this.#route ?? s.turn?.route ?? s.lastRoute;
     return {
       type: 'status',
+      ...(route !== undefined ? { route } : {}),
       state: extra.state ?? this.agentState(),
       ...(s.model !== undefined ? { model: s.model } : {}),
       ...(s.mode !== undefined ? { mode: s.mode } : {}),
       ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}),
       ...(s.turn && s.turn.commandId === undefined ? { turnId: s.turn.id } : {}),
       ...(extra.pid !== undefined ? { pid: extra.pid } : {}),
+      ...(extra.commandId !== undefined ? { costUsd: s.costUsd ?? 0 } : {}),
       ...(extra.detail !== undefined ? { detail: extra.detail.slice(-4000) } : {}),
       ...(extra.commandId !== undefined ? { commandId: extra.commandId } : {}),
     };
@@ -240,7 +257,7 @@ export class Session {
     const s = this.state;
     s.turnCounter += 1;
     const turn: Turn = {
-      id: `g${s.generation}-t${s.turnCounter}`,
+      id: `${this.#idPrefix}g${s.generation}-t${s.turnCounter}`,
       route,
       interruptRequested: false,
       ...(commandId !== undefined ? { commandId } : {}),
@@ -451,6 +468,20 @@ export class Session {
     }
   }
 
+  /**
+   * Books the CLI's cumulative cost of this process (`total_cost_usd` on `result`): returns what this
+   * turn cost and adds it to the conversation's total. The CLI's figure covers the process, not the turn,
+   * and starts again at zero in a resumed process.
+   */
+  #chargeCost(total: number | undefined): number | undefined {
+    if (total === undefined) return undefined;
+    const s = this.state;
+    const cost = Math.max(0, total - (s.processCostUsd ?? 0));
+    s.processCostUsd = total;
+    s.costUsd = (s.costUsd ?? 0) + cost;
+    return cost;
+  }
+
   #endTurn(event: Extract<CliEvent, { kind: 'result' }>, step: Step, now: number): void {
     const s = this.state;
     const turn = s.turn;
@@ -459,6 +490,7 @@ export class Session {
       return;
     }
     const ok = event.subtype === 'success' && !event.isError;
+    const cost = this.#chargeCost(event.costUsd);
     if (turn.commandId !== undefined) {
       step.frames.push({
         type: 'command_result',
@@ -474,7 +506,7 @@ export class Session {
         outcome,
         ...(outcome === 'error' ? { error: failureWords(event).slice(0, 4000) } : {}),
         ...(event.usage ? { usage: event.usage } : {}),
-        ...(event.costUsd !== undefined ? { costUsd: event.costUsd } : {}),
+        ...(cost !== undefined ? { costUsd: cost, sessionCostUsd: s.costUsd ?? cost } : {}),
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
       });
     }

@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppFrame, FrameOf } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
 import type { ChildRecord } from './child.js';
 import type { HistoryEntry } from './history.js';
 import { writeFileAtomic } from './outbox.js';
@@ -59,6 +59,12 @@ export interface Snapshot {
   transcript?: TranscriptCursors;
   /** Recent exchanges for `/status`, oldest first (see `history.ts`). */
   history?: HistoryEntry[];
+  /** The conversation's route (absent for the shared session), so the directory says whose it is. */
+  route?: Route;
+  /** The conversation's display name (`/rename`, or the config's). */
+  name?: string;
+  /** When the conversation last had input or output (ms): the least recently used is stopped first. */
+  lastActiveAt?: number;
   /** Recent exits (ms), for crash-loop detection. */
   exits: number[];
   crashLoop?: boolean;

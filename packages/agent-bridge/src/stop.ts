@@ -7,9 +7,10 @@
  * cleared only once the process is proven gone, so a later bridge never adopts a dead pid's successor
  * and never starts a second CLI next to a live one.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError, type Logger, silentLogger } from '@switchyard/protocol';
-import { adoptChild, liveness } from './child.js';
+import { adoptChild, type ChildRecord, liveness } from './child.js';
 import { readSnapshot, SNAPSHOT_FILE, type Snapshot, writeSnapshot } from './snapshot.js';
 
 /** Options of {@link stopRecordedClaude}. */
@@ -59,4 +60,44 @@ export async function stopRecordedClaude(
   delete snapshot.child;
   writeSnapshot(path, snapshot);
   return state === 'alive' ? 'stopped' : 'not_running';
+}
+
+/**
+ * Stops every Claude process recorded under a bridge's state directory: each conversation's
+ * (`conversations/<dir>/bridge.json`) and a single-session record from before conversations. Same
+ * contract as {@link stopRecordedClaude}; the result is the least certain of all: `unknown` if any
+ * was, else `stopped` if any was running, else `not_running`.
+ */
+export async function stopAllRecordedClaude(
+  options: StopRecordedClaudeOptions,
+): Promise<'stopped' | 'not_running' | 'unknown'> {
+  const dirs = sessionDirs(options.stateDir);
+  const results = await Promise.all(dirs.map((stateDir) => stopRecordedClaude({ ...options, stateDir })));
+  if (results.includes('unknown')) return 'unknown';
+  return results.includes('stopped') ? 'stopped' : 'not_running';
+}
+
+/** The directories under a bridge's state directory that may hold a session record (`bridge.json`). */
+function sessionDirs(stateDir: string): string[] {
+  const root = join(stateDir, 'conversations');
+  const dirs = [stateDir];
+  if (existsSync(root)) for (const name of readdirSync(root)) dirs.push(join(root, name));
+  return dirs;
+}
+
+/**
+ * Every Claude process recorded under a bridge's state directory (live or not): the directory of its
+ * session and its record. For operators' tools and tests; reads only, and skips unreadable snapshots.
+ */
+export function recordedProcesses(stateDir: string): { dir: string; record: ChildRecord }[] {
+  const found: { dir: string; record: ChildRecord }[] = [];
+  for (const dir of sessionDirs(stateDir)) {
+    try {
+      const record = readSnapshot(join(dir, SNAPSHOT_FILE))?.child;
+      if (record) found.push({ dir, record });
+    } catch {
+      // being rewritten, or not ours to read
+    }
+  }
+  return found;
 }

@@ -94,8 +94,13 @@ export interface SupervisorHost {
   persist(force: boolean): void;
   /** A new process started: read its stdout from offset 0; nothing from here on is a replay. */
   onStarted(): void;
-  /** The process is gone (its own frames already sent): report what was waiting for it. */
-  onExited(): void;
+  /**
+   * The process is gone (its own frames already sent): report what was waiting for it — or, when
+   * `restarting`, keep it for the process that is about to start.
+   */
+  onExited(restarting: boolean): void;
+  /** Whether a process may be started now (false while the agent's process slots are all taken). */
+  mayStart(): boolean;
 }
 
 /** Owns the handle on the Claude process and decides when one is started. */
@@ -147,8 +152,9 @@ export class Supervisor {
     const log = this.#options.log;
     const args = claudeArgs({
       resume: session.state.sessionId,
-      model: this.#options.model,
-      permissionMode: this.#options.permissionMode,
+      // What `/model` and `/mode` set last in this conversation outlives its process.
+      model: session.state.model ?? this.#options.model,
+      permissionMode: session.state.mode ?? this.#options.permissionMode,
       mcpConfig: this.#options.mcpConfig,
       extra: this.#options.claudeArgs,
     });
@@ -177,11 +183,14 @@ export class Supervisor {
       ]);
       return false;
     }
+    // The record is on disk before anything else happens: a bridge killed after this point adopts the
+    // process; one killed before it never wrote anything that depends on it.
     snapshot.child = child.record;
     snapshot.stdoutOffset = 0;
     this.#host.onStarted();
-    this.#host.emit(session.processStarted().frames);
+    const started = session.processStarted();
     this.#host.persist(true);
+    this.#host.emit(started.frames);
     log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');
     return true;
   }
@@ -197,6 +206,11 @@ export class Supervisor {
       snapshot.exits = [];
     }
     return this.spawn();
+  }
+
+  /** Whether a line written now would reach a live process (see `ChildHandle.writable`). */
+  writable(): boolean {
+    return this.#child !== undefined && !this.#unknown && this.#child.writable();
   }
 
   /** Writes one line into the process's stdin; throws if there is no process or nothing reads the fifo. */
@@ -289,7 +303,10 @@ export class Supervisor {
     log.warn({ pid: snapshot.child?.pid, stderr: stderr.slice(-500) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
     this.#host.emit(session.processExited(detail).frames);
-    this.#host.onExited();
+    const now = Date.now();
+    const exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
+    const restarting = this.#options.restartOnExit && exits.length <= crashLoop.maxExits && !this.#stopped;
+    this.#host.onExited(restarting);
     this.#host.emit([
       {
         type: 'operator_event',
@@ -304,8 +321,7 @@ export class Supervisor {
     this.#child?.detach();
     this.#child = undefined;
     delete snapshot.child;
-    const now = Date.now();
-    snapshot.exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
+    snapshot.exits = exits;
     if (snapshot.exits.length > crashLoop.maxExits) {
       snapshot.crashLoop = true;
       this.#host.emit([
@@ -321,7 +337,8 @@ export class Supervisor {
       const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
       this.#restartTimer = setTimeout(() => {
         this.#restartTimer = undefined;
-        if (!this.#stopped && !this.#child) this.spawn();
+        // Without a free slot the conversation stays stopped; its next message resumes it.
+        if (!this.#stopped && !this.#child && this.#host.mayStart()) this.spawn();
       }, delay);
     }
   }

@@ -39,7 +39,11 @@ function messageHeader(message: FrameOf<'user_message'>): string {
   parts.push(`from=${quote(name)}`);
   if (message.replyTo) {
     parts.push(`reply_to=${message.replyTo.messageId}`);
-    if (message.replyTo.text) parts.push(`quoting=${quote(message.replyTo.text.slice(0, 300))}`);
+    if (message.replyTo.text) {
+      // Someone not on the allowlist: their words are material to read, never instructions to follow.
+      const label = message.replyTo.author === 'third_party' ? 'quoting_third_party' : 'quoting';
+      parts.push(`${label}=${quote(message.replyTo.text.slice(0, 300))}`);
+    }
   }
   parts.push(deliveryMarker(message.inboundId));
   return `[telegram ${parts.join(' ')}]`;

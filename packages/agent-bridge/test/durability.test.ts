@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CONVERSATIONS_DIR,
+  conversationDir,
   createBridge,
   FileChannelStore,
   liveness,
@@ -14,7 +16,7 @@ import {
   StdoutReader,
   stopRecordedClaude,
 } from '../src/index.js';
-import { createRig, type Rig } from './harness.js';
+import { createRig, type Rig, userMessage } from './harness.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -130,10 +132,16 @@ describe('bad binaries', () => {
       stuckAfterMs: 60_000,
     });
     await missing.start();
+    // Processes start per conversation, at its first message.
+    await rig.send(userMessage('bad-1', 'hello'));
     const event = await rig.waitFor((f) => f.type === 'operator_event' && f.kind === 'cli_missing');
     expect(event.type === 'operator_event' && event.message).toContain('/nonexistent/claude');
     expect(missing.status().state).toBe('exited');
     await missing.stop('shutdown');
+    // A rig of its own: this gateway side has sent `bad-1` already, and a bridge with a fresh state
+    // directory starts its duplicate filter over (the channel's resync is tested in the protocol).
+    await rig.cleanup();
+    rig = await createRig([]);
 
     const script = join(rig.root, 'bad-claude');
     writeFileSync(script, '#!/bin/sh\necho "error: not logged in, run claude login" >&2\nexit 3\n');
@@ -150,6 +158,7 @@ describe('bad binaries', () => {
       crashLoop: { maxExits: 2, windowMs: 60_000 },
     });
     await failing.start();
+    await rig.send(userMessage('bad-2', 'hello'));
     const exited = await rig.waitFor(
       (f) => f.type === 'operator_event' && f.kind === 'cli_exited',
       20_000,
@@ -159,7 +168,8 @@ describe('bad binaries', () => {
     // Restarted with backoff until the crash loop is detected, then left alone.
     await rig.waitFor((f) => f.type === 'operator_event' && f.kind === 'crash_loop', 20_000, since);
     await failing.stop('shutdown');
-    expect(JSON.parse(readFileSync(join(rig.root, 's2', 'bridge.json'), 'utf8')).crashLoop).toBe(true);
+    const conversation = join(rig.root, 's2', CONVERSATIONS_DIR, conversationDir('42'));
+    expect(JSON.parse(readFileSync(join(conversation, 'bridge.json'), 'utf8')).crashLoop).toBe(true);
   }, 40_000);
 
   it('stopRecordedClaude: SIGTERM ignored → SIGKILL after the grace, record cleared; then not_running', async () => {
@@ -179,18 +189,20 @@ describe('bad binaries', () => {
       stuckAfterMs: 60_000,
     });
     await bridge.start();
+    await rig.sendAcked(userMessage('stubborn-1', 'hello'));
     const pid = bridge.status().pid as number;
     await bridge.stop('restart');
-    const record = () => JSON.parse(readFileSync(join(stateDir, 'bridge.json'), 'utf8')).child;
+    const conversation = join(stateDir, CONVERSATIONS_DIR, conversationDir('42'));
+    const record = () => JSON.parse(readFileSync(join(conversation, 'bridge.json'), 'utf8')).child;
     expect(record()?.pid).toBe(pid);
     const started = Date.now();
-    expect(await stopRecordedClaude({ stateDir, graceMs: 300 })).toBe('stopped');
+    expect(await stopRecordedClaude({ stateDir: conversation, graceMs: 300 })).toBe('stopped');
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     // Gone, or a zombie until this process (its parent) reaps it.
     const after = readStartTime(pid);
     expect(!after.ok || after.zombie).toBe(true);
     expect(record()).toBeUndefined();
-    expect(await stopRecordedClaude({ stateDir })).toBe('not_running');
+    expect(await stopRecordedClaude({ stateDir: conversation })).toBe('not_running');
     expect(await stopRecordedClaude({ stateDir: join(rig.root, 'nothing-here') })).toBe('not_running');
   }, 20_000);
 });

@@ -15,7 +15,7 @@ import {
   type FrameOf,
 } from '@switchyard/protocol';
 import { createScriptedModel, type Rule, type ScriptedModel } from '@switchyard/sandbox';
-import type { BridgeOptions } from '../src/index.js';
+import { type BridgeOptions, recordedProcesses } from '../src/index.js';
 
 export const CLAUDE_BIN = realpathSync(join(import.meta.dirname, '../../../node_modules/.bin/claude'));
 
@@ -39,6 +39,7 @@ export interface Rig {
   send(frame: AppFrame): Promise<void>;
   /** Sends a reliable frame and resolves once the bridge has acknowledged it (handled and recorded). */
   sendAcked(frame: AppFrame, timeoutMs?: number): Promise<void>;
+  /** The pid of a Claude process the bridge recorded (the first conversation's with one). */
   recordedPid(): number | undefined;
   cleanup(): Promise<void>;
 }
@@ -130,18 +131,10 @@ export async function createRig(rules: readonly Rule[]): Promise<Rig> {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
   };
-  const recordedPid = (): number | undefined => {
-    try {
-      return (JSON.parse(readFileSync(join(stateDir, 'bridge.json'), 'utf8')) as { child?: { pid: number } })
-        .child?.pid;
-    } catch {
-      return undefined;
-    }
-  };
+  const recordedPid = (): number | undefined => recordedProcesses(stateDir)[0]?.record.pid;
   const pids = new Set<number>();
   const track = setInterval(() => {
-    const pid = recordedPid();
-    if (pid) pids.add(pid);
+    for (const { record } of recordedProcesses(stateDir)) pids.add(record.pid);
   }, 200);
   const waitFor = (
     predicate: (frame: AppFrame) => boolean,
@@ -200,8 +193,7 @@ export async function createRig(rules: readonly Rule[]): Promise<Rig> {
     recordedPid,
     async cleanup() {
       clearInterval(track);
-      const pid = recordedPid();
-      if (pid) pids.add(pid);
+      for (const { record } of recordedProcesses(stateDir)) pids.add(record.pid);
       for (const p of pids) {
         try {
           process.kill(-p, 'SIGKILL');

@@ -166,7 +166,7 @@ describe('bridge scenarios with the real CLI', () => {
     const since = rig.frames.length;
     await rig.send(userMessage('in-long', 'long story'));
     await waitType('text_delta', since);
-    await rig.send({ type: 'interrupt', commandId: 'cmd-stop' });
+    await rig.send({ type: 'interrupt', commandId: 'cmd-stop', route: { chatId: 42 } });
     const result = await waitType('command_result', since, (f) => f.commandId === 'cmd-stop');
     expect(result.ok).toBe(true);
     const ended = await waitType('turn_ended', since);
@@ -212,19 +212,29 @@ describe('bridge scenarios with the real CLI', () => {
 
   it('set_model and set_mode are confirmed only by the CLI; a mode it refuses fails with its reason', async () => {
     const since = rig.frames.length;
-    await rig.send({ type: 'set_model', commandId: 'cmd-model', model: 'claude-sonnet-4-5' });
+    await rig.send({
+      type: 'set_model',
+      commandId: 'cmd-model',
+      route: { chatId: 42 },
+      model: 'claude-sonnet-4-5',
+    });
     expect(await waitType('command_result', since, (f) => f.commandId === 'cmd-model')).toMatchObject({
       ok: true,
     });
-    await rig.send({ type: 'set_mode', commandId: 'cmd-mode', mode: 'acceptEdits' });
+    await rig.send({ type: 'set_mode', commandId: 'cmd-mode', route: { chatId: 42 }, mode: 'acceptEdits' });
     expect(await waitType('command_result', since, (f) => f.commandId === 'cmd-mode')).toMatchObject({
       ok: true,
     });
-    await rig.send({ type: 'set_mode', commandId: 'cmd-bypass', mode: 'bypassPermissions' });
+    await rig.send({
+      type: 'set_mode',
+      commandId: 'cmd-bypass',
+      route: { chatId: 42 },
+      mode: 'bypassPermissions',
+    });
     const refused = await waitType('command_result', since, (f) => f.commandId === 'cmd-bypass');
     expect(refused.ok).toBe(false);
     expect(refused.message).toBeTruthy();
-    await rig.send({ type: 'status_request', commandId: 'cmd-status' });
+    await rig.send({ type: 'status_request', commandId: 'cmd-status', route: { chatId: 42 } });
     const status = await waitType('status', since, (f) => f.commandId === 'cmd-status');
     expect(status).toMatchObject({ model: 'claude-sonnet-4-5', mode: 'acceptEdits' });
     const before = rig.model.messageRequests().length;
@@ -236,7 +246,7 @@ describe('bridge scenarios with the real CLI', () => {
       .filter((r) => r.view?.kind === 'main');
     expect(main.length).toBeGreaterThan(0);
     expect(main.every((r) => r.view?.model === 'claude-sonnet-4-5')).toBe(true);
-    await rig.send({ type: 'set_mode', commandId: 'cmd-mode-back', mode: 'default' });
+    await rig.send({ type: 'set_mode', commandId: 'cmd-mode-back', route: { chatId: 42 }, mode: 'default' });
     await waitType('command_result', since, (f) => f.commandId === 'cmd-mode-back');
   });
 
@@ -268,7 +278,7 @@ describe('bridge scenarios with the real CLI', () => {
     const prompt = await waitType('permission_request', since);
     await rig.send({ type: 'permission_answer', requestId: prompt.requestId, decision: 'allow' });
     await rig.send(userMessage('in-s2', 'also mention that'));
-    await rig.send({ type: 'clear', commandId: 'cmd-clear' });
+    await rig.send({ type: 'clear', commandId: 'cmd-clear', route: { chatId: 42 } });
     await rig.send(userMessage('in-after', 'after clear'));
     const cleared = await waitType('command_result', since, (f) => f.commandId === 'cmd-clear');
     expect(cleared.ok).toBe(true);
@@ -290,7 +300,7 @@ describe('bridge scenarios with the real CLI', () => {
     expect(bridge.status().sessionId).not.toBe(sessionBefore);
   });
 
-  it('stuck: no output for stuckAfterMs is reported; held /clear and message are reported when the CLI dies', async () => {
+  it('stuck: no output for stuckAfterMs is reported; held /clear and message outlive the CLI and run in the next one', async () => {
     const since = rig.frames.length;
     await rig.send(userMessage('in-hang', 'hang now'));
     const turn = await waitType('turn_started', since);
@@ -299,20 +309,22 @@ describe('bridge scenarios with the real CLI', () => {
     expect(stuck.message).toContain('/stop');
     // Only this turn was ever reported stuck (the 1 s tool earlier stayed inside the limit).
     expect(rig.frames.filter((f) => f.type === 'operator_event' && f.kind === 'stuck')).toHaveLength(1);
-    // Held behind the hung turn, then the process dies: nothing is dropped silently.
-    await rig.send({ type: 'clear', commandId: 'cmd-clear2' });
+    // Held behind the hung turn, then the process dies: the hung turn fails, and what was held is kept
+    // for the process started next (restartOnExit), in order — nothing is dropped.
+    await rig.send({ type: 'clear', commandId: 'cmd-clear2', route: { chatId: 42 } });
     await rig.send(userMessage('in-held', 'held message'));
     await sleep(200);
     const pid = rig.recordedPid() as number;
     process.kill(pid, 'SIGKILL');
-    const unread = await waitType('messages_unread', since);
-    expect(unread.inboundIds).toEqual(['in-held']);
-    expect(await waitType('command_result', since, (f) => f.commandId === 'cmd-clear2')).toMatchObject({
-      ok: false,
-    });
     expect(await waitType('turn_ended', since, (f) => f.turnId === turn.turnId)).toMatchObject({
       outcome: 'error',
     });
     await waitType('operator_event', since, (f) => f.kind === 'cli_exited');
+    expect(await waitType('command_result', since, (f) => f.commandId === 'cmd-clear2')).toMatchObject({
+      ok: true,
+    });
+    const held = await waitType('turn_started', since, (f) => f.inboundIds.includes('in-held'));
+    await waitType('turn_ended', since, (f) => f.turnId === held.turnId);
+    expect(rig.of('messages_unread').filter((f) => f.inboundIds.includes('in-held'))).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ describe('status history from the transcript, real CLI', () => {
     for (let attempt = 1; ; attempt++) {
       const commandId = `st-${++asked}`;
       const since = rig.frames.length;
-      await rig.send({ type: 'status_request', commandId });
+      await rig.send({ type: 'status_request', commandId, route: { chatId: 42 } });
       try {
         const status = (await rig.waitFor(
           (f) => f.type === 'status' && f.commandId === commandId,
@@ -100,7 +100,7 @@ describe('status history from the transcript, real CLI', () => {
   it('follows the new session file after /clear', async () => {
     const before = await history();
     const since = rig.frames.length;
-    await rig.send({ type: 'clear', commandId: 'c-1' });
+    await rig.send({ type: 'clear', commandId: 'c-1', route: { chatId: 42 } });
     await rig.waitFor((f) => f.type === 'command_result' && f.commandId === 'c-1', 30_000, since);
     await turn('h-4', 'after clear');
     expect(await historyOf(before.length + 3)).toEqual([

@@ -56,6 +56,21 @@ const cardSchema = z
   })
   .optional();
 
+/**
+ * Per-chat or per-topic settings: a forum whose topics are projects gets one working directory per topic.
+ * A topic's entry inherits its chat's entry, which inherits the agent's.
+ */
+const chatSchema = z.strictObject({
+  chat: telegramChatId,
+  topic: z.number({ error: 'expected a forum topic id (integer)' }).int().positive().optional(),
+  name: z.string().min(1).max(200).optional(),
+  workDir: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  permissionMode: z.enum(PERMISSION_MODES).optional(),
+  /** `addressed` (default): in groups, only mentions, replies to the bot and commands. `all`: everything. */
+  listen: z.enum(['addressed', 'all']).optional(),
+});
+
 const agentSchema = z.strictObject({
   name: agentName,
   /** Absent: the agent runs against the local Telegram sandbox. */
@@ -81,6 +96,13 @@ const agentSchema = z.strictObject({
   stateDir: z.string().min(1).optional(),
   runtimeDir: z.string().min(1).optional(),
   card: cardSchema,
+  /** `per-chat` (default): every chat and forum topic is its own Claude session. `shared`: one for all. */
+  conversations: z.enum(['per-chat', 'shared']).optional(),
+  /** Claude processes kept at most (each ~170 MB); the least recently used idle one is stopped. */
+  maxLiveSessions: z.number().int().min(1).max(64).optional(),
+  /** An idle Claude process is stopped after this long; the next message resumes it. */
+  idleStopMinutes: z.number().positive().optional(),
+  chats: z.array(chatSchema).optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -117,6 +139,56 @@ export interface AgentConfig {
   runtimeDir: string;
   socketPath: string;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
+  conversations: 'per-chat' | 'shared';
+  maxLiveSessions: number;
+  idleStopMs: number;
+  /** Per-chat and per-topic settings, paths absolute. */
+  chats: ChatConfig[];
+}
+
+/** One `chats:` entry, resolved. */
+export interface ChatConfig {
+  chatId: number;
+  threadId: number | undefined;
+  name: string | undefined;
+  workDir: string | undefined;
+  model: string | undefined;
+  permissionMode: (typeof PERMISSION_MODES)[number] | undefined;
+  listen: 'addressed' | 'all';
+}
+
+/** What a `chats:` entry may set for a conversation. */
+export interface ChatSettings {
+  name?: string;
+  workDir?: string;
+  model?: string;
+  permissionMode?: (typeof PERMISSION_MODES)[number];
+}
+
+/**
+ * The settings of one conversation: its topic's entry over its chat's entry (the agent's own apply
+ * where neither says).
+ */
+export function chatSettings(
+  agent: Pick<AgentConfig, 'chats'>,
+  route: { chatId: number; threadId?: number | undefined },
+): ChatSettings {
+  const chat = agent.chats.find((c) => c.chatId === route.chatId && c.threadId === undefined);
+  const topic =
+    route.threadId === undefined
+      ? undefined
+      : agent.chats.find((c) => c.chatId === route.chatId && c.threadId === route.threadId);
+  const pick = (key: 'name' | 'workDir' | 'model' | 'permissionMode') => topic?.[key] ?? chat?.[key];
+  const out: ChatSettings = {};
+  const name = pick('name');
+  if (name !== undefined) out.name = name;
+  const workDir = pick('workDir');
+  if (workDir !== undefined) out.workDir = workDir;
+  const model = pick('model');
+  if (model !== undefined) out.model = model;
+  const permissionMode = topic?.permissionMode ?? chat?.permissionMode;
+  if (permissionMode !== undefined) out.permissionMode = permissionMode;
+  return out;
 }
 
 /** A validated config: the file it came from and its agents, ready for the factories. */
@@ -176,6 +248,19 @@ export function parseConfig(text: string, file: string, environment: ConfigEnvir
   result.data.agents.forEach((agent, i) => {
     if (names.has(agent.name)) problems.push(`agents[${i}].name: "${agent.name}" is used by another agent`);
     names.add(agent.name);
+    const places = new Set<string>();
+    (agent.chats ?? []).forEach((chat, j) => {
+      const place = `${chat.chat}:${chat.topic ?? ''}`;
+      if (places.has(place)) {
+        problems.push(
+          `agents[${i}].chats[${j}]: chat ${chat.chat}${chat.topic ? ` topic ${chat.topic}` : ''} is listed twice`,
+        );
+      }
+      places.add(place);
+      if (chat.topic !== undefined && chat.listen !== undefined) {
+        problems.push(`agents[${i}].chats[${j}].listen: set listen on the chat's own entry (without topic)`);
+      }
+    });
   });
   const base = path.dirname(file);
   const agents = result.data.agents.map((agent) => resolveAgent(agent, base, environment));
@@ -231,6 +316,18 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     stateDir,
     runtimeDir,
     socketPath: path.join(runtimeDir, 'bridge.sock'),
+    conversations: raw.conversations ?? 'per-chat',
+    maxLiveSessions: raw.maxLiveSessions ?? 4,
+    idleStopMs: Math.round((raw.idleStopMinutes ?? 30) * 60_000),
+    chats: (raw.chats ?? []).map((chat) => ({
+      chatId: chat.chat,
+      threadId: chat.topic,
+      name: chat.name,
+      workDir: chat.workDir ? abs(chat.workDir) : undefined,
+      model: chat.model,
+      permissionMode: chat.permissionMode,
+      listen: chat.listen ?? 'addressed',
+    })),
     card: {
       ...(raw.card?.showDelayMs !== undefined ? { showDelayMs: raw.card.showDelayMs } : {}),
       ...(raw.card?.stuckAfterMs !== undefined ? { stuckAfterMs: raw.card.stuckAfterMs } : {}),

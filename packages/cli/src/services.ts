@@ -4,10 +4,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Bridge, createBridge, stopRecordedClaude } from '@switchyard/agent-bridge';
+import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/agent-bridge';
 import { createGateway, type Gateway } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
-import { type AgentConfig, type ConfigEnvironment, readToken } from './config.js';
+import { type AgentConfig, type ConfigEnvironment, chatSettings, readToken } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
 
 /** Each service keeps its own part of the agent's state directory. */
@@ -32,6 +32,10 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     ...(agent.claude.mcpConfig ? { mcpConfig: agent.claude.mcpConfig } : {}),
     restartOnExit: agent.claude.restartOnExit,
     stuckAfterMs: agent.claude.stuckAfterMs,
+    conversations: agent.conversations,
+    maxLiveSessions: agent.maxLiveSessions,
+    idleStopMs: agent.idleStopMs,
+    settingsFor: (route) => chatSettings(agent, route),
     logger,
   });
 }
@@ -57,6 +61,7 @@ export function makeGateway(
     apiRoot: agent.apiRoot,
     allowUsers: agent.allow,
     ...(agent.allowChats.length > 0 ? { allowChats: agent.allowChats } : {}),
+    listenAllChats: agent.chats.filter((c) => c.listen === 'all').map((c) => c.chatId),
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
     card: agent.card,
@@ -66,14 +71,15 @@ export function makeGateway(
 }
 
 /**
- * Ends the agent's Claude process for good (a bridge stop leaves it running on purpose). Stop the
+ * Ends the agent's Claude processes for good, one per conversation (a bridge stop leaves them running on
+ * purpose). Stop the
  * bridge first: a running bridge configured to restart Claude would start a new one.
  */
 export function stopClaude(
   agent: AgentConfig,
   logger: Logger,
 ): Promise<'stopped' | 'not_running' | 'unknown'> {
-  return stopRecordedClaude({ stateDir: serviceStateDir(agent, 'bridge'), logger });
+  return stopAllRecordedClaude({ stateDir: serviceStateDir(agent, 'bridge'), logger });
 }
 
 /**

@@ -64,6 +64,12 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
         options.onAgentStatus(f);
         commands.answer(f);
         return;
+      case 'sessions':
+        commands.answer(f);
+        return;
+      case 'session_waiting':
+        options.live()?.turns.frame(f);
+        return;
       case 'operator_event':
         options.setLastError(f.message);
         logger.warn({ event: 'operator_event', kind: f.kind, turn: f.turnId }, 'agent reported a problem');
@@ -81,6 +87,9 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
       case 'compact':
       case 'clear':
       case 'status_request':
+      case 'rename':
+      case 'stop_session':
+      case 'sessions_request':
         logger.warn({ event: 'unexpected_frame', type: f.type }, 'the bridge sent a gateway-to-bridge frame');
         return;
       default:

@@ -13,6 +13,7 @@ import {
   PERMISSION_MODES,
   type PermissionMode,
   type Route,
+  type SessionInfo,
 } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
 import type { GatewayStatus } from './gateway.js';
@@ -27,14 +28,17 @@ export const COMMANDS = [
   { command: 'compact', description: 'Compact the conversation' },
   { command: 'clear', description: 'Start a new conversation' },
   { command: 'new', description: 'Start a new conversation (same as /clear)' },
-  { command: 'status', description: 'Agent state, model, queue, pins' },
+  { command: 'status', description: 'This conversation: state, model, queue, cost' },
+  { command: 'sessions', description: 'All conversations of this agent, with stop and reset' },
+  { command: 'rename', description: 'Name this conversation: /rename NAME' },
   { command: 'pins', description: 'List the pinned progress cards' },
   { command: 'restart', description: 'Restart the agent bridge' },
 ] as const satisfies readonly { command: string; description: string }[];
 
 /** A parsed command, or the reply to give when it was malformed. */
 export type Command =
-  | { name: 'start' | 'help' | 'stop' | 'compact' | 'clear' | 'status' | 'pins' | 'restart' }
+  | { name: 'start' | 'help' | 'stop' | 'compact' | 'clear' | 'status' | 'pins' | 'restart' | 'sessions' }
+  | { name: 'rename'; title: string }
   | { name: 'model'; model: string | undefined }
   | { name: 'mode'; mode: PermissionMode | undefined }
   | { name: 'invalid'; reply: string }
@@ -61,7 +65,12 @@ export function parseCommand(
     case 'status':
     case 'pins':
     case 'restart':
+    case 'sessions':
       return args ? { name: 'invalid', reply: `/${name} takes no arguments.` } : { name };
+    case 'rename':
+      if (!args) return { name: 'invalid', reply: 'Give the new name: /rename NAME.' };
+      if (args.length > 200) return { name: 'invalid', reply: 'A name is at most 200 characters.' };
+      return { name: 'rename', title: args };
     case 'clear':
     case 'new':
       return args ? { name: 'invalid', reply: `/${name} takes no arguments.` } : { name: 'clear' };
@@ -140,10 +149,13 @@ export interface CommandRunnerOptions {
   models: readonly string[];
   /** Queues a plain reply in the chat's courier lane; never awaited, so a handler never waits on the budget. */
   reply(route: Route, text: string): void;
+  /** Like `reply`, with inline buttons under the text. */
+  replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): void;
   /** Hands a frame to the bridge (reliable ones are durable when it resolves). */
   send(frame: GatewayToBridge): Promise<void>;
   connected(): boolean;
-  status(): GatewayStatus;
+  /** The gateway's view, narrowed to one conversation when `route` is given. */
+  status(route?: Route): GatewayStatus;
   listPins(): PinRow[];
   restartBridge?: (() => Promise<void>) | undefined;
   /**
@@ -164,25 +176,99 @@ export interface CommandRunnerOptions {
 export interface CommandRunner {
   /** Runs a parsed command; resolves once its frame is queued for the bridge (never waits for the agent). */
   run(command: Command, route: Route): Promise<void>;
-  /** A `command_result`, or a `status` that may answer `/status`; replies in the asking chat. */
-  answer(frame: FrameOf<'command_result' | 'status'>): void;
+  /** A `command_result`, a `status` or `sessions` that may answer a command; replies in the asking chat. */
+  answer(frame: FrameOf<'command_result' | 'status' | 'sessions'>): void;
+  /**
+   * A press on a `/sessions` button (callback data starting with {@link SESSION_BUTTON_PREFIX}): queues
+   * its command and returns the text to answer the press with; `undefined` when the data is not one.
+   */
+  press(data: string, from: Route): Promise<string | undefined>;
   /** Drops pending `/status` timers; for shutdown. */
   stop(): void;
 }
 
-/** The `/status` text: agent state, model, mode, turn, queue, bridge, last error, prompts and pins. */
-export function statusText(s: GatewayStatus): string {
+/** An inline button: its label and callback data. */
+export interface InlineButton {
+  text: string;
+  callback_data: string;
+}
+
+/** Callback data of `/sessions` buttons: `ss:<stop|reset>:<chatId>[:<threadId>]`. */
+export const SESSION_BUTTON_PREFIX = 'ss:';
+
+/**
+ * The `/status` text for one conversation: its state, model, mode, turn, queue and cost (from the
+ * bridge's answer when there is one), then the agent's bridge, polling, last error, prompts and pins.
+ */
+export function statusText(s: GatewayStatus, conversation?: FrameOf<'status'>, costUsd?: number): string {
   const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
+  const state = conversation?.state ?? s.agentState;
+  const model = conversation?.model ?? s.model;
+  const mode = conversation?.mode ?? s.mode;
   return [
-    `Agent: ${s.agentState ?? 'unknown'}`,
+    `Conversation: ${state === undefined ? 'unknown' : state === 'exited' ? 'no Claude process (resumes at your next message)' : state}`,
+    ...(costUsd !== undefined ? [`Cost so far: ${formatUsd(costUsd)}`] : []),
     `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
-    `Model: ${s.model ?? 'unknown'} · Mode: ${s.mode ?? 'unknown'}`,
+    `Model: ${model ?? 'unknown'} · Mode: ${mode ?? 'unknown'}`,
     `Current turn: ${turns}`,
     `Queue: ${s.inbox} message(s) waiting for the agent`,
     `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
     `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
     `Last error: ${s.lastError ?? 'none'}`,
   ].join('\n');
+}
+
+/** Dollars as the chat shows them. */
+export function formatUsd(usd: number): string {
+  return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
+}
+
+/** A conversation's label in `/sessions`: its name, or where it is. */
+function sessionLabel(info: SessionInfo): string {
+  if (info.name) return info.name;
+  const where = info.route.chatId > 0 ? `private chat ${info.route.chatId}` : `chat ${info.route.chatId}`;
+  return info.route.threadId === undefined ? where : `${where}, topic ${info.route.threadId}`;
+}
+
+/** The `/sessions` list: one line per conversation, most recently active first, with stop/reset buttons. */
+export function sessionsView(sessions: readonly SessionInfo[]): { text: string; buttons: InlineButton[][] } {
+  if (sessions.length === 0) return { text: 'No conversations yet.', buttons: [] };
+  const sorted = [...sessions].sort((a, b) => (b.lastActiveAt ?? 0) - (a.lastActiveAt ?? 0)).slice(0, 20);
+  const lines = sorted.map((info, index) => {
+    const parts = [
+      info.live ? `live, ${info.state}` : 'idle (no process)',
+      ...(info.turnId ? ['turn running'] : []),
+      ...(info.queued > 0 ? [`${info.queued} queued`] : []),
+      formatUsd(info.costUsd),
+    ];
+    return `${index + 1}. ${sessionLabel(info)} — ${parts.join(' · ')}`;
+  });
+  const data = (action: string, info: SessionInfo): string =>
+    `${SESSION_BUTTON_PREFIX}${action}:${info.route.chatId}${info.route.threadId === undefined ? '' : `:${info.route.threadId}`}`;
+  const buttons = sorted.map((info, index) => [
+    { text: `⏹ Stop ${index + 1}`, callback_data: data('stop', info) },
+    { text: `♻️ Reset ${index + 1}`, callback_data: data('reset', info) },
+  ]);
+  const more = sessions.length > sorted.length ? [`…and ${sessions.length - sorted.length} more`] : [];
+  return {
+    text: [
+      `${sessions.length} conversation(s):`,
+      ...lines,
+      ...more,
+      '',
+      'Stop ends a conversation’s Claude process (its next message resumes it); Reset starts it anew.',
+    ].join('\n'),
+    buttons,
+  };
+}
+
+/** Parses a `/sessions` button's data. */
+export function parseSessionButton(data: string): { action: 'stop' | 'reset'; route: Route } | undefined {
+  const match = /^ss:(stop|reset):(-?\d+)(?::(\d+))?$/.exec(data);
+  if (!match) return undefined;
+  const route: Route = { chatId: Number(match[2]) };
+  if (match[3] !== undefined) route.threadId = Number(match[3]);
+  return { action: match[1] as 'stop' | 'reset', route };
 }
 
 /** How many recent exchanges `/status` shows, and how much of each. */
@@ -213,6 +299,7 @@ export function historyText(history: FrameOf<'status'>['history']): string {
  */
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { reply, logger } = options;
+  /** Requests answered in memory (`/status`, `/sessions`): not reliable frames, so not kept durably. */
   const statusRoutes = new Map<string, Route>();
   const statusTimers = new Map<string, NodeJS.Timeout>();
   const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
@@ -289,9 +376,31 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
               );
             }, options.statusTimeoutMs ?? 3000),
           );
-          await options.send({ type: 'status_request', commandId });
+          await options.send({ type: 'status_request', commandId, route });
           return;
         }
+        case 'sessions': {
+          if (!options.connected()) {
+            reply(route, 'The agent is restarting (bridge disconnected); try /sessions again in a moment.');
+            return;
+          }
+          statusRoutes.set(commandId, route);
+          statusTimers.set(
+            commandId,
+            setTimeout(() => {
+              statusTimers.delete(commandId);
+              if (statusRoutes.delete(commandId)) reply(route, 'The agent did not answer; try again.');
+            }, options.statusTimeoutMs ?? 3000),
+          );
+          await options.send({ type: 'sessions_request', commandId });
+          return;
+        }
+        case 'rename':
+          return toBridge(
+            { type: 'rename', commandId, route, name: command.title },
+            route,
+            `Renaming this conversation…`,
+          );
         case 'pins': {
           const pins = options.listPins();
           reply(
@@ -342,7 +451,38 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       const timer = statusTimers.get(frame.commandId);
       if (timer) clearTimeout(timer);
       statusTimers.delete(frame.commandId);
-      reply(route, [statusText(options.status()), historyText(frame.history)].filter(Boolean).join('\n\n'));
+      if (frame.type === 'sessions') {
+        const view = sessionsView(frame.sessions);
+        options.replyWithButtons(route, view.text, view.buttons);
+        return;
+      }
+      reply(
+        route,
+        [statusText(options.status(route), frame, frame.costUsd), historyText(frame.history)]
+          .filter(Boolean)
+          .join('\n\n'),
+      );
+    },
+
+    async press(data, from) {
+      if (!data.startsWith(SESSION_BUTTON_PREFIX)) return undefined;
+      const parsed = parseSessionButton(data);
+      if (!parsed) return 'This button is not understood.';
+      const commandId = newId();
+      if (parsed.action === 'stop') {
+        await toBridge(
+          { type: 'stop_session', commandId, route: parsed.route },
+          from,
+          'Stopping that conversation…',
+        );
+      } else {
+        await toBridge(
+          { type: 'clear', commandId, route: parsed.route },
+          from,
+          'Resetting that conversation…',
+        );
+      }
+      return parsed.action === 'stop' ? 'Stopping…' : 'Resetting…';
     },
 
     stop() {

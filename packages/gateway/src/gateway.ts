@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
+  conversationKey,
   type Endpoint,
   type FrameOf,
   type GatewayToBridge,
@@ -24,7 +25,7 @@ import { createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
 import { type BudgetOptions, createBudget } from './budget.js';
 import type { CardOptions } from './card-driver.js';
-import { createCommandRunner } from './commands.js';
+import { createCommandRunner, type InlineButton } from './commands.js';
 import { createCourier } from './courier.js';
 import type { SweepReport } from './pins.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
@@ -42,6 +43,11 @@ export interface GatewayOptions {
   allowUsers: readonly number[];
   /** When given, only these chats; otherwise any chat an allowed user writes from. */
   allowChats?: readonly number[];
+  /**
+   * Groups where the bot reads every message (`listen: all`, for a group with privacy mode off). In
+   * other groups it reads only what is addressed to it: a mention, a reply to it, a command.
+   */
+  listenAllChats?: readonly number[];
   /** Directory for `gateway.sqlite` and `inbox/` (saved attachments). */
   stateDir: string;
   /** The Unix socket the bridge connects to. */
@@ -79,8 +85,8 @@ export interface Gateway {
   start(): Promise<void>;
   /** Stops polling, drains Telegram calls and renders in flight, closes the socket and the store. */
   stop(): Promise<void>;
-  /** What `/status` shows. */
-  status(): GatewayStatus;
+  /** What `/status` shows: the agent's, or one conversation's (`route`). */
+  status(route?: Route): GatewayStatus;
   /** The boot sweep's result, once `start` resolved. */
   readonly sweep: SweepReport | undefined;
 }
@@ -107,7 +113,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   let stopping = new AbortController();
   let sweep: SweepReport | undefined;
   let connected = false;
+  /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
+  const conversationStatus = new Map<string, FrameOf<'status'>>();
   let agentStatus: FrameOf<'status'> | undefined;
+  const listenAll = new Set(options.listenAllChats ?? []);
+  const allowUsers = new Set(options.allowUsers);
   let lastError: string | undefined;
   let polling: { ok: boolean; error?: string } = { ok: true };
 
@@ -129,6 +139,15 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
       )
       .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
+  const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
+    courier
+      .call(route.chatId, () =>
+        (renderers?.api ?? bot.api).sendMessage(route.chatId, text, {
+          ...(route.threadId === undefined ? {} : { message_thread_id: route.threadId }),
+          reply_markup: { inline_keyboard: buttons },
+        }),
+      )
+      .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
   const setLastError = (message: string | undefined): void => {
     lastError = message;
   };
@@ -137,9 +156,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     agent: options.agent,
     models,
     reply: (route, text) => void reply(route, text),
+    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
     send,
     connected: () => connected,
-    status: () => gateway.status(),
+    status: (route) => gateway.status(route),
     listPins: () => db().listPins(),
     restartBridge: options.restartBridge,
     routes: {
@@ -154,6 +174,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     reply: (route, text) => void reply(route, text),
     onAgentStatus: (status) => {
       agentStatus = status;
+      if (status.route) conversationStatus.set(conversationKey(status.route), status);
     },
     setLastError,
     logger,
@@ -163,6 +184,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     live: () => renderers,
     forward: (frame) => void endpoint?.send(frame),
     allowed,
+    allowedUser: (userId) => allowUsers.has(userId),
+    listensToAll: (chatId) => listenAll.has(chatId),
     reply,
     commands,
     models,
@@ -179,14 +202,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     get sweep() {
       return sweep;
     },
-    status() {
+    status(route) {
       const s = db();
+      const key = route ? conversationKey(route) : undefined;
+      const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
+      const turns = renderers?.turns.live() ?? [];
       return {
         bridgeConnected: connected,
-        agentState: agentStatus?.state,
-        model: agentStatus?.model,
-        mode: agentStatus?.mode,
-        runningTurns: renderers?.turns.live() ?? [],
+        agentState: own?.state,
+        model: own?.model,
+        mode: own?.mode,
+        runningTurns: key === undefined ? turns : turns.filter((t) => conversationKey(t.route) === key),
         inbox: s.inboxLength(),
         openPrompts: renderers?.prompts.open() ?? 0,
         pins: s.listPins().length,

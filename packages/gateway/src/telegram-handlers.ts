@@ -13,9 +13,10 @@ import type { Attachment, FrameOf, Logger, Route } from '@switchyard/protocol';
 import type { Bot, Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { REFUSAL, updateOrigin } from './access.js';
+import { addressedToBot, isGroupChat, repliedMessage, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
-import { type CommandRunner, parseCommand } from './commands.js';
+import { type CommandRunner, parseCommand, SESSION_BUTTON_PREFIX } from './commands.js';
 import { inboundIdOf, laneOf, unsupportedKind } from './intake.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import type { Prompts } from './prompts.js';
@@ -32,9 +33,13 @@ export interface TelegramHandlerOptions {
   forward(frame: FrameOf<'user_message'>): void;
   /** The allowlist. */
   allowed(update: Update): boolean;
+  /** Whether a Telegram user is on the allowlist (the author of a quoted message). */
+  allowedUser(userId: number): boolean;
+  /** Groups where the bot reads every message (`listen: all`), not only what is addressed to it. */
+  listensToAll(chatId: number): boolean;
   /** Sends a plain message to a chat; never rejects. */
   reply(route: Route, text: string): Promise<unknown>;
-  commands: Pick<CommandRunner, 'run'>;
+  commands: Pick<CommandRunner, 'run' | 'press'>;
   /** Models `/model` accepts. */
   models: readonly string[];
   /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
@@ -52,8 +57,16 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     const s = db();
     const route = routeOf(message);
     const updateId = ctx.update.update_id;
-    const text = message.text ?? message.caption ?? '';
     const done = (): void => s.markHandled(updateId);
+    const me = { id: bot.botInfo.id, username: bot.botInfo.username };
+    const group = isGroupChat(message);
+    if (group && !options.listensToAll(message.chat.id) && !addressedToBot(message, me)) {
+      // Not for the bot: not stored, never forwarded, no reply.
+      done();
+      return;
+    }
+    const raw = message.text ?? message.caption ?? '';
+    const text = group ? stripMention(raw, me.username) : raw;
 
     if (message.text?.startsWith('/')) {
       const command = parseCommand(message.text, bot.botInfo.username, options.models);
@@ -84,7 +97,18 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       return;
     }
     const inboundId = inboundIdOf(message);
-    const frame = userMessageFrame(message, { inboundId, route, text, attachments: saved.attachments });
+    const frame = userMessageFrame(message, {
+      inboundId,
+      route,
+      text,
+      attachments: saved.attachments,
+      authorOf: (userId) =>
+        userId === me.id
+          ? 'bot'
+          : userId !== undefined && options.allowedUser(userId)
+            ? 'allowed'
+            : 'third_party',
+    });
     // Durable first (inbox row + update handled, one transaction), then the placeholder, then the
     // frame. The frame's own transaction (the channel outbox) waits for the next turn of the event loop
     // so the placeholder request leaves first; the row is already in the inbox, and a row still
@@ -121,6 +145,18 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     }),
   );
   bot.on('callback_query', async (ctx) => {
+    const data = ctx.callbackQuery.data ?? '';
+    const message = ctx.callbackQuery.message;
+    if (data.startsWith(SESSION_BUTTON_PREFIX) && message) {
+      const route: Route =
+        message.message_thread_id !== undefined && (message as Message).is_topic_message
+          ? { chatId: message.chat.id, threadId: message.message_thread_id }
+          : { chatId: message.chat.id };
+      const answer = await options.commands.press(data, route);
+      await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
+      db().markHandled(ctx.update.update_id);
+      return;
+    }
     // Not awaited beyond the answer: a press never waits for the agent.
     await options.live()?.prompts.press(ctx.callbackQuery);
     db().markHandled(ctx.update.update_id);
@@ -148,10 +184,18 @@ export function routeOf(message: Message): Route {
 /** The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to. */
 export function userMessageFrame(
   message: Message,
-  content: { inboundId: string; route: Route; text: string; attachments: Attachment[] },
+  content: {
+    inboundId: string;
+    route: Route;
+    text: string;
+    attachments: Attachment[];
+    /** Who wrote a quoted message (by sender id); the model is told when it is a third party. */
+    authorOf?: (userId: number | undefined) => 'bot' | 'allowed' | 'third_party';
+  },
 ): FrameOf<'user_message'> {
   const from = message.from;
-  const replied = message.reply_to_message;
+  const replied = repliedMessage(message);
+  const author = replied && content.authorOf ? content.authorOf(replied.from?.id) : undefined;
   return {
     type: 'user_message',
     inboundId: content.inboundId,
@@ -171,6 +215,7 @@ export function userMessageFrame(
             ...((replied.text ?? replied.caption)
               ? { text: (replied.text ?? replied.caption ?? '').slice(0, TELEGRAM_TEXT_LIMIT) }
               : {}),
+            ...(author ? { author } : {}),
           },
         }
       : {}),

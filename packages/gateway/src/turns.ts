@@ -21,6 +21,7 @@ export const PLACEHOLDER = {
   reply: '…',
   steer: '⏳ will be read at the agent’s next step',
   queued: 'agent restarting — your message is queued',
+  waiting: '⏳ waiting for a free session — every Claude process of this agent is busy; you are next in line',
   taken: '✓ taken into the current turn',
   merged: '✓ read together with the message above',
 } as const;
@@ -330,6 +331,16 @@ export function createTurns(options: TurnsOptions): Turns {
             if (!row || row.state === 'taken') continue;
             store.setInboundState([id], 'taken');
             editPlaceholder(id, PLACEHOLDER.taken, 'taken');
+          }
+          return;
+        }
+        case 'session_waiting': {
+          for (const id of frame.inboundIds) {
+            const text =
+              frame.position === 0
+                ? PLACEHOLDER.waiting
+                : `⏳ waiting for a free session (${frame.position} conversation(s) ahead)`;
+            editPlaceholder(id, text, 'waiting');
           }
           return;
         }

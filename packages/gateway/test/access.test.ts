@@ -107,16 +107,19 @@ describe('access', () => {
     await waitUntil(() => framesOf(bridge as FakeBridge, 'permission_answer').length === 1);
   });
 
-  it('does not answer strangers in groups, but forwards the allowed user there', async () => {
+  it('does not answer strangers in groups, but forwards the allowed user there when addressed', async () => {
     world = await startWorld();
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const group = tg.createGroup({ title: 'team', supergroup: true });
     const stranger = tg.addUser({ firstName: 'Eve' });
-    tg.sendText(group.id, 'from a stranger', { from: stranger });
-    tg.sendText(group.id, 'from the owner');
+    tg.sendText(group.id, '@switchyard_sandbox_bot from a stranger', { from: stranger });
+    // Not addressed to the bot: neither stored nor forwarded.
+    tg.sendText(group.id, 'just chatting among ourselves');
+    tg.sendText(group.id, '@switchyard_sandbox_bot from the owner');
     await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
     await sleep(300);
+    // The mention is not part of what the model reads.
     expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['from the owner']);
     expect(botMessages(tg, group.id).some((m) => m.text === REFUSAL)).toBe(false);
   });
@@ -134,8 +137,8 @@ describe('access', () => {
     const other = tg.createGroup({ title: 'elsewhere', supergroup: true });
     const privateId = tg.privateChat().id;
     tg.sendText(privateId, 'in private');
-    tg.sendText(other.id, 'in another group');
-    tg.sendText(groupId, 'in ops');
+    tg.sendText(other.id, '@switchyard_sandbox_bot in another group');
+    tg.sendText(groupId, '@switchyard_sandbox_bot in ops');
     await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
     await botMessage(tg, privateId, (t) => t === REFUSAL);
     await sleep(300);

@@ -165,8 +165,12 @@ describe('commands', () => {
     await bridge.send({ type: 'operator_event', kind: 'overloaded', message: 'Claude is overloaded' });
     tg.sendText(chatId, '/status');
     const request = await nextFrame(bridge, 'status_request');
+    // Asked about this conversation, and answered for it.
+    expect(request.route).toEqual({ chatId });
     await bridge.send({
       type: 'status',
+      route: { chatId },
+      costUsd: 0.42,
       state: 'running',
       model: 'sonnet',
       mode: 'plan',
@@ -177,11 +181,12 @@ describe('commands', () => {
         { role: 'assistant', text: 'x'.repeat(400), at: Date.UTC(2026, 0, 1, 9, 31) },
       ],
     });
-    const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'));
+    const status = await botMessage(tg, chatId, (t) => t.startsWith('Conversation:'));
     expect(status.text).toContain('Recently (UTC):\n09:30 👤 please refactor the store\n09:31 🤖 xxx');
     expect(status.text).toMatch(/x…$/);
     expect(status.text.length).toBeLessThan(1200);
-    expect(status.text).toContain('Agent: running');
+    expect(status.text).toContain('Conversation: running');
+    expect(status.text).toContain('Cost so far: $0.420');
     expect(status.text).toContain('Bridge: connected');
     expect(status.text).toContain('Model: sonnet · Mode: plan');
     expect(status.text).toContain('Current turn: turn-42');
@@ -197,7 +202,7 @@ describe('commands', () => {
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/status');
     await nextFrame(bridge, 'status_request');
-    const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'), 6000);
+    const status = await botMessage(tg, chatId, (t) => t.startsWith('Conversation:'), 6000);
     expect(status.text).toContain('did not answer');
   });
 
@@ -255,7 +260,7 @@ describe('commands', () => {
     const ack = await botMessage(tg, chatId, (t) => t.startsWith('Stopping…'));
     expect(ack.text).toContain(QUEUED_NOTE);
     tg.sendText(chatId, '/status');
-    const status = await botMessage(tg, chatId, (t) => t.startsWith('Agent:'));
+    const status = await botMessage(tg, chatId, (t) => t.startsWith('Conversation:'));
     expect(status.text).toContain('Bridge: disconnected');
     bridge = await connectBridge(world.socketPath);
     const frame = await nextFrame(bridge, 'interrupt');

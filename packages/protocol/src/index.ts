@@ -16,6 +16,7 @@ export {
   assertNever,
   type BridgeToGateway,
   type ControlFrame,
+  conversationKey,
   type Frame,
   type FrameOf,
   type FrameType,
@@ -30,6 +31,7 @@ export {
   RELIABLE_TYPES,
   type Route,
   routeSchema,
+  type SessionInfo,
   type Usage,
 } from './messages.js';
 export {

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 
 /** Bumped on any incompatible change to this file. Peers with different versions refuse each other. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 const id = z.string().min(1).max(200);
 const chatId = z.number().int();
@@ -24,6 +24,15 @@ const text = z.string().max(1_000_000);
 export const routeSchema = z.object({ chatId, threadId: z.number().int().optional() });
 /** Where a turn's output goes: a chat, and a forum topic in it. */
 export type Route = z.infer<typeof routeSchema>;
+
+/**
+ * The id of the conversation a route belongs to: the chat, or one topic of a forum (`<chatId>` or
+ * `<chatId>:<threadId>`). Each conversation is its own Claude session; frames that belong to one carry
+ * its route, and this is the one place a route becomes a key.
+ */
+export function conversationKey(route: Route): string {
+  return route.threadId === undefined ? `${route.chatId}` : `${route.chatId}:${route.threadId}`;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Control frames (both directions)
@@ -87,7 +96,17 @@ const userMessage = z.object({
   }),
   text,
   attachments: z.array(attachment).max(20),
-  replyTo: z.object({ messageId: z.number().int(), text: z.string().max(4096).optional() }).optional(),
+  replyTo: z
+    .object({
+      messageId: z.number().int(),
+      text: z.string().max(4096).optional(),
+      /**
+       * Who wrote the quoted message: the bot, a user on the allowlist, or someone else — whose words
+       * reach the model only as quoted third-party text, never as a request.
+       */
+      author: z.enum(['bot', 'allowed', 'third_party']).optional(),
+    })
+    .optional(),
   /** Unix ms when Telegram says it was sent. */
   sentAt: z.number(),
 });
@@ -110,7 +129,7 @@ const questionAnswer = z.object({
 });
 
 /** Commands are answered with a `command_result` carrying the same `commandId`. */
-const commandFields = { seq: seq.optional(), commandId: id, route: routeSchema.optional() };
+const commandFields = { seq: seq.optional(), commandId: id, route: routeSchema };
 const interrupt = z.object({ type: z.literal('interrupt'), ...commandFields });
 const setModel = z.object({
   type: z.literal('set_model'),
@@ -122,7 +141,17 @@ export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermis
 const setMode = z.object({ type: z.literal('set_mode'), ...commandFields, mode: z.enum(PERMISSION_MODES) });
 const compact = z.object({ type: z.literal('compact'), ...commandFields });
 const clear = z.object({ type: z.literal('clear'), ...commandFields });
-const statusRequest = z.object({ type: z.literal('status_request'), commandId: id });
+const statusRequest = z.object({ type: z.literal('status_request'), commandId: id, route: routeSchema });
+/** `/rename`: the conversation's display name in `/sessions`. */
+const rename = z.object({
+  type: z.literal('rename'),
+  ...commandFields,
+  name: z.string().min(1).max(200),
+});
+/** Ends the conversation's Claude process (it resumes with `--resume` at its next message). */
+const stopSession = z.object({ type: z.literal('stop_session'), ...commandFields });
+/** Asks for the agent's conversations (`/sessions`); answered with `sessions`. Not reliable. */
+const sessionsRequest = z.object({ type: z.literal('sessions_request'), commandId: id });
 
 // ---------------------------------------------------------------------------------------------------
 // Bridge → gateway
@@ -156,7 +185,10 @@ const turnEnded = z.object({
   /** Plain words for the user when the outcome is not success. */
   error: z.string().max(4000).optional(),
   usage: usage.optional(),
+  /** What this turn cost (the difference of the CLI's cumulative cost before and after it). */
   costUsd: z.number().nonnegative().optional(),
+  /** What the conversation's session has cost so far (the CLI's cumulative `total_cost_usd`). */
+  sessionCostUsd: z.number().nonnegative().optional(),
   durationMs: z.number().nonnegative().optional(),
 });
 
@@ -301,12 +333,16 @@ export const AGENT_STATES = [
 const status = z.object({
   type: z.literal('status'),
   seq: seq.optional(),
+  /** The conversation this is the state of (absent only for an agent-wide answer with none live). */
+  route: routeSchema.optional(),
   state: z.enum(AGENT_STATES),
   model: z.string().max(200).optional(),
   mode: z.string().max(100).optional(),
   sessionId: z.string().max(200).optional(),
   turnId: turnId.optional(),
   pid: z.number().int().optional(),
+  /** What the conversation has cost so far (USD, all its processes). */
+  costUsd: z.number().nonnegative().optional(),
   /** Free text for `/status`, such as the last exit's stderr tail. */
   detail: z.string().max(4000).optional(),
   /** Set when this answers a `status_request`. */
@@ -353,6 +389,40 @@ const operatorEvent = z.object({
   retryAfterMs: z.number().nonnegative().optional(),
 });
 
+/** A conversation's message waits for a free Claude process (`maxLiveSessions` are all busy). */
+const sessionWaiting = z.object({
+  type: z.literal('session_waiting'),
+  seq: seq.optional(),
+  route: routeSchema,
+  inboundIds: z.array(id).min(1),
+  /** How many conversations wait before this one. */
+  position: z.number().int().nonnegative(),
+});
+
+/** One conversation as `/sessions` lists it. */
+const sessionInfo = z.object({
+  route: routeSchema,
+  name: z.string().max(200).optional(),
+  /** Whether it has a Claude process now (an idle one is resumed at its next message). */
+  live: z.boolean(),
+  state: z.enum(AGENT_STATES),
+  turnId: turnId.optional(),
+  /** Messages waiting for it: held behind a command, or for a free process. */
+  queued: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  pid: z.number().int().optional(),
+  sessionId: z.string().max(200).optional(),
+  model: z.string().max(200).optional(),
+  lastActiveAt: z.number().optional(),
+});
+/** One conversation as `/sessions` lists it. */
+export type SessionInfo = z.infer<typeof sessionInfo>;
+const sessions = z.object({
+  type: z.literal('sessions'),
+  commandId: id,
+  sessions: z.array(sessionInfo).max(1000),
+});
+
 const commandResult = z.object({
   type: z.literal('command_result'),
   seq: seq.optional(),
@@ -381,6 +451,9 @@ export const frameSchema = z.discriminatedUnion('type', [
   compact,
   clear,
   statusRequest,
+  rename,
+  stopSession,
+  sessionsRequest,
   turnStarted,
   turnEnded,
   textDelta,
@@ -400,6 +473,8 @@ export const frameSchema = z.discriminatedUnion('type', [
   messageTaken,
   messagesUnread,
   operatorEvent,
+  sessionWaiting,
+  sessions,
   commandResult,
 ]);
 
@@ -423,6 +498,9 @@ export type GatewayToBridge = FrameOf<
   | 'compact'
   | 'clear'
   | 'status_request'
+  | 'rename'
+  | 'stop_session'
+  | 'sessions_request'
 >;
 /** What the bridge sends the gateway. */
 export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
@@ -448,6 +526,8 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'set_mode',
   'compact',
   'clear',
+  'rename',
+  'stop_session',
   'turn_started',
   'turn_ended',
   'text',
@@ -466,6 +546,7 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'message_taken',
   'messages_unread',
   'operator_event',
+  'session_waiting',
   'command_result',
 ]);
 

@@ -124,7 +124,7 @@ describe('bad input on the socket', () => {
     },
     {
       name: 'an application frame before the handshake',
-      send: (peer) => peer.writeFrame({ type: 'interrupt', seq: 1, commandId: 'c' }),
+      send: (peer) => peer.writeFrame({ type: 'interrupt', seq: 1, commandId: 'c', route: { chatId: 1 } }),
       code: 'bad_message',
       detail: /expected hello first/,
     },
@@ -132,7 +132,7 @@ describe('bad input on the socket', () => {
       name: 'a reliable frame without its sequence number',
       send: (peer) => {
         peer.writeFrame(hello());
-        peer.writeFrame({ type: 'interrupt', commandId: 'c' });
+        peer.writeFrame({ type: 'interrupt', commandId: 'c', route: { chatId: 1 } });
       },
       code: 'bad_message',
       detail: /must carry seq/,
@@ -141,8 +141,8 @@ describe('bad input on the socket', () => {
       name: 'a gap in sequence numbers',
       send: (peer) => {
         peer.writeFrame(hello());
-        peer.writeFrame({ type: 'interrupt', seq: 1, commandId: 'c1' });
-        peer.writeFrame({ type: 'interrupt', seq: 3, commandId: 'c3' });
+        peer.writeFrame({ type: 'interrupt', seq: 1, commandId: 'c1', route: { chatId: 1 } });
+        peer.writeFrame({ type: 'interrupt', seq: 3, commandId: 'c3', route: { chatId: 1 } });
       },
       code: 'sequence_gap',
       detail: /expected seq 2, got 3/,

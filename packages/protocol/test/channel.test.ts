@@ -56,7 +56,7 @@ describe('reliable channel', () => {
     await client.start();
     await waitFor(() => client.connected && server.connected, 5_000, 'handshake');
     await client.send(text(1));
-    await server.send({ type: 'interrupt', commandId: 'c1' });
+    await server.send({ type: 'interrupt', commandId: 'c1', route: { chatId: 42 } });
     await waitFor(() => fromClient.length === 1 && fromServer.length === 1);
     expect(fromClient[0]).toMatchObject({ type: 'text', seq: 1, blockId: 'b1' });
     expect(fromServer[0]).toMatchObject({ type: 'interrupt', seq: 1, commandId: 'c1' });
@@ -214,8 +214,10 @@ describe('Endpoint.send', () => {
       store,
       onFrame: () => {},
     });
-    void client.send({ type: 'interrupt', commandId: 'c1' });
+    void client.send({ type: 'interrupt', commandId: 'c1', route: { chatId: 42 } });
     // No await: the gateway relies on this to queue an answer in the same SQLite transaction as its state.
-    expect(store.pendingAfter(0)).toEqual([{ seq: 1, frame: { type: 'interrupt', commandId: 'c1' } }]);
+    expect(store.pendingAfter(0)).toEqual([
+      { seq: 1, frame: { type: 'interrupt', commandId: 'c1', route: { chatId: 42 } } },
+    ]);
   });
 });

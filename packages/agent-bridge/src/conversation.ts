@@ -1,0 +1,457 @@
+/**
+ * One conversation's Claude session: its process, its durable state and the loop that drives them. A
+ * conversation is a chat or a forum topic (or, with `conversations: shared`, the whole agent); the bridge
+ * keeps one {@link Conversation} per conversation that has a live process or is being served
+ * (`bridge.ts` decides which, within `maxLiveSessions`).
+ *
+ * What is kept in the conversation's own directory (`<stateDir>/conversations/<dir>/`) and why:
+ * - `bridge.json` (atomic snapshot): the process record, the stdout offset, the session machine's state,
+ *   the keys of gateway commands already delivered into the CLI, an *intent* written just before a line
+ *   goes to the CLI's stdin, held items, the transcript cursors and history, the display name.
+ * - `stdin` (fifo), `stdout.log`, `stderr.log`: the process's own.
+ * The channel's outbox is the bridge's, shared by all conversations; each frame in it is tagged with the
+ * conversation and the stdout position (or inbound command) that produced it (`frame-sink.ts`).
+ *
+ * Exactly once towards the gateway: after a restart the conversation restores its snapshot and re-reads
+ * stdout from the snapshot's offset. The session machine is deterministic, so it regenerates the same
+ * frames; those whose source tag the outbox already holds for this conversation are not sent again.
+ * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`.
+ *
+ * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
+ * when liveness cannot be read, nothing is started and the status is `unknown` (`supervisor.ts`).
+ */
+import { type FSWatcher, mkdirSync, watch } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type AppFrame,
+  describeError,
+  type Endpoint,
+  type FrameOf,
+  type Logger,
+  type Route,
+  type SessionInfo,
+} from '@switchyard/protocol';
+import { liveness, STDOUT_LOG } from './child.js';
+import { createCommandHandler } from './commands.js';
+import { Delivery, type DeliveryStage } from './delivery.js';
+import { FrameSink } from './frame-sink.js';
+import { HistoryTail } from './history-tail.js';
+import type { FileChannelStore } from './outbox.js';
+import { Session } from './session.js';
+import { type Snapshot, SnapshotFile } from './snapshot.js';
+import { StdoutReader } from './stdout-reader.js';
+import { Supervisor } from './supervisor.js';
+import { claudeConfigDir } from './transcript.js';
+import { translateLine } from './translator.js';
+
+/** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
+const READ_BUDGET_BYTES = 256 * 1024;
+
+/** What a conversation's process is started with: the agent's settings with this conversation's overrides. */
+export interface ConversationSettings {
+  workDir: string;
+  model?: string | undefined;
+  permissionMode?: string | undefined;
+  /** Shown in `/sessions` until the user renames it. */
+  name?: string | undefined;
+}
+
+/** Options of {@link Conversation}. */
+export interface ConversationOptions {
+  /** The conversation's key (`conversationKey(route)`, or `shared`). */
+  key: string;
+  /** The conversation's route; absent for the one session of a `shared` agent. */
+  route?: Route | undefined;
+  /** Its state directory (created 0700). */
+  dir: string;
+  settings: ConversationSettings;
+  claudeBin: string;
+  claudeArgs?: readonly string[] | undefined;
+  env: NodeJS.ProcessEnv;
+  mcpConfig?: string | undefined;
+  restartOnExit: boolean;
+  stuckAfterMs: number;
+  crashLoop: { maxExits: number; windowMs: number };
+  stopGraceMs: number;
+  maxLineBytes: number;
+  log: Logger;
+  /** The channel and its durable store, shared by every conversation of the agent. */
+  endpoint: Pick<Endpoint, 'send'>;
+  store: FileChannelStore;
+  /** Asked before a process is started by a restart after an exit: false while every slot is taken. */
+  mayStart(): boolean;
+  /** Something happened that may free a process slot (a turn ended, a process exited). */
+  onSettled(): void;
+  onDeliveryStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
+}
+
+/** One conversation's session; see the module comment. */
+export class Conversation {
+  readonly key: string;
+  readonly #options: ConversationOptions;
+  readonly #log: Logger;
+  readonly #snapshotFile: SnapshotFile;
+  #snapshot!: Snapshot;
+  #session!: Session;
+  #sink!: FrameSink;
+  #supervisor!: Supervisor;
+  #delivery!: Delivery;
+  #tail: HistoryTail | undefined;
+  #commands!: (frame: AppFrame) => Promise<void>;
+  #reader: StdoutReader | undefined;
+  #watcher: FSWatcher | undefined;
+  #stopped = false;
+  #pumping = false;
+  #wasRunning = false;
+
+  constructor(options: ConversationOptions) {
+    this.key = options.key;
+    this.#options = options;
+    this.#log = options.log.child({ conversation: options.key });
+    this.#snapshotFile = new SnapshotFile(options.dir, (snapshot) => {
+      snapshot.session = this.#session.state;
+      snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
+      if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
+    });
+  }
+
+  /** Whether a Claude process is held (alive, or of unknown liveness). */
+  get live(): boolean {
+    return this.#supervisor?.child !== undefined;
+  }
+
+  /**
+   * Whether its process may be stopped to make room: live, no turn or command running, no prompt open,
+   * nothing held or being settled.
+   */
+  get evictable(): boolean {
+    if (!this.live || this.#stopped || this.#supervisor.unknown) return false;
+    const s = this.#session.state;
+    return (
+      s.turn === undefined &&
+      Object.keys(s.prompts).length === 0 &&
+      !s.compacting &&
+      !this.#delivery.holding &&
+      this.#snapshot.intent === undefined
+    );
+  }
+
+  /** When the conversation last had input or output (ms). */
+  get lastActiveAt(): number {
+    return this.#snapshot.lastActiveAt ?? 0;
+  }
+
+  /** Messages waiting in this conversation (held behind a command, or not yet read by a running turn). */
+  get queued(): number {
+    return (this.#snapshot.held?.length ?? 0) + this.#session.state.awaiting.length;
+  }
+
+  /** Whether the command with this key was delivered (or held) already. */
+  delivered(key: string): boolean {
+    return this.#delivery.delivered(key);
+  }
+
+  /** Whether a prompt with this request id is open here. */
+  hasPrompt(requestId: string): boolean {
+    return requestId in this.#session.state.prompts;
+  }
+
+  /**
+   * Restores the snapshot, adopts a live recorded process (reading on from the recorded offset and
+   * settling a write a crash interrupted), or reads what a dead one said and reports its exit. Starts no
+   * new process: that happens when the conversation is next asked to do something (`handle`).
+   */
+  async start(): Promise<void> {
+    const options = this.#options;
+    const log = this.#log;
+    mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    this.#snapshot = this.#snapshotFile.load();
+    const snapshot = this.#snapshot;
+    if (options.route) snapshot.route = options.route;
+    if (snapshot.name === undefined && options.settings.name !== undefined)
+      snapshot.name = options.settings.name;
+    const configDir = claudeConfigDir(options.env);
+    const session = new Session(snapshot.session, {
+      idPrefix: `${options.key}/`,
+      ...(options.route ? { route: options.route } : {}),
+    });
+    this.#session = session;
+    snapshot.history ??= [];
+    const tail = new HistoryTail({
+      configDir,
+      workDir: options.settings.workDir,
+      sessionId: session.state.sessionId,
+      cursors: snapshot.transcript,
+      history: snapshot.history,
+      onEntry: () => this.#persist(false),
+      log,
+    });
+    this.#tail = tail;
+    this.#sink = new FrameSink(options.endpoint, options.store, log, options.key);
+    const emit: FrameSink['emit'] = (frames, tag, inbound) => this.#sink.emit(frames, tag, inbound);
+    const supervisor = new Supervisor(
+      {
+        stateDir: options.dir,
+        workDir: options.settings.workDir,
+        claudeBin: options.claudeBin,
+        claudeArgs: options.claudeArgs,
+        env: options.env,
+        model: options.settings.model,
+        permissionMode: options.settings.permissionMode,
+        mcpConfig: options.mcpConfig,
+        restartOnExit: options.restartOnExit,
+        stuckAfterMs: options.stuckAfterMs,
+        crashLoop: options.crashLoop,
+        log,
+      },
+      {
+        snapshot,
+        session,
+        emit,
+        persist: (force) => this.#persist(force),
+        mayStart: () => options.mayStart(),
+        onStarted: () => {
+          this.#reader?.close();
+          this.#reader = this.#openStdout(0);
+          this.#sink.replayUntil = undefined;
+        },
+        onExited: (restarting) => {
+          // Kept for the process about to start (released once it is idle); reported if none will.
+          if (!restarting) this.#delivery.dropHeld('the Claude process exited before it read them');
+          options.onSettled();
+        },
+      },
+    );
+    this.#supervisor = supervisor;
+    this.#delivery = new Delivery(
+      {
+        configDir,
+        workDir: options.settings.workDir,
+        log,
+        onStage: options.onDeliveryStage,
+      },
+      {
+        snapshot,
+        session,
+        supervisor,
+        emit,
+        persist: (force) => this.#persist(force),
+        pump: () => this.pump(),
+        lastInbound: () => options.store.lastInbound(options.key),
+      },
+    );
+    this.#commands = createCommandHandler({
+      session,
+      supervisor,
+      delivery: this.#delivery,
+      history: tail,
+      emit,
+      log,
+      shared: options.route === undefined,
+      beforeWrite: () => this.#noticeExit(),
+    });
+
+    const record = snapshot.child;
+    const state = record ? liveness(record) : 'dead';
+    if (record && state !== 'dead') {
+      // Alive or unknown: never start a second one. Adopt and read on from the recorded offset.
+      supervisor.adopt(record, state);
+      this.#reader = this.#openStdout(snapshot.stdoutOffset);
+      log.info(
+        { pid: record.pid, offset: snapshot.stdoutOffset, liveness: state },
+        'adopted the Claude process',
+      );
+      // Before the first read: the replay of stdout from the offset may show the intent's line read.
+      if (!supervisor.unknown) this.#delivery.beginSettle();
+      this.pump();
+      if (!supervisor.unknown) {
+        const fenced = await this.#delivery.settle();
+        // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`); the
+        // fence already was one.
+        if (!fenced) supervisor.writeAll(session.control('initialize', undefined).writes);
+        // Held items waited for the settled line; release them now if the CLI is idle.
+        this.pump();
+      }
+    } else if (record) {
+      // Dead while no bridge watched: read what it said and report the exit (restarted if configured).
+      this.#reader = this.#openStdout(snapshot.stdoutOffset);
+      supervisor.adopt(record, state);
+      this.pump();
+      delete snapshot.intent;
+    }
+    // After the adoption's pump: it may have moved the session on.
+    tail.start();
+    tail.follow(session.state.sessionId);
+    this.#watcher = watch(options.dir, (_event, name) => {
+      if (name === STDOUT_LOG) this.pump();
+    });
+    this.#watcher.on('error', (err) => log.warn({ err: describeError(err) }, 'state directory watch failed'));
+  }
+
+  /**
+   * A frame from the gateway for this conversation (see `commands.ts`). Resolves once it is durable
+   * here; the channel acknowledges it then.
+   */
+  async handle(frame: AppFrame): Promise<void> {
+    this.#snapshot.lastActiveAt = Date.now();
+    if (frame.type === 'rename') {
+      this.#snapshot.name = frame.name;
+      this.#persist(true);
+      this.#sink.emit([
+        {
+          type: 'command_result',
+          commandId: frame.commandId,
+          ok: true,
+          message: `Renamed to “${frame.name}”.`,
+        },
+      ]);
+      return;
+    }
+    await this.#commands(frame);
+    this.pump();
+  }
+
+  /** Reads and handles every complete stdout line available, then checks liveness. */
+  pump(): void {
+    const reader = this.#reader;
+    if (this.#pumping || this.#stopped || !reader) return;
+    this.#pumping = true;
+    const log = this.#log;
+    const session = this.#session;
+    const supervisor = this.#supervisor;
+    const delivery = this.#delivery;
+    const maxLineBytes = this.#options.maxLineBytes;
+    try {
+      for (;;) {
+        let lines: ReturnType<StdoutReader['read']>;
+        try {
+          lines = reader.read(READ_BUDGET_BYTES);
+        } catch (err) {
+          // No log yet (no process was ever started here) is not an error: there is nothing to read.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+            log.error({ err: describeError(err) }, 'could not read stdout');
+          }
+          lines = [];
+        }
+        if (lines.length === 0) break;
+        supervisor.noteActivity();
+        this.#snapshot.lastActiveAt = Date.now();
+        const generation = session.state.generation;
+        for (const line of lines) {
+          if (line.text === undefined) {
+            log.warn({ bytes: line.bytes }, 'skipped an oversized stdout line');
+          } else if (line.text.trim() !== '') {
+            const events = translateLine(line.text, line.bytes, maxLineBytes);
+            for (const event of events) {
+              if (event.kind === 'skipped')
+                log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
+              if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
+            }
+            const step = session.onEvents(events, Date.now());
+            supervisor.writeAll(step.writes);
+            this.#sink.emit(step.frames, (index) => [generation, line.end, index]);
+          }
+          reader.advance(line.end);
+          // After the line is handled and the offset moved past it: a snapshot written by a release
+          // never makes a restarted bridge handle this line, and so release, again.
+          if (delivery.holding && !session.running) delivery.releaseHeld();
+        }
+        this.#sink.flush();
+        this.#persist(false);
+      }
+      // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
+      if (delivery.holding && !session.running) delivery.releaseHeld();
+      if (this.#snapshotFile.dirty) this.#persist(false);
+      this.#tail?.follow(session.state.sessionId);
+      supervisor.check();
+      const running = session.running;
+      if (this.#wasRunning && !running) this.#options.onSettled();
+      this.#wasRunning = running;
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /**
+   * `restart`: stop reading, leaving the process running for the next bridge to adopt. `shutdown`: also
+   * stop the process (SIGTERM, grace, SIGKILL) and clear its record; the session id stays, so the next
+   * message resumes the conversation (`--resume`).
+   */
+  async stop(kind: 'restart' | 'shutdown'): Promise<void> {
+    this.#stopped = true;
+    this.#watcher?.close();
+    this.#tail?.stop();
+    await this.#supervisor?.stop(kind, this.#options.stopGraceMs);
+    if (kind === 'shutdown' && this.#session) {
+      this.#session.state.exited = true;
+      delete this.#session.state.reported;
+    }
+    if (this.#snapshot) this.#persist(true);
+    this.#reader?.close();
+  }
+
+  /** The conversation as `/sessions` lists it. */
+  info(): SessionInfo {
+    const s = this.#session.state;
+    const pid = this.#supervisor.pid();
+    const route = this.#options.route ?? s.turn?.route ?? s.lastRoute ?? { chatId: 0 };
+    return {
+      route,
+      ...(this.#snapshot.name !== undefined ? { name: this.#snapshot.name } : {}),
+      live: this.live,
+      state: this.#supervisor.unknown ? 'unknown' : this.live ? this.#session.agentState() : 'idle',
+      ...(s.turn && s.turn.commandId === undefined ? { turnId: s.turn.id } : {}),
+      queued: this.queued,
+      costUsd: s.costUsd ?? 0,
+      ...(this.live && pid !== undefined ? { pid } : {}),
+      ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}),
+      ...(s.model !== undefined ? { model: s.model } : {}),
+      ...(this.#snapshot.lastActiveAt !== undefined ? { lastActiveAt: this.#snapshot.lastActiveAt } : {}),
+    };
+  }
+
+  /** What `status()` reports for this conversation. */
+  status(): { state: SessionInfo['state']; pid?: number; sessionId?: string; detail?: string } {
+    const pid = this.#supervisor.pid();
+    const detail = this.#supervisor.detail;
+    const state = this.#supervisor.unknown
+      ? 'unknown'
+      : this.live || detail !== undefined
+        ? this.#session.agentState()
+        : 'idle';
+    return {
+      state,
+      ...(pid !== undefined ? { pid } : {}),
+      ...(this.#session.state.sessionId !== undefined ? { sessionId: this.#session.state.sessionId } : {}),
+      ...(detail !== undefined ? { detail } : {}),
+    };
+  }
+
+  /** Emits frames for this conversation (no source tag). */
+  emit(frames: AppFrame[]): void {
+    this.#sink.emit(frames);
+  }
+
+  /** A status frame answering `commandId` for a conversation not live right now. */
+  statusFrame(commandId: string): FrameOf<'status'> {
+    return this.#session.statusFrame({ commandId, state: this.live ? this.#session.agentState() : 'idle' });
+  }
+
+  /**
+   * Before a line goes to the CLI: if the recorded process has died since the last check, handle the exit
+   * now (report it, clear the record), so the line goes to a new process instead of a dead pipe.
+   */
+  #noticeExit(): void {
+    const record = this.#snapshot.child;
+    if (!record || liveness(record) !== 'dead') return;
+    this.pump();
+  }
+
+  #openStdout(offset: number): StdoutReader {
+    return new StdoutReader(join(this.#options.dir, STDOUT_LOG), offset, this.#options.maxLineBytes);
+  }
+
+  #persist(force: boolean): void {
+    this.#snapshotFile.save(this.#snapshot, force);
+  }
+}
