@@ -8,6 +8,7 @@ export { DEFAULT_MAX_FRAME_BYTES, type DecodeEvent, encodeFrame, FrameDecoder } 
 export type { Endpoint, EndpointOptions } from './endpoint.js';
 export { ProtocolError } from './errors.js';
 export { describeError, type Logger, silentLogger } from './logger.js';
+export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
 export {
   AGENT_STATES,
   type AgentState,
