@@ -24,17 +24,15 @@ describe('log', () => {
   it('censors secret and text fields at any depth, and secrets inside any string', () => {
     const { lines, stream } = capture();
     const logger = createLogger({ agent: 'demo', service: 'test' }, {}, stream as never);
-    logger
-      .child({ deep: { config: { token: 'plain-token-value' } } })
-      .warn(
-        {
-          event: 'x',
-          a: { b: { c: { d: { token: 'nested-secret', apiKey: 'k', Text: 'hello from a user' } } } },
-          list: [{ caption: 'a photo caption' }, `url https://api.telegram.org/bot${BOT_TOKEN}/getMe`],
-          err: new Error(`failed with ${API_KEY}`),
-        },
-        `message mentioning ${BOT_TOKEN}`,
-      );
+    logger.child({ deep: { config: { token: 'plain-token-value' } } }).warn(
+      {
+        event: 'x',
+        a: { b: { c: { d: { token: 'nested-secret', apiKey: 'k', Text: 'hello from a user' } } } },
+        list: [{ caption: 'a photo caption' }, `url https://api.telegram.org/bot${BOT_TOKEN}/getMe`],
+        err: new Error(`failed with ${API_KEY}`),
+      },
+      `message mentioning ${BOT_TOKEN}`,
+    );
     const out = lines();
     expect(out).toContain('"event":"x"');
     for (const secret of [

@@ -8,7 +8,6 @@ export { DEFAULT_MAX_FRAME_BYTES, type DecodeEvent, encodeFrame, FrameDecoder } 
 export type { Endpoint, EndpointOptions } from './endpoint.js';
 export { ProtocolError } from './errors.js';
 export { describeError, type Logger, silentLogger } from './logger.js';
-export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
 export {
   AGENT_STATES,
   type AgentState,
@@ -33,6 +32,7 @@ export {
   routeSchema,
   type Usage,
 } from './messages.js';
+export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
 export {
   createProtocolServer,
   MAX_SOCKET_PATH_BYTES,
