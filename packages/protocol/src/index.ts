@@ -30,6 +30,7 @@ export {
   RELIABLE_TYPES,
   type Route,
   routeSchema,
+  SUGGESTION_KINDS,
   type Usage,
 } from './messages.js';
 export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
