@@ -63,16 +63,31 @@ export interface ViewState {
 const EXIT_GRACE_MS = 20_000;
 
 /** Starts the sandbox command; resolves when it has printed its URL. */
-export async function startSandboxProcess(options: { timeoutMs?: number } = {}): Promise<SandboxProcess> {
+export async function startSandboxProcess(
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; umask?: number } = {},
+): Promise<SandboxProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npx tsc -b)`);
   const dir = mkdtempSync(path.join(tmpdir(), 'sy-sandbox-'));
   const spawnedAt = performance.now();
   // Its own process group, so that a sandbox that does not stop can be killed with its services.
-  const child = spawn(process.execPath, [MAIN, 'sandbox'], {
+  // With `umask`, through a shell that sets it first (Node cannot set a child's umask).
+  const argv =
+    options.umask === undefined
+      ? [process.execPath, MAIN, 'sandbox']
+      : [
+          '/bin/sh',
+          '-c',
+          `umask ${options.umask.toString(8).padStart(4, '0')}; exec "$0" "$@"`,
+          process.execPath,
+          MAIN,
+          'sandbox',
+        ];
+  const child = spawn(argv[0] ?? '', argv.slice(1), {
     cwd: dir,
     detached: true,
     env: {
       ...process.env,
+      ...options.env,
       SWITCHYARD_SCRIPTED: '1',
       SWITCHYARD_SANDBOX_PORT: '0',
       SWITCHYARD_SANDBOX_DIR: dir,

@@ -13,7 +13,14 @@
  */
 import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
 import type { SessionState } from './session-state.js';
-import { describeSuggestion, shortenInput, summarizeToolCall } from './summary.js';
+import {
+  chosenSuggestions,
+  describeSuggestion,
+  MAX_SUGGESTIONS,
+  shortenInput,
+  suggestionKind,
+  summarizeToolCall,
+} from './summary.js';
 import { type CliEvent, translateMessage } from './translator.js';
 
 /** A prompt the CLI asked, as the translator reports it. */
@@ -49,8 +56,8 @@ export function openPrompt(
     summary: summarizeToolCall(event.toolName, event.input, event.description),
     input: shortenInput(event.input),
     suggestions: event.suggestions
-      .slice(0, 20)
-      .map((suggestion) => ({ label: describeSuggestion(suggestion) })),
+      .slice(0, MAX_SUGGESTIONS)
+      .map((suggestion) => ({ label: describeSuggestion(suggestion), kind: suggestionKind(suggestion) })),
   };
 }
 
@@ -72,13 +79,14 @@ export function answerPrompt(
   } else if (frame.decision === 'deny') {
     response = { behavior: 'deny', message: frame.message ?? 'The user denied this.' };
   } else {
+    // Only the CLI's own suggestions, only those the user chose, each applied as the CLI made it: the
+    // bridge invents no rules, and a mode change or an added directory is never applied implicitly.
+    const chosen =
+      frame.decision === 'allow_always' ? chosenSuggestions(prompt.suggestions, frame.suggestions) : [];
     response = {
       behavior: 'allow',
       updatedInput: prompt.input,
-      // "Always allow" is the CLI's own offer, applied as it made it; the bridge invents no rules.
-      ...(frame.decision === 'allow_always' && prompt.suggestions.length > 0
-        ? { updatedPermissions: prompt.suggestions }
-        : {}),
+      ...(chosen.length > 0 ? { updatedPermissions: chosen } : {}),
     };
   }
   const line = JSON.stringify({

@@ -3,6 +3,11 @@
  * prompt. The gateway never needs a 2 MB file body to draw a label, and a frame has a size cap.
  */
 
+import type { SUGGESTION_KINDS } from '@switchyard/protocol';
+
+/** The kind of a suggestion, as the protocol names it. */
+export type SuggestionKind = (typeof SUGGESTION_KINDS)[number];
+
 const MAX_STRING = 500;
 const MAX_KEYS = 30;
 
@@ -52,7 +57,36 @@ export function summarizeToolCall(
   return line.length > 4000 ? `${line.slice(0, 3999)}…` : line;
 }
 
-/** A label for one of the CLI's `permission_suggestions`, shown on the "always allow" button. */
+/** The kind of one of the CLI's `permission_suggestions`: what the gateway offers it under. */
+export function suggestionKind(suggestion: unknown): SuggestionKind {
+  const type =
+    typeof suggestion === 'object' && suggestion !== null
+      ? (suggestion as { type?: unknown }).type
+      : undefined;
+  return type === 'addRules' || type === 'setMode' || type === 'addDirectories' ? type : 'other';
+}
+
+/**
+ * The suggestions an `allow_always` answer applies: those at `indexes` among the ones offered (the first
+ * {@link MAX_SUGGESTIONS}), or, without indexes, every `addRules` one among them. Never one that was not
+ * shown to the user.
+ */
+export function chosenSuggestions(
+  suggestions: readonly unknown[],
+  indexes: readonly number[] | undefined,
+): unknown[] {
+  const offered = suggestions.slice(0, MAX_SUGGESTIONS);
+  if (indexes === undefined) return offered.filter((s) => suggestionKind(s) === 'addRules');
+  return [...new Set(indexes)].sort((a, b) => a - b).flatMap((i) => (i < offered.length ? [offered[i]] : []));
+}
+
+/** How many of the CLI's suggestions a prompt offers (the protocol's cap). */
+export const MAX_SUGGESTIONS = 20;
+
+/**
+ * A label for one of the CLI's `permission_suggestions`, listing everything applying it would change
+ * (every rule, every directory); the gateway shows it before the button that applies it.
+ */
 export function describeSuggestion(suggestion: unknown): string {
   if (typeof suggestion !== 'object' || suggestion === null) return 'always allow';
   const s = suggestion as Record<string, unknown>;

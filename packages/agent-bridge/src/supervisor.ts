@@ -16,7 +16,7 @@
  *   (`noteActivity`), and reports once per silence.
  */
 import type { AppFrame, Logger } from '@switchyard/protocol';
-import { describeError } from '@switchyard/protocol';
+import { describeError, describeStderr } from '@switchyard/protocol';
 import {
   adoptChild,
   ChildError,
@@ -300,7 +300,7 @@ export class Supervisor {
     const stderr = stderrTail(this.#options.stateDir);
     const detail = stderr || 'the Claude process exited';
     this.#detail = detail;
-    log.warn({ pid: snapshot.child?.pid, stderr: stderr.slice(-500) }, 'the Claude process exited');
+    log.warn({ pid: snapshot.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
     this.#host.emit(session.processExited(detail).frames);
     const now = Date.now();

@@ -36,7 +36,10 @@ const agentName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, {
 /** What a bot token from @BotFather looks like: the bot's id, a colon, the secret. */
 const BOT_TOKEN = /^\d+:[\w-]{20,}$/;
 
-/** The bot token: inline, from a file (first line), or from an environment variable. */
+/**
+ * The bot token: inline, from a file (first line), from an environment variable, or from a systemd
+ * credential (`LoadCredential=NAME:…` in the gateway unit: `$CREDENTIALS_DIRECTORY/NAME`).
+ */
 const tokenSource = z.union(
   [
     z.string().regex(BOT_TOKEN, { error: 'expected a bot token like 123456:ABC-DEF… (from @BotFather)' }),
@@ -44,8 +47,11 @@ const tokenSource = z.union(
     z.strictObject({
       env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'expected an environment variable name' }),
     }),
+    z.strictObject({
+      credential: z.string().regex(/^[A-Za-z0-9_.-]+$/, { error: 'expected a systemd credential name' }),
+    }),
   ],
-  { error: 'expected a bot token string, { file: PATH } or { env: VARIABLE }' },
+  { error: 'expected a bot token string, { file: PATH }, { env: VARIABLE } or { credential: NAME }' },
 );
 
 const cardSchema = z
@@ -120,6 +126,7 @@ export interface AgentConfig {
     | { kind: 'inline'; value: string }
     | { kind: 'file'; path: string }
     | { kind: 'env'; name: string }
+    | { kind: 'credential'; name: string }
     | undefined;
   apiRoot: string;
   allow: number[];
@@ -294,7 +301,9 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
         ? { kind: 'inline', value: raw.token }
         : 'file' in raw.token
           ? { kind: 'file', path: abs(raw.token.file) }
-          : { kind: 'env', name: raw.token.env };
+          : 'env' in raw.token
+            ? { kind: 'env', name: raw.token.env }
+            : { kind: 'credential', name: raw.token.credential };
   const claude = raw.claude ?? {};
   return {
     name: raw.name,
@@ -367,16 +376,24 @@ export function readToken(
       return source.value;
     case 'env':
       return check(environment.env[source.name], `environment variable ${source.name}`);
-    case 'file': {
-      let text: string;
-      try {
-        text = readFileSync(source.path, 'utf8');
-      } catch (err) {
+    case 'file':
+    case 'credential': {
+      const directory = environment.env.CREDENTIALS_DIRECTORY;
+      if (source.kind === 'credential' && !directory) {
         throw new ConfigError(file, [
-          `agents(${agent.name}).token: cannot read ${source.path} (${(err as NodeJS.ErrnoException).code ?? err})`,
+          `agents(${agent.name}).token: credential ${source.name} needs $CREDENTIALS_DIRECTORY: run the gateway under its systemd unit (LoadCredential=${source.name}:…)`,
         ]);
       }
-      return check(text.split('\n')[0], `file ${source.path}`);
+      const tokenPath = source.kind === 'file' ? source.path : path.join(directory ?? '', source.name);
+      let text: string;
+      try {
+        text = readFileSync(tokenPath, 'utf8');
+      } catch (err) {
+        throw new ConfigError(file, [
+          `agents(${agent.name}).token: cannot read ${tokenPath} (${(err as NodeJS.ErrnoException).code ?? err})`,
+        ]);
+      }
+      return check(text.split('\n')[0], `file ${tokenPath}`);
     }
   }
 }
@@ -392,7 +409,9 @@ export function describeConfig(config: Config): string {
           ? `${agent.token.value.split(':')[0]}:***`
           : agent.token.kind === 'file'
             ? `(from file ${agent.token.path})`
-            : `(from environment variable ${agent.token.name})`,
+            : agent.token.kind === 'env'
+              ? `(from environment variable ${agent.token.name})`
+              : `(from systemd credential ${agent.token.name})`,
     claude: {
       ...agent.claude,
       env: Object.fromEntries(

@@ -1,17 +1,81 @@
 /**
  * The process logger: pino JSON on stdout, one line an event (STYLE.md §9). Level from
  * `$SWITCHYARD_LOG_LEVEL` (default `info`). Every line carries the agent and the service.
+ *
+ * Invariant: no line carries a bot token, an Anthropic key or a field that holds a user's text, at any
+ * depth. pino's `redact` paths name fixed depths only, so every line's fields, its message and every
+ * child's bindings go through {@link scrubLogFields} instead.
  */
 import type { Logger } from '@switchyard/protocol';
-import { pino } from 'pino';
+import { REDACTED, redactSecrets } from '@switchyard/protocol';
+import { type DestinationStream, pino } from 'pino';
+
+/** Field names whose value is never written, wherever they appear: secrets, and a user's words. */
+const CENSORED_KEYS = new Set([
+  'token',
+  'bottoken',
+  'apikey',
+  'authorization',
+  'password',
+  'secret',
+  'text',
+  'caption',
+]);
+
+/** Deeper than any field a Switchyard line carries; what lies below is dropped, not walked. */
+const MAX_DEPTH = 8;
+
+/**
+ * `value` with every field named in {@link CENSORED_KEYS} (case-insensitive) replaced by `[redacted]`
+ * and every string passed through {@link redactSecrets}, at any depth. Cycles and very deep values are
+ * cut rather than followed.
+ */
+export function scrubLogFields(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value) || depth > MAX_DEPTH) return '[…]';
+  seen.add(value);
+  if (value instanceof Error) {
+    return { type: value.name, message: redactSecrets(value.message) };
+  }
+  if (Array.isArray(value)) return value.map((item) => scrubLogFields(item, depth + 1, seen));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = CENSORED_KEYS.has(key.toLowerCase()) ? REDACTED : scrubLogFields(item, depth + 1, seen);
+  }
+  return out;
+}
 
 /** The pino logger for one service process; `bindings` are stamped on every line. */
-export function createLogger(bindings: { agent?: string; service: string }, env = process.env): Logger {
-  return pino({
+export function createLogger(
+  bindings: { agent?: string; service: string },
+  env = process.env,
+  destination?: DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     level: env.SWITCHYARD_LOG_LEVEL ?? 'info',
     base: { ...bindings, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-    // Defence in depth: fields that might ever carry a secret or a user's text are never written.
-    redact: { paths: ['token', '*.token', 'text', '*.text', 'apiKey', '*.apiKey'], censor: '[redacted]' },
-  }) as unknown as Logger;
+    formatters: {
+      log: (fields) => scrubLogFields(fields) as Record<string, unknown>,
+    },
+    hooks: {
+      // The message string (and any interpolation arguments) is not a field: scrub it here.
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => scrubLogFields(arg)) as Parameters<typeof method>);
+      },
+    },
+  };
+  return scrubbingChildren(destination ? pino(options, destination) : pino(options));
+}
+
+/** pino applies no formatter to a child's bindings: they are scrubbed on the way in instead. */
+function scrubbingChildren(logger: pino.Logger): Logger {
+  return {
+    debug: (fields, message) => logger.debug(fields, message),
+    info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
+    error: (fields, message) => logger.error(fields, message),
+    child: (bindings) => scrubbingChildren(logger.child(scrubLogFields(bindings) as pino.Bindings)),
+  };
 }

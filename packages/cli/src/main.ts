@@ -19,6 +19,7 @@ import { createLogger } from './log.js';
 import { runSandbox } from './sandbox.js';
 import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
 import { RESTART_BRIDGE_MESSAGE } from './supervisor.js';
+import { unitStopped } from './unit-stop.js';
 
 const USAGE = `usage: switchyard [--config PATH] <command>
 
@@ -30,6 +31,8 @@ commands:
   gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
   bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
+  unit-stopped AGENT the agent unit's ExecStopPost= hook: stop Claude if the unit is being stopped,
+                     keep it for a restart (see deploy/README.md)
   config check       validate the config and print it as it will be used, secrets masked
   help               this text
 
@@ -98,6 +101,12 @@ async function main(argv: string[]): Promise<number> {
       } as const;
       console.error(said[outcome]);
       return outcome === 'unknown' ? 1 : 0;
+    }
+    case 'unit-stopped': {
+      const agent = agentOf(load());
+      const logger = createLogger({ agent: agent.name, service: 'unit-stopped' });
+      const outcome = await unitStopped({ agent, logger });
+      return outcome.claude === 'unknown' ? 1 : 0;
     }
     case 'run': {
       const config = load();

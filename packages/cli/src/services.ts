@@ -7,6 +7,7 @@ import path from 'node:path';
 import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/agent-bridge';
 import { createGateway, type Gateway } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
+import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
 import { type AgentConfig, type ConfigEnvironment, chatSettings, readToken } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
 
@@ -25,8 +26,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     workDir: agent.workDir,
     claudeBin: agent.claude.bin,
     claudeArgs: agent.claude.args,
-    // The CLI inherits the service's environment (PATH, HOME, a logged-in CLAUDE_CONFIG_DIR) plus the agent's own.
-    env: { ...env, ...agent.claude.env },
+    env: claudeEnvironment(agent, env),
     ...(agent.claude.model ? { model: agent.claude.model } : {}),
     ...(agent.claude.permissionMode ? { permissionMode: agent.claude.permissionMode } : {}),
     ...(agent.claude.mcpConfig ? { mcpConfig: agent.claude.mcpConfig } : {}),
@@ -95,10 +95,11 @@ export function superviseAgent(options: {
   env?: NodeJS.ProcessEnv;
 }): Supervisor {
   const { mainPath, configFile, agent, logger } = options;
+  const env = options.env ?? process.env;
   return createSupervisor({
     command: (service) => [mainPath, '--config', configFile, service, agent.name],
     logger,
-    ...(options.env ? { env: options.env } : {}),
+    env: (service) => (service === 'bridge' ? bridgeEnvironment(agent, env) : env),
     onShutdown: async () => void (await stopClaude(agent, logger)),
   });
 }

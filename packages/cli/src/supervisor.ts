@@ -11,7 +11,8 @@ import { describeError, type Logger } from '@switchyard/protocol';
 export interface SupervisorOptions {
   /** argv (after `node`) that starts a service: `[main.js, '--config', file, service, agent]`. */
   command(service: 'gateway' | 'bridge'): string[];
-  env?: NodeJS.ProcessEnv;
+  /** Each service's environment (default: this process's). */
+  env?(service: 'gateway' | 'bridge'): NodeJS.ProcessEnv;
   logger: Logger;
   /** Called after the bridge has been stopped for good (a real stop: the Claude process too). */
   onShutdown?(): Promise<void>;
@@ -48,7 +49,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     service.timer = undefined;
     if (stopping) return;
     const child = spawn(process.execPath, options.command(service.name), {
-      env: options.env ?? process.env,
+      env: options.env?.(service.name) ?? process.env,
       stdio:
         service.name === 'gateway'
           ? ['ignore', 'inherit', 'inherit', 'ipc']

@@ -13,9 +13,13 @@ import type { InlineKeyboardMarkup } from 'grammy/types';
 /** Telegram's limit on `callback_data`, in bytes. */
 export const CALLBACK_DATA_LIMIT = 64;
 
-/** A decoded button press. */
+/**
+ * A decoded button press. A permission press with `suggestion` applies that one suggestion (a mode
+ * change, an added directory, any kind other than rules); `allow_always` without it applies the
+ * `addRules` suggestions the prompt's text lists.
+ */
 export type ButtonPress =
-  | { kind: 'permission'; token: string; decision: 'allow' | 'allow_always' | 'deny' }
+  | { kind: 'permission'; token: string; decision: 'allow' | 'allow_always' | 'deny'; suggestion?: number }
   | { kind: 'option'; token: string; question: number; option: number }
   | { kind: 'done'; token: string; question: number };
 
@@ -26,7 +30,9 @@ const DECISION_CODE = { allow: 'a', allow_always: 'A', deny: 'd' } as const;
 export function encodePress(press: ButtonPress): string {
   const data =
     press.kind === 'permission'
-      ? `p:${press.token}:${DECISION_CODE[press.decision]}`
+      ? press.suggestion !== undefined
+        ? `p:${press.token}:s${press.suggestion}`
+        : `p:${press.token}:${DECISION_CODE[press.decision]}`
       : press.kind === 'option'
         ? `q:${press.token}:${press.question}:${press.option}`
         : `q:${press.token}:${press.question}:d`;
@@ -42,6 +48,13 @@ export function decodePress(data: string | undefined): ButtonPress | undefined {
   const token = parts[1];
   if (!token || !/^[0-9a-f]{16}$/.test(token)) return undefined;
   if (parts[0] === 'p' && parts.length === 3) {
+    const one = /^s(\d{1,2})$/.exec(parts[2] ?? '');
+    if (one) {
+      const suggestion = Number(one[1]);
+      return suggestion < 20
+        ? { kind: 'permission', token, decision: 'allow_always', suggestion }
+        : undefined;
+    }
     const decision = DECISION[parts[2] as keyof typeof DECISION];
     return decision ? { kind: 'permission', token, decision } : undefined;
   }
@@ -56,6 +69,45 @@ export function decodePress(data: string | undefined): ButtonPress | undefined {
   return undefined;
 }
 
+/** Room for the list of what "always allow" adds, so the whole prompt stays under Telegram's 4096. */
+const SUGGESTION_TEXT_BUDGET = 2300;
+
+/**
+ * What each button of a permission prompt applies, decided once for the text and the keyboard:
+ * `always` are the indexes of the `addRules` suggestions (one "Always allow" button applies them all,
+ * and the text lists every one), `separate` those of every other kind (a mode change, an added
+ * directory, …), each on its own button. A list too long to show in full is not offered at all:
+ * nothing is applied that was not shown.
+ */
+export function permissionChoices(frame: FrameOf<'permission_request'>): {
+  always: number[];
+  separate: number[];
+} {
+  const always: number[] = [];
+  const separate: number[] = [];
+  frame.suggestions.forEach((s, i) => {
+    (s.kind === 'addRules' ? always : separate).push(i);
+  });
+  const length = (indexes: number[]) =>
+    indexes.reduce((sum, i) => sum + (frame.suggestions[i]?.label.length ?? 0) + 4, 0);
+  if (length(always) + length(separate) > SUGGESTION_TEXT_BUDGET) return { always: [], separate: [] };
+  return { always, separate };
+}
+
+/** The button text of a suggestion offered on its own. */
+function separateButton(
+  kind: FrameOf<'permission_request'>['suggestions'][number]['kind'],
+  n: number,
+): string {
+  const what = {
+    setMode: 'switch mode',
+    addDirectories: 'add directory',
+    addRules: 'add rule',
+    other: 'apply',
+  }[kind];
+  return `✅ Allow and ${what} (${n})`;
+}
+
 /** The text and keyboard of a permission prompt. */
 export function permissionPrompt(
   frame: FrameOf<'permission_request'>,
@@ -65,11 +117,17 @@ export function permissionPrompt(
     `🔐 <b>${escapeHtml(frame.toolName)}</b> wants to:`,
     escapeHtml(frame.summary.slice(0, 1500)),
   ];
-  const always = frame.suggestions[0];
-  if (always) lines.push(`<i>Always allow: ${escapeHtml(always.label.slice(0, 200))}</i>`);
+  const { always, separate } = permissionChoices(frame);
+  const label = (i: number) => escapeHtml(frame.suggestions[i]?.label ?? '');
+  if (always.length > 0) {
+    lines.push('<i>♾ Always allow adds:</i>', ...always.map((i) => `• ${label(i)}`));
+  }
+  separate.forEach((i, n) => {
+    lines.push(`<i>(${n + 1}) ${label(i)}</i>`);
+  });
   const row = [
     { text: '✅ Allow', callback_data: encodePress({ kind: 'permission', token, decision: 'allow' }) },
-    ...(always
+    ...(always.length > 0
       ? [
           {
             text: '♾ Always allow',
@@ -79,7 +137,13 @@ export function permissionPrompt(
       : []),
     { text: '⛔ Deny', callback_data: encodePress({ kind: 'permission', token, decision: 'deny' }) },
   ];
-  return { html: lines.join('\n'), keyboard: { inline_keyboard: [row] } };
+  const extra = separate.map((i, n) => [
+    {
+      text: separateButton(frame.suggestions[i]?.kind ?? 'other', n + 1),
+      callback_data: encodePress({ kind: 'permission', token, decision: 'allow_always', suggestion: i }),
+    },
+  ]);
+  return { html: lines.join('\n'), keyboard: { inline_keyboard: [row, ...extra] } };
 }
 
 /** How a permission answer is shown once chosen. */
@@ -87,9 +151,10 @@ export function permissionAnswered(
   frame: FrameOf<'permission_request'>,
   decision: ButtonPress & { kind: 'permission' },
 ): string {
-  const word = { allow: '✅ Allowed', allow_always: '♾ Always allowed', deny: '⛔ Denied' }[
-    decision.decision
-  ];
+  const chosen = decision.suggestion !== undefined ? frame.suggestions[decision.suggestion] : undefined;
+  const word = chosen
+    ? `✅ Allowed, and: ${escapeHtml(chosen.label)}`
+    : { allow: '✅ Allowed', allow_always: '♾ Always allowed', deny: '⛔ Denied' }[decision.decision];
   return `🔐 <b>${escapeHtml(frame.toolName)}</b>: ${escapeHtml(frame.summary.slice(0, 1500))}\n${word}`;
 }
 

@@ -19,6 +19,7 @@ import {
   type ButtonPress,
   decodePress,
   permissionAnswered,
+  permissionChoices,
   permissionPrompt,
   questionPrompt,
 } from './keyboards.js';
@@ -27,6 +28,9 @@ import type { GatewayStore, PromptRow } from './store.js';
 
 /** Said to a press whose prompt is gone. */
 export const EXPIRED = 'This request has expired.';
+
+/** Said to a press that did not come from the prompt's own message (another chat, topic or message). */
+export const ELSEWHERE = 'This button belongs to a prompt in another chat; answer it where it was asked.';
 
 /** Said to a press whose answer could not be queued for the bridge (the gateway is shutting down). */
 export const UNDELIVERED = 'Your answer could not be passed on: the gateway is stopping.';
@@ -58,6 +62,34 @@ type QuestionFrame = FrameOf<'question'>;
 /** What became of an answer: queued for the bridge, refused (the prompt was not open), or not queued. */
 type Outcome = 'queued' | 'expired' | 'undelivered';
 type PermissionFrame = FrameOf<'permission_request'>;
+
+/**
+ * Whether a press came from the prompt's own message: same chat, same forum topic (or none), and the same
+ * message when its id is known. `callback_data` is chosen by the client, so a press carrying a prompt's
+ * token from any other message is refused, even from a user allowed there.
+ */
+export function pressedOnPrompt(query: CallbackQuery, row: PromptRow): boolean {
+  const message = query.message;
+  if (!message || message.chat.id !== row.route.chatId) return false;
+  if (row.messageId !== undefined && message.message_id !== row.messageId) return false;
+  const thread =
+    'message_thread_id' in message && message.is_topic_message ? message.message_thread_id : undefined;
+  return thread === row.route.threadId;
+}
+
+/**
+ * The suggestion indexes a permission press applies, as its prompt offered them; `null` when the press
+ * names a choice the prompt did not show (a forged or stale button).
+ */
+function appliedSuggestions(
+  frame: PermissionFrame,
+  press: ButtonPress & { kind: 'permission' },
+): number[] | null {
+  if (press.decision !== 'allow_always') return [];
+  const { always, separate } = permissionChoices(frame);
+  if (press.suggestion !== undefined) return separate.includes(press.suggestion) ? [press.suggestion] : null;
+  return always.length > 0 ? always : null;
+}
 
 /** Creates the prompt handler. */
 export function createPrompts(options: PromptsOptions): Prompts {
@@ -222,15 +254,26 @@ export function createPrompts(options: PromptsOptions): Prompts {
         }
         return;
       }
+      if (!pressedOnPrompt(query, stored)) {
+        logger.warn(
+          { event: 'press_elsewhere', chat: query.message?.chat.id },
+          'press refused: not on its prompt',
+        );
+        await reply(ELSEWHERE);
+        return;
+      }
       // The message the press came from, when the send's result was not recorded yet.
       const row: PromptRow = { ...stored, messageId: stored.messageId ?? query.message?.message_id };
       if (press.kind === 'permission') {
+        const apply =
+          row.kind === 'permission' ? appliedSuggestions(row.payload as PermissionFrame, press) : null;
         const outcome =
-          row.kind === 'permission'
+          apply !== null
             ? answer(row.token, {
                 type: 'permission_answer',
                 requestId: row.requestId,
                 decision: press.decision,
+                ...(apply.length > 0 ? { suggestions: apply } : {}),
                 ...(press.decision === 'deny' ? { message: 'The user denied this.' } : {}),
               })
             : 'expired';

@@ -56,6 +56,7 @@ function setUp(send: (frame: GatewayToBridge) => Promise<void>) {
     id: `cb${n}`,
     from: { id: 1, is_bot: false, first_name: 'u' },
     chat_instance: 'c',
+    message: { message_id: 7, date: 0, chat: { id: chatId, type: 'private', first_name: 'u' } },
     data: encodePress({ kind: 'permission', token, decision: 'allow' }),
   });
   return { s, prompts, answers, token, press };

@@ -65,12 +65,16 @@ async function press(
 describe('permission prompts', () => {
   it('shows tool, summary and Allow / Always allow / Deny, with callback data under 64 bytes', async () => {
     const { tg, b, chatId } = await setUp();
-    await b.send(permission(chatId, 'r1', { suggestions: [{ label: 'allow Bash(rm:*) for this project' }] }));
+    await b.send(
+      permission(chatId, 'r1', {
+        suggestions: [{ kind: 'addRules', label: 'allow Bash(rm:*) for this project' }],
+      }),
+    );
     await b.send(permission(chatId, 'r2', { toolName: 'Write', summary: 'write <src/a.ts>' }));
 
     const withAlways = await botMessage(tg, chatId, (t) => t.includes('build/r1'));
     expect(withAlways.text).toContain('Bash');
-    expect(withAlways.text).toContain('Always allow: allow Bash(rm:*) for this project');
+    expect(withAlways.text).toContain('Always allow adds:\n• allow Bash(rm:*) for this project');
     expect(buttons(withAlways).map((x) => x.text)).toEqual(['✅ Allow', '♾ Always allow', '⛔ Deny']);
 
     // No suggestions from the CLI: no "Always allow"; HTML in the summary is shown as text.
@@ -85,7 +89,7 @@ describe('permission prompts', () => {
 
   it('answers each of several open prompts once, even when pressed twice', async () => {
     const { tg, b, chatId } = await setUp();
-    await b.send(permission(chatId, 'r1', { suggestions: [{ label: 'always' }] }));
+    await b.send(permission(chatId, 'r1', { suggestions: [{ kind: 'addRules', label: 'always' }] }));
     await b.send(permission(chatId, 'r2'));
     await b.send(permission(chatId, 'r3'));
     const m1 = await botMessage(tg, chatId, (t) => t.includes('build/r1'));

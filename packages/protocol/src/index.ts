@@ -32,8 +32,10 @@ export {
   type Route,
   routeSchema,
   type SessionInfo,
+  SUGGESTION_KINDS,
   type Usage,
 } from './messages.js';
+export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
 export {
   createProtocolServer,
   MAX_SOCKET_PATH_BYTES,

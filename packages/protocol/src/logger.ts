@@ -1,3 +1,5 @@
+import { redactSecrets } from './redact.js';
+
 /**
  * The logging surface every package accepts. It is the subset of pino's `Logger` that Switchyard uses,
  * so the cli can hand a pino logger to any factory while libraries stay free of a logging dependency.
@@ -23,11 +25,14 @@ export const silentLogger: Logger = {
   },
 };
 
-/** The error's message (and code when it has one), for a log field. */
+/**
+ * The error's message (and code when it has one), for a log field, with bot tokens and API keys
+ * redacted: a library's error may quote a request URL or a header.
+ */
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code ? `${code}: ${err.message}` : err.message;
+    return redactSecrets(code ? `${code}: ${err.message}` : err.message);
   }
-  return String(err);
+  return redactSecrets(String(err));
 }

@@ -116,6 +116,11 @@ const permissionAnswer = z.object({
   seq: seq.optional(),
   requestId: id,
   decision: z.enum(['allow', 'allow_always', 'deny']),
+  /**
+   * With `allow_always`: the indexes (into the request's `suggestions`) of the suggestions the user chose
+   * to apply. Absent: the `addRules` ones, which is what the "always allow" button lists.
+   */
+  suggestions: z.array(z.number().int().min(0).max(19)).max(20).optional(),
   /** Shown to the model on deny. */
   message: z.string().max(2000).optional(),
 });
@@ -273,9 +278,12 @@ const subagentFinished = z.object({
   outcome: z.enum(['success', 'error', 'killed']),
 });
 
+/** The CLI's `permission_suggestions` types; each kind other than `addRules` is offered on its own button. */
+export const SUGGESTION_KINDS = ['addRules', 'setMode', 'addDirectories', 'other'] as const;
 const permissionSuggestion = z.object({
-  /** Opaque to the gateway; the bridge applies the CLI's own suggestions on "always allow". */
+  /** What applying it does, in words; the bridge applies the CLI's own suggestion, not this text. */
   label: z.string().max(500),
+  kind: z.enum(SUGGESTION_KINDS),
 });
 const permissionRequest = z.object({
   type: z.literal('permission_request'),

@@ -6,7 +6,7 @@
  * tables (a few read another's, and say so). Every call is synchronous (better-sqlite3), so a write is
  * durable against the process dying once the call returns.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Route } from '@switchyard/protocol';
 import Database from 'better-sqlite3';
@@ -15,9 +15,15 @@ import { migrate } from './migrations.js';
 /** An open, migrated store connection. */
 export type Db = Database.Database;
 
-/** Opens (creating if needed) the file at `path` (or `:memory:`) and applies pending migrations. */
+/**
+ * Opens (creating if needed) the file at `path` (or `:memory:`) and applies pending migrations.
+ *
+ * The database holds users' messages: its directory is 0700 and the file 0600 whatever the umask, and
+ * SQLite gives the `-wal` and `-shm` files it creates the main file's mode. Files left wider by an
+ * earlier version are narrowed.
+ */
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') ownOnly(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit is written to the WAL file (the OS page cache) before the call
@@ -30,6 +36,15 @@ export function openDatabase(path: string): Db {
   db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
+}
+
+/** Creates the directory (0700) and an empty file (0600) unless present, then narrows both to the owner. */
+function ownOnly(path: string): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
 
 /** A route as every table stores it: `chat_id` and a nullable `thread_id` (no topic). */

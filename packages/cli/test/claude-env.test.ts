@@ -1,0 +1,81 @@
+/**
+ * Claude's environment is an allowlist plus `claude.env`: the service's own secrets (the bot token's
+ * variable, systemd's credentials directory, anything else unlisted) never reach it.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bridgeEnvironment, claudeEnvironment } from '../src/claude-env.js';
+import { parseConfig, readToken } from '../src/config.js';
+
+const TOKEN = '123456:AAH-abcdefghijklmnopqrstuvwxyz';
+
+function agentWith(token: string, claudeEnv = '{}') {
+  const config = parseConfig(
+    `agents:\n  - name: demo\n    token: ${token}\n    allow: [1]\n    workDir: /srv/demo\n    claude: { env: ${claudeEnv} }\n`,
+    '/etc/switchyard/switchyard.yaml',
+    { env: {}, cwd: '/' },
+  );
+  const agent = config.agents[0];
+  if (!agent) throw new Error('no agent');
+  return agent;
+}
+
+describe('claude environment', () => {
+  const service = {
+    PATH: '/usr/bin:/bin',
+    HOME: '/var/lib/switchyard/demo/agent',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'dumb',
+    ANTHROPIC_API_KEY: 'sk-ant-api03-key',
+    CLAUDE_CONFIG_DIR: '/var/lib/claude',
+    // Everything below must stay out.
+    DEMO_BOT_TOKEN: TOKEN,
+    CREDENTIALS_DIRECTORY: '/run/credentials/switchyard-gateway@demo.service',
+    SWITCHYARD_CONFIG: '/etc/switchyard/switchyard.yaml',
+    AWS_SECRET_ACCESS_KEY: 'aws-secret',
+    INVOCATION_ID: 'abc',
+  };
+
+  it('passes the allowlist and claude.env, and nothing else', () => {
+    const agent = agentWith('{ env: DEMO_BOT_TOKEN }', '{ DISABLE_AUTOUPDATER: "1", PATH: /opt/bin }');
+    expect(claudeEnvironment(agent, service)).toEqual({
+      PATH: '/opt/bin',
+      HOME: '/var/lib/switchyard/demo/agent',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      TERM: 'dumb',
+      ANTHROPIC_API_KEY: 'sk-ant-api03-key',
+      CLAUDE_CONFIG_DIR: '/var/lib/claude',
+      DISABLE_AUTOUPDATER: '1',
+    });
+  });
+
+  it('leaves out the token variable even when its name is allowlisted', () => {
+    const agent = agentWith('{ env: CLAUDE_BOT_TOKEN }');
+    const env = claudeEnvironment(agent, { ...service, CLAUDE_BOT_TOKEN: TOKEN });
+    expect(Object.values(env)).not.toContain(TOKEN);
+    expect(env.CLAUDE_CONFIG_DIR).toBe('/var/lib/claude');
+  });
+
+  it('gives the bridge process the service environment without the token or the credentials', () => {
+    const agent = agentWith('{ env: DEMO_BOT_TOKEN }');
+    const env = bridgeEnvironment(agent, service);
+    expect(env.DEMO_BOT_TOKEN).toBeUndefined();
+    expect(env.CREDENTIALS_DIRECTORY).toBeUndefined();
+    expect(env.SWITCHYARD_CONFIG).toBe('/etc/switchyard/switchyard.yaml');
+  });
+});
+
+describe('token from a systemd credential', () => {
+  it('reads $CREDENTIALS_DIRECTORY/NAME, and says what to do without it', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cred-'));
+    writeFileSync(path.join(dir, 'demo.token'), `${TOKEN}\n`);
+    const agent = agentWith('{ credential: demo.token }');
+    expect(agent.token).toEqual({ kind: 'credential', name: 'demo.token' });
+    expect(readToken(agent, { env: { CREDENTIALS_DIRECTORY: dir }, cwd: '/' }, 'f.yaml')).toBe(TOKEN);
+    expect(() => readToken(agent, { env: {}, cwd: '/' }, 'f.yaml')).toThrow(/needs \$CREDENTIALS_DIRECTORY/);
+  });
+});

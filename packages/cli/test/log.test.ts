@@ -1,0 +1,59 @@
+/**
+ * The process logger never writes a bot token, an Anthropic key or a user's text, whatever the depth of
+ * the field that carries it: pino's own `redact` paths name fixed depths, which is the failure pinned here.
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, scrubLogFields } from '../src/log.js';
+
+const BOT_TOKEN = '1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq';
+const API_KEY = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
+
+function capture(): { lines: () => string; stream: Writable } {
+  let out = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      out += chunk.toString();
+      done();
+    },
+  });
+  return { lines: () => out, stream };
+}
+
+describe('log', () => {
+  it('censors secret and text fields at any depth, and secrets inside any string', () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ agent: 'demo', service: 'test' }, {}, stream as never);
+    logger.child({ deep: { config: { token: 'plain-token-value' } } }).warn(
+      {
+        event: 'x',
+        a: { b: { c: { d: { token: 'nested-secret', apiKey: 'k', Text: 'hello from a user' } } } },
+        list: [{ caption: 'a photo caption' }, `url https://api.telegram.org/bot${BOT_TOKEN}/getMe`],
+        err: new Error(`failed with ${API_KEY}`),
+      },
+      `message mentioning ${BOT_TOKEN}`,
+    );
+    const out = lines();
+    expect(out).toContain('"event":"x"');
+    for (const secret of [
+      BOT_TOKEN,
+      API_KEY,
+      'nested-secret',
+      'plain-token-value',
+      'hello from a user',
+      'a photo caption',
+    ]) {
+      expect(out).not.toContain(secret);
+    }
+    expect(out).toContain('[redacted]');
+    // What is not secret stays readable.
+    expect(out).toContain('https://api.telegram.org/bot[redacted]/getMe');
+    expect(out).toContain('message mentioning [redacted]');
+  });
+
+  it('cuts cycles instead of following them', () => {
+    const a: Record<string, unknown> = { name: 'a' };
+    a.self = a;
+    expect(scrubLogFields(a)).toEqual({ name: 'a', self: '[…]' });
+  });
+});
