@@ -18,6 +18,7 @@ import {
 import { createLogger } from './log.js';
 import { runSandbox } from './sandbox.js';
 import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
+import { untilStopSignal } from './signals.js';
 import { RESTART_BRIDGE_MESSAGE } from './supervisor.js';
 
 const USAGE = `usage: switchyard [--config PATH] <command>
@@ -160,21 +161,12 @@ function bridgeRestarter(agent: string): (() => Promise<void>) | undefined {
   return undefined;
 }
 
-/** Resolves after SIGINT or SIGTERM has been handled by `stop`; a second signal exits at once. */
+/** Resolves after SIGINT or SIGTERM has been handled by `stop` (see signals.ts for repeated signals). */
 function untilSignal(logger: ReturnType<typeof createLogger>, stop: () => Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(1);
-      stopping = true;
-      logger.info({ event: 'stopping', signal }, 'stopping');
-      stop().then(resolve, (err: unknown) => {
-        logger.error({ event: 'stop_failed', err: describeError(err) }, 'stop failed');
-        resolve();
-      });
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+  return untilStopSignal(stop, {
+    onSignal: (signal) => logger.info({ event: 'stopping', signal }, 'stopping'),
+  }).catch((err: unknown) => {
+    logger.error({ event: 'stop_failed', err: describeError(err) }, 'stop failed');
   });
 }
 
