@@ -15,6 +15,7 @@ import {
   loadConfig,
   resolveConfigPath,
 } from './config.js';
+import { checkConfigResources, formatFindings } from './config-check.js';
 import { createLogger } from './log.js';
 import { runSandbox } from './sandbox.js';
 import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
@@ -31,7 +32,8 @@ commands:
   gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
   bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
-  config check       validate the config and print it as it will be used, secrets masked
+  config check       validate the config and what it points at (token source, working directory,
+                     claude binary); print it as it will be used, secrets masked
   help               this text
 
 The config is --config PATH, else $SWITCHYARD_CONFIG, else ./switchyard.yaml.`;
@@ -41,7 +43,13 @@ const mainPath = fileURLToPath(import.meta.url);
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      follow: { type: 'boolean', short: 'f' },
+      hard: { type: 'boolean' },
+    },
     allowPositionals: true,
   });
   const [command, arg] = positionals;
@@ -65,10 +73,21 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'config': {
-      if (arg !== 'check') throw new UsageError('usage: switchyard config check');
-      console.log(describeConfig(load()));
-      console.error(`${configFile}: ok`);
-      return 0;
+      if (arg !== 'check') throw new UsageError('usage: switchyard config check [--json]');
+      const config = load();
+      const findings = checkConfigResources(config, environment);
+      const errors = findings.filter((f) => f.level === 'error').length;
+      if (values.json) {
+        const described = JSON.parse(describeConfig(config)) as object;
+        console.log(JSON.stringify({ ...described, ok: errors === 0, findings }, null, 2));
+      } else {
+        console.log(describeConfig(config));
+        for (const line of formatFindings(findings)) console.error(line);
+        console.error(
+          errors === 0 ? `${configFile}: ok` : `${configFile}: ${errors} problem(s) with what it points at`,
+        );
+      }
+      return errors === 0 ? 0 : 1;
     }
     case 'gateway': {
       const config = load();
