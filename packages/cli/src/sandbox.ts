@@ -13,7 +13,6 @@
  * survived, has been stopped. The working directory (`work/`) is kept.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveBinary, stopRecordedClaude } from '@switchyard/agent-bridge';
@@ -24,6 +23,7 @@ import {
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
+import { claudeLogin } from './claude-login.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { superviseAgent } from './services.js';
@@ -164,18 +164,12 @@ export function chooseClaude(env: NodeJS.ProcessEnv): ClaudeChoice {
   }
   const installed = installedClaude(env) ?? (existsSync(pinned) ? pinned : undefined);
   if (!installed) return { kind: 'scripted', bin: pinned, reason: 'no `claude` command was found.' };
-  const configDir = env.CLAUDE_CONFIG_DIR ?? path.join(homedir(), '.claude');
-  // The credentials file is where Linux keeps a login (macOS keeps it in the Keychain, but Switchyard
-  // refuses to run there before it asks).
-  const loggedIn =
-    Boolean(env.ANTHROPIC_API_KEY) ||
-    Boolean(env.CLAUDE_CODE_OAUTH_TOKEN) ||
-    existsSync(path.join(configDir, '.credentials.json'));
-  if (!loggedIn) {
+  const login = claudeLogin(env);
+  if (login.kind === 'none') {
     return {
       kind: 'scripted',
       bin: pinned,
-      reason: `\`claude\` is installed but not logged in (no ${path.join(configDir, '.credentials.json')}, no ANTHROPIC_API_KEY).`,
+      reason: `\`claude\` is installed but not logged in (no ${login.looked}, no ANTHROPIC_API_KEY).`,
     };
   }
   return { kind: 'real', bin: installed };
