@@ -81,6 +81,10 @@ const agentSchema = z.strictObject({
   stateDir: z.string().min(1).optional(),
   runtimeDir: z.string().min(1).optional(),
   card: cardSchema,
+  /** The gateway's Prometheus endpoint; off when absent. */
+  metrics: z
+    .strictObject({ port: z.number().int().min(1).max(65535), host: z.string().min(1).optional() })
+    .optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -117,6 +121,8 @@ export interface AgentConfig {
   runtimeDir: string;
   socketPath: string;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
+  /** The gateway's Prometheus endpoint (`host` default 127.0.0.1), or undefined when off. */
+  metrics: { port: number; host: string } | undefined;
 }
 
 /** A validated config: the file it came from and its agents, ready for the factories. */
@@ -231,6 +237,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     stateDir,
     runtimeDir,
     socketPath: path.join(runtimeDir, 'bridge.sock'),
+    metrics: raw.metrics ? { port: raw.metrics.port, host: raw.metrics.host ?? '127.0.0.1' } : undefined,
     card: {
       ...(raw.card?.showDelayMs !== undefined ? { showDelayMs: raw.card.showDelayMs } : {}),
       ...(raw.card?.stuckAfterMs !== undefined ? { stuckAfterMs: raw.card.stuckAfterMs } : {}),

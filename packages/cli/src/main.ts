@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { createMetrics } from '@switchyard/gateway';
 import { describeError } from '@switchyard/protocol';
 import { backupAgent } from './backup.js';
 import {
@@ -105,9 +106,22 @@ async function main(argv: string[]): Promise<number> {
       const config = load();
       const agent = agentOf(config);
       const logger = createLogger({ agent: agent.name, service: 'gateway' });
-      const gateway = makeGateway(agent, environment, config.file, logger, bridgeRestarter(agent.name));
+      const metrics = agent.metrics ? createMetrics({ ...agent.metrics, agent: agent.name }) : undefined;
+      const gateway = makeGateway(
+        agent,
+        environment,
+        config.file,
+        logger,
+        bridgeRestarter(agent.name),
+        metrics,
+      );
+      if (metrics)
+        logger.info({ event: 'metrics_listening', url: await metrics.start() }, 'metrics endpoint up');
       await gateway.start();
-      await untilSignal(logger, () => gateway.stop());
+      await untilSignal(logger, async () => {
+        await gateway.stop();
+        await metrics?.stop();
+      });
       return 0;
     }
     case 'bridge': {

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Bridge, createBridge, stopRecordedClaude } from '@switchyard/agent-bridge';
-import { createGateway, type Gateway } from '@switchyard/gateway';
+import { createGateway, type Gateway, type GatewayMetrics } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
 import { type AgentConfig, type ConfigEnvironment, readToken } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
@@ -43,6 +43,7 @@ export function makeGateway(
   configFile: string,
   logger: Logger,
   restartBridge: (() => Promise<void>) | undefined,
+  metrics?: GatewayMetrics,
 ): Gateway {
   const token = readToken(agent, environment, configFile);
   if (!token) {
@@ -61,6 +62,7 @@ export function makeGateway(
     socketPath: agent.socketPath,
     card: agent.card,
     ...(restartBridge ? { restartBridge } : {}),
+    ...(metrics ? { metrics } : {}),
     logger,
   });
 }
