@@ -3,9 +3,10 @@
  * agent that has a token (here against the local Telegram server standing in for Telegram).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inspectGatewayStore } from '@switchyard/gateway';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { botMessages, MAIN, systemPerTest } from './system.js';
@@ -17,6 +18,25 @@ function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } 
     encoding: 'utf8',
   });
   return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** `cli`, without blocking this process: for commands that talk to the in-process Telegram stand-in. */
+function cliAsync(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { ...process.env, SWITCHYARD_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.once('close', (code) => resolve({ code, out, err }));
+  });
 }
 
 describe('the switchyard command', () => {
@@ -86,4 +106,54 @@ describe('the switchyard command', () => {
       if (up.exitCode === null) up.kill('SIGKILL');
     }
   });
+
+  it('`status`, `doctor` and `backup` read a running agent from the outside', async () => {
+    const system = await startSystem({ rules: [rule('ping', say('pong'))] });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    telegram.sendText(chatId, 'ping');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'pong'), {
+      timeoutMs: 60_000,
+    });
+
+    const status = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
+    expect(status.err).toBe('');
+    const [agent] = JSON.parse(status.out).agents;
+    expect(agent.gateway.running.map((p: { pid: number }) => p.pid)).toEqual([system.pid('gateway')]);
+    expect(agent.bridge.running.map((p: { pid: number }) => p.pid)).toEqual([system.pid('bridge')]);
+    expect(agent.bridge.connected).toBe(true);
+    expect(agent.claude).toHaveLength(1);
+    expect(agent.claude[0]).toMatchObject({ state: 'alive', sessionId: expect.any(String) });
+    expect(agent.store).toMatchObject({ runningTurns: [], openPrompts: 0, schemaCurrent: true });
+    expect(status.code).toBe(0);
+    expect(cli(['--config', system.configPath, 'status']).out).toMatch(/^e2e: serving$/m);
+
+    const doctor = await cliAsync(['--config', system.configPath, 'doctor', 'e2e', '--json']);
+    const report = JSON.parse(doctor.out);
+    const errors = report.agents[0].findings.filter((f: { level: string }) => f.level === 'error');
+    expect(errors).toEqual([]);
+    expect(report.agents[0].findings).toContainEqual(
+      expect.objectContaining({ path: 'agents[0].token', message: expect.stringContaining('@') }),
+    );
+    expect(doctor.code).toBe(0);
+
+    const dest = path.join(system.dir, 'backup');
+    const backup = cli(['--config', system.configPath, 'backup', 'e2e', dest]);
+    expect(backup.code, backup.err).toBe(0);
+    const manifest = JSON.parse(readFileSync(path.join(dest, 'manifest.json'), 'utf8'));
+    expect(manifest.files).toContain('gateway/gateway.sqlite');
+    expect(manifest.files).toContain('bridge/bridge.json');
+    expect(manifest.files.some((f: string) => f.endsWith('-wal'))).toBe(false);
+    // The copy is a whole database: the update that just ran is in it.
+    const copy = inspectGatewayStore(path.join(dest, 'gateway', 'gateway.sqlite'));
+    expect(copy.schemaCurrent).toBe(true);
+    expect(copy.lastUpdateId).toBeGreaterThan(0);
+    expect(cli(['--config', system.configPath, 'backup', 'e2e', dest]).code).toBe(1); // never overwrites
+
+    await system.kill('bridge', 'SIGTERM');
+    const down = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
+    expect(down.code).toBe(3);
+    expect(JSON.parse(down.out).agents[0].bridge).toMatchObject({ running: [], connected: false });
+  }, 120_000);
 });

@@ -27,8 +27,8 @@ export interface SandboxProcess {
   spawnedAt: number;
   /** Everything the sandbox and its services wrote (stdout and stderr). */
   output(): string;
-  /** Ctrl-C, then reap: see the module comment. */
-  stop(): Promise<SandboxStopReport>;
+  /** Ctrl-C (with `echo`, delivered twice as through `pnpm start`), then reap: see the module comment. */
+  stop(options?: { echo?: boolean }): Promise<SandboxStopReport>;
 }
 
 /** What `stop()` saw. */
@@ -62,12 +62,22 @@ export interface ViewState {
 
 const EXIT_GRACE_MS = 20_000;
 
+/** How to start the sandbox command. */
+export interface SandboxProcessOptions {
+  /** How long to wait for the URL. Default 30 s. */
+  timeoutMs?: number;
+  /** Run on this directory (an earlier run's) and leave it in place at `stop()`; default a fresh one, removed. */
+  dir?: string;
+  /** Extra environment for the sandbox command. */
+  env?: NodeJS.ProcessEnv;
+  /** The umask the sandbox runs with (through a shell: Node cannot set a child's umask). */
+  umask?: number;
+}
+
 /** Starts the sandbox command; resolves when it has printed its URL. */
-export async function startSandboxProcess(
-  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; umask?: number } = {},
-): Promise<SandboxProcess> {
+export async function startSandboxProcess(options: SandboxProcessOptions = {}): Promise<SandboxProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first (npx tsc -b)`);
-  const dir = mkdtempSync(path.join(tmpdir(), 'sy-sandbox-'));
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'sy-sandbox-'));
   const spawnedAt = performance.now();
   // Its own process group, so that a sandbox that does not stop can be killed with its services.
   // With `umask`, through a shell that sets it first (Node cannot set a child's umask).
@@ -135,11 +145,13 @@ export async function startSandboxProcess(
     urlAfterMs,
     spawnedAt,
     output: () => output,
-    async stop() {
+    async stop(stopOptions = {}) {
       const t0 = performance.now();
       let exit: number | NodeJS.Signals | null = child.exitCode ?? child.signalCode;
       if (exit === null) {
         child.kill('SIGINT');
+        // What `pnpm start` delivers: the terminal's Ctrl-C, then the runner's forwarded copy.
+        if (stopOptions.echo) setTimeout(() => child.kill('SIGINT'), 50);
         exit = await Promise.race([exited, delay(EXIT_GRACE_MS).then(() => null)]);
         if (exit === null) {
           killGroup(child);
@@ -150,7 +162,7 @@ export async function startSandboxProcess(
       // A process that is still exiting (its cmdline already empty) is given a moment.
       for (let i = 0; i < 30 && processesOf(dir).length > 0; i++) await delay(100);
       const leftovers = reap(child, dir);
-      if (!process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
+      if (!options.dir && !process.env.SWITCHYARD_KEEP_E2E) rmSync(dir, { recursive: true, force: true });
       return { exit, exitAfterMs, leftovers };
     },
   };

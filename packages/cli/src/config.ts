@@ -109,6 +109,10 @@ const agentSchema = z.strictObject({
   /** An idle Claude process is stopped after this long; the next message resumes it. */
   idleStopMinutes: z.number().positive().optional(),
   chats: z.array(chatSchema).optional(),
+  /** The gateway's Prometheus endpoint; off when absent. */
+  metrics: z
+    .strictObject({ port: z.number().int().min(1).max(65535), host: z.string().min(1).optional() })
+    .optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -151,6 +155,8 @@ export interface AgentConfig {
   idleStopMs: number;
   /** Per-chat and per-topic settings, paths absolute. */
   chats: ChatConfig[];
+  /** The gateway's Prometheus endpoint (`host` default 127.0.0.1), or undefined when off. */
+  metrics: { port: number; host: string } | undefined;
 }
 
 /** One `chats:` entry, resolved. */
@@ -337,6 +343,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       permissionMode: chat.permissionMode,
       listen: chat.listen ?? 'addressed',
     })),
+    metrics: raw.metrics ? { port: raw.metrics.port, host: raw.metrics.host ?? '127.0.0.1' } : undefined,
     card: {
       ...(raw.card?.showDelayMs !== undefined ? { showDelayMs: raw.card.showDelayMs } : {}),
       ...(raw.card?.stuckAfterMs !== undefined ? { stuckAfterMs: raw.card.stuckAfterMs } : {}),

@@ -9,6 +9,7 @@
 import type { Logger } from '@switchyard/protocol';
 import { REDACTED, redactSecrets } from '@switchyard/protocol';
 import { type DestinationStream, pino } from 'pino';
+import { journalDestinationFor } from './journal.js';
 
 /** Field names whose value is never written, wherever they appear: secrets, and a user's words. */
 const CENSORED_KEYS = new Set([
@@ -66,7 +67,9 @@ export function createLogger(
       },
     },
   };
-  return scrubbingChildren(destination ? pino(options, destination) : pino(options));
+  // Under systemd (or SWITCHYARD_LOG_FORMAT=journal) each line carries its syslog priority prefix.
+  const target = destination ?? journalDestinationFor(env);
+  return scrubbingChildren(target ? pino(options, target) : pino(options));
 }
 
 /** pino applies no formatter to a child's bindings: they are scrubbed on the way in instead. */

@@ -4,9 +4,12 @@
  * hands typed options to the services' factories. See `switchyard help`.
  */
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { createMetrics } from '@switchyard/gateway';
 import { describeError } from '@switchyard/protocol';
+import { backupAgent } from './backup.js';
 import {
   type AgentConfig,
   type Config,
@@ -15,9 +18,15 @@ import {
   loadConfig,
   resolveConfigPath,
 } from './config.js';
+import { checkConfigResources, formatFindings } from './config-check.js';
+import { doctorAgent } from './doctor.js';
 import { createLogger } from './log.js';
+import { OperateError, restartAgent, showLogs } from './operate.js';
+import { asServicesSee } from './operator-paths.js';
 import { runSandbox } from './sandbox.js';
 import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
+import { untilStopSignal } from './signals.js';
+import { agentStatus, formatStatus, isHealthy } from './status.js';
 import { RESTART_BRIDGE_MESSAGE } from './supervisor.js';
 import { unitStopped } from './unit-stop.js';
 
@@ -31,22 +40,35 @@ commands:
   gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
   bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
+  doctor [AGENT]     check every agent (or AGENT) can start, and say how to fix what is wrong
+  status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error
+  restart AGENT      restart the bridge (Claude processes are adopted); --hard ends them too
+  logs AGENT [-f]    the agent's logs from journald (pretty at a terminal; -f follows)
+  backup AGENT DEST  a consistent copy of the agent's state (online SQLite backup) into DEST
+  config check       validate the config and what it points at (token source, working directory,
+                     claude binary); print it as it will be used, secrets masked
   unit-stopped AGENT the agent unit's ExecStopPost= hook: stop Claude if the unit is being stopped,
                      keep it for a restart (see deploy/README.md)
-  config check       validate the config and print it as it will be used, secrets masked
   help               this text
 
-The config is --config PATH, else $SWITCHYARD_CONFIG, else ./switchyard.yaml.`;
+doctor, status and config check take --json. The config is --config PATH, else $SWITCHYARD_CONFIG, else
+./switchyard.yaml.`;
 
 const mainPath = fileURLToPath(import.meta.url);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      follow: { type: 'boolean', short: 'f' },
+      hard: { type: 'boolean' },
+    },
     allowPositionals: true,
   });
-  const [command, arg] = positionals;
+  const [command, arg, extra] = positionals;
   const environment = { env: process.env, cwd: process.cwd() };
   const configFile = resolveConfigPath(values.config, environment);
   const load = (): Config => loadConfig(configFile, environment);
@@ -67,18 +89,42 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'config': {
-      if (arg !== 'check') throw new UsageError('usage: switchyard config check');
-      console.log(describeConfig(load()));
-      console.error(`${configFile}: ok`);
-      return 0;
+      if (arg !== 'check') throw new UsageError('usage: switchyard config check [--json]');
+      const config = load();
+      const findings = checkConfigResources(config, environment);
+      const errors = findings.filter((f) => f.level === 'error').length;
+      if (values.json) {
+        const described = JSON.parse(describeConfig(config)) as object;
+        console.log(JSON.stringify({ ...described, ok: errors === 0, findings }, null, 2));
+      } else {
+        console.log(describeConfig(config));
+        for (const line of formatFindings(findings)) console.error(line);
+        console.error(
+          errors === 0 ? `${configFile}: ok` : `${configFile}: ${errors} problem(s) with what it points at`,
+        );
+      }
+      return errors === 0 ? 0 : 1;
     }
     case 'gateway': {
       const config = load();
       const agent = agentOf(config);
       const logger = createLogger({ agent: agent.name, service: 'gateway' });
-      const gateway = makeGateway(agent, environment, config.file, logger, bridgeRestarter(agent.name));
+      const metrics = agent.metrics ? createMetrics({ ...agent.metrics, agent: agent.name }) : undefined;
+      const gateway = makeGateway(
+        agent,
+        environment,
+        config.file,
+        logger,
+        bridgeRestarter(agent.name),
+        metrics,
+      );
+      if (metrics)
+        logger.info({ event: 'metrics_listening', url: await metrics.start() }, 'metrics endpoint up');
       await gateway.start();
-      await untilSignal(logger, () => gateway.stop());
+      await untilSignal(logger, async () => {
+        await gateway.stop();
+        await metrics?.stop();
+      });
       return 0;
     }
     case 'bridge': {
@@ -115,6 +161,53 @@ async function main(argv: string[]): Promise<number> {
       const supervisor = superviseAgent({ mainPath, configFile: config.file, agent, logger });
       supervisor.start();
       await untilSignal(logger, () => supervisor.stop());
+      return 0;
+    }
+    case 'doctor': {
+      const config = load();
+      const chosen = arg ? [agentOf(config)] : config.agents;
+      const reports = [];
+      for (const agent of chosen) {
+        const index = config.agents.indexOf(agent);
+        reports.push(await doctorAgent(asServicesSee(agent, config.file), index, config.file, environment));
+      }
+      const ok = reports.every((r) => r.canStart);
+      if (values.json) console.log(JSON.stringify({ ok, agents: reports }, null, 2));
+      else {
+        for (const report of reports) {
+          console.log(`${report.agent}: ${report.canStart ? 'can start' : 'CANNOT start'}`);
+          for (const line of formatFindings(report.findings, { all: true })) console.log(`  ${line}`);
+        }
+      }
+      return ok ? 0 : 1;
+    }
+    case 'status': {
+      const config = load();
+      const chosen = arg ? [agentOf(config)] : config.agents;
+      const statuses = chosen.map((agent) => agentStatus(asServicesSee(agent, config.file)));
+      if (values.json) console.log(JSON.stringify({ agents: statuses }, null, 2));
+      else console.log(statuses.map((s) => formatStatus(s)).join('\n\n'));
+      return statuses.every(isHealthy) ? 0 : 3;
+    }
+    case 'restart': {
+      const config = load();
+      const agent = asServicesSee(agentOf(config), config.file);
+      const logger = createLogger({ agent: agent.name, service: 'restart' });
+      console.error(await restartAgent(agent, values.hard === true, logger));
+      return 0;
+    }
+    case 'logs': {
+      const config = load();
+      return showLogs(agentOf(config), values.follow === true);
+    }
+    case 'backup': {
+      const config = load();
+      const agent = asServicesSee(agentOf(config), config.file);
+      if (!extra) throw new UsageError('usage: switchyard backup AGENT DEST');
+      const manifest = await backupAgent(agent, path.resolve(extra));
+      console.error(
+        `backed up ${manifest.files.length} file(s) of agent "${agent.name}" to ${path.resolve(extra)}`,
+      );
       return 0;
     }
     case 'sandbox':
@@ -169,28 +262,19 @@ function bridgeRestarter(agent: string): (() => Promise<void>) | undefined {
   return undefined;
 }
 
-/** Resolves after SIGINT or SIGTERM has been handled by `stop`; a second signal exits at once. */
+/** Resolves after SIGINT or SIGTERM has been handled by `stop` (see signals.ts for repeated signals). */
 function untilSignal(logger: ReturnType<typeof createLogger>, stop: () => Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(1);
-      stopping = true;
-      logger.info({ event: 'stopping', signal }, 'stopping');
-      stop().then(resolve, (err: unknown) => {
-        logger.error({ event: 'stop_failed', err: describeError(err) }, 'stop failed');
-        resolve();
-      });
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+  return untilStopSignal(stop, {
+    onSignal: (signal) => logger.info({ event: 'stopping', signal }, 'stopping'),
+  }).catch((err: unknown) => {
+    logger.error({ event: 'stop_failed', err: describeError(err) }, 'stop failed');
   });
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof UsageError) {
+    if (err instanceof ConfigError || err instanceof UsageError || err instanceof OperateError) {
       console.error(err.message);
       process.exit(2);
     }

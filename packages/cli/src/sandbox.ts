@@ -3,15 +3,19 @@
  * account. The local Telegram server runs in this process and serves the web chat view; the gateway and
  * the bridge run as child processes exactly as in production, against it.
  *
- * The agent uses the `claude` that is installed and logged in (or `ANTHROPIC_API_KEY`). When there is
- * none, or `SWITCHYARD_SCRIPTED=1`, it uses the built-in scripted model instead and says so, here and
- * in the chat view.
+ * The agent uses the `claude` that is installed and logged in (or `ANTHROPIC_API_KEY`), and says that this
+ * is the real model, billed to that account. When there is none, or `SWITCHYARD_SCRIPTED=1`, it uses the
+ * built-in scripted model instead and says so, here and in the chat view.
+ *
+ * Every run starts a fresh chat: the stand-in Telegram keeps its chats in memory and numbers updates and
+ * messages from 1, so the gateway's and bridge's state of an earlier run (which remembers the ids it has
+ * seen and drops them as duplicates) is removed at start, after the earlier run's Claude process, if one
+ * survived, has been stopped. The working directory (`work/`) is kept.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveBinary } from '@switchyard/agent-bridge';
+import { resolveBinary, stopRecordedClaude } from '@switchyard/agent-bridge';
 import { describeError } from '@switchyard/protocol';
 import {
   createScriptedModel,
@@ -19,9 +23,11 @@ import {
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
+import { claudeLogin } from './claude-login.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { superviseAgent } from './services.js';
+import { untilStopSignal } from './signals.js';
 
 /** How `runSandbox` was asked for, and the process context it reads. */
 export interface SandboxOptions {
@@ -44,12 +50,21 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
   const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
   const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (process.platform !== 'linux') {
+    say(`switchyard: Switchyard runs on Linux only (it uses /proc and FIFOs); this is ${process.platform}.`);
+    say('            On macOS, run it in a Linux VM or container (see "Platforms" in README.md).');
+    return 1;
+  }
   mkdirSync(path.join(base, 'work'), { recursive: true });
 
   const claude = chooseClaude(env);
   let model: ScriptedModel | undefined;
   const claudeEnv: Record<string, string> = {};
-  if (claude.kind === 'scripted') {
+  if (claude.kind === 'real') {
+    say(`switchyard: using your logged-in Claude Code (${claude.bin}): the REAL model, billed to your`);
+    say('            account or plan, so every message costs real money or quota.');
+    say('            For the free built-in scripted model instead: SWITCHYARD_SCRIPTED=1.');
+  } else {
     say(`switchyard: ${claude.reason}`);
     say('switchyard: using the built-in SCRIPTED model: answers are canned, to show the system working.');
     say('            For real answers: install Claude Code and log in (`claude`), or set ANTHROPIC_API_KEY.');
@@ -62,9 +77,10 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     token: SANDBOX_TOKEN,
     bot: { firstName: 'Switchyard sandbox', username: 'switchyard_sandbox_bot' },
     port: Number(env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT),
-    ...(claude.kind === 'scripted'
-      ? { banner: 'Scripted model: the answers are canned, not from Claude.' }
-      : {}),
+    banner:
+      claude.kind === 'scripted'
+        ? 'Scripted model: the answers are canned, not from Claude.'
+        : 'Real Claude model: every message is billed to your Claude account.',
   });
   let address: { apiRoot: string; webUrl: string | undefined };
   try {
@@ -77,6 +93,7 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     await model?.stop();
     return 1;
   }
+  await freshState(path.join(base, 'state'), logger);
   const userId = telegram.defaultUser.id;
   const configFile = path.join(base, 'switchyard.yaml');
   writeFileSync(
@@ -106,19 +123,35 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
   const url = address.webUrl ?? `${address.apiRoot}/`;
   say('');
   say(`switchyard: the sandbox is running. Open ${url} to chat with the agent.`);
-  say(`            (working directory ${path.join(base, 'work')}; Ctrl-C stops everything)`);
+  say(`            (working directory ${path.join(base, 'work')}; each run starts a fresh chat;`);
+  say('            Ctrl-C stops everything)');
   say('');
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  say('switchyard: stopping the sandbox…');
-  await supervisor.stop();
-  await telegram.stop();
-  await model?.stop();
+  await untilStopSignal(
+    async () => {
+      await supervisor.stop();
+      await telegram.stop();
+      await model?.stop();
+    },
+    { onSignal: () => say('switchyard: stopping the sandbox…') },
+  );
   return 0;
+}
+
+/**
+ * Removes an earlier run's service state so that ids numbered afresh by the stand-in Telegram are not
+ * taken for duplicates. Its Claude process, should one have outlived that run (a `kill -9`), is stopped
+ * first: deleting its record would otherwise leave it running unseen.
+ */
+async function freshState(stateDir: string, logger: ReturnType<typeof createLogger>): Promise<void> {
+  if (!existsSync(stateDir)) return;
+  const outcome = await stopRecordedClaude({ stateDir: path.join(stateDir, 'bridge'), logger });
+  if (outcome === 'unknown') {
+    throw new Error(
+      `cannot tell whether the Claude process recorded in ${stateDir} still runs; stop it, then remove that directory`,
+    );
+  }
+  rmSync(stateDir, { recursive: true, force: true });
 }
 
 type ClaudeChoice = { kind: 'real'; bin: string } | { kind: 'scripted'; bin: string; reason: string };
@@ -131,16 +164,12 @@ export function chooseClaude(env: NodeJS.ProcessEnv): ClaudeChoice {
   }
   const installed = installedClaude(env) ?? (existsSync(pinned) ? pinned : undefined);
   if (!installed) return { kind: 'scripted', bin: pinned, reason: 'no `claude` command was found.' };
-  const configDir = env.CLAUDE_CONFIG_DIR ?? path.join(homedir(), '.claude');
-  const loggedIn =
-    Boolean(env.ANTHROPIC_API_KEY) ||
-    Boolean(env.CLAUDE_CODE_OAUTH_TOKEN) ||
-    existsSync(path.join(configDir, '.credentials.json'));
-  if (!loggedIn) {
+  const login = claudeLogin(env);
+  if (login.kind === 'none') {
     return {
       kind: 'scripted',
       bin: pinned,
-      reason: `\`claude\` is installed but not logged in (no ${path.join(configDir, '.credentials.json')}, no ANTHROPIC_API_KEY).`,
+      reason: `\`claude\` is installed but not logged in (no ${login.looked}, no ANTHROPIC_API_KEY).`,
     };
   }
   return { kind: 'real', bin: installed };

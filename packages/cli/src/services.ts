@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/agent-bridge';
-import { createGateway, type Gateway } from '@switchyard/gateway';
+import { createGateway, type Gateway, type GatewayMetrics } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
 import { type AgentConfig, type ConfigEnvironment, chatSettings, readToken } from './config.js';
@@ -47,6 +47,7 @@ export function makeGateway(
   configFile: string,
   logger: Logger,
   restartBridge: (() => Promise<void>) | undefined,
+  metrics?: GatewayMetrics,
 ): Gateway {
   const token = readToken(agent, environment, configFile);
   if (!token) {
@@ -66,6 +67,7 @@ export function makeGateway(
     socketPath: agent.socketPath,
     card: agent.card,
     ...(restartBridge ? { restartBridge } : {}),
+    ...(metrics ? { metrics } : {}),
     logger,
   });
 }

@@ -72,11 +72,19 @@ export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail'
  * each one before auto-retry, installed after it and so outermost, waits it out and retries; auto-retry
  * also retries server and network errors, up to five times).
  */
-export function createBot(options: { token: string; apiRoot: string; budget: Budget; logger: Logger }): Bot {
+export function createBot(options: {
+  token: string;
+  apiRoot: string;
+  budget: Budget;
+  logger: Logger;
+  /** Sees every raw result, each 429 included (metrics). */
+  onResult?: (method: string, result: { ok: boolean; error_code?: number }) => void;
+}): Bot {
   const { budget, logger } = options;
   const bot = new Bot(options.token, { client: { apiRoot: options.apiRoot } });
   bot.api.config.use(async (prev, method, payload, signal) => {
     const result = await prev(method, payload, signal);
+    options.onResult?.(method, result);
     if (!result.ok && result.error_code === 429) {
       const chatId = (payload as { chat_id?: unknown }).chat_id;
       const retryAfter = result.parameters?.retry_after ?? 1;

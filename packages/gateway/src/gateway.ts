@@ -27,6 +27,7 @@ import { type BudgetOptions, createBudget } from './budget.js';
 import type { CardOptions } from './card-driver.js';
 import { createCommandRunner, type InlineButton } from './commands.js';
 import { createCourier } from './courier.js';
+import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
 import { installTelegramHandlers } from './telegram-handlers.js';
@@ -61,6 +62,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Send pacing per chat; defaults stay under Telegram's limits. */
   budget?: BudgetOptions;
+  /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
+  metrics?: GatewayMetrics;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }
@@ -101,7 +104,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...(options.allowChats ? { allowChats: options.allowChats } : {}),
   });
   const budget = createBudget(options.budget);
-  const bot = createBot({ token: options.token, apiRoot, budget, logger });
+  const metrics = options.metrics ?? noMetrics;
+  const bot = createBot({ token: options.token, apiRoot, budget, logger, onResult: metrics.telegramCall });
   const courier = createCourier(budget);
 
   let store: GatewayStore | undefined;
@@ -224,6 +228,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async start() {
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
+      metrics.queueLength(() => store?.inboxLength() ?? 0);
       stopping = new AbortController();
       const booted = await boot({
         bot,
@@ -233,10 +238,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         knownChats: [...new Set([...(options.allowChats ?? []), ...options.allowUsers])],
         keep: allowed,
         send,
-        onFrame,
+        onFrame: metrics.observeFrames(onFrame),
         bridgeConnected: () => connected,
         onConnectionChange: (state) => {
           connected = state;
+          metrics.bridgeConnected(state);
         },
         onPollingHealth: (health) => {
           polling = health;

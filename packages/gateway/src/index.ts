@@ -17,7 +17,22 @@ export { COMMANDS } from './commands.js';
 export { createGateway, type Gateway, type GatewayOptions, type GatewayStatus } from './gateway.js';
 /** Markdown → Telegram HTML, for callers that render replies the same way. */
 export { type HtmlChunk, renderMarkdown, splitPlain, TELEGRAM_TEXT_LIMIT } from './markdown.js';
+/** Prometheus metrics (off by default): the endpoint the cli starts and the interface the gateway calls. */
+export {
+  createMetrics,
+  type GatewayMetrics,
+  type MetricsOptions,
+  type MetricsServer,
+  noMetrics,
+} from './metrics.js';
 export { EXPIRED } from './prompts.js';
+/** Read-only inspection, integrity check and online backup of a gateway's SQLite file, for operator tools. */
+export {
+  backupGatewayStore,
+  checkGatewayStore,
+  type GatewayInspection,
+  inspectGatewayStore,
+} from './store/inspect.js';
 /** The SQLite store, for operator tools that inspect a gateway's state. */
 export { type GatewayStore, openGatewayStore } from './store.js';
 /** Texts the user sees for placeholders and refusals, for tests and docs. */

@@ -1,0 +1,162 @@
+/**
+ * What `switchyard config check` (and `doctor`) verify beyond the file's shape: that what each agent's
+ * config points at is there. The token source exists and holds a bot token, the working directory
+ * exists and is writable, the state directory is (or can be made) writable, and the `claude` binary is
+ * found. Each finding names the config path it is about; none ever carries the token.
+ *
+ * The checks only read: nothing is created, so a check on a host before install changes nothing.
+ */
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+import { resolveBinary } from '@switchyard/agent-bridge';
+import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
+
+/** One verdict: `error` stops the agent from starting, `warn` is worth a look, `ok` is a passed check. */
+export interface Finding {
+  level: 'ok' | 'warn' | 'error';
+  /** The config path the finding is about (`agents[0].workDir`), or the check's name for host facts. */
+  path: string;
+  message: string;
+  /** What to do about it, when it is not `ok`. */
+  fix?: string;
+}
+
+/** Every resource check for every agent of `config`, in config order. */
+export function checkConfigResources(config: Config, environment: ConfigEnvironment): Finding[] {
+  return config.agents.flatMap((agent, i) => checkAgentResources(agent, i, config.file, environment));
+}
+
+/** The resource checks of one agent; `index` is its position in the file, for the paths. */
+export function checkAgentResources(
+  agent: AgentConfig,
+  index: number,
+  configFile: string,
+  environment: ConfigEnvironment,
+): Finding[] {
+  const at = (field: string) => `agents[${index}].${field}`;
+  return [
+    checkToken(agent, at('token'), configFile, environment),
+    checkDirectory(at('workDir'), 'working directory', agent.workDir, {
+      fix: `create it and give the agent's user write access: mkdir -p ${agent.workDir}`,
+    }),
+    checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
+    checkClaude(agent, at('claude.bin'), environment),
+  ];
+}
+
+function checkToken(
+  agent: AgentConfig,
+  where: string,
+  configFile: string,
+  environment: ConfigEnvironment,
+): Finding {
+  const source = agent.token;
+  if (!source) {
+    return { level: 'ok', path: where, message: 'no token: the agent runs against the local sandbox' };
+  }
+  try {
+    readToken(agent, environment, configFile);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    // readToken's messages name the source, never the token; drop its own path prefix for ours.
+    const message = (err.problems[0] ?? 'unreadable').replace(/^agents\([^)]*\)\.token: /, '');
+    const fix =
+      source.kind === 'env'
+        ? `set ${source.name} in the service's environment (or use token: { file: PATH })`
+        : source.kind === 'file'
+          ? `put the token from @BotFather on the first line of ${source.path}, readable by the gateway's user`
+          : 'paste the whole token from @BotFather';
+    return { level: 'error', path: where, message, fix };
+  }
+  const from =
+    source.kind === 'inline'
+      ? 'inline'
+      : source.kind === 'file'
+        ? `from file ${source.path}`
+        : `from environment variable ${source.name}`;
+  return { level: 'ok', path: where, message: `a bot token is there (${from})` };
+}
+
+/**
+ * A directory the agent writes: it must exist (or, with `mayBeCreated`, its nearest existing ancestor
+ * must be writable, as the services create it) and be writable and searchable.
+ */
+function checkDirectory(
+  where: string,
+  what: string,
+  dir: string,
+  options: { mayBeCreated?: boolean; fix?: string },
+): Finding {
+  let existing = dir;
+  for (;;) {
+    const kind = statKind(existing);
+    if (kind === 'dir') break;
+    if (kind === 'other') {
+      return {
+        level: 'error',
+        path: where,
+        message: `${existing} is not a directory`,
+        fix: 'remove it or choose another path',
+      };
+    }
+    if (!options.mayBeCreated) {
+      return {
+        level: 'error',
+        path: where,
+        message: `the ${what} ${dir} does not exist`,
+        fix: options.fix ?? `mkdir -p ${dir}`,
+      };
+    }
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  try {
+    accessSync(existing, constants.W_OK | constants.X_OK);
+  } catch {
+    return {
+      level: 'error',
+      path: where,
+      message: `the ${what} ${existing === dir ? dir : `${dir} (its parent ${existing})`} is not writable by this user`,
+      fix: options.fix ?? `chown it to the agent's user, or choose another path`,
+    };
+  }
+  return {
+    level: 'ok',
+    path: where,
+    message: existing === dir ? `${dir} is writable` : `${dir} will be created (under ${existing})`,
+  };
+}
+
+function statKind(p: string): 'dir' | 'other' | 'missing' {
+  try {
+    return statSync(p).isDirectory() ? 'dir' : 'other';
+  } catch {
+    return 'missing';
+  }
+}
+
+function checkClaude(agent: AgentConfig, where: string, environment: ConfigEnvironment): Finding {
+  // The bridge starts claude with its own environment plus the agent's claude.env.
+  const env = { ...environment.env, ...agent.claude.env };
+  try {
+    return { level: 'ok', path: where, message: `claude is ${resolveBinary(agent.claude.bin, env)}` };
+  } catch (err) {
+    return {
+      level: 'error',
+      path: where,
+      message: (err as Error).message,
+      fix: 'npm install -g @anthropic-ai/claude-code, or set claude.bin to its absolute path',
+    };
+  }
+}
+
+/** The findings as lines for a person: problems only, unless `all`. */
+export function formatFindings(findings: readonly Finding[], options: { all?: boolean } = {}): string[] {
+  return findings
+    .filter((f) => options.all || f.level !== 'ok')
+    .map(
+      (f) =>
+        `${f.level === 'ok' ? 'ok   ' : f.level === 'warn' ? 'warn ' : 'ERROR'} ${f.path}: ${f.message}${f.fix ? `\n      fix: ${f.fix}` : ''}`,
+    );
+}

@@ -1,0 +1,181 @@
+/**
+ * `switchyard status [AGENT]`: what each agent is doing, read from the outside so it works whether the
+ * services run under systemd or `switchyard run`, and while they are down. Sources: the service
+ * processes and the socket's connections (`host-probe.ts`), the gateway's SQLite opened read-only
+ * (queues, running turns, prompts, pins, the last error), and every `bridge.json` under the bridge's
+ * state directory (one per conversation, or the single one of a single-session bridge) with the Claude
+ * process it records, checked for liveness by pid and start time as the bridge itself does.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type ChildRecord, type Liveness, liveness } from '@switchyard/agent-bridge';
+import { type GatewayInspection, inspectGatewayStore } from '@switchyard/gateway';
+import { describeError } from '@switchyard/protocol';
+import type { AgentConfig } from './config.js';
+import { acceptedConnections, findServiceProcesses, type ServiceProcess } from './host-probe.js';
+import { serviceStateDir } from './services.js';
+
+/** One agent's state as `status` reports it (also its `--json` shape). */
+export interface AgentStatus {
+  agent: string;
+  gateway: { running: ServiceProcess[]; listening: boolean };
+  bridge: { running: ServiceProcess[]; connected: boolean | undefined };
+  claude: ClaudeStatus[];
+  /** The gateway's store, or why it could not be read. */
+  store: GatewayInspection | { unreadable: string } | undefined;
+}
+
+/** One recorded Claude process (one per live conversation). */
+export interface ClaudeStatus {
+  /** The conversation key (`conversations/<key>/bridge.json`), or `default` for a single-session bridge. */
+  conversation: string;
+  pid: number | undefined;
+  state: Liveness | 'none';
+  sessionId: string | undefined;
+  uptimeSeconds: number | undefined;
+  runningTurn: string | undefined;
+  crashLoop: boolean;
+}
+
+/** Reads everything `status` shows for `agent`. Never throws for what it cannot read; it reports it. */
+export function agentStatus(agent: AgentConfig): AgentStatus {
+  const storePath = path.join(serviceStateDir(agent, 'gateway'), 'gateway.sqlite');
+  let store: AgentStatus['store'];
+  if (existsSync(storePath)) {
+    try {
+      store = inspectGatewayStore(storePath);
+    } catch (err) {
+      store = { unreadable: describeError(err) };
+    }
+  }
+  const connections = acceptedConnections(agent.socketPath);
+  return {
+    agent: agent.name,
+    gateway: {
+      running: findServiceProcesses('gateway', agent.name),
+      listening: existsSync(agent.socketPath),
+    },
+    bridge: {
+      running: findServiceProcesses('bridge', agent.name),
+      connected: connections === undefined ? undefined : connections > 0,
+    },
+    claude: bridgeRecords(serviceStateDir(agent, 'bridge')).map(claudeStatus),
+    store,
+  };
+}
+
+/** Every `bridge.json` under `dir` (depth-first, sorted), with the conversation it belongs to. */
+export function bridgeRecords(dir: string): Array<{ conversation: string; file: string }> {
+  const found: Array<{ conversation: string; file: string }> = [];
+  const walk = (at: string, depth: number) => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(at, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(at, entry.name);
+      if (entry.isFile() && entry.name === 'bridge.json') {
+        const rel = path.relative(dir, at);
+        found.push({
+          conversation: rel === '' ? 'default' : rel.replace(/^conversations\//, ''),
+          file: full,
+        });
+      } else if (entry.isDirectory() && depth < 4) {
+        walk(full, depth + 1);
+      }
+    }
+  };
+  walk(dir, 0);
+  return found;
+}
+
+interface SnapshotView {
+  child?: ChildRecord;
+  session?: { sessionId?: string; turn?: { id?: string } };
+  crashLoop?: boolean;
+}
+
+function claudeStatus({ conversation, file }: { conversation: string; file: string }): ClaudeStatus {
+  let snapshot: SnapshotView = {};
+  try {
+    snapshot = JSON.parse(readFileSync(file, 'utf8')) as SnapshotView;
+  } catch {
+    // a torn or foreign file: report what is known (nothing)
+  }
+  const child = snapshot.child;
+  const state = child ? liveness(child) : 'none';
+  return {
+    conversation,
+    pid: child?.pid,
+    state,
+    sessionId: snapshot.session?.sessionId,
+    uptimeSeconds: child && state === 'alive' ? Math.round((Date.now() - child.startedAt) / 1000) : undefined,
+    runningTurn: snapshot.session?.turn?.id,
+    crashLoop: snapshot.crashLoop === true,
+  };
+}
+
+/** Whether the agent is serving: gateway and bridge running and connected. */
+export function isHealthy(status: AgentStatus): boolean {
+  return (
+    status.gateway.running.length > 0 && status.bridge.running.length > 0 && status.bridge.connected !== false
+  );
+}
+
+/** `status` for a person: a few lines per agent. */
+export function formatStatus(status: AgentStatus, now = Date.now()): string {
+  const procs = (list: ServiceProcess[]) =>
+    list.length === 0
+      ? 'down'
+      : list.map((p) => `up (pid ${p.pid}, ${duration(p.uptimeSeconds)})`).join(', ');
+  const lines = [
+    `${status.agent}: ${isHealthy(status) ? 'serving' : 'NOT serving'}`,
+    `  gateway  ${procs(status.gateway.running)}${status.gateway.listening ? '' : ', no socket'}`,
+    `  bridge   ${procs(status.bridge.running)}${
+      status.bridge.connected === undefined ? '' : status.bridge.connected ? ', connected' : ', not connected'
+    }`,
+  ];
+  if (status.claude.length === 0) lines.push('  claude   none recorded');
+  for (const c of status.claude) {
+    const what =
+      c.state === 'alive'
+        ? `pid ${c.pid}, ${duration(c.uptimeSeconds)}`
+        : c.state === 'none'
+          ? 'not running'
+          : `${c.state} (pid ${c.pid})`;
+    lines.push(
+      `  claude   [${c.conversation}] ${what}, session ${c.sessionId ?? '-'}${c.runningTurn ? `, turn ${c.runningTurn} running` : ''}${c.crashLoop ? ', CRASH LOOP' : ''}`,
+    );
+  }
+  const store = status.store;
+  if (store === undefined) lines.push('  store    none yet');
+  else if ('unreadable' in store) lines.push(`  store    unreadable: ${store.unreadable}`);
+  else {
+    const queued = store.queued.reduce((sum, q) => sum + q.count, 0);
+    lines.push(
+      `  turns    ${store.runningTurns.length} running; ${queued} message(s) queued for the bridge; ${store.openPrompts} open prompt(s); ${store.pinnedCards} pinned card(s)`,
+    );
+    if (store.lastError) {
+      lines.push(
+        `  error    ${ago(now - store.lastError.endedAt)} ago: ${store.lastError.error.slice(0, 200)}`,
+      );
+    }
+    if (!store.schemaCurrent)
+      lines.push(`  store    schema version ${store.schemaVersion} is not this build's`);
+  }
+  return lines.join('\n');
+}
+
+function duration(seconds: number | undefined): string {
+  return seconds === undefined ? 'uptime unknown' : `up ${ago(seconds * 1000)}`;
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  if (s < 172_800) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86_400)}d`;
+}

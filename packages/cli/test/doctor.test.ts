@@ -1,0 +1,97 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTelegramServer, type TelegramServer } from '@switchyard/sandbox';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.js';
+import { type DoctorReport, doctorAgent } from '../src/doctor.js';
+
+const TOKEN = '777001:doctor-test-token-not-a-secret-00';
+let dir: string;
+let telegram: TelegramServer;
+let apiRoot: string;
+
+beforeEach(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'sy-doctor-'));
+  mkdirSync(path.join(dir, 'work'));
+  mkdirSync(path.join(dir, 'bin'));
+  writeFileSync(path.join(dir, 'bin', 'claude'), '#!/bin/sh\n', { mode: 0o755 });
+  telegram = createTelegramServer({ token: TOKEN, webView: false });
+  ({ apiRoot } = await telegram.start());
+});
+afterEach(async () => {
+  await telegram.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function doctor(options: { token?: string; apiRoot?: string; env?: Record<string, string> } = {}) {
+  const file = path.join(dir, 'switchyard.yaml');
+  const yaml = `agents:\n  - name: doctor-unit-test\n    token: "${options.token ?? TOKEN}"\n    apiRoot: "${options.apiRoot ?? apiRoot}"\n    allow: [1]\n    workDir: work\n`;
+  const env = { PATH: path.join(dir, 'bin'), HOME: dir, ANTHROPIC_API_KEY: 'sk-test', ...options.env };
+  const agent = parseConfig(yaml, file, { env, cwd: dir }).agents[0];
+  if (!agent) throw new Error('no agent');
+  return doctorAgent(agent, 0, file, { env, cwd: dir, systemd: false, telegramTimeoutMs: 2000 });
+}
+
+const at = (report: DoctorReport, level: string) =>
+  report.findings.filter((f) => f.level === level).map((f) => `${f.path}: ${f.message}`);
+
+describe('doctor', () => {
+  it('finds nothing wrong with a valid token, a working directory, claude and an API key', async () => {
+    const report = await doctor();
+    expect(at(report, 'error')).toEqual([]);
+    expect(at(report, 'warn')).toEqual([]);
+    expect(at(report, 'ok')).toContain('agents[0].token: the token is bot @switchyard_sandbox_bot');
+    expect(at(report, 'ok')).toContain('telegram: no other process polls this bot');
+    expect(report.canStart).toBe(true);
+  });
+
+  it('says when Telegram rejects the token', async () => {
+    const report = await doctor({ token: '777001:some-other-token-not-a-secret-00' });
+    expect(at(report, 'error')).toEqual([
+      'agents[0].token: Telegram rejects this bot token (401 Unauthorized)',
+    ]);
+    expect(report.canStart).toBe(false);
+    expect(JSON.stringify(report)).not.toContain('some-other-token');
+  });
+
+  it('says when another process polls the same bot (409 from getUpdates)', async () => {
+    // Another bot instance: polls again as soon as a poll ends, as grammY's runner does.
+    const poll = new AbortController();
+    const other = (async () => {
+      while (!poll.signal.aborted) {
+        await fetch(`${apiRoot}/bot${TOKEN}/getUpdates?timeout=30`, { signal: poll.signal }).catch(
+          () => undefined,
+        );
+      }
+    })();
+    try {
+      const report = await doctor();
+      expect(at(report, 'error')).toEqual([
+        expect.stringMatching(/^agents\[0\]\.token: another process uses this bot token: Conflict/),
+      ]);
+      expect(report.canStart).toBe(false);
+    } finally {
+      poll.abort();
+      await other;
+    }
+  });
+
+  it('treats an unreachable Telegram as a warning, not a failure', async () => {
+    const closed = createTelegramServer({ token: TOKEN, webView: false });
+    const { apiRoot: gone } = await closed.start();
+    await closed.stop();
+    const report = await doctor({ apiRoot: gone });
+    expect(at(report, 'warn')).toEqual([
+      expect.stringMatching(/^telegram: cannot reach http:\/\/127\.0\.0\.1:\d+ /),
+    ]);
+    expect(report.canStart).toBe(true);
+  });
+
+  it('says claude has no credentials, with the file it looked for', async () => {
+    const report = await doctor({ env: { ANTHROPIC_API_KEY: '' } });
+    expect(at(report, 'error')).toEqual([
+      `agents[0].claude.env: claude has no credentials for this user (no ${path.join(dir, '.claude', '.credentials.json')}, no ANTHROPIC_API_KEY)`,
+    ]);
+  });
+});
