@@ -21,6 +21,7 @@ export {
   type FrameType,
   frameSchema,
   type GatewayToBridge,
+  type OutgoingFile,
   type ParseResult,
   PERMISSION_MODES,
   type PermissionMode,

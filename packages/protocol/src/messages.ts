@@ -124,6 +124,17 @@ const compact = z.object({ type: z.literal('compact'), ...commandFields });
 const clear = z.object({ type: z.literal('clear'), ...commandFields });
 const statusRequest = z.object({ type: z.literal('status_request'), commandId: id });
 
+// Files the agent sends (see `fileSend` below): the gateway's answer once Telegram has them, or why not.
+/** Telegram took the files (`messageIds`), or refused them for good (`error`). Idempotent by `fileId`. */
+const fileSent = z.object({
+  type: z.literal('file_sent'),
+  seq: seq.optional(),
+  fileId: id,
+  ok: z.boolean(),
+  messageIds: z.array(z.number().int()).max(10).optional(),
+  error: z.string().max(2000).optional(),
+});
+
 // ---------------------------------------------------------------------------------------------------
 // Bridge → gateway
 
@@ -361,6 +372,36 @@ const commandResult = z.object({
   message: z.string().max(4000).optional(),
 });
 
+// Files the agent sends to its conversation (its `send_file`/`send_photo`/`send_files` tools).
+const outgoingFile = z.object({
+  /** Absolute path of the bridge's copy, made at call time; it does not change until `file_sent`. */
+  path: z.string().min(1).max(4096),
+  /** The name shown in Telegram. */
+  name: z.string().min(1).max(255),
+  /** `photo` is shown inline (the bridge checked format and size); `document` is sent as a file. */
+  kind: z.enum(['photo', 'document']),
+  size: z.number().int().nonnegative(),
+  /** Hex SHA-256 of the copy: the gateway refuses to upload a file that no longer matches it. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+/** A file (or an album of up to 10) the agent sends to a conversation. */
+export type OutgoingFile = z.infer<typeof outgoingFile>;
+/**
+ * Upload these files to `route` (as a reply to the turn's opening message, when there is one). Sent
+ * again with the same `fileId` after a restart; the gateway uploads once per `fileId` and answers every
+ * copy with `file_sent`.
+ */
+const fileSend = z.object({
+  type: z.literal('file_send'),
+  seq: seq.optional(),
+  fileId: id,
+  turnId: turnId.optional(),
+  route: routeSchema,
+  files: z.array(outgoingFile).min(1).max(10),
+  /** Markdown, rendered like reply text; on the first file (the album's caption). */
+  caption: z.string().max(4096).optional(),
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The union
 
@@ -381,6 +422,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   compact,
   clear,
   statusRequest,
+  fileSent,
   turnStarted,
   turnEnded,
   textDelta,
@@ -401,6 +443,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   messagesUnread,
   operatorEvent,
   commandResult,
+  fileSend,
 ]);
 
 /** Any frame on the wire. */
@@ -423,6 +466,7 @@ export type GatewayToBridge = FrameOf<
   | 'compact'
   | 'clear'
   | 'status_request'
+  | 'file_sent'
 >;
 /** What the bridge sends the gateway. */
 export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
@@ -467,6 +511,8 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'messages_unread',
   'operator_event',
   'command_result',
+  'file_sent',
+  'file_send',
 ]);
 
 /** A frame the channel numbers. */
