@@ -41,6 +41,7 @@ import {
 import { liveness, STDOUT_LOG } from './child.js';
 import { createCommandHandler } from './commands.js';
 import { Delivery, type DeliveryStage } from './delivery.js';
+import { createFileTools, type FilesConfig } from './file-tools.js';
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
 import { FileChannelStore } from './outbox.js';
@@ -71,6 +72,8 @@ export interface BridgeOptions {
   permissionMode?: string;
   /** Path of an MCP config file passed as `--mcp-config`. */
   mcpConfig?: string;
+  /** The file tools (`send_file`, `send_photo`, `send_files`): on unless `enabled: false`. */
+  files?: FilesConfig;
   /** Start a new process (with `--resume`) when it exits by itself. */
   restartOnExit: boolean;
   /** A running turn with no output for this long is reported as stuck. */
@@ -200,8 +203,23 @@ export function createBridge(options: BridgeOptions): Bridge {
     }
   };
 
-  /** A frame from the gateway: see `commands.ts`. Acknowledged once this resolves. */
-  const onFrame = (frame: AppFrame): Promise<void> => commands(frame);
+  const files = createFileTools({
+    ...options.files,
+    stateDir: options.stateDir,
+    workDir: options.workDir,
+    userMcpConfig: options.mcpConfig,
+    emit: (frame) => emit([frame]),
+    target: () => {
+      const turn = session.state.turn;
+      const route = turn?.route ?? session.state.lastRoute;
+      return route ? { turnId: turn?.id, route } : undefined;
+    },
+    log,
+  });
+
+  /** A frame from the gateway: see `commands.ts` (and `file-tools.ts` for `file_sent`). Acknowledged once this resolves. */
+  const onFrame = async (frame: AppFrame): Promise<void> =>
+    frame.type === 'file_sent' ? files.settle(frame) : commands(frame);
 
   return {
     async start() {
@@ -235,11 +253,11 @@ export function createBridge(options: BridgeOptions): Bridge {
           stateDir: options.stateDir,
           workDir: options.workDir,
           claudeBin: options.claudeBin,
-          claudeArgs: options.claudeArgs,
+          claudeArgs: [...files.claudeArgs, ...(options.claudeArgs ?? [])],
           env,
           model: options.model,
           permissionMode: options.permissionMode,
-          mcpConfig: options.mcpConfig,
+          mcpConfig: files.mcpConfig,
           restartOnExit: options.restartOnExit,
           stuckAfterMs: options.stuckAfterMs,
           crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
@@ -276,6 +294,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         },
       );
       commands = createCommandHandler({ session, supervisor, delivery, history: tail, emit, log });
+      await files.start();
 
       const record = snapshot.child;
       const state = record ? liveness(record) : 'dead';
@@ -327,6 +346,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (timer) clearInterval(timer);
       watcher?.close();
       tail?.stop();
+      await files.stop();
       await supervisor?.stop(kind, options.stopGraceMs ?? 5000);
       if (snapshot) persist(true);
       await endpoint?.stop();
