@@ -81,6 +81,10 @@ const agentSchema = z.strictObject({
   stateDir: z.string().min(1).optional(),
   runtimeDir: z.string().min(1).optional(),
   card: cardSchema,
+  /** The agent's file tools (send_file, send_photo, send_files): on by default. */
+  files: z
+    .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
+    .optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -117,6 +121,8 @@ export interface AgentConfig {
   runtimeDir: string;
   socketPath: string;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
+  /** The file tools: `enabled` (default true) and absolute extra directories files may be sent from. */
+  files: { enabled: boolean; extraDirs: string[] };
 }
 
 /** A validated config: the file it came from and its agents, ready for the factories. */
@@ -236,6 +242,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       ...(raw.card?.stuckAfterMs !== undefined ? { stuckAfterMs: raw.card.stuckAfterMs } : {}),
       ...(raw.card?.heartbeatMs !== undefined ? { heartbeatMs: raw.card.heartbeatMs } : {}),
     },
+    files: { enabled: raw.files?.enabled ?? true, extraDirs: (raw.files?.extraDirs ?? []).map(abs) },
   };
 }
 

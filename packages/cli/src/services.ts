@@ -32,6 +32,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     ...(agent.claude.mcpConfig ? { mcpConfig: agent.claude.mcpConfig } : {}),
     restartOnExit: agent.claude.restartOnExit,
     stuckAfterMs: agent.claude.stuckAfterMs,
+    files: agent.files,
     logger,
   });
 }
