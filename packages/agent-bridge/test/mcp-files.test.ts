@@ -8,10 +8,26 @@
  * as tool errors naming the path and the reason, with no `file_send` at all.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { AppFrame, FrameOf } from '@switchyard/protocol';
-import { rule, say, sendFile, sendFiles, sendPhoto, type ToolResult, type TurnContext } from '@switchyard/sandbox';
+import {
+  rule,
+  say,
+  sendFile,
+  sendFiles,
+  sendPhoto,
+  type ToolResult,
+  type TurnContext,
+} from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bridge, createBridge } from '../src/index.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
@@ -67,7 +83,12 @@ describe('file tools with the real CLI', () => {
       for (const frame of rig.of('file_send')) {
         if (answered.has(frame.fileId)) continue;
         answered.add(frame.fileId);
-        void rig.send({ type: 'file_sent', fileId: frame.fileId, ok: true, messageIds: [1000 + answered.size] });
+        void rig.send({
+          type: 'file_sent',
+          fileId: frame.fileId,
+          ok: true,
+          messageIds: [1000 + answered.size],
+        });
       }
     }, 50);
   });
@@ -95,10 +116,17 @@ describe('file tools with the real CLI', () => {
     expect(send).toMatchObject({ route: { chatId: 42 }, caption: '**Q3** report' });
     expect(send?.turnId).toBe(frames.find((f) => f.type === 'turn_started')?.turnId);
     expect(send?.files).toEqual([
-      expect.objectContaining({ name: 'report.txt', kind: 'document', size: report.length, sha256: sha256(report) }),
+      expect.objectContaining({
+        name: 'report.txt',
+        kind: 'document',
+        size: report.length,
+        sha256: sha256(report),
+      }),
     ]);
     expect(frames.some((f) => f.type === 'permission_request')).toBe(false);
-    expect(frames.find((f) => f.type === 'tool_started')).toMatchObject({ name: 'mcp__switchyard__send_file' });
+    expect(frames.find((f) => f.type === 'tool_started')).toMatchObject({
+      name: 'mcp__switchyard__send_file',
+    });
     const [result] = results.get('report') ?? [];
     expect(result?.isError).toBe(false);
     expect(result?.text).toContain('Sent report.txt');
@@ -147,7 +175,10 @@ describe('file tools with the real CLI', () => {
     bridge = createBridge(bridgeOptions(rig, { files: { waitMs: 60_000 } }));
     await bridge.start();
     // The new bridge offers the unsettled file again; the MCP server re-asks on the new socket.
-    await rig.waitFor((f) => f.type === 'file_send' && rig.frames.indexOf(f) > rig.frames.indexOf(first), 30_000);
+    await rig.waitFor(
+      (f) => f.type === 'file_send' && rig.frames.indexOf(f) > rig.frames.indexOf(first),
+      30_000,
+    );
     const ids = new Set(fileSends(rig.frames.slice(since)).map((f) => f.fileId));
     expect([...ids]).toEqual([first.fileId]);
     await rig.send({ type: 'file_sent', fileId: first.fileId, ok: true, messageIds: [77] });
