@@ -4,7 +4,7 @@
  *
  * Contract, per call (keyed by the MCP server's idempotency key, which becomes the frame's `fileId`):
  * 1. The paths are checked (`file-check.ts`); a refusal is the tool's error and nothing is sent.
- * 2. Each file is copied into `<dir>/` and hashed, so an edit or delete by Claude after the call does
+ * 2. Each file is copied into `<dir>/`, so an edit or delete by Claude after the call does
  *    not change what is sent. The entry (the `file_send` frame to send) is written to `<dir>/index.json`
  *    before the frame is emitted: after a crash at any point the entry, or nothing, is on disk.
  * 3. The call waits for the gateway's `file_sent`, at most `waitMs`; past that it answers "queued" and
@@ -16,8 +16,7 @@
  * emits `file_send` again for every entry not yet settled ({@link FileOutbox.resend}), and a call that
  * re-asks after a bridge restart finds its entry by key.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { copyFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -185,7 +184,11 @@ export class FileOutbox {
     return this.#wait(request.id);
   }
 
-  /** Copies one checked file into the area and hashes the copy; refuses a file that grew past the limit. */
+  /**
+   * Copies one checked file into the area (the kernel's copy: no pass through this process, which is
+   * what keeps a 20 MB send close to a plain upload); refuses a file that changed past the limits while
+   * it was copied.
+   */
   async #copy(id: string, index: number, file: CheckedFile): Promise<OutgoingFile> {
     const path = join(this.#options.dir, `${id}-${index}`);
     await copyFile(file.real, path);
@@ -194,10 +197,8 @@ export class FileOutbox {
       rmSync(path, { force: true });
       throw new Error(`${file.name} changed while it was copied (now ${size} bytes)`);
     }
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
     const kind = file.kind === 'photo' && size > FILE_LIMITS.photoBytes ? 'document' : file.kind;
-    return { path, name: file.name, kind, size, sha256: hash.digest('hex') };
+    return { path, name: file.name, kind, size };
   }
 
   #wait(id: string): Promise<ToolOutcome> {

@@ -47,6 +47,8 @@ describe('file tools with the real CLI', () => {
   /** Answer `file_send` frames like the gateway (`manual` holds them back). */
   let manual = false;
   const answered = new Set<string>();
+  /** SHA-256 of each copy the gateway side was handed, read before answering (the bridge deletes it then). */
+  const copies = new Map<string, string[]>();
   let answering: NodeJS.Timeout | undefined;
   const report = Buffer.from(`quarterly report ${Math.random()}\n`.repeat(2000));
 
@@ -83,6 +85,10 @@ describe('file tools with the real CLI', () => {
       for (const frame of rig.of('file_send')) {
         if (answered.has(frame.fileId)) continue;
         answered.add(frame.fileId);
+        copies.set(
+          frame.fileId,
+          frame.files.map((f) => sha256(readFileSync(f.path))),
+        );
         void rig.send({
           type: 'file_sent',
           fileId: frame.fileId,
@@ -120,9 +126,9 @@ describe('file tools with the real CLI', () => {
         name: 'report.txt',
         kind: 'document',
         size: report.length,
-        sha256: sha256(report),
       }),
     ]);
+    expect(copies.get(send?.fileId ?? '')).toEqual([sha256(report)]);
     expect(frames.some((f) => f.type === 'permission_request')).toBe(false);
     expect(frames.find((f) => f.type === 'tool_started')).toMatchObject({
       name: 'mcp__switchyard__send_file',
@@ -136,7 +142,8 @@ describe('file tools with the real CLI', () => {
 
   it('send_photo: a PNG goes as a photo; a text file goes as a document and the result says why', async () => {
     const chart = fileSends(await turn('p1', 'send the chart'));
-    expect(chart[0]?.files[0]).toMatchObject({ name: 'chart.png', kind: 'photo', sha256: sha256(PNG) });
+    expect(chart[0]?.files[0]).toMatchObject({ name: 'chart.png', kind: 'photo', size: PNG.length });
+    expect(copies.get(chart[0]?.fileId ?? '')).toEqual([sha256(PNG)]);
     expect(results.get('chart')?.[0]?.isError).toBe(false);
     const notes = fileSends(await turn('p2', 'send notes as photo'));
     expect(notes[0]?.files[0]).toMatchObject({ name: 'notes.txt', kind: 'document' });

@@ -380,9 +380,8 @@ const outgoingFile = z.object({
   name: z.string().min(1).max(255),
   /** `photo` is shown inline (the bridge checked format and size); `document` is sent as a file. */
   kind: z.enum(['photo', 'document']),
+  /** Bytes of the copy: the gateway refuses to upload a copy whose size no longer matches. */
   size: z.number().int().nonnegative(),
-  /** Hex SHA-256 of the copy: the gateway refuses to upload a file that no longer matches it. */
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
 /** A file (or an album of up to 10) the agent sends to a conversation. */
 export type OutgoingFile = z.infer<typeof outgoingFile>;
