@@ -10,6 +10,7 @@ const benches = [
   ['card', 'packages/card/bench/card.bench.js'],
   ['agent-bridge', 'packages/agent-bridge/bench/bench.mjs'],
   ['gateway', 'packages/gateway/bench/run.mjs'],
+  ['files', 'packages/gateway/bench/files.bench.mjs'],
 ];
 const only = process.argv.slice(2);
 let failed = 0;

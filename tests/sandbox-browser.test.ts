@@ -211,6 +211,21 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     expect(saved.some((f) => readFileSync(path.join(f.parentPath, f.name), 'utf8') === content)).toBe(true);
   });
 
+  test('a picture the agent sends is shown inline in the chat', async () => {
+    const sent = await say('send me a picture');
+    const photo = page.locator('.msg.bot img.photo').last();
+    await photo.waitFor({ timeout: 60_000 });
+    await expect
+      .poll(() =>
+        photo.evaluate((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth),
+      )
+      .toBeGreaterThan(0);
+    const message = page.locator('.msg.bot', { has: page.locator('img.photo') }).last();
+    expect(Number(await message.getAttribute('data-id'))).toBeGreaterThan(sent);
+    expect(await message.textContent()).toContain('A picture from the agent');
+    await shot('photo-inline');
+  });
+
   test('a forum shows its topics as tabs', async () => {
     page.once('dialog', (dialog) => dialog.accept('Sandbox forum'));
     await page.locator('#new-forum').click();

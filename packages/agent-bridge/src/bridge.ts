@@ -34,6 +34,7 @@ import {
 } from '@switchyard/protocol';
 import { Conversation, type ConversationSettings } from './conversation.js';
 import type { DeliveryStage } from './delivery.js';
+import type { FilesConfig } from './file-tools.js';
 import { migrateSingleSession } from './migrate.js';
 import { FileChannelStore, writeFileAtomic } from './outbox.js';
 import { idleExpired, planSlot } from './slots.js';
@@ -60,6 +61,8 @@ export interface BridgeOptions {
   permissionMode?: string;
   /** Path of an MCP config file passed as `--mcp-config`. */
   mcpConfig?: string;
+  /** The file tools (`send_file`, `send_photo`, `send_files`): on unless `enabled: false`. */
+  files?: FilesConfig;
   /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
   conversations?: 'per-chat' | 'shared';
   /** A conversation's own working directory, model, permission mode or name (config overrides). */
@@ -188,6 +191,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       claudeArgs: options.claudeArgs,
       env,
       mcpConfig: options.mcpConfig,
+      files: options.files,
       restartOnExit: options.restartOnExit,
       stuckAfterMs: options.stuckAfterMs,
       crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
@@ -299,6 +303,10 @@ export function createBridge(options: BridgeOptions): Bridge {
         return;
       }
       switch (frame.type) {
+        case 'file_sent':
+          // Only the conversation whose outbox holds the file knows its id; the others ignore it.
+          for (const conversation of conversations.values()) conversation.settleFile(frame);
+          return;
         case 'permission_answer':
         case 'question_answer': {
           const owner = [...conversations.values()].find((c) => c.hasPrompt(frame.requestId));

@@ -34,6 +34,7 @@ import {
 import { liveness, STDOUT_LOG } from './child.js';
 import { createCommandHandler } from './commands.js';
 import { Delivery, type DeliveryStage } from './delivery.js';
+import { createFileTools, type FilesConfig, type FileTools } from './file-tools.js';
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
 import type { FileChannelStore } from './outbox.js';
@@ -69,6 +70,8 @@ export interface ConversationOptions {
   claudeArgs?: readonly string[] | undefined;
   env: NodeJS.ProcessEnv;
   mcpConfig?: string | undefined;
+  /** The file tools' settings (an MCP server of Switchyard's own, per process). */
+  files?: FilesConfig | undefined;
   restartOnExit: boolean;
   stuckAfterMs: number;
   crashLoop: { maxExits: number; windowMs: number };
@@ -97,6 +100,7 @@ export class Conversation {
   #supervisor!: Supervisor;
   #delivery!: Delivery;
   #tail: HistoryTail | undefined;
+  #files: FileTools | undefined;
   #commands!: (frame: AppFrame) => Promise<void>;
   #reader: StdoutReader | undefined;
   #watcher: FSWatcher | undefined;
@@ -189,16 +193,30 @@ export class Conversation {
     this.#tail = tail;
     this.#sink = new FrameSink(options.endpoint, options.store, log, options.key);
     const emit: FrameSink['emit'] = (frames, tag, inbound) => this.#sink.emit(frames, tag, inbound);
+    const files = createFileTools({
+      ...options.files,
+      stateDir: options.dir,
+      workDir: options.settings.workDir,
+      userMcpConfig: options.mcpConfig,
+      emit: (frame) => emit([frame]),
+      target: () => {
+        const turn = session.state.turn;
+        const route = turn?.route ?? session.state.lastRoute ?? options.route;
+        return route ? { turnId: turn?.id, route } : undefined;
+      },
+      log,
+    });
+    this.#files = files;
     const supervisor = new Supervisor(
       {
         stateDir: options.dir,
         workDir: options.settings.workDir,
         claudeBin: options.claudeBin,
-        claudeArgs: options.claudeArgs,
+        claudeArgs: [...files.claudeArgs, ...(options.claudeArgs ?? [])],
         env: options.env,
         model: options.settings.model,
         permissionMode: options.settings.permissionMode,
-        mcpConfig: options.mcpConfig,
+        mcpConfig: files.mcpConfig,
         restartOnExit: options.restartOnExit,
         stuckAfterMs: options.stuckAfterMs,
         crashLoop: options.crashLoop,
@@ -251,6 +269,8 @@ export class Conversation {
       beforeWrite: () => this.#noticeExit(),
     });
 
+    // Before adoption: a process that survived the last bridge calls its tools back on this socket.
+    await files.start();
     const record = snapshot.child;
     const state = record ? liveness(record) : 'dead';
     if (record && state !== 'dead') {
@@ -381,6 +401,7 @@ export class Conversation {
     this.#stopped = true;
     this.#watcher?.close();
     this.#tail?.stop();
+    await this.#files?.stop();
     await this.#supervisor?.stop(kind, this.#options.stopGraceMs);
     if (kind === 'shutdown' && this.#session) {
       this.#session.state.exited = true;
@@ -425,6 +446,11 @@ export class Conversation {
       ...(this.#session.state.sessionId !== undefined ? { sessionId: this.#session.state.sessionId } : {}),
       ...(detail !== undefined ? { detail } : {}),
     };
+  }
+
+  /** The gateway's answer to a file this conversation sent (ignored when the id is not its own). */
+  settleFile(frame: FrameOf<'file_sent'>): void {
+    this.#files?.settle(frame);
   }
 
   /** Emits frames for this conversation (no source tag). */

@@ -23,6 +23,15 @@ export {
 } from './child.js';
 export type { ConversationSettings } from './conversation.js';
 export type { DeliveryStage } from './delivery.js';
+export { checkFiles, FILE_LIMITS, type FileTool } from './file-check.js';
+export { FileOutbox, type FileRequest, type FileTarget, type ToolOutcome } from './file-outbox.js';
+export {
+  createFileTools,
+  type FilesConfig,
+  type FileTools,
+  MCP_MAIN,
+  mergedMcpConfig,
+} from './file-tools.js';
 export {
   addHistory,
   HISTORY_KEPT,
@@ -31,6 +40,7 @@ export {
   historyEntryOf,
   mayBeHistory,
 } from './history.js';
+export { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { Session } from './session.js';
 export { initialSessionState, type SessionState, type Step } from './session-state.js';
@@ -42,6 +52,7 @@ export {
   stopRecordedClaude,
 } from './stop.js';
 export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';
+export { createToolSocket, TOOL_SOCKET, type ToolCall, type ToolReply } from './tool-socket.js';
 export {
   claudeConfigDir,
   projectDir,

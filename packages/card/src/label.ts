@@ -37,6 +37,28 @@ const KINDS = {
   TodoWrite: { many: 'Updated the plan {n} times', fields: [], shape: 'text' },
 } as const satisfies Readonly<Record<string, ToolKind>>;
 
+/** Switchyard's own file tools: the card shows what was sent, "📎 report.pdf", not the tool. */
+const FILE_TOOLS = {
+  mcp__switchyard__send_file: 'Sent {n} files',
+  mcp__switchyard__send_photo: 'Sent {n} pictures',
+  mcp__switchyard__send_files: 'Sent {n} albums',
+} as const satisfies Readonly<Record<string, string>>;
+
+/** The file names a file tool's input sends (`path` or `paths`), last path segment only. */
+function sentNames(input: Readonly<Record<string, unknown>>): string[] {
+  const raw = Object.hasOwn(input, 'paths') ? input.paths : Object.hasOwn(input, 'path') ? [input.path] : [];
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((p) => (typeof p === 'string' && p.trim() !== '' ? [p.split('/').pop() || p] : []));
+}
+
+/** "📎 report.pdf", "📎 a.png, b.png", "📎 3 files: a.png, …" — one line, at most `max` long. */
+function fileStep(input: Readonly<Record<string, unknown>>, max: number): string {
+  const names = sentNames(input);
+  if (names.length === 0) return '📎 a file';
+  const list = oneLine(names.join(', '));
+  return cutText(names.length > 2 ? `📎 ${names.length} files: ${list}` : `📎 ${list}`, max);
+}
+
 function kindOf(name: string): ToolKind | undefined {
   return Object.hasOwn(KINDS, name) ? KINDS[name as keyof typeof KINDS] : undefined;
 }
@@ -89,6 +111,7 @@ export function toolDetail(name: string, input: Readonly<Record<string, unknown>
  * `Read …/src/app.ts` or `Bash: Run the unit tests`. Unknown tools fall back to their name.
  */
 export function toolLabel(name: string, input: Readonly<Record<string, unknown>>, max = LABEL_MAX): string {
+  if (Object.hasOwn(FILE_TOOLS, name)) return fileStep(input, max);
   const display = cutText(oneLine(toolDisplayName(name)), 40);
   const detail = toolDetail(name, input, Math.max(8, max - display.length - 2));
   return detail === '' ? display : `${display}${kindOf(name)?.shape === 'path' ? ' ' : ': '}${detail}`;
@@ -98,5 +121,7 @@ export function toolLabel(name: string, input: Readonly<Record<string, unknown>>
 export function toolGroupSummary(name: string, count: number): string {
   const kind = kindOf(name);
   if (kind !== undefined) return kind.many.replace('{n}', String(count));
+  if (Object.hasOwn(FILE_TOOLS, name))
+    return `📎 ${FILE_TOOLS[name as keyof typeof FILE_TOOLS].replace('{n}', String(count))}`;
   return `${cutText(oneLine(toolDisplayName(name)), 40)} ×${count}`;
 }

@@ -2,6 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { LABEL_MAX, toolGroupSummary, toolLabel, urlHost } from '../src/index.js';
 
 describe('toolLabel', () => {
+  it("shows a file the agent sent as a 📎 step with the file's name, not the tool's", () => {
+    expect(toolLabel('mcp__switchyard__send_file', { path: '/work/out/report.pdf', caption: 'x' })).toBe(
+      '📎 report.pdf',
+    );
+    expect(toolLabel('mcp__switchyard__send_photo', { path: 'chart.png' })).toBe('📎 chart.png');
+    expect(toolLabel('mcp__switchyard__send_files', { paths: ['a.png', 'dir/b.png'] })).toBe(
+      '📎 a.png, b.png',
+    );
+    expect(toolLabel('mcp__switchyard__send_files', { paths: ['a', 'b', 'c'] })).toBe('📎 3 files: a, b, c');
+    expect(toolLabel('mcp__switchyard__send_file', { path: 42 })).toBe('📎 a file');
+    expect(
+      toolLabel('mcp__switchyard__send_file', { path: `${'x'.repeat(200)}.pdf` }).length,
+    ).toBeLessThanOrEqual(LABEL_MAX);
+    expect(toolGroupSummary('mcp__switchyard__send_file', 3)).toBe('📎 Sent 3 files');
+  });
+
   it('names the file for Read, Edit and Write, keeping the end of a long path', () => {
     expect(toolLabel('Read', { file_path: 'src/app.ts' })).toBe('Read src/app.ts');
     expect(toolLabel('Edit', { file_path: 'README.md' })).toBe('Edit README.md');

@@ -113,6 +113,10 @@ const agentSchema = z.strictObject({
   metrics: z
     .strictObject({ port: z.number().int().min(1).max(65535), host: z.string().min(1).optional() })
     .optional(),
+  /** The agent's file tools (send_file, send_photo, send_files): on by default. */
+  files: z
+    .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
+    .optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -157,6 +161,8 @@ export interface AgentConfig {
   chats: ChatConfig[];
   /** The gateway's Prometheus endpoint (`host` default 127.0.0.1), or undefined when off. */
   metrics: { port: number; host: string } | undefined;
+  /** The file tools: `enabled` (default true) and absolute extra directories files may be sent from. */
+  files: { enabled: boolean; extraDirs: string[] };
 }
 
 /** One `chats:` entry, resolved. */
@@ -349,6 +355,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       ...(raw.card?.stuckAfterMs !== undefined ? { stuckAfterMs: raw.card.stuckAfterMs } : {}),
       ...(raw.card?.heartbeatMs !== undefined ? { heartbeatMs: raw.card.heartbeatMs } : {}),
     },
+    files: { enabled: raw.files?.enabled ?? true, extraDirs: (raw.files?.extraDirs ?? []).map(abs) },
   };
 }
 

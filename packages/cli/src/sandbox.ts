@@ -29,6 +29,11 @@ import { createLogger } from './log.js';
 import { superviseAgent } from './services.js';
 import { untilStopSignal } from './signals.js';
 
+/** The sample picture in the sandbox's working directory (a 1×1 PNG), for the default script. */
+const SAMPLE_PICTURE = 'switchyard.png';
+const SAMPLE_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
 /** How `runSandbox` was asked for, and the process context it reads. */
 export interface SandboxOptions {
   mainPath: string;
@@ -56,6 +61,9 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     return 1;
   }
   mkdirSync(path.join(base, 'work'), { recursive: true });
+  // A picture the scripted model's "send me a picture" sends with the file tools.
+  const picture = path.join(base, 'work', SAMPLE_PICTURE);
+  if (!existsSync(picture)) writeFileSync(picture, Buffer.from(SAMPLE_PNG, 'base64'));
 
   const claude = chooseClaude(env);
   let model: ScriptedModel | undefined;

@@ -36,6 +36,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     maxLiveSessions: agent.maxLiveSessions,
     idleStopMs: agent.idleStopMs,
     settingsFor: (route) => chatSettings(agent, route),
+    files: agent.files,
     logger,
   });
 }

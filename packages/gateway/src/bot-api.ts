@@ -12,6 +12,9 @@ import type { Budget } from './budget.js';
 export type BotApi = Pick<
   Api,
   | 'sendMessage'
+  | 'sendDocument'
+  | 'sendPhoto'
+  | 'sendMediaGroup'
   | 'editMessageText'
   | 'deleteMessage'
   | 'sendChatAction'

@@ -14,6 +14,7 @@ import {
   type Route,
 } from '@switchyard/protocol';
 import type { CommandRunner } from './commands.js';
+import type { FileSender } from './files.js';
 import type { Prompts } from './prompts.js';
 import type { Turns } from './turns.js';
 
@@ -22,6 +23,8 @@ export interface FrameDispatchOptions {
   /** The running renderers; undefined before the gateway has started (then turn and prompt frames drop). */
   live(): { turns: Pick<Turns, 'frame'>; prompts: Pick<Prompts, 'frame'> } | undefined;
   commands: Pick<CommandRunner, 'answer'>;
+  /** Uploads the files the agent sends. */
+  files: Pick<FileSender, 'frame'>;
   /** Sends a plain message to a chat (an operator event's warning). */
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
@@ -78,6 +81,9 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
       case 'command_result':
         commands.answer(f);
         return;
+      case 'file_send':
+        options.files.frame(f);
+        return;
       case 'user_message':
       case 'permission_answer':
       case 'question_answer':
@@ -90,6 +96,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
       case 'rename':
       case 'stop_session':
       case 'sessions_request':
+      case 'file_sent':
         logger.warn({ event: 'unexpected_frame', type: f.type }, 'the bridge sent a gateway-to-bridge frame');
         return;
       default:

@@ -27,6 +27,7 @@ import { type BudgetOptions, createBudget } from './budget.js';
 import type { CardOptions } from './card-driver.js';
 import { createCommandRunner, type InlineButton } from './commands.js';
 import { createCourier } from './courier.js';
+import { createFileSender } from './files.js';
 import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
@@ -172,9 +173,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     logger: logger.child({ component: 'commands' }),
   });
+  const files = createFileSender({ api: bot.api, store: db, courier, send, logger });
   const onFrame = createFrameDispatch({
     live: () => renderers,
     commands,
+    files,
     reply: (route, text) => void reply(route, text),
     onAgentStatus: (status) => {
       agentStatus = status;
@@ -256,6 +259,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       });
       runner = booted.runner;
       sweep = booted.sweep;
+      files.resume();
     },
 
     async stop() {
@@ -267,6 +271,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       renderers?.cards.stop();
       commands.stop();
       await renderers?.turns.stop();
+      await files.stop();
       await courier.drain();
       await endpoint?.stop();
       endpoint = undefined;

@@ -2,7 +2,7 @@
  * The gateway's durable state in one SQLite file (WAL): Telegram updates until handled, the inbound
  * messages until the bridge acknowledges them, the reliable channel's outbox and peer cursor, the
  * turn ↔ Telegram message mapping, active pins, open prompts, pending command routes, sends in flight,
- * and a few settings.
+ * files the agent sends until Telegram has them, and a few settings.
  *
  * Ownership: only the modules under `store/` issue SQL, one per table (or pair of tables that change
  * together); this module composes them into the one {@link GatewayStore} the rest of the gateway uses.
@@ -17,6 +17,7 @@ import type { ChannelStore } from '@switchyard/protocol';
 import { createChannelOutbox } from './store/channel-outbox.js';
 import { type CommandRoutes, createCommandRoutes } from './store/command-routes.js';
 import { openDatabase } from './store/database.js';
+import { createFileTable, type FileTable } from './store/file-table.js';
 import { createInbox, createInboxDelivery, type Inbox } from './store/inbox.js';
 import { createPinTable, type PinTable } from './store/pin-table.js';
 import { createPromptTable, type PromptTable } from './store/prompt-table.js';
@@ -25,6 +26,7 @@ import { createSettings, type Settings } from './store/settings.js';
 import { createTurnTable, type TurnTable } from './store/turn-table.js';
 import { createUpdateLog, type UpdateLog } from './store/update-log.js';
 
+export type { FileSendRow } from './store/file-table.js';
 export type { InboundRow, InboundState } from './store/inbox.js';
 export type { PinRow } from './store/pin-table.js';
 export type { PromptRow } from './store/prompt-table.js';
@@ -43,6 +45,7 @@ export interface GatewayStore
     PromptTable,
     CommandRoutes,
     SendTable,
+    FileTable,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -74,6 +77,7 @@ export function openGatewayStore(path: string): GatewayStore {
     ...createPromptTable(db),
     ...createCommandRoutes(db, forgetBefore),
     ...createSendTable(db),
+    ...createFileTable(db, forgetBefore),
     ...settings,
   };
 }

@@ -87,10 +87,13 @@ describe('store file format', () => {
     }
   };
 
-  it('creates the same schema, table for table, as the version-2 file on disk', () => {
+  it('creates the same schema, table for table, as the version-2 file on disk migrated forward', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
     openGatewayStore(path).close();
-    expect(schema(path)).toEqual(schema(fixture()));
+    const old = fixture();
+    openGatewayStore(old).close();
+    expect(schema(path)).toEqual(schema(old));
+    expect(schema(path)[0]).toBe(3);
   });
 
   it('opens a database written by an earlier gateway with its state intact', () => {

@@ -22,6 +22,7 @@ export {
   type FrameType,
   frameSchema,
   type GatewayToBridge,
+  type OutgoingFile,
   type ParseResult,
   PERMISSION_MODES,
   type PermissionMode,

@@ -158,6 +158,17 @@ const stopSession = z.object({ type: z.literal('stop_session'), ...commandFields
 /** Asks for the agent's conversations (`/sessions`); answered with `sessions`. Not reliable. */
 const sessionsRequest = z.object({ type: z.literal('sessions_request'), commandId: id });
 
+// Files the agent sends (see `fileSend` below): the gateway's answer once Telegram has them, or why not.
+/** Telegram took the files (`messageIds`), or refused them for good (`error`). Idempotent by `fileId`. */
+const fileSent = z.object({
+  type: z.literal('file_sent'),
+  seq: seq.optional(),
+  fileId: id,
+  ok: z.boolean(),
+  messageIds: z.array(z.number().int()).max(10).optional(),
+  error: z.string().max(2000).optional(),
+});
+
 // ---------------------------------------------------------------------------------------------------
 // Bridge → gateway
 
@@ -439,6 +450,35 @@ const commandResult = z.object({
   message: z.string().max(4000).optional(),
 });
 
+// Files the agent sends to its conversation (its `send_file`/`send_photo`/`send_files` tools).
+const outgoingFile = z.object({
+  /** Absolute path of the bridge's copy, made at call time; it does not change until `file_sent`. */
+  path: z.string().min(1).max(4096),
+  /** The name shown in Telegram. */
+  name: z.string().min(1).max(255),
+  /** `photo` is shown inline (the bridge checked format and size); `document` is sent as a file. */
+  kind: z.enum(['photo', 'document']),
+  /** Bytes of the copy: the gateway refuses to upload a copy whose size no longer matches. */
+  size: z.number().int().nonnegative(),
+});
+/** A file (or an album of up to 10) the agent sends to a conversation. */
+export type OutgoingFile = z.infer<typeof outgoingFile>;
+/**
+ * Upload these files to `route` (as a reply to the turn's opening message, when there is one). Sent
+ * again with the same `fileId` after a restart; the gateway uploads once per `fileId` and answers every
+ * copy with `file_sent`.
+ */
+const fileSend = z.object({
+  type: z.literal('file_send'),
+  seq: seq.optional(),
+  fileId: id,
+  turnId: turnId.optional(),
+  route: routeSchema,
+  files: z.array(outgoingFile).min(1).max(10),
+  /** Markdown, rendered like reply text; on the first file (the album's caption). */
+  caption: z.string().max(4096).optional(),
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The union
 
@@ -462,6 +502,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   rename,
   stopSession,
   sessionsRequest,
+  fileSent,
   turnStarted,
   turnEnded,
   textDelta,
@@ -484,6 +525,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   sessionWaiting,
   sessions,
   commandResult,
+  fileSend,
 ]);
 
 /** Any frame on the wire. */
@@ -509,6 +551,7 @@ export type GatewayToBridge = FrameOf<
   | 'rename'
   | 'stop_session'
   | 'sessions_request'
+  | 'file_sent'
 >;
 /** What the bridge sends the gateway. */
 export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
@@ -556,6 +599,8 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'operator_event',
   'session_waiting',
   'command_result',
+  'file_sent',
+  'file_send',
 ]);
 
 /** A frame the channel numbers. */

@@ -1,4 +1,5 @@
 import { Bot, GrammyError, InlineKeyboard, InputFile } from 'grammy';
+import type { InputMediaDocument } from 'grammy/types';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTelegramServer, type TelegramServer } from '../src/telegram/index.js';
 
@@ -93,5 +94,54 @@ describe('a real grammY bot against the sandbox', () => {
     const file = await bot.api.getFile(photo.file?.fileId ?? '');
     const res = await fetch(`${server.apiRoot}/file/bot${server.token}/${file.file_path}`);
     expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('jpeg bytes');
+  });
+
+  it('sends an album with sendMediaGroup: one group id, the caption on the first, the bytes downloadable', async () => {
+    const { server, bot } = await startBot(() => {});
+    const chat = server.privateChat();
+    const sent = await bot.api.sendMediaGroup(chat.id, [
+      {
+        type: 'document',
+        media: new InputFile(Buffer.from('first'), 'a.txt'),
+        caption: '<b>two</b> files',
+        parse_mode: 'HTML',
+      },
+      { type: 'document', media: new InputFile(Buffer.from('second'), 'b.txt') },
+    ]);
+    expect(sent).toHaveLength(2);
+    const group = sent.map((m) => (m as { media_group_id?: string }).media_group_id);
+    expect(group[0]).toBeDefined();
+    expect(group[1]).toBe(group[0]);
+    const [first, second] = server.messages(chat.id);
+    expect(first).toMatchObject({ kind: 'document', text: 'two files', file: { fileName: 'a.txt' } });
+    expect(second).toMatchObject({ kind: 'document', text: '', file: { fileName: 'b.txt' } });
+    const file = await bot.api.getFile(second?.file?.fileId ?? '');
+    const res = await fetch(`${server.apiRoot}/file/bot${server.token}/${file.file_path}`);
+    expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('second');
+  });
+
+  it('refuses what Telegram refuses: one-item albums, mixed albums, a photo over 10 MB, a file over 50 MB', async () => {
+    const { server, bot } = await startBot(() => {});
+    const chat = server.privateChat();
+    const doc = (name: string) => ({
+      type: 'document' as const,
+      media: new InputFile(Buffer.from(name), name),
+    });
+    await expect(bot.api.sendMediaGroup(chat.id, [doc('one')])).rejects.toThrow(/2 to 10 items/);
+    await expect(
+      bot.api.sendMediaGroup(chat.id, [
+        doc('a'),
+        { type: 'photo', media: new InputFile(Buffer.from('p'), 'p.jpg') },
+      ] as unknown as InputMediaDocument[]),
+    ).rejects.toThrow(/can't be mixed/);
+    await expect(
+      bot.api.sendPhoto(chat.id, new InputFile(Buffer.alloc(10 * 1024 * 1024 + 1), 'big.jpg')),
+    ).rejects.toThrow(/file is too big/);
+    const tooLarge = bot.api.sendDocument(
+      chat.id,
+      new InputFile(Buffer.alloc(50 * 1024 * 1024 + 1), 'big.bin'),
+    );
+    await expect(tooLarge).rejects.toMatchObject({ error_code: 413 });
+    expect(server.messages(chat.id)).toHaveLength(0);
   });
 });

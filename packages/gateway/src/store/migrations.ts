@@ -76,6 +76,17 @@ export const MIGRATIONS: readonly string[] = [
      other TEXT NOT NULL,
      started_at INTEGER NOT NULL);
    CREATE TABLE chat_marks (chat_id INTEGER PRIMARY KEY, last_bot_message_id INTEGER NOT NULL);`,
+  // 3: files the agent sends, from the bridge's `file_send` until Telegram has them (store/file-table.ts).
+  `CREATE TABLE file_sends (
+     file_id TEXT PRIMARY KEY,
+     chat_id INTEGER NOT NULL,
+     frame TEXT NOT NULL,
+     state TEXT NOT NULL,
+     message_ids TEXT,
+     error TEXT,
+     created_at INTEGER NOT NULL,
+     ended_at INTEGER);
+   CREATE INDEX file_sends_state ON file_sends (state, created_at);`,
 ];
 
 /** Runs the migrations `db` has not seen yet, each in its own transaction with its version bump. */

@@ -32,6 +32,11 @@ export interface SendTable {
   endSend(sendId: number, chatId: number, messageId: number | undefined): void;
   /** Sends left in flight by a previous process, oldest first. */
   pendingSends(): SendRow[];
+  /**
+   * A bot message sent without the journal (a file upload) is known: raises the chat's mark, so the floor
+   * of the next journaled send stays above it.
+   */
+  raiseMark(chatId: number, messageId: number): void;
 }
 
 /** The send table over `db`. */
@@ -75,6 +80,9 @@ export function createSendTable(db: Db): SendTable {
       q.endSend.run(sendId);
       if (messageId !== undefined) q.raiseMark.run(chatId, messageId);
     }),
+    raiseMark: (chatId, messageId) => {
+      q.raiseMark.run(chatId, messageId);
+    },
     pendingSends: () =>
       q.sends.all().map((r) => ({
         sendId: r.send_id,

@@ -14,6 +14,7 @@ import {
   type Script,
   type Step,
   say,
+  sendPhoto,
   type TurnContext,
   text,
   thinkThenSay,
@@ -87,6 +88,11 @@ export function defaultScript(): Script {
       rule(
         /\bthink\b/i,
         thinkThenSay('The user wants to see thinking. I will think briefly.', 'I thought about it.', slow),
+      ),
+      rule(
+        /send (me )?a (picture|photo)/i,
+        sendPhoto('switchyard.png', 'A picture from the **agent**'),
+        say('There it is.', slow),
       ),
       rule(/long answer/i, say(`Here is a long answer:\n\n${LONG}`, { chunkDelayMs: 250, chunkSize: 12 })),
       rule(

@@ -149,6 +149,24 @@ export function read(filePath: string): Reply {
   return callTool('Read', { file_path: filePath });
 }
 
+/**
+ * A reply calling one of Switchyard's file tools (`mcp__switchyard__send_file`, `…send_photo`,
+ * `…send_files`), which the bridge lets run without a permission prompt.
+ */
+export function sendFile(path: string, caption?: string): Reply {
+  return callTool('mcp__switchyard__send_file', caption === undefined ? { path } : { path, caption });
+}
+
+/** A reply calling `mcp__switchyard__send_photo` (see {@link sendFile}). */
+export function sendPhoto(path: string, caption?: string): Reply {
+  return callTool('mcp__switchyard__send_photo', caption === undefined ? { path } : { path, caption });
+}
+
+/** A reply calling `mcp__switchyard__send_files`: an album (see {@link sendFile}). */
+export function sendFiles(paths: readonly string[], caption?: string): Reply {
+  return callTool('mcp__switchyard__send_files', caption === undefined ? { paths } : { paths, caption });
+}
+
 /** Input of the sub-agent tool. */
 export interface AgentInput {
   readonly description: string;

@@ -28,6 +28,9 @@ export const ERROR_TEXTS = {
   queryTooOld: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
   invalidFileId: 'Bad Request: invalid file_id',
   fileTooBig: 'Bad Request: file is too big',
+  uploadTooLarge: 'Request Entity Too Large',
+  mediaGroupSize: 'Bad Request: an album must have 2 to 10 items',
+  mediaGroupMixed: "Bad Request: documents can't be mixed with other media types in an album",
   buttonDataInvalid: 'Bad Request: BUTTON_DATA_INVALID',
   textButtonsUnallowed:
     "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard",
@@ -73,6 +76,7 @@ function codeOf(description: string): number {
   if (description.startsWith('Conflict')) return 409;
   if (description === ERROR_TEXTS.unauthorized) return 401;
   if (description === ERROR_TEXTS.notFound) return 404;
+  if (description === ERROR_TEXTS.uploadTooLarge) return 413;
   return 400;
 }
 

@@ -34,6 +34,7 @@ export interface NewMessage {
   file?: SandboxFileRef | undefined;
   service?: ServiceAction | undefined;
   silent?: boolean | undefined;
+  mediaGroupId?: string | undefined;
 }
 
 /** The new visible content of an edited message. */
@@ -223,6 +224,7 @@ export class ChatStore {
       ...(input.replyToMessageId !== undefined ? { replyToMessageId: input.replyToMessageId } : {}),
       ...(input.file ? { file: input.file } : {}),
       ...(input.service ? { service: input.service } : {}),
+      ...(input.mediaGroupId !== undefined ? { mediaGroupId: input.mediaGroupId } : {}),
     };
     chat.messages.set(message.messageId, message);
     this.#hub.emit({ type: 'message', message: clone(message) });

@@ -4,7 +4,7 @@
  * chat, target message, content), spends a rate-limit token for sends and edits, and then changes the
  * store.
  */
-import { BotApiError, refuse } from './api-error.js';
+import { BotApiError, invalidParameter, refuse } from './api-error.js';
 import type { StoredFile } from './file-store.js';
 import {
   checkLength,
@@ -24,7 +24,7 @@ import {
   spendToken,
 } from './method-context.js';
 import type { SandboxMessage } from './records.js';
-import type { RequestParams } from './request-params.js';
+import { RequestParams, type UploadedFile } from './request-params.js';
 import { toWireMessage } from './wire-format.js';
 
 /** Chat actions Telegram accepts. */
@@ -85,10 +85,22 @@ const sendMessage: MethodHandler = (params, ctx) => {
   return toWireMessage(ctx.store, message);
 };
 
-/** The file of a sendPhoto/sendDocument: an upload is stored, a `file_id` reused. */
-function inputFile(params: RequestParams, ctx: MethodContext, field: 'photo' | 'document'): StoredFile {
-  const input = params.file(field);
+/** Telegram's upload limits for bots: 10 MB for a photo, 50 MB for any other file. */
+export const UPLOAD_LIMITS = { photo: 10 * 1024 * 1024, document: 50 * 1024 * 1024 } as const;
+
+/**
+ * The file of a sendPhoto/sendDocument (or an album item): an upload is stored, a `file_id` reused. An
+ * upload over {@link UPLOAD_LIMITS} is refused as Telegram refuses it.
+ */
+function storeFile(
+  input: UploadedFile | string | undefined,
+  ctx: MethodContext,
+  field: 'photo' | 'document',
+): StoredFile {
   if (input === undefined) throw new BotApiError(400, `Bad Request: there is no ${field} in the request`);
+  if (typeof input !== 'string' && input.data.byteLength > UPLOAD_LIMITS[field]) {
+    throw refuse(field === 'photo' ? 'fileTooBig' : 'uploadTooLarge');
+  }
   if (typeof input === 'string') {
     const existing = ctx.store.files.get(input);
     if (!existing) throw new BotApiError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
@@ -110,7 +122,7 @@ function sendMedia(field: 'photo' | 'document'): MethodHandler {
     const threadId = resolveThread(chat, params) ?? reply?.threadId;
     const caption = captionText(params);
     const replyMarkup = inlineKeyboard(params.json('reply_markup'));
-    const file = inputFile(params, ctx, field);
+    const file = storeFile(params.file(field), ctx, field);
     spendToken(ctx, chat);
     const message = ctx.store.addMessage(chat.id, {
       from: 'bot',
@@ -132,6 +144,62 @@ function sendMedia(field: 'photo' | 'document'): MethodHandler {
     return toWireMessage(ctx.store, message);
   };
 }
+
+/**
+ * An album: 2–10 photos, or 2–10 documents (Telegram does not mix documents with other media). Each item
+ * is `{type, media, caption?, parse_mode?, caption_entities?}`; the messages share a `media_group_id`,
+ * and each spends a rate-limit token, as separate sends do.
+ */
+const sendMediaGroup: MethodHandler = (params, ctx) => {
+  const chat = requireChat(params, ctx);
+  const reply = replyTarget(params, ctx, chat);
+  const threadId = resolveThread(chat, params) ?? reply?.threadId;
+  const media = params.json('media');
+  if (!Array.isArray(media) || media.length < 2 || media.length > 10) throw refuse('mediaGroupSize');
+  const items = media.map((raw: unknown) => {
+    const item = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    const type: 'photo' | 'document' | undefined =
+      item.type === 'photo' ? 'photo' : item.type === 'document' ? 'document' : undefined;
+    if (type === undefined) throw invalidParameter('media', 'unsupported media type');
+    const caption = new RequestParams({
+      caption: item.caption,
+      parse_mode: item.parse_mode,
+      caption_entities: item.caption_entities,
+    });
+    const ref = typeof item.media === 'string' ? item.media : undefined;
+    return {
+      type,
+      caption: captionText(caption),
+      input: ref === undefined ? undefined : params.attached(ref),
+    };
+  });
+  if (items.some((i) => i.type === 'document') && items.some((i) => i.type !== 'document'))
+    throw refuse('mediaGroupMixed');
+  const files = items.map((item) => storeFile(item.input, ctx, item.type));
+  const groupId = `${chat.id}${ctx.now()}${Math.floor(Math.random() * 1e6)}`;
+  const messages = items.map((item, index) => {
+    spendToken(ctx, chat);
+    const file = files[index] as StoredFile;
+    return ctx.store.addMessage(chat.id, {
+      from: 'bot',
+      sender: ctx.bot,
+      kind: item.type,
+      ...item.caption,
+      threadId,
+      replyToMessageId: reply?.messageId,
+      silent: params.bool('disable_notification'),
+      mediaGroupId: groupId,
+      file: {
+        fileId: file.fileId,
+        fileUniqueId: file.fileUniqueId,
+        size: file.size,
+        ...(file.fileName !== undefined ? { fileName: file.fileName } : {}),
+        ...(file.mimeType !== undefined ? { mimeType: file.mimeType } : {}),
+      },
+    });
+  });
+  return messages.map((message) => toWireMessage(ctx.store, message));
+};
 
 /** The bot's own live message named by chat_id + message_id, for editing. */
 function editableMessage(params: RequestParams, ctx: MethodContext): SandboxMessage {
@@ -252,6 +320,7 @@ export const MESSAGE_METHODS = {
   sendMessage,
   sendPhoto: sendMedia('photo'),
   sendDocument: sendMedia('document'),
+  sendMediaGroup,
   editMessageText,
   editMessageCaption,
   editMessageReplyMarkup,

@@ -73,6 +73,8 @@ export interface SandboxMessage {
   replyToMessageId?: number;
   /** The photo (largest size) or document. */
   file?: SandboxFileRef;
+  /** Set on every message of an album (`sendMediaGroup`), the same for all of them. */
+  mediaGroupId?: string;
   service?: ServiceAction;
   /** Sent at, in the server clock's milliseconds. */
   date: number;

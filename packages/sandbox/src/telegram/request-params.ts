@@ -181,4 +181,9 @@ export class RequestParams {
     if (v?.startsWith('attach://')) return this.#files.get(v.slice('attach://'.length));
     return this.#files.get(name) ?? v;
   }
+
+  /** A file named inside a JSON parameter (an album's `media`): `attach://<part>`, or a `file_id`. */
+  attached(ref: string): UploadedFile | string | undefined {
+    return ref.startsWith('attach://') ? this.#files.get(ref.slice('attach://'.length)) : ref;
+  }
 }

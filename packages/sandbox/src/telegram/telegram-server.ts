@@ -484,7 +484,10 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   return handle;
 }
 
-async function readBody(req: IncomingMessage, limit = 50 * 1024 * 1024): Promise<Buffer> {
+/** Room for a 50 MB upload (Telegram's limit for bots, checked per file by the methods) and its form fields. */
+const MAX_BODY_BYTES = 52 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -91,6 +91,7 @@ export function toWireMessage(store: ChatStore, message: SandboxMessage, depth =
     wire.message_thread_id = message.threadId;
     wire.is_topic_message = true;
   }
+  if (message.mediaGroupId !== undefined) wire.media_group_id = message.mediaGroupId;
   if (message.editedAt !== undefined) wire.edit_date = Math.floor(message.editedAt / 1000);
   const replyTo =
     message.replyToMessageId ??

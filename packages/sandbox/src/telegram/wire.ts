@@ -111,6 +111,7 @@ export interface WireMessage {
   caption_entities?: WireMessageEntity[];
   photo?: WirePhotoSize[];
   document?: WireDocument;
+  media_group_id?: string;
   pinned_message?: WireMessage;
   forum_topic_created?: { name: string; icon_color: number };
   reply_markup?: WireInlineKeyboardMarkup;

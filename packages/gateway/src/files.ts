@@ -1,0 +1,228 @@
+/**
+ * Files the agent sends: the bridge's `file_send` uploaded to Telegram (grammY's `InputFile`) in the
+ * conversation's chat and topic, as a reply to the turn's opening message, through the courier (so
+ * within the chat's send budget), and answered with `file_sent` once Telegram has them.
+ *
+ * Exactly once:
+ * - The row (`store/file-table.ts`) is written before the frame is acknowledged; a restart resumes every
+ *   row not finished. A `file_send` sent again for a known `fileId` is answered from the row, never
+ *   uploaded twice.
+ * - The row's end and the `file_sent` frame (appended to the channel's SQLite outbox) are one
+ *   transaction, so the bridge hears the outcome exactly when it is recorded.
+ * - The one window left is a crash while the upload call is in flight (`uploading` at boot): Telegram
+ *   may or may not have the file, and the Bot API cannot list a chat's messages. The upload is then made
+ *   again — a possible duplicate over a possibly lost file — and logged as `file_resent_unknown`.
+ *
+ * Before uploading, each file is checked against the size the bridge recorded: a copy that went missing
+ * or changed size is refused (`file_sent` with an error) rather than sent different. The copy is the
+ * bridge's own (its outbox area is written once, at call time, and by nothing else), so no checksum is
+ * computed on the upload's critical path.
+ */
+import { stat } from 'node:fs/promises';
+import type { FrameOf, Logger } from '@switchyard/protocol';
+import { InputFile } from 'grammy';
+import type { InputMediaDocument, InputMediaPhoto, Message } from 'grammy/types';
+import { type BotApi, errorCode, errorText, isParseError } from './bot-api.js';
+import type { Courier } from './courier.js';
+import { renderMarkdown } from './markdown.js';
+import type { FileSendRow, GatewayStore } from './store.js';
+
+/** Telegram's caption limit, after entity parsing (the rendered HTML is held to it, so the text is too). */
+const CAPTION_LIMIT = 1024;
+
+/** What the file sender needs. */
+export interface FileSenderOptions {
+  api: Pick<BotApi, 'sendDocument' | 'sendPhoto' | 'sendMediaGroup'>;
+  /** The open store (throws before the gateway started). */
+  store(): Pick<
+    GatewayStore,
+    | 'addFileSend'
+    | 'markFileUploading'
+    | 'endFileSend'
+    | 'unfinishedFileSends'
+    | 'turnOpeningMessage'
+    | 'raiseMark'
+    | 'atomically'
+  >;
+  courier: Courier;
+  /** Sends a reliable frame to the bridge; its append to the outbox is synchronous (and so transactional). */
+  send(frame: FrameOf<'file_sent'>): Promise<void>;
+  logger: Logger;
+}
+
+/** The file sender's handle. */
+export interface FileSender {
+  /** A `file_send` from the bridge: recorded now (before the ack), uploaded in the background. */
+  frame(frame: FrameOf<'file_send'>): void;
+  /** Uploads what a previous process left unfinished. Call once the gateway is booted. */
+  resume(): void;
+  /** Resolves when the uploads in flight have ended. */
+  stop(): Promise<void>;
+}
+
+/** Creates the file sender. */
+export function createFileSender(options: FileSenderOptions): FileSender {
+  const { api, courier, logger } = options;
+  const log = logger.child({ component: 'files' });
+  const running = new Map<string, Promise<void>>();
+
+  const finish = (row: FileSendRow, outcome: { messageIds: number[] } | { error: string }): void => {
+    const store = options.store();
+    store.atomically(() => {
+      store.endFileSend(row.fileId, outcome);
+      if ('messageIds' in outcome && outcome.messageIds.length > 0)
+        store.raiseMark(row.frame.route.chatId, Math.max(...outcome.messageIds));
+      void options.send({ type: 'file_sent', fileId: row.fileId, ...answer(outcome) });
+    });
+  };
+
+  const upload = async (row: FileSendRow): Promise<void> => {
+    const { frame } = row;
+    const chatId = frame.route.chatId;
+    const problem = await verify(frame);
+    if (problem) {
+      log.warn({ event: 'file_refused', file: row.fileId, chat: chatId }, problem);
+      finish(row, { error: problem });
+      return;
+    }
+    if (row.state === 'uploading') {
+      log.warn({ event: 'file_resent_unknown', file: row.fileId, chat: chatId }, 'upload outcome unknown');
+    }
+    const store = options.store();
+    const replyTo = frame.turnId === undefined ? undefined : store.turnOpeningMessage(frame.turnId);
+    const started = Date.now();
+    try {
+      const messages = await courier.call(chatId, () => {
+        store.markFileUploading(row.fileId);
+        return sendFiles(api, frame, replyTo);
+      });
+      if (!messages) throw new Error('the upload was superseded');
+      finish(row, { messageIds: messages.map((m) => m.message_id) });
+      log.info(
+        {
+          event: 'file_sent',
+          file: row.fileId,
+          chat: chatId,
+          files: frame.files.length,
+          ms: Date.now() - started,
+        },
+        'files',
+      );
+    } catch (error) {
+      const code = errorCode(error);
+      log.warn({ event: 'file_failed', file: row.fileId, chat: chatId, code }, errorText(error));
+      finish(row, { error: errorText(error).slice(0, 2000) });
+    }
+  };
+
+  const start = (row: FileSendRow): void => {
+    if (running.has(row.fileId)) return;
+    const work = upload(row)
+      .catch((error: unknown) => log.error({ event: 'file_upload_crashed', error: errorText(error) }))
+      .finally(() => running.delete(row.fileId));
+    running.set(row.fileId, work);
+  };
+
+  return {
+    frame(frame) {
+      const known = options.store().addFileSend(frame);
+      if (!known) {
+        start({ fileId: frame.fileId, frame, state: 'queued', messageIds: [], error: undefined });
+        return;
+      }
+      if (known.state === 'sent' || known.state === 'failed') {
+        // The bridge did not hear the outcome (it restarted): tell it again.
+        const outcome =
+          known.state === 'sent' ? { messageIds: known.messageIds } : { error: known.error ?? '' };
+        void options.send({ type: 'file_sent', fileId: frame.fileId, ...answer(outcome) });
+      }
+      // queued or uploading: already under way in this process, or resumed at boot.
+    },
+    resume() {
+      for (const row of options.store().unfinishedFileSends()) start(row);
+    },
+    async stop() {
+      await Promise.all(running.values());
+    },
+  };
+}
+
+function answer(
+  outcome: { messageIds: number[] } | { error: string },
+): Omit<FrameOf<'file_sent'>, 'type' | 'fileId'> {
+  return 'messageIds' in outcome
+    ? { ok: true, messageIds: outcome.messageIds }
+    : { ok: false, error: outcome.error || 'unknown error' };
+}
+
+/** Why a file cannot be sent as recorded (its copy missing, or of another size), or undefined. */
+async function verify(frame: FrameOf<'file_send'>): Promise<string | undefined> {
+  for (const file of frame.files) {
+    let size: number;
+    try {
+      size = (await stat(file.path)).size;
+    } catch {
+      return `the bridge's copy of ${file.name} is gone; nothing was sent`;
+    }
+    if (size !== file.size)
+      return `the bridge's copy of ${file.name} changed after the call; nothing was sent`;
+  }
+  return undefined;
+}
+
+/** The caption as Telegram HTML within the limit, or undefined for none. */
+function renderCaption(caption: string | undefined): string | undefined {
+  if (!caption) return undefined;
+  return renderMarkdown(caption, CAPTION_LIMIT)[0]?.html;
+}
+
+/** The caption as plain text within the limit (the fallback when Telegram rejects the HTML). */
+function plainCaption(caption: string | undefined): string | undefined {
+  if (!caption) return undefined;
+  return renderMarkdown(caption, CAPTION_LIMIT)[0]?.text;
+}
+
+/** One upload: a single document or photo, or an album; the HTML caption first, then plain text. */
+async function sendFiles(
+  api: FileSenderOptions['api'],
+  frame: FrameOf<'file_send'>,
+  replyTo: number | undefined,
+): Promise<Message[]> {
+  const chatId = frame.route.chatId;
+  const place = {
+    ...(frame.route.threadId === undefined ? {} : { message_thread_id: frame.route.threadId }),
+    ...(replyTo === undefined
+      ? {}
+      : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+  };
+  const attempt = async (html: boolean): Promise<Message[]> => {
+    const caption = html ? renderCaption(frame.caption) : plainCaption(frame.caption);
+    const captioned =
+      caption === undefined ? {} : { caption, ...(html ? { parse_mode: 'HTML' as const } : {}) };
+    const [first] = frame.files;
+    if (frame.files.length === 1 && first) {
+      const input = new InputFile(first.path, first.name);
+      return [
+        first.kind === 'photo'
+          ? await api.sendPhoto(chatId, input, { ...place, ...captioned })
+          : await api.sendDocument(chatId, input, { ...place, ...captioned }),
+      ];
+    }
+    const media = frame.files.map((file, index) => ({
+      type: file.kind,
+      media: new InputFile(file.path, file.name),
+      ...(index === 0 ? captioned : {}),
+    }));
+    return (await api.sendMediaGroup(
+      chatId,
+      media as InputMediaPhoto[] | InputMediaDocument[],
+      place,
+    )) as Message[];
+  };
+  try {
+    return await attempt(true);
+  } catch (error) {
+    if (!isParseError(error) || frame.caption === undefined) throw error;
+    return attempt(false);
+  }
+}
