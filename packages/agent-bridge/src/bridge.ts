@@ -228,6 +228,11 @@ export function createBridge(options: BridgeOptions): Bridge {
         onFrame,
         logger: log.child({ component: 'channel' }),
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
+        onRefused: (r) =>
+          log.warn(
+            { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
+            'the channel skipped a frame its receiver refused',
+          ),
       });
       sink = new FrameSink(endpoint, store, log, store.lastSource());
       supervisor = new Supervisor(

@@ -17,8 +17,9 @@ export interface Endpoint {
   /** Closes sockets and timers; resolves when they are gone. Unacknowledged frames stay in the store. */
   stop(): Promise<void>;
   /**
-   * Every frame is first checked as its receiver will check it (schema, plain data, size); one that
-   * fails throws a {@link ProtocolError} synchronously, naming the field, and is neither stored nor sent.
+   * Every frame is first checked as its receiver will check it (schema, plain data, size); for one that
+   * fails, the returned promise rejects with a {@link ProtocolError} naming the field, and the frame is
+   * neither stored nor sent. `send` itself never throws, so a caller's loop is not stopped by a frame.
    * Reliable frame types are then numbered and appended to the store synchronously, inside this call (so
    * a caller may make the append part of its own transaction), then written now if connected or resent
    * after the next handshake. Other frames are written only when connected, and dropped otherwise.
@@ -102,7 +103,7 @@ export function sendThrough(
 ): Promise<void> {
   const problem = frameProblem(frame, maxFrameBytes);
   if (problem !== undefined) {
-    throw new ProtocolError(
+    return rejected(
       `cannot send this frame: ${problem}. It was not queued: cut user text to the limits in ` +
         "@switchyard/protocol's messages.ts before sending",
     );
@@ -115,6 +116,11 @@ export function sendThrough(
   }
   if (connection?.ready) return connection.write(frame);
   return Promise.resolve();
+}
+
+/** A refusal as a rejected promise, never a throw: a caller's loop (the bridge's stdout pump) goes on. */
+function rejected(message: string): Promise<never> {
+  return Promise.reject(new ProtocolError(message));
 }
 
 /** A random id for this process, sent in the handshake so logs can tell a restart from a reconnect. */

@@ -156,14 +156,18 @@ describe('send', () => {
     return { store, send: () => link.send('gateway', frame) };
   };
 
-  it('refuses an invalid frame synchronously with a ProtocolError naming the field, and stores nothing', () => {
+  it('rejects an invalid frame with a ProtocolError naming the field, without throwing, and stores nothing', async () => {
     const { store, send } = endpointSend({ type: 'set_model', commandId: 'c', model: '' });
-    expect(send).toThrow(ProtocolError);
-    expect(send).toThrow(/model: Too small.*It was not queued/);
+    let result: Promise<void> | undefined;
+    expect(() => {
+      result = send();
+    }).not.toThrow();
+    await expect(result).rejects.toThrow(ProtocolError);
+    await expect(send()).rejects.toThrow(/model: Too small.*It was not queued/);
     expect(store.pendingAfter(0)).toEqual([]);
   });
 
-  it('refuses a frame carrying a value msgpack would send as an extension type', () => {
+  it('refuses a frame carrying a value msgpack would send as an extension type', async () => {
     const frame = {
       type: 'tool_started',
       turnId: 't',
@@ -172,11 +176,11 @@ describe('send', () => {
       input: { at: new Date(0) },
     };
     const { store, send } = endpointSend(frame as AppFrame);
-    expect(send).toThrow(/contains a Date/);
+    await expect(send()).rejects.toThrow(/contains a Date/);
     expect(store.pendingAfter(0)).toEqual([]);
   });
 
-  it('refuses a frame over the frame size limit', () => {
+  it('refuses a frame over the frame size limit', async () => {
     const huge = {
       type: 'tool_started',
       turnId: 't',
@@ -185,12 +189,12 @@ describe('send', () => {
       input: { a: 'x'.repeat(17_000_000) },
     };
     const { send } = endpointSend(huge as AppFrame);
-    expect(send).toThrow(/over the 16777216-byte frame limit/);
+    await expect(send()).rejects.toThrow(/over the 16777216-byte frame limit/);
   });
 
-  it('refuses control frames', () => {
+  it('refuses control frames', async () => {
     const { send } = endpointSend({ type: 'ack', seq: 1 } as unknown as AppFrame);
-    expect(send).toThrow(/control frame/);
+    await expect(send()).rejects.toThrow(/control frame/);
   });
 
   it('carries the longest answers a user can give: a 4,000-char question, 4,096 typed chars, 20 labels of 500', async () => {
