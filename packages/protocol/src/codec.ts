@@ -28,7 +28,13 @@ export function encodeFrame(value: unknown): Buffer {
 /** What the decoder makes of the bytes: a decoded value, or a refusal naming what was wrong. */
 export type DecodeEvent =
   | { kind: 'value'; value: unknown; bytes: number }
-  | { kind: 'error'; code: 'bad_frame' | 'too_large'; message: string };
+  | {
+      kind: 'error';
+      code: 'bad_frame' | 'too_large';
+      message: string;
+      /** Set when the body decoded but is not plain data: lets the caller name the frame it refuses. */
+      value?: unknown;
+    };
 
 /**
  * Incremental reader. Feed it chunks as they arrive, in order; `push` yields the events the chunk
@@ -147,7 +153,7 @@ export function plainDataProblem(value: unknown, depth = 0): string | undefined 
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) {
-        return `contains a ${describeKind(value)}, which frames do not carry (msgpack extension types and binary are refused)`;
+        return `contains a ${describeKind(value)} (msgpack extension types and binary are refused)`;
       }
       for (const key in value) {
         const problem = plainDataProblem((value as Record<string, unknown>)[key], depth + 1);
@@ -156,7 +162,7 @@ export function plainDataProblem(value: unknown, depth = 0): string | undefined 
       return undefined;
     }
     default:
-      return `contains a ${typeof value}, which frames do not carry (msgpack extension types are refused)`;
+      return `contains a ${typeof value} (msgpack extension types are refused)`;
   }
 }
 
@@ -169,7 +175,14 @@ function decodeBody(source: Buffer, start: number, end: number): DecodeEvent {
   try {
     const value: unknown = packr.unpack(source, { start, end });
     const problem = plainDataProblem(value);
-    if (problem) return { kind: 'error', code: 'bad_frame', message: `frame body ${problem}` };
+    if (problem) {
+      return {
+        kind: 'error',
+        code: 'bad_frame',
+        message: `frame body ${problem}: send only maps, arrays, strings, numbers, booleans and nil`,
+        value,
+      };
+    }
     return { kind: 'value', value, bytes: end - start };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

@@ -270,8 +270,14 @@ export class Connection {
     for (const event of this.#decoder.push(chunk)) {
       if (this.#closed) return;
       if (event.kind === 'error') {
-        this.fail(event.code, event.message);
-        return;
+        // A numbered frame that decoded but is not plain data is refused by seq, like an invalid one.
+        const numbered = this.#ready ? numberedFrame(event.value) : undefined;
+        if (!numbered) {
+          this.fail(event.code, event.message);
+          return;
+        }
+        this.#enqueue({ ...numbered, invalid: event.message });
+        continue;
       }
       const parsed = parseFrame(event.value);
       if (parsed.ok) {
@@ -419,7 +425,7 @@ export class Connection {
         this.#resync = false;
       }
       if (item.invalid !== undefined) {
-        this.#refuse(item.seq, item.type, 'invalid', `${item.invalid}: ${this.#sameRelease()}`, undefined);
+        this.#refuse(item.seq, item.type, 'invalid', `${item.invalid}; ${this.#sameRelease()}`, undefined);
         return;
       }
       const failure = await this.#handle(item.frame, seq);

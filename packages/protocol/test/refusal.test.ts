@@ -26,57 +26,86 @@ afterEach(() => {
 });
 
 describe('a frame the receiver cannot take', () => {
-  it('is refused by seq when it is invalid, and the frames after it are delivered', async () => {
-    // A sender built with other limits: the frame passes its checks and fails ours.
-    const [ours, theirs] = memoryPair();
-    const refusals: Refusal[] = [];
-    const received: AppFrame[] = [];
-    const store = createMemoryChannelStore();
-    const connection = new Connection(ours, {
-      role: 'server',
-      agent: 'demo',
-      instanceId: 'gw',
-      store,
-      logger: silentLogger,
-      onFrame: (frame) => void received.push(frame),
-      onRefused: (refusal) => void refusals.push(refusal),
+  const invalidFrames: Array<{ name: string; frame: Record<string, unknown>; detail: RegExp; type: string }> =
+    [
+      {
+        name: 'fails the schema',
+        frame: {
+          type: 'question_answer',
+          seq: 1,
+          requestId: 'r',
+          answers: { 'Which one?': 'x'.repeat(20_000) },
+        },
+        detail: /answers\.\[key\]: Too big.*run the same Switchyard release/,
+        type: 'question_answer',
+      },
+      {
+        name: 'carries a msgpack extension type',
+        frame: {
+          type: 'tool_started',
+          seq: 1,
+          turnId: 't',
+          toolUseId: 'u',
+          name: 'Which one?',
+          input: { at: new Date(0) },
+        },
+        detail: /contains a Date.*send only maps/,
+        type: 'tool_started',
+      },
+    ];
+  for (const { name, frame: bad, detail, type } of invalidFrames) {
+    it(`is refused by seq when it ${name}, and the frames after it are delivered`, async () => {
+      // A sender built with other limits: the frame passes its checks and fails ours.
+      const [ours, theirs] = memoryPair();
+      const refusals: Refusal[] = [];
+      const received: AppFrame[] = [];
+      const store = createMemoryChannelStore();
+      const connection = new Connection(ours, {
+        role: 'server',
+        agent: 'demo',
+        instanceId: 'gw',
+        store,
+        logger: silentLogger,
+        onFrame: (frame) => void received.push(frame),
+        onRefused: (refusal) => void refusals.push(refusal),
+      });
+      closers.push(() => connection.close('test over'));
+      const decoder = new FrameDecoder();
+      const fromGateway: Array<{ type: string; seq?: number; code?: string; message?: string }> = [];
+      theirs.on('data', (chunk: Buffer) => {
+        for (const event of decoder.push(chunk))
+          if (event.kind === 'value') fromGateway.push(event.value as never);
+      });
+      const write = (value: unknown) => theirs.write(encodeFrame(value));
+      write({
+        type: 'hello',
+        version: PROTOCOL_VERSION,
+        agent: 'demo',
+        instanceId: 'b',
+        streamId: 's',
+        lastSeen: 0,
+      });
+      write(bad);
+      write({ ...text(2), seq: 2 });
+      await waitFor(() => fromGateway.some((f) => f.type === 'ack' && f.seq === 2), 2_000, 'ack of seq 2');
+      const refused = fromGateway.find((f) => f.type === 'refused');
+      expect(refused).toMatchObject({ seq: 1, code: 'invalid' });
+      expect(refused?.message).toMatch(detail);
+      expect(refused?.message).not.toMatch(/Which one/); // user text is never echoed
+      expect(blocks(received)).toEqual(['b2']);
+      expect(refusals).toEqual([
+        expect.objectContaining({
+          direction: 'received',
+          seq: 1,
+          frameType: type,
+          code: 'invalid',
+        }),
+      ]);
+      expect(store.readPeer()).toEqual({ streamId: 's', lastSeen: 2 });
+      expect(connection.ready).toBe(true);
+      expect(fromGateway.some((f) => f.type === 'error')).toBe(false);
     });
-    closers.push(() => connection.close('test over'));
-    const decoder = new FrameDecoder();
-    const fromGateway: Array<{ type: string; seq?: number; code?: string; message?: string }> = [];
-    theirs.on('data', (chunk: Buffer) => {
-      for (const event of decoder.push(chunk))
-        if (event.kind === 'value') fromGateway.push(event.value as never);
-    });
-    const write = (value: unknown) => theirs.write(encodeFrame(value));
-    write({
-      type: 'hello',
-      version: PROTOCOL_VERSION,
-      agent: 'demo',
-      instanceId: 'b',
-      streamId: 's',
-      lastSeen: 0,
-    });
-    write({ type: 'question_answer', seq: 1, requestId: 'r', answers: { 'Which one?': 'x'.repeat(20_000) } });
-    write({ ...text(2), seq: 2 });
-    await waitFor(() => fromGateway.some((f) => f.type === 'ack' && f.seq === 2), 2_000, 'ack of seq 2');
-    const refused = fromGateway.find((f) => f.type === 'refused');
-    expect(refused).toMatchObject({ seq: 1, code: 'invalid' });
-    expect(refused?.message).toMatch(/answers\.\[key\]: Too big.*run the same Switchyard release/);
-    expect(refused?.message).not.toMatch(/Which one/); // user text is never echoed
-    expect(blocks(received)).toEqual(['b2']);
-    expect(refusals).toEqual([
-      expect.objectContaining({
-        direction: 'received',
-        seq: 1,
-        frameType: 'question_answer',
-        code: 'invalid',
-      }),
-    ]);
-    expect(store.readPeer()).toEqual({ streamId: 's', lastSeen: 2 });
-    expect(connection.ready).toBe(true);
-    expect(fromGateway.some((f) => f.type === 'error')).toBe(false);
-  });
+  }
 
   it('is retried, then refused, when its handler keeps throwing; the sender drops it and is told', async () => {
     const attempts = new Map<string, number>();
