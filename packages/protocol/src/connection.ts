@@ -27,13 +27,22 @@ import {
   type AppFrame,
   type Frame,
   type FrameOf,
-  type FrameType,
   PROTOCOL_VERSION,
   type ProtocolErrorCode,
   parseFrame,
   RELIABLE_TYPES,
   type RefusalCode,
 } from './messages.js';
+import {
+  DEFAULT_HANDLER_RETRY_DELAYS_MS,
+  handlerFailedText,
+  type Inbound,
+  invalidText,
+  numberedFrame,
+  type Refusal,
+  runHandler,
+  sequenceVerdict,
+} from './refusal.js';
 import type { ChannelStore } from './store.js';
 
 /** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
@@ -69,35 +78,11 @@ export interface ConnectionOptions {
   onClose?(reason: string): void;
 }
 
-/**
- * A reliable frame that its receiver could not take: it refused it (`received`) or the peer refused one
- * of ours (`sent`). Either way the channel has moved past `seq`; the application tells a person.
- */
-export interface Refusal {
-  direction: 'received' | 'sent';
-  seq: number;
-  /** The frame's type when known (a `sent` refusal of a frame no longer held has none). */
-  frameType: string | undefined;
-  code: RefusalCode;
-  /** What was wrong, in words that say what to do; names no user text. */
-  message: string;
-  /** The frame itself: ours when still held (`sent`), the peer's when it was valid (`received`). */
-  frame: AppFrame | undefined;
-}
-
 /** Largest frame a peer may send before its handshake is done. */
 export const HANDSHAKE_MAX_FRAME_BYTES = 64 * 1024;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
-const DEFAULT_HANDLER_RETRY_DELAYS_MS = [100, 1_000] as const;
 const DEFAULT_PING_INTERVAL_MS = 5_000;
 const DEFAULT_PING_TIMEOUT_MS = 15_000;
-/** Refusal and error texts carry at most this much of a handler's error. */
-const MAX_DETAIL_CHARS = 300;
-
-/** What waits in the inbound queue: a valid frame, or the type and seq of an invalid numbered one. */
-type Inbound =
-  | { frame: AppFrame; type: FrameType; seq: number | undefined; invalid?: undefined }
-  | { frame?: undefined; type: string; seq: number; invalid: string };
 /** Pause reading once this many received frames wait for the handler. */
 const INBOUND_HIGH_WATER = 256;
 
@@ -408,15 +393,16 @@ export class Connection {
     try {
       if (this.#closed) return;
       if (seq !== undefined) {
-        if (seq <= this.#lastSeen) {
+        const verdict = sequenceVerdict(seq, this.#lastSeen, this.#resync);
+        if (verdict === 'duplicate') {
           this.#scheduleAck();
           return;
         }
-        if (seq !== this.#lastSeen + 1) {
-          if (!this.#resync) {
-            this.fail('sequence_gap', `expected seq ${this.#lastSeen + 1}, got ${seq}`);
-            return;
-          }
+        if (verdict === 'gap') {
+          this.fail('sequence_gap', `expected seq ${this.#lastSeen + 1}, got ${seq}`);
+          return;
+        }
+        if (verdict === 'resync') {
           this.#log.warn(
             { event: 'resync', from: this.#lastSeen, to: seq - 1 },
             'peer no longer holds the frames after our cursor: continuing from its oldest',
@@ -425,56 +411,26 @@ export class Connection {
         this.#resync = false;
       }
       if (item.invalid !== undefined) {
-        this.#refuse(item.seq, item.type, 'invalid', `${item.invalid}; ${this.#sameRelease()}`, undefined);
+        this.#refuse(item.seq, item.type, 'invalid', invalidText(this.#side(), item.invalid), undefined);
         return;
       }
-      const failure = await this.#handle(item.frame, seq);
+      const delays =
+        seq === undefined ? [] : (this.#options.handlerRetryDelaysMs ?? DEFAULT_HANDLER_RETRY_DELAYS_MS);
+      const failure = await runHandler(this.#options.onFrame, item.frame, seq, delays, {
+        log: this.#log,
+        closed: () => this.#closed,
+      });
       if (this.#closed) return; // not acknowledged: offered again after the next handshake
       if (failure !== undefined) {
         if (seq === undefined) return; // not numbered: nothing waits for it
-        const side = this.#side();
-        this.#refuse(
-          seq,
-          item.type,
-          'handler_failed',
-          `the ${side} could not handle ${item.type} (seq ${seq}) after ${failure.attempts} attempts ` +
-            `(${failure.detail}); it was skipped: see the ${side}'s log for the cause`,
-          item.frame,
-        );
+        const text = handlerFailedText(this.#side(), item.type, seq, failure);
+        this.#refuse(seq, item.type, 'handler_failed', text, item.frame);
         return;
       }
       if (seq !== undefined) this.#handled(seq);
     } finally {
       this.#inboundQueued--;
       if (this.#inboundQueued < INBOUND_HIGH_WATER / 2 && this.#socket.isPaused()) this.#socket.resume();
-    }
-  }
-
-  /**
-   * Runs the handler, retrying a numbered frame after each delay of `handlerRetryDelaysMs`. Resolves
-   * `undefined` once it returned, or what the last failure was; stops early if the connection closes.
-   */
-  async #handle(
-    frame: AppFrame,
-    seq: number | undefined,
-  ): Promise<{ attempts: number; detail: string } | undefined> {
-    const delays =
-      seq === undefined ? [] : (this.#options.handlerRetryDelaysMs ?? DEFAULT_HANDLER_RETRY_DELAYS_MS);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.#options.onFrame(frame);
-        return undefined;
-      } catch (err) {
-        const detail = describeError(err).slice(0, MAX_DETAIL_CHARS);
-        this.#log.error(
-          { event: 'handler_failed', type: frame.type, seq, attempt: attempt + 1, err: detail },
-          'frame handler failed',
-        );
-        const delay = delays[attempt];
-        if (delay === undefined || this.#closed) return { attempts: attempt + 1, detail };
-        await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
-        if (this.#closed) return { attempts: attempt + 1, detail };
-      }
     }
   }
 
@@ -534,10 +490,6 @@ export class Connection {
     return this.#options.role === 'server' ? 'gateway' : 'bridge';
   }
 
-  #sameRelease(): string {
-    return `the ${this.#side()} skipped it: run the same Switchyard release for the gateway and the bridge`;
-  }
-
   /** Acks are coalesced: one per burst of frames, sent once the burst has been handled. */
   #scheduleAck(): void {
     if (this.#ackDue) return;
@@ -550,13 +502,4 @@ export class Connection {
     this.#ackDue = false;
     if (this.#ready) this.#writeRaw({ type: 'ack', seq: this.#lastSeen });
   }
-}
-
-/** The type and `seq` of a value that claims to be a numbered frame, so that an invalid one can be refused. */
-function numberedFrame(value: unknown): { type: string; seq: number } | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { type, seq } = value as { type?: unknown; seq?: unknown };
-  if (typeof type !== 'string' || !RELIABLE_TYPES.has(type as FrameType)) return undefined;
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
-  return { type, seq };
 }

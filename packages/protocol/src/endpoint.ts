@@ -4,10 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem } from './codec.js';
-import type { Connection, ConnectionOptions, Refusal } from './connection.js';
+import type { Connection, ConnectionOptions } from './connection.js';
 import { ProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from './messages.js';
+import type { Refusal } from './refusal.js';
 import type { ChannelStore } from './store.js';
 
 /** Both ends of the socket expose the same handle. */

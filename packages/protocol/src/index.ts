@@ -11,7 +11,7 @@ export {
   FrameDecoder,
   plainDataProblem,
 } from './codec.js';
-export { HANDSHAKE_MAX_FRAME_BYTES, type Refusal } from './connection.js';
+export { HANDSHAKE_MAX_FRAME_BYTES } from './connection.js';
 export { type Endpoint, type EndpointOptions, frameProblem } from './endpoint.js';
 export { ProtocolError } from './errors.js';
 export { describeError, type Logger, silentLogger } from './logger.js';
@@ -40,6 +40,7 @@ export {
   routeSchema,
   type Usage,
 } from './messages.js';
+export type { Refusal } from './refusal.js';
 export {
   createProtocolServer,
   MAX_HANDSHAKING,

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { encodeFrame, FrameDecoder } from '../src/codec.js';
-import { Connection, type ConnectionOptions, type Refusal } from '../src/connection.js';
+import { Connection, type ConnectionOptions } from '../src/connection.js';
 import { sendThrough } from '../src/endpoint.js';
 import { silentLogger } from '../src/logger.js';
 import type { AppFrame } from '../src/messages.js';
+import type { Refusal } from '../src/refusal.js';
 import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
 
 export function tempSocketDir(): { dir: string; path(name: string): string; remove(): void } {

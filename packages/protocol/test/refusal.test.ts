@@ -5,10 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../src/codec.js';
-import { Connection, type Refusal } from '../src/connection.js';
+import { Connection } from '../src/connection.js';
 import { ProtocolError } from '../src/errors.js';
 import { silentLogger } from '../src/logger.js';
 import { type AppFrame, type FrameOf, PROTOCOL_VERSION } from '../src/messages.js';
+import type { Refusal } from '../src/refusal.js';
 import { createMemoryChannelStore } from '../src/store.js';
 import { memoryLink, memoryPair, side, waitFor } from './harness.js';
 
