@@ -70,8 +70,11 @@ export interface EndpointOptions {
 
 /** The channel's own frames, which an application never sends. */
 const CONTROL_TYPES = new Set<FrameType>(['hello', 'welcome', 'ack', 'ping', 'pong', 'error', 'refused']);
-/** What stamping `seq` adds to an encoded frame at most: the key (4 bytes) and a uint64 (9 bytes). */
-const SEQ_BYTES = 13;
+/**
+ * What stamping `seq` adds to an encoded frame at most: the key (4 bytes), the number (9), and a map
+ * header that may grow from fixmap to map16 (2).
+ */
+const SEQ_BYTES = 15;
 
 /**
  * Why the receiver would refuse `frame`, or `undefined` if it would take it: the same schema, the same
