@@ -78,6 +78,16 @@ export interface ConnectionOptions {
   onClose?(reason: string): void;
 }
 
+/** What to do about the errors whose text does not already say it. */
+const WHAT_TO_DO: Partial<Record<ProtocolErrorCode, string>> = {
+  bad_frame: 'connect only a Switchyard gateway or bridge of the same release to this socket',
+  bad_message: 'connect only a Switchyard gateway or bridge of the same release to this socket',
+  too_large:
+    'frames must stay under the limit (64 KiB until the handshake is done): run the same Switchyard release on both sides',
+  sequence_gap: 'restart the peer: its handshake resends from the last frame this side handled',
+  wrong_agent: "point the bridge at its own agent's socket (the socket path in the config)",
+};
+
 /** Largest frame a peer may send before its handshake is done. */
 export const HANDSHAKE_MAX_FRAME_BYTES = 64 * 1024;
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
@@ -186,9 +196,14 @@ export class Connection {
     this.#options.onClose?.(reason);
   }
 
-  /** Sends an error frame naming what was wrong, logs it, and closes the connection. */
-  fail(code: ProtocolErrorCode, message: string): void {
+  /**
+   * Sends an error frame naming what was wrong (and, for the codes that mean a broken or foreign peer,
+   * what to do), logs it, and closes the connection.
+   */
+  fail(code: ProtocolErrorCode, detail: string): void {
     if (this.#closed) return;
+    const hint = WHAT_TO_DO[code];
+    const message = hint === undefined ? detail : `${detail}; ${hint}`;
     this.#log.warn({ event: 'protocol_error', code, detail: message }, 'refusing peer input');
     this.#writeRaw({ type: 'error', code, message });
     this.close(`${code}: ${message}`);
