@@ -205,7 +205,7 @@ export class Connection {
     const hint = WHAT_TO_DO[code];
     const message = hint === undefined ? detail : `${detail}; ${hint}`;
     this.#log.warn({ event: 'protocol_error', code, detail: message }, 'refusing peer input');
-    this.#writeRaw({ type: 'error', code, message });
+    this.#writeRaw({ type: 'error', code, message: message.slice(0, 2000) });
     this.close(`${code}: ${message}`);
   }
 
