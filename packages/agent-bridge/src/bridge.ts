@@ -437,6 +437,11 @@ export function createBridge(options: BridgeOptions): Bridge {
         onFrame,
         logger: log.child({ component: 'channel' }),
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
+        onRefused: (r) =>
+          log.warn(
+            { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
+            'the channel skipped a frame its receiver refused',
+          ),
       });
       // Every conversation with a recorded process: adopted (or its exit reported) before new input.
       for (const { key, info } of storedConversations()) {

@@ -2,11 +2,23 @@
  * The bridge's durable {@link ChannelStore}: an append-only log in the state directory, compacted when
  * most of it has been acknowledged.
  *
- * Format: one JSON record a line — `{"stream":id}` first, then `{"a":seq,"f":frame,"c":conv,"src":[g,o,i]}`
- * (a frame, with its conversation and source), `{"k":upTo}` (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a
- * compaction). `append` and `writePeer` fsync before returning (the store contract: durable on return);
- * acknowledgements do not, since losing one only means a resend the peer drops by number. A torn last
- * line (a crash mid-write) fails to parse and is ignored.
+ * Format: one record a line, `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The records are
+ * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the conversation and position that produced it), `{"k":upTo}`
+ * (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a compaction). JSON never holds a
+ * raw newline, so a record is whole exactly when its line ends in `\n` and its checksum matches.
+ *
+ * Invariants:
+ * - `append` and `writePeer` fsync before returning (the store contract: durable on return);
+ *   acknowledgements do not, since losing one only means a resend the peer drops by number.
+ * - The file always ends on a whole record when it is appended to. A crash mid-write leaves a torn tail
+ *   (a record cut short, or zeros): loading truncates the file to its last whole record, so the next
+ *   append never glues onto a fragment. The torn record's `append` never returned, so its frame was
+ *   never sent, and its number is free again. A write that fails at run time is truncated away before
+ *   the error is thrown, and the memory state is left as it was.
+ * - A bad record followed by good ones is not a torn tail but damage: loading refuses it, saying what to
+ *   do, rather than guess which frames were lost.
+ * - A log in the first format (plain JSON lines) is migrated on load: read as that format was read, and
+ *   rewritten atomically in this one.
  *
  * Beyond the contract, each frame can carry a *source tag*: the stdout position that produced it
  * (process generation, line end offset, index within the line). After a crash the bridge re-reads stdout
@@ -14,8 +26,18 @@
  * frames the log already holds — that is how a frame reaches the gateway exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { AppFrame, ChannelStore, PeerCursor, PendingFrame } from '@switchyard/protocol';
 
 /** Where a frame came from: `[generation, stdout line end offset, index of the frame in that line]`. */
@@ -27,6 +49,37 @@ export function compareSource(a: SourceTag, b: SourceTag): number {
 }
 
 const COMPACT_AFTER_BYTES = 4 * 1024 * 1024;
+const FORMAT_VERSION = 2;
+const NEWLINE = 0x0a;
+/** `xxxxxxxx ` before the JSON of each record. */
+const PREFIX_BYTES = 9;
+
+type LogRecord = Record<string, unknown>;
+
+/** One record as it is written: checksum, space, JSON, newline. */
+export function encodeRecord(record: LogRecord): Buffer {
+  const json = Buffer.from(JSON.stringify(record));
+  const line = Buffer.allocUnsafe(PREFIX_BYTES + json.length + 1);
+  line.write(crc32(json).toString(16).padStart(8, '0'), 0, 'latin1');
+  line[8] = 0x20;
+  json.copy(line, PREFIX_BYTES);
+  line[line.length - 1] = NEWLINE;
+  return line;
+}
+
+/** The record a whole line (without its newline) holds, or `undefined` if the line is damaged. */
+function decodeRecord(line: Buffer): LogRecord | undefined {
+  if (line.length <= PREFIX_BYTES || line[8] !== 0x20) return undefined;
+  const crc = Number.parseInt(line.toString('latin1', 0, 8), 16);
+  const json = line.subarray(PREFIX_BYTES);
+  if (!/^[0-9a-f]{8}$/.test(line.toString('latin1', 0, 8)) || crc32(json) !== crc) return undefined;
+  try {
+    const record: unknown = JSON.parse(json.toString('utf8'));
+    return typeof record === 'object' && record !== null ? (record as LogRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
 export class FileChannelStore implements ChannelStore {
@@ -40,20 +93,35 @@ export class FileChannelStore implements ChannelStore {
   #source: SourceTag | string | undefined;
   #conversation = '';
   #fd: number;
+  /** The file's length: where the next record starts. */
   #bytes = 0;
 
+  /** Opens (or creates) the log; repairs a torn tail, migrates the first format, refuses a damaged log. */
   constructor(path: string) {
     this.path = path;
     this.#streamId = '';
-    if (existsSync(path)) this.#load(readFileSync(path, 'utf8'));
+    const existing = existsSync(path) ? readFileSync(path) : undefined;
+    let rewrite = false;
+    if (existing && existing.length > 0 && existing[0] === 0x7b /* { */) {
+      this.#loadFirstFormat(existing.toString('utf8'));
+      rewrite = true;
+    } else if (existing) {
+      this.#load(existing);
+    }
     if (this.#streamId === '') {
-      // No log (or an unreadable one): a new stream, so the peer resets its duplicate filter.
+      // No log (or nothing whole in it): a new stream, so the peer resets its duplicate filter.
       this.#streamId = randomUUID();
       this.#pending = [];
       this.#nextSeq = 1;
-      this.#rewrite();
+      rewrite = true;
     }
+    if (rewrite) this.#rewrite();
     this.#fd = openSync(path, 'a', 0o600);
+    if (!rewrite && existing && this.#bytes < existing.length) {
+      // The torn tail goes before anything is appended after it.
+      ftruncateSync(this.#fd, this.#bytes);
+      fsyncSync(this.#fd);
+    }
   }
 
   get streamId(): string {
@@ -101,26 +169,26 @@ export class FileChannelStore implements ChannelStore {
   }
 
   append(frame: AppFrame): number {
-    const seq = this.#nextSeq++;
-    this.#pending.push({ seq, frame });
-    const record: Record<string, unknown> = { a: seq, f: frame };
-    if (this.#source !== undefined && this.#conversation !== '') record.c = this.#conversation;
-    if (typeof this.#source === 'string') {
-      record.in = this.#source;
-      this.#tags(this.#conversation).in = this.#source;
-    } else if (this.#source) {
-      record.src = this.#source;
-      this.#tags(this.#conversation).src = this.#source;
-    }
+    const seq = this.#nextSeq;
+    const record: LogRecord = { a: seq, f: frame };
+    const source = this.#source;
+    const conversation = this.#conversation;
+    if (source !== undefined && conversation !== '') record.c = conversation;
+    if (typeof source === 'string') record.in = source;
+    else if (source) record.src = source;
     this.#write(record, true);
+    this.#nextSeq++;
+    this.#pending.push({ seq, frame });
+    if (typeof source === 'string') this.#tags(conversation).in = source;
+    else if (source) this.#tags(conversation).src = source;
     return seq;
   }
 
   acknowledge(upTo: number): void {
     const first = this.#pending[0];
     if (!first || first.seq > upTo) return;
-    this.#pending = this.#pending.filter((entry) => entry.seq > upTo);
     this.#write({ k: upTo }, false);
+    this.#pending = this.#pending.filter((entry) => entry.seq > upTo);
     if (this.#bytes > COMPACT_AFTER_BYTES) this.compact();
   }
 
@@ -133,8 +201,9 @@ export class FileChannelStore implements ChannelStore {
   }
 
   writePeer(cursor: PeerCursor): void {
-    this.#peer = { streamId: cursor.streamId, lastSeen: cursor.lastSeen };
-    this.#write({ p: this.#peer }, true);
+    const peer = { streamId: cursor.streamId, lastSeen: cursor.lastSeen };
+    this.#write({ p: peer }, true);
+    this.#peer = peer;
   }
 
   /** Rewrites the log with only what is still needed. Atomic: a crash leaves the old or the new log. */
@@ -149,61 +218,105 @@ export class FileChannelStore implements ChannelStore {
     closeSync(this.#fd);
   }
 
-  #write(record: Record<string, unknown>, durable: boolean): void {
-    const line = `${JSON.stringify(record)}\n`;
-    this.#bytes += writeSync(this.#fd, line);
-    if (durable) fsyncSync(this.#fd);
+  /** Appends one whole record, or none: a failed or short write is cut off again before throwing. */
+  #write(record: LogRecord, durable: boolean): void {
+    const line = encodeRecord(record);
+    try {
+      const written = writeSync(this.#fd, line);
+      if (written !== line.length) throw new Error(`short write: ${written} of ${line.length} bytes`);
+      if (durable) fsyncSync(this.#fd);
+    } catch (err) {
+      try {
+        ftruncateSync(this.#fd, this.#bytes);
+      } catch {
+        // The next load truncates the torn record instead.
+      }
+      throw err;
+    }
+    this.#bytes += line.length;
   }
 
   #rewrite(): void {
-    const lines = [JSON.stringify({ stream: this.#streamId }), JSON.stringify({ n: this.#nextSeq })];
-    if (this.#peer) lines.push(JSON.stringify({ p: this.#peer }));
+    const records: LogRecord[] = [{ stream: this.#streamId, v: FORMAT_VERSION }, { n: this.#nextSeq }];
+    if (this.#peer) records.push({ p: this.#peer });
     for (const [conversation, tags] of this.#last) {
-      const record: Record<string, unknown> = conversation === '' ? {} : { c: conversation };
-      if (tags.src) lines.push(JSON.stringify({ ...record, src: tags.src }));
-      if (tags.in) lines.push(JSON.stringify({ ...record, in: tags.in }));
+      const owner: LogRecord = conversation === '' ? {} : { c: conversation };
+      if (tags.src) records.push({ ...owner, src: tags.src });
+      if (tags.in) records.push({ ...owner, in: tags.in });
     }
-    for (const entry of this.#pending) lines.push(JSON.stringify({ a: entry.seq, f: entry.frame }));
-    const text = `${lines.join('\n')}\n`;
-    writeFileAtomic(this.path, text);
-    this.#bytes = Buffer.byteLength(text);
+    for (const entry of this.#pending) records.push({ a: entry.seq, f: entry.frame });
+    const content = Buffer.concat(records.map(encodeRecord));
+    writeFileAtomic(this.path, content);
+    this.#bytes = content.length;
   }
 
-  #load(text: string): void {
+  #load(bytes: Buffer): void {
+    const pending = new Map<number, PendingFrame>();
+    let offset = 0;
+    let damagedAt: number | undefined;
+    while (offset < bytes.length) {
+      const end = bytes.indexOf(NEWLINE, offset);
+      if (end < 0) break; // a torn tail: no whole record after `offset`
+      const record = decodeRecord(bytes.subarray(offset, end));
+      if (record === undefined) {
+        damagedAt ??= offset;
+      } else {
+        if (damagedAt !== undefined) {
+          throw new Error(
+            `${this.path} is damaged at byte ${damagedAt} (a bad record before good ones), so the frames it ` +
+              'holds cannot be trusted: stop the bridge, move the file away (the bridge then starts a new ' +
+              'stream, and frames not yet delivered are lost), and start it again',
+          );
+        }
+        this.#apply(record, pending);
+        this.#bytes = end + 1;
+      }
+      offset = end + 1;
+    }
+    this.#pending = [...pending.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The first format: plain JSON lines, an unparsable one skipped. Read once, then rewritten. */
+  #loadFirstFormat(text: string): void {
     const pending = new Map<number, PendingFrame>();
     for (const line of text.split('\n')) {
       if (line === '') continue;
-      let record: Record<string, unknown>;
       try {
-        record = JSON.parse(line) as Record<string, unknown>;
+        const record: unknown = JSON.parse(line);
+        if (typeof record === 'object' && record !== null) this.#apply(record as LogRecord, pending);
       } catch {
-        continue; // a torn write at the end
+        // A torn write; that format could not tell it from damage.
       }
-      if (typeof record.stream === 'string') this.#streamId = record.stream;
-      if (typeof record.n === 'number') this.#nextSeq = Math.max(this.#nextSeq, record.n);
-      if (typeof record.a === 'number') {
-        pending.set(record.a, { seq: record.a, frame: record.f as AppFrame });
-        this.#nextSeq = Math.max(this.#nextSeq, record.a + 1);
-      }
-      const conversation = typeof record.c === 'string' ? record.c : '';
-      if (Array.isArray(record.src)) this.#tags(conversation).src = record.src as unknown as SourceTag;
-      if (typeof record.in === 'string') this.#tags(conversation).in = record.in;
-      if (typeof record.k === 'number') {
-        for (const seq of pending.keys()) if (seq <= record.k) pending.delete(seq);
-      }
-      if (typeof record.p === 'object' && record.p !== null) this.#peer = record.p as PeerCursor;
     }
     this.#pending = [...pending.values()].sort((a, b) => a.seq - b.seq);
-    this.#bytes = Buffer.byteLength(text);
+  }
+
+  #apply(record: LogRecord, pending: Map<number, PendingFrame>): void {
+    if (typeof record.stream === 'string') this.#streamId = record.stream;
+    if (typeof record.n === 'number') this.#nextSeq = Math.max(this.#nextSeq, record.n);
+    if (typeof record.a === 'number') {
+      pending.set(record.a, { seq: record.a, frame: record.f as AppFrame });
+      this.#nextSeq = Math.max(this.#nextSeq, record.a + 1);
+    }
+    const conversation = typeof record.c === 'string' ? record.c : '';
+    if (Array.isArray(record.src)) this.#tags(conversation).src = record.src as unknown as SourceTag;
+    if (typeof record.in === 'string') this.#tags(conversation).in = record.in;
+    if (typeof record.k === 'number') {
+      for (const seq of pending.keys()) if (seq <= record.k) pending.delete(seq);
+    }
+    if (typeof record.p === 'object' && record.p !== null) this.#peer = record.p as PeerCursor;
   }
 }
 
 /** Writes a file so that a crash leaves either the old content or the new: temp file, fsync, rename, fsync dir. */
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string | Buffer): void {
   const tmp = join(dirname(path), `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    writeSync(fd, content);
+    const written = writeSync(fd, bytes);
+    if (written !== bytes.length)
+      throw new Error(`short write to ${tmp}: ${written} of ${bytes.length} bytes`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

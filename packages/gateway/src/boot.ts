@@ -124,6 +124,11 @@ export async function boot(options: BootOptions): Promise<Booted> {
       );
     },
     logger: logger.child({ component: 'protocol' }),
+    onRefused: (r) =>
+      logger.warn(
+        { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
+        'the channel skipped a frame its receiver refused',
+      ),
   });
   options.ready({ api, cards, turns, prompts }, endpoint);
   await endpoint.start();

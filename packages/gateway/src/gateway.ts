@@ -189,7 +189,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   installTelegramHandlers(bot, {
     store: db,
     live: () => renderers,
-    forward: (frame) => void endpoint?.send(frame),
+    forward: (frame) =>
+      void endpoint
+        ?.send(frame)
+        .catch((error: unknown) =>
+          logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued'),
+        ),
     allowed,
     allowedUser: (userId) => allowUsers.has(userId),
     listensToAll: (chatId) => listenAll.has(chatId),

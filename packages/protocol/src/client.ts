@@ -115,7 +115,7 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
       current = undefined;
     },
     send(frame) {
-      return sendThrough(options.store, () => current, frame);
+      return sendThrough(options.store, () => current, frame, options.maxFrameBytes);
     },
   };
 }

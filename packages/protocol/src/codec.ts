@@ -28,19 +28,27 @@ export function encodeFrame(value: unknown): Buffer {
 /** What the decoder makes of the bytes: a decoded value, or a refusal naming what was wrong. */
 export type DecodeEvent =
   | { kind: 'value'; value: unknown; bytes: number }
-  | { kind: 'error'; code: 'bad_frame' | 'too_large'; message: string };
+  | {
+      kind: 'error';
+      code: 'bad_frame' | 'too_large';
+      message: string;
+      /** Set when the body decoded but is not plain data: lets the caller name the frame it refuses. */
+      value?: unknown;
+    };
 
 /**
- * Incremental reader. Feed it chunks as they arrive, in order; it returns the events the chunk
- * completed. After a `too_large` event the stream cannot be resynchronised and the decoder refuses
- * further input; a `bad_frame` body is skipped and decoding goes on (the caller decides whether to
- * keep the connection).
+ * Incremental reader. Feed it chunks as they arrive, in order; `push` yields the events the chunk
+ * completes, lazily: consume them in order (a `for…of` does), and the limit may be changed between two
+ * events — a connection raises it once the handshake is done. Stopping early drops the rest of the chunk.
+ * After a `too_large` event the stream cannot be resynchronised and the decoder refuses further input;
+ * a `bad_frame` body is skipped and decoding goes on (the caller decides whether to keep the connection).
  *
  * Frames wholly inside a chunk are decoded in place; a frame split across chunks is gathered into one
  * buffer of its announced size, so a large frame costs one copy however many chunks carry it.
  */
 export class FrameDecoder {
-  readonly #maxFrameBytes: number;
+  /** Largest body accepted; checked against each header as it is read. */
+  maxFrameBytes: number;
   /** Bytes of a header split across chunks. */
   #head = Buffer.alloc(HEADER_BYTES);
   #headFilled = 0;
@@ -50,7 +58,7 @@ export class FrameDecoder {
   #failed = false;
 
   constructor(maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES) {
-    this.#maxFrameBytes = maxFrameBytes;
+    this.maxFrameBytes = maxFrameBytes;
   }
 
   /** Bytes held that do not yet make a whole frame (a non-zero value at end of stream means truncation). */
@@ -58,9 +66,8 @@ export class FrameDecoder {
     return this.#body ? HEADER_BYTES + this.#bodyFilled : this.#headFilled;
   }
 
-  push(chunk: Buffer): DecodeEvent[] {
-    const events: DecodeEvent[] = [];
-    if (this.#failed) return events;
+  *push(chunk: Buffer): Generator<DecodeEvent, void, undefined> {
+    if (this.#failed) return;
     let offset = 0;
     const end = chunk.length;
     while (offset < end) {
@@ -74,7 +81,7 @@ export class FrameDecoder {
           const body = this.#body;
           this.#body = undefined;
           this.#bodyFilled = 0;
-          events.push(decodeBody(body, 0, body.length));
+          yield decodeBody(body, 0, body.length);
         }
         continue;
       }
@@ -85,41 +92,98 @@ export class FrameDecoder {
         chunk.copy(this.#head, this.#headFilled, offset, offset + n);
         this.#headFilled += n;
         offset += n;
-        if (this.#headFilled < HEADER_BYTES) break;
+        if (this.#headFilled < HEADER_BYTES) return;
         this.#headFilled = 0;
         length = this.#head.readUInt32BE(0);
       } else {
         length = chunk.readUInt32BE(offset);
         offset += HEADER_BYTES;
       }
-      if (length > this.#maxFrameBytes) {
+      if (length > this.maxFrameBytes) {
         this.#failed = true;
-        events.push({
+        yield {
           kind: 'error',
           code: 'too_large',
-          message: `frame of ${length} bytes exceeds the limit of ${this.#maxFrameBytes} bytes`,
-        });
-        return events;
+          message: `frame of ${length} bytes exceeds the limit of ${this.maxFrameBytes} bytes`,
+        };
+        return;
       }
       if (length === 0) {
-        events.push({ kind: 'error', code: 'bad_frame', message: 'empty frame body' });
+        yield { kind: 'error', code: 'bad_frame', message: 'empty frame body' };
         continue;
       }
       if (end - offset >= length) {
-        events.push(decodeBody(chunk, offset, offset + length));
+        const start = offset;
         offset += length;
+        yield decodeBody(chunk, start, start + length);
       } else {
         this.#body = Buffer.allocUnsafe(length);
         this.#bodyFilled = 0;
       }
     }
-    return events;
   }
+}
+
+/** How deep a frame may nest; real frames stay under 10 (tool inputs are nested JSON). */
+const MAX_DEPTH = 64;
+
+/**
+ * Why `value` is not plain data, or `undefined` when it is: only null, booleans, finite or not numbers,
+ * strings, arrays and objects with the plain prototype, nested at most {@link MAX_DEPTH} deep. msgpack
+ * extension types (dates, sets, maps, errors, regular expressions, big integers, typed arrays) and binary
+ * decode to other things and are refused; `undefined` is allowed, since msgpackr writes it as extension 0.
+ * The sender applies the same check, so what it stores the receiver can take.
+ */
+export function plainDataProblem(value: unknown, depth = 0): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return undefined;
+    case 'object': {
+      if (value === null) return undefined;
+      if (depth >= MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          const problem = plainDataProblem(item, depth + 1);
+          if (problem) return problem;
+        }
+        return undefined;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        return `contains a ${describeKind(value)} (msgpack extension types and binary are refused)`;
+      }
+      for (const key in value) {
+        const problem = plainDataProblem((value as Record<string, unknown>)[key], depth + 1);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    default:
+      return `contains a ${typeof value} (msgpack extension types are refused)`;
+  }
+}
+
+function describeKind(value: object): string {
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? name.slice(0, 40) : 'non-plain object';
 }
 
 function decodeBody(source: Buffer, start: number, end: number): DecodeEvent {
   try {
-    return { kind: 'value', value: packr.unpack(source, { start, end }), bytes: end - start };
+    const value: unknown = packr.unpack(source, { start, end });
+    const problem = plainDataProblem(value);
+    if (problem) {
+      return {
+        kind: 'error',
+        code: 'bad_frame',
+        message: `frame body ${problem}: send only maps, arrays, strings, numbers, booleans and nil`,
+        value,
+      };
+    }
+    return { kind: 'value', value, bytes: end - start };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return { kind: 'error', code: 'bad_frame', message: `frame body is not valid msgpack: ${reason}` };

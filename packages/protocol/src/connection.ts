@@ -8,8 +8,17 @@
  *   before any frame sent later.
  * - Reliable input is delivered to the handler in order, each `seq` once per peer stream; a frame is
  *   acknowledged (and the peer cursor stored) only after the handler has returned.
- * - Bad input never throws out of here: it is answered with an `error` frame where the stream can still
- *   carry one, logged, and the connection is closed.
+ * - No numbered frame can stop the channel: one that is invalid, or whose handler still throws after
+ *   its retries, is answered with a `refused` frame for its `seq`, reported, and counted as handled.
+ * - Other bad input never throws out of here: it is answered with an `error` frame where the stream can
+ *   still carry one, logged, and the connection is closed. The sender does not offer such input again
+ *   (it is not numbered, or it is not a frame at all), so closing does not jam the channel.
+ * - Before the handshake a peer may send only frames up to {@link HANDSHAKE_MAX_FRAME_BYTES}, and must
+ *   complete it within `handshakeTimeoutMs`.
+ * - Resync: the first numbered frame after a handshake may skip ahead of the cursor. The sender resends
+ *   everything it still holds from the cursor the handshake gave it, so a frame it no longer holds was
+ *   acknowledged (handled) in an earlier life of this side's state: this side lost its cursor, and
+ *   continuing from the sender's oldest frame is the only way on. A gap anywhere else is an error.
  */
 import type { Duplex } from 'node:stream';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './codec.js';
@@ -22,7 +31,18 @@ import {
   type ProtocolErrorCode,
   parseFrame,
   RELIABLE_TYPES,
+  type RefusalCode,
 } from './messages.js';
+import {
+  DEFAULT_HANDLER_RETRY_DELAYS_MS,
+  handlerFailedText,
+  type Inbound,
+  invalidText,
+  numberedFrame,
+  type Refusal,
+  runHandler,
+  sequenceVerdict,
+} from './refusal.js';
 import type { ChannelStore } from './store.js';
 
 /** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
@@ -36,12 +56,41 @@ export interface ConnectionOptions {
   maxFrameBytes?: number;
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
+  /** A peer that has not completed its handshake this long after connecting is dropped; default 5 s. */
+  handshakeTimeoutMs?: number;
+  /**
+   * How long to wait before each retry of a handler that threw; default `[100, 1000]` (three attempts
+   * in all). A handler still failing after the last is refused (see {@link Refusal}).
+   */
+  handlerRetryDelaysMs?: readonly number[];
+  /** Told of every refused frame, in either direction. Must not throw (what it throws is logged). */
+  onRefused?(refusal: Refusal): void;
+  /**
+   * Decides, once the peer's handshake has been checked and before anything is stored or sent, whether
+   * it may connect; a returned refusal is written as an `error` frame and the connection is closed.
+   */
+  admit?(
+    peer: FrameOf<'hello'> | FrameOf<'welcome'>,
+  ): { code: ProtocolErrorCode; message: string } | undefined;
   /** Called once, when the handshake completes. */
   onReady?(peer: FrameOf<'hello'> | FrameOf<'welcome'>): void;
   /** Called once, when the connection is gone for any reason. */
   onClose?(reason: string): void;
 }
 
+/** What to do about the errors whose text does not already say it. */
+const WHAT_TO_DO: Partial<Record<ProtocolErrorCode, string>> = {
+  bad_frame: 'connect only a Switchyard gateway or bridge of the same release to this socket',
+  bad_message: 'connect only a Switchyard gateway or bridge of the same release to this socket',
+  too_large:
+    'frames must stay under the limit (64 KiB until the handshake is done): run the same Switchyard release on both sides',
+  sequence_gap: 'restart the peer: its handshake resends from the last frame this side handled',
+  wrong_agent: "point the bridge at its own agent's socket (the socket path in the config)",
+};
+
+/** Largest frame a peer may send before its handshake is done. */
+export const HANDSHAKE_MAX_FRAME_BYTES = 64 * 1024;
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
 const DEFAULT_PING_INTERVAL_MS = 5_000;
 const DEFAULT_PING_TIMEOUT_MS = 15_000;
 /** Pause reading once this many received frames wait for the handler. */
@@ -65,12 +114,17 @@ export class Connection {
   #inboundQueued = 0;
   #lastHeard = Date.now();
   #pingTimer: NodeJS.Timeout | undefined;
+  #handshakeTimer: NodeJS.Timeout | undefined;
   #pingNonce = 0;
+  /** Set by each handshake until the first new numbered frame: see the resync invariant. */
+  #resync = false;
 
   constructor(socket: Duplex, options: ConnectionOptions) {
     this.#socket = socket;
     this.#options = options;
-    this.#decoder = new FrameDecoder(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+    this.#decoder = new FrameDecoder(
+      Math.min(HANDSHAKE_MAX_FRAME_BYTES, options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES),
+    );
     this.#log = options.logger;
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('drain', () => this.#onDrain());
@@ -89,6 +143,17 @@ export class Connection {
     const timeout = options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
     this.#pingTimer = setInterval(() => this.#checkLiveness(timeout), interval);
     this.#pingTimer.unref();
+    const handshakeTimeout = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    this.#handshakeTimer = setTimeout(
+      () =>
+        this.fail(
+          'handshake_timeout',
+          `no handshake within ${handshakeTimeout} ms of connecting: connect with a Switchyard bridge or gateway, ` +
+            'which says hello at once',
+        ),
+      handshakeTimeout,
+    );
+    this.#handshakeTimer.unref();
     if (options.role === 'client') this.#writeRaw(this.#handshake('hello'));
   }
 
@@ -121,6 +186,7 @@ export class Connection {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#pingTimer) clearInterval(this.#pingTimer);
+    if (this.#handshakeTimer) clearTimeout(this.#handshakeTimer);
     this.#flushAck();
     this.#socket.end();
     // Give a final error frame a moment to leave, then make sure the socket is gone.
@@ -130,11 +196,16 @@ export class Connection {
     this.#options.onClose?.(reason);
   }
 
-  /** Sends an error frame naming what was wrong, logs it, and closes the connection. */
-  fail(code: ProtocolErrorCode, message: string): void {
+  /**
+   * Sends an error frame naming what was wrong (and, for the codes that mean a broken or foreign peer,
+   * what to do), logs it, and closes the connection.
+   */
+  fail(code: ProtocolErrorCode, detail: string): void {
     if (this.#closed) return;
+    const hint = WHAT_TO_DO[code];
+    const message = hint === undefined ? detail : `${detail}; ${hint}`;
     this.#log.warn({ event: 'protocol_error', code, detail: message }, 'refusing peer input');
-    this.#writeRaw({ type: 'error', code, message });
+    this.#writeRaw({ type: 'error', code, message: message.slice(0, 2000) });
     this.close(`${code}: ${message}`);
   }
 
@@ -199,15 +270,27 @@ export class Connection {
     for (const event of this.#decoder.push(chunk)) {
       if (this.#closed) return;
       if (event.kind === 'error') {
-        this.fail(event.code, event.message);
-        return;
+        // A numbered frame that decoded but is not plain data is refused by seq, like an invalid one.
+        const numbered = this.#ready ? numberedFrame(event.value) : undefined;
+        if (!numbered) {
+          this.fail(event.code, event.message);
+          return;
+        }
+        this.#enqueue({ ...numbered, invalid: event.message });
+        continue;
       }
       const parsed = parseFrame(event.value);
-      if (!parsed.ok) {
-        this.fail(parsed.code, parsed.message);
-        return;
+      if (parsed.ok) {
+        this.#onFrame(parsed.frame);
+        continue;
       }
-      this.#onFrame(parsed.frame);
+      const numbered = this.#ready ? numberedFrame(event.value) : undefined;
+      if (numbered) {
+        this.#enqueue({ ...numbered, invalid: parsed.message });
+        continue;
+      }
+      this.fail(parsed.code, parsed.message);
+      return;
     }
   }
 
@@ -228,6 +311,9 @@ export class Connection {
         this.#writeRaw({ type: 'pong', nonce: frame.nonce });
         return;
       case 'pong':
+        return;
+      case 'refused':
+        this.#onPeerRefused(frame);
         return;
       case 'error':
         this.#log.error(
@@ -269,6 +355,11 @@ export class Connection {
       this.fail('wrong_agent', `this socket serves agent "${this.#options.agent}", not "${hs.agent}"`);
       return;
     }
+    const refusal = this.#options.admit?.(hs);
+    if (refusal) {
+      this.fail(refusal.code, refusal.message);
+      return;
+    }
     const store = this.#options.store;
     // The peer's stream: a new stream id means its state was reset, so our duplicate filter restarts.
     const cursor = store.readPeer();
@@ -283,6 +374,9 @@ export class Connection {
     // What the peer has of our stream; if it knows another stream of ours, it has none of this one.
     const peerHas = hs.peerStreamId === store.streamId ? hs.lastSeen : 0;
     if (peerHas > 0) store.acknowledge(peerHas);
+    if (this.#handshakeTimer) clearTimeout(this.#handshakeTimer);
+    this.#decoder.maxFrameBytes = this.#options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.#resync = true;
     this.#ready = true;
     const pending = store.pendingAfter(peerHas);
     for (const entry of pending) this.#writeRaw({ ...entry.frame, seq: entry.seq } as Frame);
@@ -300,44 +394,115 @@ export class Connection {
       this.fail('bad_message', `frame of type "${frame.type}" must carry seq`);
       return;
     }
-    this.#inboundQueued++;
-    if (this.#inboundQueued >= INBOUND_HIGH_WATER) this.#socket.pause();
-    this.#inbound = this.#inbound.then(() => this.#deliver(frame, seq));
+    this.#enqueue({ frame, type: frame.type, seq });
   }
 
-  async #deliver(frame: AppFrame, seq: number | undefined): Promise<void> {
+  #enqueue(item: Inbound): void {
+    this.#inboundQueued++;
+    if (this.#inboundQueued >= INBOUND_HIGH_WATER) this.#socket.pause();
+    this.#inbound = this.#inbound.then(() => this.#deliver(item));
+  }
+
+  async #deliver(item: Inbound): Promise<void> {
+    const { seq } = item;
     try {
       if (this.#closed) return;
       if (seq !== undefined) {
-        if (seq <= this.#lastSeen) {
+        const verdict = sequenceVerdict(seq, this.#lastSeen, this.#resync);
+        if (verdict === 'duplicate') {
           this.#scheduleAck();
           return;
         }
-        if (seq !== this.#lastSeen + 1) {
+        if (verdict === 'gap') {
           this.fail('sequence_gap', `expected seq ${this.#lastSeen + 1}, got ${seq}`);
           return;
         }
+        if (verdict === 'resync') {
+          this.#log.warn(
+            { event: 'resync', from: this.#lastSeen, to: seq - 1 },
+            'peer no longer holds the frames after our cursor: continuing from its oldest',
+          );
+        }
+        this.#resync = false;
       }
-      try {
-        await this.#options.onFrame(frame);
-      } catch (err) {
-        // Not acknowledged: the peer keeps it and offers it again after the next handshake.
-        this.#log.error(
-          { event: 'handler_failed', type: frame.type, seq, err: describeError(err) },
-          'frame handler failed',
-        );
-        this.close(`handler failed on ${frame.type}`);
+      if (item.invalid !== undefined) {
+        this.#refuse(item.seq, item.type, 'invalid', invalidText(this.#side(), item.invalid), undefined);
         return;
       }
-      if (seq !== undefined && !this.#closed) {
-        this.#lastSeen = seq;
-        this.#options.store.writePeer({ streamId: this.#peerStreamId as string, lastSeen: seq });
-        this.#scheduleAck();
+      const delays =
+        seq === undefined ? [] : (this.#options.handlerRetryDelaysMs ?? DEFAULT_HANDLER_RETRY_DELAYS_MS);
+      const failure = await runHandler(this.#options.onFrame, item.frame, seq, delays, {
+        log: this.#log,
+        closed: () => this.#closed,
+      });
+      if (this.#closed) return; // not acknowledged: offered again after the next handshake
+      if (failure !== undefined) {
+        if (seq === undefined) return; // not numbered: nothing waits for it
+        const text = handlerFailedText(this.#side(), item.type, seq, failure);
+        this.#refuse(seq, item.type, 'handler_failed', text, item.frame);
+        return;
       }
+      if (seq !== undefined) this.#handled(seq);
     } finally {
       this.#inboundQueued--;
       if (this.#inboundQueued < INBOUND_HIGH_WATER / 2 && this.#socket.isPaused()) this.#socket.resume();
     }
+  }
+
+  /** Marks `seq` handled: the cursor moves, is stored, and an ack is due. */
+  #handled(seq: number): void {
+    this.#lastSeen = seq;
+    this.#options.store.writePeer({ streamId: this.#peerStreamId as string, lastSeen: seq });
+    this.#scheduleAck();
+  }
+
+  /** Refuses a numbered frame from the peer: tells it, reports it, and moves past it. */
+  #refuse(seq: number, type: string, code: RefusalCode, message: string, frame: AppFrame | undefined): void {
+    this.#log.warn(
+      { event: 'frame_refused', seq, type, code, detail: message },
+      'refused a frame from the peer',
+    );
+    this.#writeRaw({ type: 'refused', seq, code, message: message.slice(0, 2000) });
+    this.#handled(seq);
+    this.#report({ direction: 'received', seq, frameType: type, code, message, frame });
+  }
+
+  /** The peer refused one of our frames: it is handled as far as the channel goes. */
+  #onPeerRefused(frame: FrameOf<'refused'>): void {
+    const store = this.#options.store;
+    const held = store.pendingAfter(frame.seq - 1)[0];
+    const mine = held?.seq === frame.seq ? held.frame : undefined;
+    this.#log.warn(
+      {
+        event: 'frame_refused_by_peer',
+        seq: frame.seq,
+        type: mine?.type,
+        code: frame.code,
+        detail: frame.message,
+      },
+      'the peer refused a frame; it is dropped',
+    );
+    store.acknowledge(frame.seq);
+    this.#report({
+      direction: 'sent',
+      seq: frame.seq,
+      frameType: mine?.type,
+      code: frame.code,
+      message: frame.message,
+      frame: mine,
+    });
+  }
+
+  #report(refusal: Refusal): void {
+    try {
+      this.#options.onRefused?.(refusal);
+    } catch (err) {
+      this.#log.error({ event: 'on_refused_failed', err: describeError(err) }, 'onRefused threw');
+    }
+  }
+
+  #side(): string {
+    return this.#options.role === 'server' ? 'gateway' : 'bridge';
   }
 
   /** Acks are coalesced: one per burst of frames, sent once the burst has been handled. */

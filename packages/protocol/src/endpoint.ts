@@ -3,9 +3,12 @@
  * reliable frames into the store and writes them on whichever connection is current.
  */
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem } from './codec.js';
 import type { Connection, ConnectionOptions } from './connection.js';
+import { ProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
-import { type AppFrame, RELIABLE_TYPES } from './messages.js';
+import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from './messages.js';
+import type { Refusal } from './refusal.js';
 import type { ChannelStore } from './store.js';
 
 /** Both ends of the socket expose the same handle. */
@@ -15,8 +18,11 @@ export interface Endpoint {
   /** Closes sockets and timers; resolves when they are gone. Unacknowledged frames stay in the store. */
   stop(): Promise<void>;
   /**
-   * Reliable frame types are numbered and appended to the store synchronously, inside this call (so a
-   * caller may make the append part of its own transaction), then written now if connected or resent
+   * Every frame is first checked as its receiver will check it (schema, plain data, size); for one that
+   * fails, the returned promise rejects with a {@link ProtocolError} naming the field, and the frame is
+   * neither stored nor sent. `send` itself never throws, so a caller's loop is not stopped by a frame.
+   * Reliable frame types are then numbered and appended to the store synchronously, inside this call (so
+   * a caller may make the append part of its own transaction), then written now if connected or resent
    * after the next handshake. Other frames are written only when connected, and dropped otherwise.
    * Resolves when the socket can take more: await it, that is the backpressure.
    */
@@ -34,9 +40,17 @@ export interface EndpointOptions {
   store: ChannelStore;
   /**
    * Receives every application frame: reliable ones in order and each once per peer stream. If it throws
-   * or rejects, the frame is not acknowledged and the connection is dropped, so the peer offers it again.
+   * or rejects, a reliable frame is tried again after each of `handlerRetryDelaysMs` and then refused
+   * (reported through `onRefused` on both sides, and skipped); an unreliable one is dropped.
    */
   onFrame(frame: AppFrame): void | Promise<void>;
+  /**
+   * Told of each reliable frame the channel skipped: one this side refused, or one of ours the peer
+   * refused. The channel has moved on; tell the user or operator in plain words. A `sent` refusal is
+   * reported at most once: if the connection drops before the peer's `refused` frame arrives, the
+   * handshake acknowledges the frame without it.
+   */
+  onRefused?(refusal: Refusal): void;
   /** Told when a connection becomes ready and when it is lost. */
   onConnectionChange?(state: { connected: boolean; peerInstanceId?: string }): void;
   logger?: Logger;
@@ -46,8 +60,42 @@ export interface EndpointOptions {
   pingIntervalMs?: number;
   /** A peer silent this long is dropped; default 15 s. */
   pingTimeoutMs?: number;
+  /** A peer that has not completed its handshake this long after connecting is dropped; default 5 s. */
+  handshakeTimeoutMs?: number;
+  /** Delays before each retry of a failing handler; default `[100, 1000]` (three attempts). */
+  handlerRetryDelaysMs?: readonly number[];
   /** This process's id in handshakes and logs; random by default. */
   instanceId?: string;
+}
+
+/** The channel's own frames, which an application never sends. */
+const CONTROL_TYPES = new Set<FrameType>(['hello', 'welcome', 'ack', 'ping', 'pong', 'error', 'refused']);
+/**
+ * What stamping `seq` adds to an encoded frame at most: the key (4 bytes), the number (9), and a map
+ * header that may grow from fixmap to map16 (2).
+ */
+const SEQ_BYTES = 15;
+
+/**
+ * Why the receiver would refuse `frame`, or `undefined` if it would take it: the same schema, the same
+ * plain-data rule and the same size limit as the receiving side applies.
+ */
+export function frameProblem(
+  frame: AppFrame,
+  maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES,
+): string | undefined {
+  const type = (frame as { type?: unknown }).type;
+  if (CONTROL_TYPES.has(type as FrameType))
+    return `"${String(type)}" is a control frame, which the channel sends itself`;
+  const parsed = parseFrame(frame);
+  if (!parsed.ok) return parsed.message;
+  const plain = plainDataProblem(frame);
+  if (plain) return `frame of type "${frame.type}" ${plain}`;
+  const bytes = encodeFrame(frame).length - 4 + SEQ_BYTES;
+  if (bytes > maxFrameBytes) {
+    return `frame of type "${frame.type}" is ${bytes} bytes encoded, over the ${maxFrameBytes}-byte frame limit`;
+  }
+  return undefined;
 }
 
 /** Sends through the current connection; shared by server and client. */
@@ -55,7 +103,15 @@ export function sendThrough(
   store: ChannelStore,
   current: () => Connection | undefined,
   frame: AppFrame,
+  maxFrameBytes: number | undefined,
 ): Promise<void> {
+  const problem = frameProblem(frame, maxFrameBytes);
+  if (problem !== undefined) {
+    return rejected(
+      `cannot send this frame: ${problem}. It was not queued: cut user text to the limits in ` +
+        "@switchyard/protocol's messages.ts before sending",
+    );
+  }
   const connection = current();
   if (RELIABLE_TYPES.has(frame.type)) {
     const seq = store.append(frame);
@@ -64,6 +120,11 @@ export function sendThrough(
   }
   if (connection?.ready) return connection.write(frame);
   return Promise.resolve();
+}
+
+/** A refusal as a rejected promise, never a throw: a caller's loop (the bridge's stdout pump) goes on. */
+function rejected(message: string): Promise<never> {
+  return Promise.reject(new ProtocolError(message));
 }
 
 /** A random id for this process, sent in the handshake so logs can tell a restart from a reconnect. */
@@ -77,7 +138,7 @@ export function connectionOptions(
   role: 'server' | 'client',
   instanceId: string,
   logger: Logger,
-): Omit<ConnectionOptions, 'onReady' | 'onClose'> {
+): Omit<ConnectionOptions, 'onReady' | 'onClose' | 'admit'> {
   return {
     role,
     agent: options.agent,
@@ -85,6 +146,11 @@ export function connectionOptions(
     store: options.store,
     logger,
     onFrame: options.onFrame,
+    ...(options.onRefused !== undefined ? { onRefused: options.onRefused } : {}),
+    ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
+    ...(options.handlerRetryDelaysMs !== undefined
+      ? { handlerRetryDelaysMs: options.handlerRetryDelaysMs }
+      : {}),
     ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
     ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),

@@ -4,8 +4,15 @@
  */
 
 export { type ClientOptions, createProtocolClient } from './client.js';
-export { DEFAULT_MAX_FRAME_BYTES, type DecodeEvent, encodeFrame, FrameDecoder } from './codec.js';
-export type { Endpoint, EndpointOptions } from './endpoint.js';
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  type DecodeEvent,
+  encodeFrame,
+  FrameDecoder,
+  plainDataProblem,
+} from './codec.js';
+export { HANDSHAKE_MAX_FRAME_BYTES } from './connection.js';
+export { type Endpoint, type EndpointOptions, frameProblem } from './endpoint.js';
 export { ProtocolError } from './errors.js';
 export { describeError, type Logger, silentLogger } from './logger.js';
 export {
@@ -30,6 +37,7 @@ export {
   type ProtocolErrorCode,
   parseFrame,
   RELIABLE_TYPES,
+  type RefusalCode,
   type Route,
   routeSchema,
   type SessionInfo,
@@ -37,8 +45,10 @@ export {
   type Usage,
 } from './messages.js';
 export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
+export type { Refusal } from './refusal.js';
 export {
   createProtocolServer,
+  MAX_HANDSHAKING,
   MAX_SOCKET_PATH_BYTES,
   prepareSocketPath,
   type ServerOptions,

@@ -19,6 +19,11 @@ const id = z.string().min(1).max(200);
 const chatId = z.number().int();
 const seq = z.number().int().positive();
 const text = z.string().max(1_000_000);
+// A question's limits bound its answer's: the answer is keyed by the question and may join every label.
+const QUESTION_MAX = 4000;
+const LABEL_MAX = 500;
+const OPTIONS_MAX = 20;
+const ANSWER_MAX = OPTIONS_MAX * (LABEL_MAX + 2);
 
 /** Where a turn's output goes in Telegram: a chat, and a forum topic inside it when there is one. */
 export const routeSchema = z.object({ chatId, threadId: z.number().int().optional() });
@@ -64,7 +69,19 @@ const error = z.object({
     'too_large',
     'sequence_gap',
     'internal',
+    'handshake_timeout',
+    'already_connected',
   ]),
+  message: z.string().max(2000),
+});
+/**
+ * The receiver could not take the reliable frame numbered `seq` (invalid, or its handler kept failing):
+ * it counts as handled, and the sender drops it from its outbox. The connection stays open.
+ */
+const refused = z.object({
+  type: z.literal('refused'),
+  seq,
+  code: z.enum(['invalid', 'handler_failed']),
   message: z.string().max(2000),
 });
 
@@ -129,8 +146,11 @@ const questionAnswer = z.object({
   type: z.literal('question_answer'),
   seq: seq.optional(),
   requestId: id,
-  /** Question text → chosen label(s) (comma-joined for multi-select) or the user's free text. */
-  answers: z.record(z.string().max(2000), z.string().max(4000)),
+  /**
+   * Question text → chosen label(s) (joined by ", " for multi-select) or the user's free text. The key
+   * takes any question (`question.question`), the value a Telegram message (4096) or every label.
+   */
+  answers: z.record(z.string().max(QUESTION_MAX), z.string().max(ANSWER_MAX)),
 });
 
 /** Commands are answered with a `command_result` carrying the same `commandId`. */
@@ -311,7 +331,10 @@ const permissionRequest = z.object({
   suggestions: z.array(permissionSuggestion).max(20),
 });
 
-const questionOption = z.object({ label: z.string().max(500), description: z.string().max(2000).optional() });
+const questionOption = z.object({
+  label: z.string().max(LABEL_MAX),
+  description: z.string().max(2000).optional(),
+});
 const question = z.object({
   type: z.literal('question'),
   seq: seq.optional(),
@@ -321,9 +344,9 @@ const question = z.object({
   questions: z
     .array(
       z.object({
-        question: z.string().max(4000),
+        question: z.string().max(QUESTION_MAX),
         header: z.string().max(200).optional(),
-        options: z.array(questionOption).max(20),
+        options: z.array(questionOption).max(OPTIONS_MAX),
         multiSelect: z.boolean(),
       }),
     )
@@ -490,6 +513,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   ping,
   pong,
   error,
+  refused,
   userMessage,
   permissionAnswer,
   questionAnswer,
@@ -536,7 +560,7 @@ export type FrameType = Frame['type'];
 export type FrameOf<T extends FrameType> = Extract<Frame, { type: T }>;
 
 /** Frames the channel itself uses: handshake, acknowledgement, liveness, refusal. */
-export type ControlFrame = FrameOf<'hello' | 'welcome' | 'ack' | 'ping' | 'pong' | 'error'>;
+export type ControlFrame = FrameOf<'hello' | 'welcome' | 'ack' | 'ping' | 'pong' | 'error' | 'refused'>;
 /** What the gateway sends the bridge. */
 export type GatewayToBridge = FrameOf<
   | 'user_message'
@@ -557,6 +581,8 @@ export type GatewayToBridge = FrameOf<
 export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
 /** Why a peer's input was refused. */
 export type ProtocolErrorCode = FrameOf<'error'>['code'];
+/** Why a receiver refused one reliable frame (see the `refused` frame). */
+export type RefusalCode = FrameOf<'refused'>['code'];
 /** One of {@link PERMISSION_MODES}. */
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 /** One of {@link AGENT_STATES}. */
@@ -613,6 +639,9 @@ export type ParseResult =
   | { ok: true; frame: Frame }
   | { ok: false; code: ProtocolErrorCode; message: string };
 
+/** A schema field name or an array index: safe to name in an error. */
+const FIELD_NAME = /^(?:[A-Za-z][A-Za-z0-9]{0,40}|\d{1,6})$/;
+
 /**
  * Validates a decoded value as a frame. Never throws; on failure says which field was wrong, in the
  * form `path: problem` (for example `route.chatId: expected number, received string`).
@@ -621,7 +650,11 @@ export function parseFrame(value: unknown): ParseResult {
   const result = frameSchema.safeParse(value);
   if (result.success) return { ok: true, frame: result.data };
   const first = result.error.issues.slice(0, 3).map((issue) => {
-    const path = issue.path.length > 0 ? issue.path.join('.') : '(frame)';
+    // Record keys are user text (a question, a tool input's key): they are named `[key]`, never quoted.
+    const path =
+      issue.path.length > 0
+        ? issue.path.map((part) => (FIELD_NAME.test(String(part)) ? String(part) : '[key]')).join('.')
+        : '(frame)';
     return `${path}: ${issue.message}`;
   });
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;

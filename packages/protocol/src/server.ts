@@ -1,7 +1,11 @@
 /**
- * The listening end (the gateway). One bridge at a time: a newer connection that completes its
- * handshake replaces the older one, since a restarted bridge may reach us before the dead one's
- * socket has timed out.
+ * The listening end (the gateway). One bridge at a time: while a bridge's connection is open, a newcomer
+ * is refused at its handshake (`already_connected`), before it is sent or changes anything, until the
+ * current one is gone — closed by its peer, or dropped for missing its ping deadline. A restarted bridge
+ * thus waits (its client retries) rather than taking the channel from a live one.
+ *
+ * At most {@link MAX_HANDSHAKING} connections may be waiting for their handshake at once; more are
+ * closed at once, and each must finish within `handshakeTimeoutMs`.
  */
 import { promises as fs, type Stats } from 'node:fs';
 import net from 'node:net';
@@ -22,6 +26,9 @@ export interface ServerOptions extends EndpointOptions {
   socketMode?: number;
 }
 
+/** How many connections may be waiting for their handshake at once. */
+export const MAX_HANDSHAKING = 4;
+
 /** Unix socket paths are limited by `sockaddr_un.sun_path` (108 bytes with the terminating NUL). */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
@@ -30,19 +37,40 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
   const log = (options.logger ?? silentLogger).child({ component: 'protocol-server' });
   const instanceId = options.instanceId ?? newInstanceId();
   const connections = new Set<Connection>();
+  const handshaking = new Set<Connection>();
   let current: Connection | undefined;
+  let currentPeer = '';
   let server: net.Server | undefined;
 
   const onSocket = (socket: net.Socket): void => {
+    if (handshaking.size >= MAX_HANDSHAKING) {
+      log.warn(
+        { event: 'too_many_handshakes', limit: MAX_HANDSHAKING },
+        'closing a connection: too many are waiting for their handshake',
+      );
+      socket.destroy();
+      return;
+    }
     const connection: Connection = new Connection(socket, {
       ...connectionOptions(options, 'server', instanceId, log),
+      admit(peer) {
+        if (!current || current.closed) return undefined;
+        return {
+          code: 'already_connected',
+          message:
+            `another bridge (instance ${currentPeer}) is connected for agent "${options.agent}", so instance ` +
+            `${peer.instanceId} is refused: stop the other bridge, or retry once it has gone ` +
+            '(a silent one is dropped when it misses its ping deadline)',
+        };
+      },
       onReady(peer) {
-        const previous = current;
+        handshaking.delete(connection);
         current = connection;
-        if (previous && previous !== connection) previous.close('replaced by a newer bridge connection');
+        currentPeer = peer.instanceId;
         options.onConnectionChange?.({ connected: true, peerInstanceId: peer.instanceId });
       },
       onClose() {
+        handshaking.delete(connection);
         connections.delete(connection);
         if (current === connection) {
           current = undefined;
@@ -51,6 +79,7 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
       },
     });
     connections.add(connection);
+    if (!connection.closed && !connection.ready) handshaking.add(connection);
   };
 
   return {
@@ -91,7 +120,7 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
       }
     },
     send(frame) {
-      return sendThrough(options.store, () => current, frame);
+      return sendThrough(options.store, () => current, frame, options.maxFrameBytes);
     },
   };
 }

@@ -129,7 +129,7 @@ describe('reliable channel', () => {
     expect(fromClient[5]).toMatchObject({ seq: 1, blockId: 'b6' });
   });
 
-  it('does not acknowledge a frame whose handler failed, and delivers it again after reconnecting', async () => {
+  it('retries a frame whose handler failed once, and delivers it in order', async () => {
     let failures = 1;
     const seen: number[] = [];
     const server = createProtocolServer({

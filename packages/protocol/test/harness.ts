@@ -1,9 +1,16 @@
-/** Test helpers: short socket paths, a cutting proxy, and a raw peer that speaks bytes. */
+/** Test helpers: short socket paths, a cutting proxy, a raw peer that speaks bytes, and in-memory links. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Duplex } from 'node:stream';
 import { encodeFrame, FrameDecoder } from '../src/codec.js';
+import { Connection, type ConnectionOptions } from '../src/connection.js';
+import { sendThrough } from '../src/endpoint.js';
+import { silentLogger } from '../src/logger.js';
+import type { AppFrame } from '../src/messages.js';
+import type { Refusal } from '../src/refusal.js';
+import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
 
 export function tempSocketDir(): { dir: string; path(name: string): string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'sy-p-'));
@@ -89,4 +96,90 @@ export async function waitFor(check: () => boolean, timeoutMs = 5_000, what = 'c
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/**
+ * Two connected in-memory stream ends: what one writes the other reads. Destroying or ending one ends
+ * the other, as a socket pair would.
+ */
+export function memoryPair(): [Duplex, Duplex] {
+  const ends: Duplex[] = [];
+  const make = (other: () => Duplex) =>
+    new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        const peer = other();
+        if (!peer.destroyed) peer.push(chunk);
+        callback();
+      },
+      final(callback) {
+        const peer = other();
+        if (!peer.destroyed) peer.push(null);
+        callback();
+      },
+    });
+  const a = make(() => ends[1] as Duplex);
+  const b = make(() => ends[0] as Duplex);
+  ends.push(a, b);
+  a.on('close', () => b.destroy());
+  b.on('close', () => a.destroy());
+  a.on('error', () => {});
+  b.on('error', () => {});
+  return [a, b];
+}
+
+/** What one side of an in-memory link holds and has seen. */
+export interface LinkSide {
+  store: ChannelStore;
+  received: AppFrame[];
+  refusals: Refusal[];
+  onFrame?: (frame: AppFrame) => void | Promise<void>;
+}
+
+/**
+ * Two {@link Connection}s over a {@link memoryPair}: a gateway (server role) and a bridge (client role)
+ * with the given stores. `send` goes through the same path as the endpoints' `send`.
+ */
+export function memoryLink(
+  gateway: LinkSide,
+  bridge: LinkSide,
+  extra: Partial<ConnectionOptions> = {},
+): {
+  gateway: Connection;
+  bridge: Connection;
+  send(from: 'gateway' | 'bridge', frame: AppFrame): Promise<void>;
+  close(): void;
+} {
+  const [a, b] = memoryPair();
+  const make = (socket: Duplex, role: 'server' | 'client', side: LinkSide) =>
+    new Connection(socket, {
+      role,
+      agent: 'demo',
+      instanceId: role,
+      store: side.store,
+      logger: silentLogger,
+      handlerRetryDelaysMs: [1, 1],
+      onFrame: side.onFrame ?? ((frame) => void side.received.push(frame)),
+      onRefused: (refusal) => void side.refusals.push(refusal),
+      ...extra,
+    });
+  const gw = make(a, 'server', gateway);
+  const br = make(b, 'client', bridge);
+  return {
+    gateway: gw,
+    bridge: br,
+    send: (from, frame) =>
+      from === 'gateway'
+        ? sendThrough(gateway.store, () => gw, frame, undefined)
+        : sendThrough(bridge.store, () => br, frame, undefined),
+    close() {
+      gw.close('test over');
+      br.close('test over');
+    },
+  };
+}
+
+/** A side of a link with a fresh in-memory store. */
+export function side(store: ChannelStore = createMemoryChannelStore()): LinkSide {
+  return { store, received: [], refusals: [] };
 }

@@ -1,0 +1,164 @@
+/**
+ * The file outbox's records are whole or absent: a write torn at any byte is cut off at load, so the
+ * next append neither glues onto the fragment nor loses a frame, and numbers continue without reuse of
+ * anything the gateway may have seen.
+ */
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FrameOf } from '@switchyard/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileChannelStore } from '../src/index.js';
+
+const dirs: string[] = [];
+// On tmpfs where there is one: these tests cut files, they do not measure fsync, and run thousands.
+const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(base, 'sy-o-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const frame = (name: string): FrameOf<'thinking'> => ({ type: 'thinking', turnId: 't', text: name });
+const texts = (store: FileChannelStore) =>
+  store.pendingAfter(0).map((p) => [p.seq, (p.frame as FrameOf<'thinking'>).text]);
+
+/** A log with frames 1–3 (1 acknowledged) and a peer cursor; returns its size before `last` is written. */
+function writeLog(
+  path: string,
+  last: (store: FileChannelStore) => void,
+): { before: number; streamId: string } {
+  const store = new FileChannelStore(path);
+  store.setSource([1, 10, 0]);
+  store.append(frame('one'));
+  store.setSource([1, 20, 0]);
+  store.append(frame('two'));
+  store.append(frame('three'));
+  store.acknowledge(1);
+  store.writePeer({ streamId: 'gw', lastSeen: 7 });
+  const before = statSync(path).size;
+  last(store);
+  store.close();
+  return { before, streamId: store.streamId };
+}
+
+describe('FileChannelStore torn tail', () => {
+  it('cut at every byte of a last appended frame: the next append takes its number, and a reload has exactly the frames', () => {
+    const dir = tempDir();
+    const original = join(dir, 'original.log');
+    const { before, streamId } = writeLog(original, (store) => {
+      store.setSource([2, 5, 0]);
+      store.append(frame(`four ${'é'.repeat(2_100)}`)); // over 4 KB, with multi-byte characters
+    });
+    const bytes = readFileSync(original);
+    expect(bytes.length - before).toBeGreaterThan(4096);
+    const path = join(dir, 'cut.log');
+    for (let cut = before; cut < bytes.length; cut++) {
+      writeFileSync(path, bytes.subarray(0, cut));
+      const opened = new FileChannelStore(path);
+      expect(opened.streamId, `cut at ${cut}`).toBe(streamId);
+      expect(texts(opened), `cut at ${cut}`).toEqual([
+        [2, 'two'],
+        [3, 'three'],
+      ]);
+      expect(opened.lastSource(), `cut at ${cut}`).toEqual([1, 20, 0]);
+      expect(opened.append(frame('new')), `cut at ${cut}`).toBe(4);
+      opened.close();
+      const reloaded = new FileChannelStore(path);
+      expect(texts(reloaded), `cut at ${cut}`).toEqual([
+        [2, 'two'],
+        [3, 'three'],
+        [4, 'new'],
+      ]);
+      expect(reloaded.readPeer()).toEqual({ streamId: 'gw', lastSeen: 7 });
+      expect(reloaded.append(frame('after')), `cut at ${cut}`).toBe(5);
+      reloaded.close();
+    }
+    // Uncut, the last frame is whole and keeps its number.
+    writeFileSync(path, bytes);
+    const whole = new FileChannelStore(path);
+    expect(texts(whole).map(([seq]) => seq)).toEqual([2, 3, 4]);
+    expect(whole.lastSource()).toEqual([2, 5, 0]);
+    expect(whole.append(frame('new'))).toBe(5);
+    whole.close();
+  });
+
+  it('cut at every byte of a last peer cursor: the previous cursor holds, and the next write is whole', () => {
+    const dir = tempDir();
+    const original = join(dir, 'original.log');
+    const { before } = writeLog(original, (store) => store.writePeer({ streamId: 'gw', lastSeen: 8 }));
+    const bytes = readFileSync(original);
+    const path = join(dir, 'cut.log');
+    for (let cut = before; cut < bytes.length; cut++) {
+      writeFileSync(path, bytes.subarray(0, cut));
+      const opened = new FileChannelStore(path);
+      expect(opened.readPeer(), `cut at ${cut}`).toEqual({ streamId: 'gw', lastSeen: 7 });
+      opened.writePeer({ streamId: 'gw', lastSeen: 9 });
+      opened.close();
+      const reloaded = new FileChannelStore(path);
+      expect(reloaded.readPeer(), `cut at ${cut}`).toEqual({ streamId: 'gw', lastSeen: 9 });
+      expect(texts(reloaded).map(([seq]) => seq)).toEqual([2, 3]);
+      reloaded.close();
+    }
+  });
+
+  it('cuts off a tail of zeros (a power loss that extended the file) and of a record without its newline', () => {
+    const path = join(tempDir(), 'outbox.log');
+    writeLog(path, () => {});
+    appendFileSync(path, Buffer.alloc(8192));
+    const opened = new FileChannelStore(path);
+    expect(opened.append(frame('four'))).toBe(4);
+    opened.close();
+    const reloaded = new FileChannelStore(path);
+    expect(texts(reloaded).map(([seq]) => seq)).toEqual([2, 3, 4]);
+    reloaded.close();
+  });
+
+  it('refuses a log damaged before its end, saying what to do', () => {
+    const path = join(tempDir(), 'outbox.log');
+    writeLog(path, (store) => store.append(frame('four')));
+    const bytes = readFileSync(path);
+    const lines = bytes.toString('utf8').split('\n');
+    lines[3] = lines[3]?.replace('two', 'twx') ?? ''; // checksum no longer matches
+    writeFileSync(path, lines.join('\n'));
+    expect(() => new FileChannelStore(path)).toThrow(/is damaged at byte \d+.*move the file away/);
+  });
+
+  it('migrates a log in the first format (JSON lines), keeping stream, numbers, cursor and tags', () => {
+    const path = join(tempDir(), 'outbox.log');
+    const first = [
+      { stream: 'old-stream' },
+      { a: 1, f: frame('one'), src: [1, 10, 0] },
+      { a: 2, f: frame('two'), in: 'cmd#0' },
+      { k: 1 },
+      { p: { streamId: 'gw', lastSeen: 4 } },
+    ];
+    writeFileSync(path, `${first.map((r) => JSON.stringify(r)).join('\n')}\n{"a":3,"f":{"ty`);
+    const migrated = new FileChannelStore(path);
+    expect(migrated.streamId).toBe('old-stream');
+    expect(texts(migrated)).toEqual([[2, 'two']]);
+    expect(migrated.readPeer()).toEqual({ streamId: 'gw', lastSeen: 4 });
+    expect(migrated.lastSource()).toEqual([1, 10, 0]);
+    expect(migrated.lastInbound()).toBe('cmd#0');
+    expect(readFileSync(path)[0]).not.toBe('{'.charCodeAt(0)); // rewritten in the current format
+    expect(migrated.append(frame('three'))).toBe(3);
+    migrated.close();
+    const reloaded = new FileChannelStore(path);
+    expect(texts(reloaded)).toEqual([
+      [2, 'two'],
+      [3, 'three'],
+    ]);
+    reloaded.close();
+  });
+});
