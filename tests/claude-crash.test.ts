@@ -1,9 +1,5 @@
-/**
- * The claude process itself dies mid-turn: the user is told in plain words, and the next message is
- * answered by a new process that resumed the same conversation.
- */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { recordedProcesses } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { botMessages, systemPerTest } from './system.js';
@@ -26,8 +22,7 @@ describe('end to end: the claude process crashes', () => {
     await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('part3')), {
       timeoutMs: 60_000,
     });
-    const record = path.join(system.dir, 'state', 'bridge', 'bridge.json');
-    const first = JSON.parse(readFileSync(record, 'utf8')).child.pid as number;
+    const first = recordedProcesses(path.join(system.dir, 'state', 'bridge'))[0]?.record.pid as number;
     process.kill(first, 'SIGKILL');
 
     // Said in plain words, in the chat.
@@ -42,7 +37,7 @@ describe('end to end: the claude process crashes', () => {
     await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Yes, still here.'), {
       timeoutMs: 60_000,
     });
-    const second = JSON.parse(readFileSync(record, 'utf8')).child.pid as number;
+    const second = recordedProcesses(path.join(system.dir, 'state', 'bridge'))[0]?.record.pid;
     expect(second).not.toBe(first);
     // The new process resumed the session: the model sees the earlier turn in its request.
     const last = JSON.stringify(system.model.messageRequests().at(-1)?.body ?? {});

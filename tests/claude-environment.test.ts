@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { recordedProcesses } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SandboxProcess, startSandboxProcess, until, viewApi } from './sandbox-process.js';
@@ -113,8 +114,14 @@ describe('claude environment and file modes', () => {
       for (const d of ['gateway', 'bridge']) expect(mode(path.join(stateDir, d)), d).toBe('700');
       const db = path.join(stateDir, 'gateway', 'gateway.sqlite');
       for (const f of [db, `${db}-wal`, `${db}-shm`]) expect(mode(f), f).toBe('600');
-      for (const f of ['stdout.log', 'stderr.log', 'stdin.fifo', 'bridge.json', 'outbox.log']) {
-        expect(mode(path.join(stateDir, 'bridge', f)), f).toBe('600');
+      const bridgeDir = path.join(stateDir, 'bridge');
+      expect(mode(path.join(bridgeDir, 'outbox.log'))).toBe('600');
+      // Each conversation's own files, in its own directory.
+      const session = recordedProcesses(bridgeDir)[0]?.dir;
+      if (!session) throw new Error('no conversation recorded');
+      expect(mode(session)).toBe('700');
+      for (const f of ['stdout.log', 'stderr.log', 'stdin.fifo', 'bridge.json']) {
+        expect(mode(path.join(session, f)), f).toBe('600');
       }
     });
   }

@@ -143,7 +143,7 @@ describe('the switchyard command', () => {
     expect(backup.code, backup.err).toBe(0);
     const manifest = JSON.parse(readFileSync(path.join(dest, 'manifest.json'), 'utf8'));
     expect(manifest.files).toContain('gateway/gateway.sqlite');
-    expect(manifest.files).toContain('bridge/bridge.json');
+    expect(manifest.files).toContain(`bridge/conversations/c${chatId}/bridge.json`);
     expect(manifest.files.some((f: string) => f.endsWith('-wal'))).toBe(false);
     // The copy is a whole database: the update that just ran is in it.
     const copy = inspectGatewayStore(path.join(dest, 'gateway', 'gateway.sqlite'));

@@ -133,7 +133,7 @@ describe('end to end: a conversation', () => {
     if (!ops) throw new Error('no ops topic');
     system.start('gateway');
     system.start('bridge');
-    telegram.sendText(forum.id, 'a topic question', { threadId: ops.threadId });
+    telegram.sendText(forum.id, '@switchyard_sandbox_bot a topic question', { threadId: ops.threadId });
     const answer = await telegram.waitFor(
       () => botMessages(telegram, forum.id).find((m) => m.text === 'Answer in the topic.'),
       { timeoutMs: 60_000 },

@@ -20,7 +20,12 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initialSessionState, readStartTime } from '@switchyard/agent-bridge';
+import {
+  CONVERSATIONS_DIR,
+  conversationDir,
+  initialSessionState,
+  readStartTime,
+} from '@switchyard/agent-bridge';
 import { describe, expect, it } from 'vitest';
 import { killAll, processesOf } from './processes.js';
 import { MAIN } from './system.js';
@@ -64,8 +69,12 @@ describe('deploy/', () => {
       },
     );
     expect(result.stderr).not.toContain('is not a valid Switchyard config');
-    // The shape is right; the token file and working directory are the operator's to create.
-    expect(result.stderr).toContain('agents[0].token: cannot read /etc/switchyard/demo.token');
+    // The shape is right; the token credential and working directory are the operator's to create.
+    expect(result.stderr).toContain('agents[0].token: systemd credential telegram-token');
+    expect(result.stderr).toContain('/etc/switchyard/credentials/demo.token');
+    expect(result.stderr).toContain(
+      'agents[0].workDir: the working directory /srv/agents/demo does not exist',
+    );
     expect(result.status).toBe(1);
   });
 
@@ -201,10 +210,13 @@ describe('agent unit: stop means stop, restart keeps Claude', () => {
       SWITCHYARD_LOG_LEVEL: 'info',
     };
 
-    // The stand-in claude: holds its stdin fifo read-write, as the bridge starts the real one.
-    const fifo = path.join(bridgeDir, 'stdin.fifo');
+    // The stand-in claude: holds its stdin fifo read-write, as the bridge starts the real one, and is
+    // recorded as the process of one conversation (chat 42).
+    const sessionDir = path.join(bridgeDir, CONVERSATIONS_DIR, conversationDir('42'));
+    mkdirSync(sessionDir, { recursive: true, mode: 0o700 });
+    const fifo = path.join(sessionDir, 'stdin.fifo');
     execFileSync('mkfifo', ['-m', '600', fifo]);
-    writeFileSync(path.join(bridgeDir, 'stdout.log'), '');
+    writeFileSync(path.join(sessionDir, 'stdout.log'), '');
     const stdin = openSync(fifo, constants.O_RDWR);
     const claude = spawn('sleep', ['600'], { detached: true, stdio: [stdin, 'ignore', 'ignore'] });
     closeSync(stdin);
@@ -212,11 +224,12 @@ describe('agent unit: stop means stop, restart keeps Claude', () => {
     const pid = claude.pid ?? -1;
     const started = readStartTime(pid);
     if (!started.ok) throw new Error('the stand-in claude did not start');
-    const record = path.join(bridgeDir, 'bridge.json');
+    const record = path.join(sessionDir, 'bridge.json');
     writeFileSync(
       record,
       JSON.stringify({
         version: 1,
+        route: { chatId: 42 },
         child: { pid, startTime: started.startTime, startedAt: Date.now() },
         stdoutOffset: 0,
         session: initialSessionState(),

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { recordedProcesses } from '@switchyard/agent-bridge';
 import { rule, say, write } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { botMessages, type System, systemPerTest } from './system.js';
@@ -79,18 +80,14 @@ describe('end to end: a permission prompt across restarts', () => {
   });
 });
 
-/** The claude pid the bridge recorded (bridge/bridge.json). */
+/** The claude pid the bridge recorded (the conversation's `bridge.json` under bridge/). */
 async function claudePidOf(system: System): Promise<number> {
-  const file = path.join(system.dir, 'state', 'bridge', 'bridge.json');
+  const dir = path.join(system.dir, 'state', 'bridge');
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    try {
-      const pid = JSON.parse(readFileSync(file, 'utf8'))?.child?.pid;
-      if (typeof pid === 'number') return pid;
-    } catch {
-      // not written yet
-    }
+    const pid = recordedProcesses(dir)[0]?.record.pid;
+    if (typeof pid === 'number') return pid;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no claude pid recorded in ${file}`);
+  throw new Error(`no claude pid recorded under ${dir}`);
 }

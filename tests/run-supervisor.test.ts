@@ -4,9 +4,8 @@
  * stops everything including claude.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readStartTime } from '@switchyard/agent-bridge';
+import { readStartTime, recordedProcesses } from '@switchyard/agent-bridge';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { liveProcesses } from './processes.js';
@@ -47,8 +46,7 @@ describe('end to end: switchyard run', () => {
       await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'First answer.'), {
         timeoutMs: 60_000,
       });
-      const record = path.join(system.dir, 'state', 'bridge', 'bridge.json');
-      const claudePid = JSON.parse(readFileSync(record, 'utf8')).child.pid as number;
+      const claudePid = recordedProcesses(path.join(system.dir, 'state', 'bridge'))[0]?.record.pid as number;
 
       telegram.sendText(chatId, '/restart');
       const deadline = Date.now() + 10_000;
@@ -60,7 +58,7 @@ describe('end to end: switchyard run', () => {
       await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Second answer.'), {
         timeoutMs: 60_000,
       });
-      expect(JSON.parse(readFileSync(record, 'utf8')).child.pid).toBe(claudePid);
+      expect(recordedProcesses(path.join(system.dir, 'state', 'bridge'))[0]?.record.pid).toBe(claudePid);
       expect(alive(claudePid)).toBe(true);
 
       // A bridge that crashes is restarted by the supervisor, and adopts the same claude again.
@@ -72,7 +70,7 @@ describe('end to end: switchyard run', () => {
         timeoutMs: 60_000,
       });
       expect(childOf(run.pid ?? 0, ' bridge e2e')).not.toBe(bridgePid);
-      expect(JSON.parse(readFileSync(record, 'utf8')).child.pid).toBe(claudePid);
+      expect(recordedProcesses(path.join(system.dir, 'state', 'bridge'))[0]?.record.pid).toBe(claudePid);
 
       run.kill('SIGINT');
       expect(await exited).toBe(0);

@@ -226,7 +226,7 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     await shot('photo-inline');
   });
 
-  test('a forum shows its topics as tabs', async () => {
+  test('a forum with two topics: each topic is its own conversation, shown in its own tab', async () => {
     page.once('dialog', (dialog) => dialog.accept('Sandbox forum'));
     await page.locator('#new-forum').click();
     const tabs = page.locator('#topics');
@@ -234,15 +234,35 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     expect(await tabs.locator('[role="tab"]').allInnerTexts()).toEqual(
       expect.arrayContaining(['General', 'General chat']),
     );
+    // The composer says how to address the bot in a group.
+    expect(await page.locator('#text').getAttribute('placeholder')).toContain('@switchyard_sandbox_bot');
+    page.once('dialog', (dialog) => dialog.accept('Second topic'));
+    await tabs.locator('button', { hasText: '+ Topic' }).click();
+    await tabs.locator('[role="tab"]', { hasText: 'Second topic' }).waitFor();
+
     await tabs.locator('[role="tab"]', { hasText: 'General chat' }).click();
-    const sent = await say('hello topic');
+    // Unaddressed talk in a group is not for the bot: no answer.
+    const chatter = await say('just chatting here');
+    const first = await say('@switchyard_sandbox_bot hello first topic');
     await expect
-      .poll(async () => (await botAfter(sent)).some((m) => /hello topic/.test(m.text)), { timeout: 30_000 })
+      .poll(async () => (await botAfter(first)).some((m) => /hello first topic/.test(m.text)), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    expect((await botAfter(chatter)).some((m) => /just chatting/.test(m.text))).toBe(false);
+
+    await tabs.locator('[role="tab"]', { hasText: 'Second topic' }).click();
+    const second = await say('@switchyard_sandbox_bot hello second topic');
+    await expect
+      .poll(async () => (await botAfter(second)).some((m) => /hello second topic/.test(m.text)), {
+        timeout: 30_000,
+      })
       .toBe(true);
     await shot('forum-topic');
-    // The topic's reply is not shown under General.
+    // Each topic shows only its own conversation.
+    expect(await page.locator('.msg', { hasText: 'hello first topic' }).count()).toBe(0);
     await tabs.locator('[role="tab"]', { hasText: /^General$/ }).click();
-    expect(await page.locator('.msg', { hasText: 'hello topic' }).count()).toBe(0);
+    expect(await page.locator('.msg', { hasText: 'hello' }).count()).toBe(0);
   });
 
   test('the page raised no errors, and Ctrl-C leaves nothing running', async () => {

@@ -34,6 +34,8 @@ export interface SystemOptions {
   card?: { showDelayMs?: number };
   /** Keep service logs on the test's stdout (default: only on failure, see `logs`). */
   echoLogs?: boolean;
+  /** More of the agent's config (conversations, chats, maxLiveSessions…), over the defaults here. */
+  agent?: (telegram: TelegramServer) => Record<string, unknown>;
 }
 
 export interface System {
@@ -85,6 +87,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
             bin: CLAUDE,
             env: scriptedClaudeEnv({ baseUrl, configDir: path.join(dir, 'claude-config') }),
           },
+          ...options.agent?.(telegram),
         },
       ],
     }),

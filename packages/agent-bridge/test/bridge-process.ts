@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type AppFrame, RELIABLE_TYPES } from '@switchyard/protocol';
+import type { BridgeOptions } from '../src/bridge.js';
 import type { DeliveryStage } from '../src/delivery.js';
 import { bridgeOptions, type Rig } from './harness.js';
 
@@ -33,6 +34,8 @@ export interface StartOptions {
   killAt?: { stage: DeliveryStage; key: string };
   /** Receives each log line the bridge writes. */
   onLog?: (entry: Record<string, unknown>) => void;
+  /** Bridge options over the rig's (JSON-serialisable ones only: they cross a process boundary). */
+  bridge?: Partial<BridgeOptions>;
 }
 
 /**
@@ -43,7 +46,7 @@ export async function startBridge(rig: Rig, options: StartOptions = {}): Promise
   const child = spawn(process.execPath, [join(import.meta.dirname, 'bridge-entry.mjs')], {
     env: {
       ...process.env,
-      BRIDGE_OPTIONS: JSON.stringify(bridgeOptions(rig, { restartOnExit: true })),
+      BRIDGE_OPTIONS: JSON.stringify(bridgeOptions(rig, { restartOnExit: true, ...options.bridge })),
       ...(options.killAt ? { BRIDGE_KILL_AT: JSON.stringify(options.killAt) } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],

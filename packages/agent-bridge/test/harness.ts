@@ -3,7 +3,7 @@
  * Messages API on 127.0.0.1, and a gateway-side protocol server collecting every frame it receives.
  * `cleanup()` stops everything and kills every claude process the rig's state directory recorded.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {

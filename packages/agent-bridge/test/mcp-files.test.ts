@@ -29,7 +29,7 @@ import {
   type TurnContext,
 } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, createBridge } from '../src/index.js';
+import { type Bridge, CONVERSATIONS_DIR, conversationDir, createBridge } from '../src/index.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 /** A 1×1 PNG. */
@@ -192,7 +192,9 @@ describe('file tools with the real CLI', () => {
     await rig.waitFor((f) => f.type === 'turn_ended', 60_000, since);
     expect(results.get('restart')?.[0]).toMatchObject({ isError: false });
     expect(results.get('restart')?.[0]?.text).toContain('Sent report.txt');
-    expect(readdirSync(join(rig.stateDir, 'files')).filter((n) => n !== 'index.json')).toEqual([]);
-    expect(readFileSync(join(rig.stateDir, 'mcp.json'), 'utf8')).toContain('"switchyard"');
+    // Each conversation keeps its file outbox and MCP config in its own state directory.
+    const conversation = join(rig.stateDir, CONVERSATIONS_DIR, conversationDir('42'));
+    expect(readdirSync(join(conversation, 'files')).filter((n) => n !== 'index.json')).toEqual([]);
+    expect(readFileSync(join(conversation, 'mcp.json'), 'utf8')).toContain('"switchyard"');
   });
 });

@@ -54,6 +54,15 @@ function checkToken(
   if (!source) {
     return { level: 'ok', path: where, message: 'no token: the agent runs against the local sandbox' };
   }
+  if (source.kind === 'credential' && !environment.env.CREDENTIALS_DIRECTORY) {
+    // Only the gateway's unit can read it (LoadCredential=); outside it, say where systemd takes it from.
+    return {
+      level: 'warn',
+      path: where,
+      message: `systemd credential ${source.name}: loaded by the gateway unit, not readable from here`,
+      fix: `check that /etc/switchyard/credentials/${agent.name}.token exists (root-owned, 0600) and holds the token from @BotFather`,
+    };
+  }
   try {
     readToken(agent, environment, configFile);
   } catch (err) {
@@ -65,7 +74,9 @@ function checkToken(
         ? `set ${source.name} in the service's environment (or use token: { file: PATH })`
         : source.kind === 'file'
           ? `put the token from @BotFather on the first line of ${source.path}, readable by the gateway's user`
-          : 'paste the whole token from @BotFather';
+          : source.kind === 'credential'
+            ? `put the token in the file the gateway unit's LoadCredential=${source.name}:… names`
+            : 'paste the whole token from @BotFather';
     return { level: 'error', path: where, message, fix };
   }
   const from =
@@ -73,7 +84,9 @@ function checkToken(
       ? 'inline'
       : source.kind === 'file'
         ? `from file ${source.path}`
-        : `from environment variable ${source.name}`;
+        : source.kind === 'credential'
+          ? `from systemd credential ${source.name}`
+          : `from environment variable ${source.name}`;
   return { level: 'ok', path: where, message: `a bot token is there (${from})` };
 }
 

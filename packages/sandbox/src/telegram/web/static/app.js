@@ -434,7 +434,12 @@ function renderHeader(e) {
     ? `${state.bot?.first_name ?? 'bot'} is ${action.action.replaceAll('_', ' ')}…`
     : e.chat?.type === 'private'
       ? `bot · @${state.bot?.username ?? ''}`
-      : `${e.chat?.isForum ? 'forum' : 'group'} · the bot ${e.chat?.botCanPin ? 'can' : 'cannot'} pin`;
+      : `${e.chat?.isForum ? 'forum' : 'group'} · the bot ${e.chat?.botCanPin ? 'can' : 'cannot'} pin · it reads only messages that mention @${state.bot?.username ?? ''}, reply to it, or are commands`;
+  // In groups the bot answers only when addressed: say how, where the user types.
+  $('text').placeholder =
+    e.chat?.type === 'private'
+      ? 'Message'
+      : `Message — mention @${state.bot?.username ?? 'the bot'} or reply to it`;
 }
 
 function renderPinnedBar(e) {
