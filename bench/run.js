@@ -11,6 +11,7 @@ const benches = [
   ['agent-bridge', 'packages/agent-bridge/bench/bench.mjs'],
   ['gateway', 'packages/gateway/bench/run.mjs'],
   ['files', 'packages/gateway/bench/files.bench.mjs'],
+  ['reply-text', 'packages/gateway/bench/reply-text.bench.mjs'],
 ];
 const only = process.argv.slice(2);
 let failed = 0;

@@ -57,7 +57,9 @@ describe('end to end: files the agent sends', () => {
     if (!ops) throw new Error('no ops topic');
     system.start('gateway');
     system.start('bridge');
-    const asked = telegram.sendText(forum.id, 'report please', { threadId: ops.threadId });
+    const asked = telegram.sendText(forum.id, '@switchyard_sandbox_bot report please', {
+      threadId: ops.threadId,
+    });
     await telegram.waitFor(() => botMessages(telegram, forum.id).find((m) => m.text === 'Both sent.'), {
       timeoutMs: 90_000,
     });

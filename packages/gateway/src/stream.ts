@@ -48,8 +48,11 @@ export interface ReplyStreamOptions {
 
 /** The handle of one streamed reply. */
 export interface ReplyStream {
-  /** Shows `text` (the reply so far) live, within the chat's budget. Ignored after `finish`. */
-  show(text: string): void;
+  /**
+   * Shows the reply so far live, within the chat's budget; ignored after `finish`. `text` is read only
+   * when an edit is about to go out (at most about once a second), not at every delta.
+   */
+  show(text: () => string): void;
   /** Replaces the live text with the rendered final Markdown; resolves when Telegram has it. */
   finish(markdown: string): Promise<void>;
   /** The reply's messages, in order. */
@@ -65,7 +68,8 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
   /** What each message shows now (live text), so unchanged messages are not edited. */
   const shown: (string | undefined)[] = [];
   const liveKey = `stream:${options.key}`;
-  let latest = '';
+  /** Reads the reply so far (see `show`); empty until the first `show`. */
+  let latest: () => string = () => '';
   let finished = false;
   let scheduled = false;
 
@@ -75,7 +79,9 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
   const liveStep = async (): Promise<void> => {
     scheduled = false;
     if (finished) return;
-    const pieces = splitPlain(latest);
+    const text = latest();
+    if (text.trim().length === 0) return;
+    const pieces = splitPlain(text);
     const i = pieces.findIndex((piece, index) => shown[index] !== piece);
     if (i < 0) return;
     const piece = pieces[i] as string;
@@ -110,7 +116,9 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
         );
       }
     }
-    if (splitPlain(latest).some((p, index) => shown[index] !== p)) schedule();
+    // More arrived meanwhile (or more pieces are left to show): another step.
+    const now = latest();
+    if (now !== text || pieces.some((p, index) => shown[index] !== p)) schedule();
   };
 
   const schedule = (): void => {
@@ -192,9 +200,9 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
       return ids;
     },
     show(text) {
-      if (finished || text === latest) return;
+      if (finished) return;
       latest = text;
-      if (text.trim().length > 0) schedule();
+      schedule();
     },
     async finish(markdown) {
       finished = true;

@@ -12,6 +12,7 @@ import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protoc
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import type { Courier } from './courier.js';
+import { ReplyText } from './reply-text.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
 import { createReplyStream, type ReplyStream } from './stream.js';
@@ -45,9 +46,8 @@ export interface TurnsOptions {
 interface LiveTurn {
   turnId: string;
   route: Route;
-  order: string[];
-  blocks: Map<string, string>;
-  deltas: Map<string, string>;
+  /** The reply so far, built incrementally (see `reply-text.ts`). */
+  reply: ReplyText;
   stream: Promise<ReplyStream>;
   typing: NodeJS.Timeout | undefined;
 }
@@ -113,19 +113,13 @@ export function createTurns(options: TurnsOptions): Turns {
     turn.typing = setInterval(tick, typingEvery);
   };
 
-  const text = (turn: LiveTurn): string =>
-    turn.order
-      .map((id) => turn.blocks.get(id) ?? turn.deltas.get(id) ?? '')
-      .filter((t) => t.length > 0)
-      .join('\n\n');
+  const text = (turn: LiveTurn): string => turn.reply.text;
 
   const attach = (row: TurnRow, messageIds: Promise<number[]>): LiveTurn => {
     const turn: LiveTurn = {
       turnId: row.turnId,
       route: row.route,
-      order: row.blocks.map((b) => b.id),
-      blocks: new Map(row.blocks.map((b) => [b.id, b.text])),
-      deltas: new Map(),
+      reply: new ReplyText(row.blocks),
       typing: undefined,
       stream: messageIds.then((ids) => {
         store.setTurnMessages(row.turnId, ids);
@@ -245,8 +239,8 @@ export function createTurns(options: TurnsOptions): Turns {
   };
 
   const show = (turn: LiveTurn): void => {
-    const current = text(turn);
-    void turn.stream.then((s) => s.show(current));
+    // Read when the stream edits, not at each delta (see `reply-text.ts`).
+    void turn.stream.then((s) => s.show(() => turn.reply.text));
   };
 
   return {
@@ -298,9 +292,7 @@ export function createTurns(options: TurnsOptions): Turns {
           return;
         case 'text_delta': {
           const turn = live.get(frame.turnId);
-          if (!turn || turn.blocks.has(frame.blockId)) return;
-          if (!turn.order.includes(frame.blockId)) turn.order.push(frame.blockId);
-          turn.deltas.set(frame.blockId, (turn.deltas.get(frame.blockId) ?? '') + frame.delta);
+          if (!turn || !turn.reply.delta(frame.blockId, frame.delta)) return;
           show(turn);
           return;
         }
@@ -308,9 +300,7 @@ export function createTurns(options: TurnsOptions): Turns {
           store.setTurnBlock(frame.turnId, frame.blockId, frame.text);
           const turn = live.get(frame.turnId);
           if (turn) {
-            if (!turn.order.includes(frame.blockId)) turn.order.push(frame.blockId);
-            turn.blocks.set(frame.blockId, frame.text);
-            turn.deltas.delete(frame.blockId);
+            turn.reply.block(frame.blockId, frame.text);
             show(turn);
             cards.frame(turn.route, frame.turnId, frame);
           }
