@@ -14,6 +14,7 @@ import { BotApiError, refuse } from './api-error.js';
 import { callMethod, canonicalMethod } from './bot-api.js';
 import { ChatStore } from './chat-store.js';
 import { EventHub, type SandboxListener } from './events.js';
+import { type Fault, FaultPlan, type InjectedFailure } from './fault-plan.js';
 import type { MethodContext } from './method-context.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './rate-limiter.js';
 import type {
@@ -42,7 +43,7 @@ import {
   userUnpins,
 } from './user-actions.js';
 import { createWebView, type WebView } from './web/web-view.js';
-import type { WireBotUser, WireFailure, WireUpdate, WireUser } from './wire.js';
+import type { WireBotUser, WireUpdate, WireUser } from './wire.js';
 
 /** How to create a {@link TelegramServer}. Every field has a sandbox-friendly default. */
 export interface TelegramServerOptions {
@@ -74,15 +75,7 @@ export interface TelegramServerOptions {
   banner?: string;
 }
 
-/** A forced failure for the next matching requests (see {@link TelegramServer.failNext}). */
-export interface InjectedFailure {
-  /** Default 400. */
-  errorCode?: number;
-  /** The full description, e.g. "Bad Request: message to pin not found". */
-  description: string;
-  /** For 429s. */
-  retryAfter?: number;
-}
+export type { InjectedFailure } from './fault-plan.js';
 
 /** A chat as its user sees it. */
 export interface ChatView {
@@ -143,6 +136,23 @@ export interface TelegramServer {
   setBanner(text: string | undefined): void;
   /** Makes the next `times` (default 1) calls of `method` (optionally only for `chatId`) fail as given. */
   failNext(method: string, failure: InjectedFailure, options?: { times?: number; chatId?: number }): void;
+  /**
+   * Makes every call of `method` (`*`: every method; optionally only for `chatId`) fail as given for the
+   * next `durationMs`: a 5xx outage, a 429 storm. Counted failures (`failNext`, `dropNext`) go first.
+   */
+  failFor(method: string, failure: InjectedFailure, durationMs: number, options?: { chatId?: number }): void;
+  /**
+   * Closes the connection of the next `times` (default 1) calls of `method` without an answer. By
+   * default the call is carried out first, so the client cannot know its outcome (the message exists);
+   * with `afterCall: false` it is dropped unperformed.
+   */
+  dropNext(method: string, options?: { times?: number; chatId?: number; afterCall?: boolean }): void;
+  /** `getUpdates` neither answers nor delivers for the next `durationMs` (a stalled long poll). */
+  stallUpdates(durationMs: number): void;
+  /** Ends every planned fault now. */
+  clearFaults(): void;
+  /** Faults carried out so far: error answers, dropped connections, stalled polls. */
+  faultsInjected(): { fail: number; drop: number; stall: number };
 
   // --- a user's actions (each queues the update the bot receives)
   sendText(chatId: number, text: string, options?: SendOptions): SandboxMessage;
@@ -226,7 +236,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       : { username: 'sandbox_user' }),
   });
   const users: UserActionContext = { store, updates, defaultUser };
-  const failures: Array<InjectedFailure & { method: string; remaining: number; chatId?: number }> = [];
+  const faults = new FaultPlan(now);
   const inFlight = new Set<AbortController>();
   let nextUserId = defaultUser.id + 1;
   let server: Server | undefined;
@@ -246,17 +256,18 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     maxDownloadBytes: options.maxDownloadBytes ?? 20 * 1024 * 1024,
   });
 
-  /** The injected failure for this call, consumed; undefined when none applies. */
-  const takeFailure = (method: string, params: RequestParams): WireFailure | undefined => {
-    const chatId = Number(params.raw('chat_id'));
-    const index = failures.findIndex(
-      (f) =>
-        f.method.toLowerCase() === method.toLowerCase() && (f.chatId === undefined || f.chatId === chatId),
-    );
-    const failure = failures[index];
-    if (!failure) return undefined;
-    if (--failure.remaining <= 0) failures.splice(index, 1);
-    return new BotApiError(failure.errorCode ?? 400, failure.description, failure.retryAfter).toWire();
+  /** Waits out a stalled `getUpdates`; the call proceeds after (or ends with the client). */
+  const waitOutStall = async (signal: AbortSignal): Promise<void> => {
+    for (let left = faults.stalledFor(); left > 0 && !signal.aborted; left = faults.stalledFor())
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done(): void {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
   };
 
   async function handleApi(
@@ -274,22 +285,46 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     res.on('close', () => controller.abort());
     let params: RequestParams | undefined;
     let body: unknown;
+    let fault: Fault | undefined;
     try {
       params = RequestParams.parse(
         req.headers['content-type'],
         await readBody(req, options.maxRequestBytes),
         url.searchParams,
       );
-      body =
-        takeFailure(name, params) ??
-        (canonical
+      const raw = Number(params.raw('chat_id'));
+      fault = faults.take(name, Number.isSafeInteger(raw) ? raw : undefined);
+      if (fault?.kind === 'fail')
+        body = new BotApiError(
+          fault.failure.errorCode ?? 400,
+          fault.failure.description,
+          fault.failure.retryAfter,
+        ).toWire();
+      else if (fault?.kind === 'drop' && !fault.afterCall) body = undefined;
+      else {
+        if (name === 'getUpdates') await waitOutStall(controller.signal);
+        body = canonical
           ? await callMethod(canonical, params, methodContext(controller.signal))
-          : refuse('notFound').toWire());
+          : refuse('notFound').toWire();
+      }
     } catch (err) {
       body =
         err instanceof BotApiError ? err.toWire() : { ok: false, error_code: 500, description: String(err) };
     } finally {
       inFlight.delete(controller);
+    }
+    if (fault?.kind === 'drop') {
+      const dropped: ApiCallRecord = {
+        method: name,
+        ok: false,
+        at,
+        durationMs: now() - at,
+        description: 'connection dropped',
+      };
+      log.record(dropped);
+      hub.emit({ type: 'api_call', call: { ...dropped } });
+      res.socket?.destroy();
+      return;
     }
     const reply = body as { ok: boolean; error_code?: number; description?: string };
     const chatId = Number(params?.raw('chat_id'));
@@ -342,6 +377,11 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       if (!res.headersSent) sendJson(res, 500, { ok: false, error_code: 500, description: String(err) });
     });
   }
+
+  const scoped = (method: string, chatId: number | undefined) => ({
+    method,
+    ...(chatId !== undefined ? { chatId } : {}),
+  });
 
   const requireChatView = (chatId: number): SandboxChat => {
     const chat = store.chat(chatId);
@@ -428,13 +468,21 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       banner = text;
     },
     failNext(method, failure, opts = {}) {
-      failures.push({
-        ...failure,
-        method,
-        remaining: opts.times ?? 1,
-        ...(opts.chatId !== undefined ? { chatId: opts.chatId } : {}),
-      });
+      faults.next(scoped(method, opts.chatId), { kind: 'fail', failure }, opts.times ?? 1);
     },
+    failFor(method, failure, durationMs, opts = {}) {
+      faults.during(scoped(method, opts.chatId), { kind: 'fail', failure }, durationMs);
+    },
+    dropNext(method, opts = {}) {
+      faults.next(
+        scoped(method, opts.chatId),
+        { kind: 'drop', afterCall: opts.afterCall ?? true },
+        opts.times ?? 1,
+      );
+    },
+    stallUpdates: (durationMs) => faults.stall(durationMs),
+    clearFaults: () => faults.clear(),
+    faultsInjected: () => ({ ...faults.injected }),
 
     sendText: (chatId, text, opts) => userSendsText(users, chatId, text, opts),
     sendPhoto: (chatId, photo) => userSendsPhoto(users, chatId, photo),
