@@ -5,7 +5,7 @@
  */
 import { autoRetry } from '@grammyjs/auto-retry';
 import type { Logger } from '@switchyard/protocol';
-import { type Api, Bot, GrammyError } from 'grammy';
+import { type Api, Bot, GrammyError, HttpError } from 'grammy';
 import type { Budget } from './budget.js';
 
 /** The Bot API methods the gateway calls. */
@@ -61,6 +61,20 @@ export function isGone(error: unknown): boolean {
   );
 }
 
+/**
+ * The exchange failed without Telegram's answer (connection refused, reset or dropped): the call may or
+ * may not have been carried out.
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  return error instanceof HttpError;
+}
+
+/**
+ * Methods that create a message: retried after a network error they could double it, so auto-retry
+ * leaves their network errors to the caller (`send-journal.ts` probes before sending again).
+ */
+const CREATES_MESSAGE = new Set(['sendMessage']);
+
 /** Classifies a failure for the structured pin log. */
 export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail' {
   const code = errorCode(error);
@@ -73,7 +87,8 @@ export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail'
 /**
  * The gateway's `Bot`: every raw 429 tightens the chat's send budget (an inner transformer, so it sees
  * each one before auto-retry, installed after it and so outermost, waits it out and retries; auto-retry
- * also retries server and network errors, up to five times).
+ * also retries server errors, and network errors of every method but those that create a message, up to
+ * five times).
  */
 export function createBot(options: {
   token: string;
@@ -99,13 +114,17 @@ export function createBot(options: {
     }
     return result;
   });
-  bot.api.config.use(
+  const retry = (rethrowHttpErrors: boolean) =>
     autoRetry({
       maxRetryAttempts: 5,
       maxDelaySeconds: 120,
-      rethrowHttpErrors: false,
+      rethrowHttpErrors,
       rethrowInternalServerErrors: false,
-    }),
+    });
+  const retryAll = retry(false);
+  const retryAnswered = retry(true);
+  bot.api.config.use((prev, method, payload, signal) =>
+    (CREATES_MESSAGE.has(method) ? retryAnswered : retryAll)(prev, method, payload, signal),
   );
   return bot;
 }

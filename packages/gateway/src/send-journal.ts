@@ -27,14 +27,20 @@
  *    first id that does not exist (messages get increasing ids, and the send was the last thing in its
  *    lane) or after {@link MAX_PROBES} calls.
  *
- * Failure modes left: a send whose HTTP exchange failed after Telegram created the message (a network
- * error, not a crash) is treated as not sent; a message deleted by the user inside the ~ms between the
- * floor and the unresolved send would end the probe early. Both leave at most one stray message, as
- * before this journal.
+ * 4. An exchange that failed without an answer (a network error: the request may have been carried out,
+ *    the connection lost before its answer) is resolved on the spot the same way, still inside the
+ *    lane: probed, then adopted if the message exists, sent again only if it provably does not. Such a
+ *    send is never retried blindly (`bot-api.ts` leaves `sendMessage`'s network errors to this module),
+ *    so a placeholder, a reply chunk, a card or a keyboard can be neither doubled nor silently lost: a
+ *    probe that cannot decide leaves the row for the next boot's reconciliation and the send fails
+ *    (its owner logs it and goes on without that message).
+ *
+ * Failure mode left: a message deleted by the user inside the ~ms between the floor and the unresolved
+ * send would end the probe early, leaving at most one stray message.
  */
 import type { Logger } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
-import { type BotApi, errorText, isNotModified } from './bot-api.js';
+import { type BotApi, errorText, isNotModified, isOutcomeUnknown } from './bot-api.js';
 import type { Courier } from './courier.js';
 import type { GatewayStore, SendRow } from './store.js';
 
@@ -76,6 +82,8 @@ export interface SendJournal {
 
 /** Most `editMessageText` probes per unresolved send. */
 export const MAX_PROBES = 8;
+/** Most sends of one message whose exchanges failed without an answer (each probed as absent first). */
+const MAX_UNKNOWN_ATTEMPTS = 3;
 
 /** What the journal needs. */
 export interface SendJournalOptions {
@@ -104,29 +112,68 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
   const { api, store, courier, logger } = options;
 
   const send: JournaledSend = async (chatId, text, other, owned) => {
-    const sendId = store.beginSend({
-      chatId,
-      owner: owned?.owner,
-      text,
-      other: (other ?? {}) as Record<string, unknown>,
-    });
-    let sent: Message.TextMessage;
-    try {
-      sent = await api.sendMessage(chatId, text, other);
-    } catch (error) {
-      // Telegram refused it (or the exchange failed): no message is assumed to exist.
-      store.endSend(sendId, chatId, undefined);
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      const sendId = store.beginSend({
+        chatId,
+        owner: owned?.owner,
+        text,
+        other: (other ?? {}) as Record<string, unknown>,
+      });
+      let sent: Message.TextMessage;
+      try {
+        sent = await api.sendMessage(chatId, text, other);
+      } catch (error) {
+        if (!isOutcomeUnknown(error)) {
+          // Telegram refused it: no message exists.
+          store.endSend(sendId, chatId, undefined);
+          throw error;
+        }
+        // Sent or not, nobody knows: look before sending again (we hold the chat's lane).
+        const row = store.pendingSends().find((r) => r.sendId === sendId);
+        const found = row
+          ? await find(row, row.floor, store.inboundMessageIds(chatId), (probe) => probe())
+          : 'unknown';
+        logger.warn(
+          {
+            event: 'send_outcome_unknown',
+            chat: chatId,
+            attempt,
+            found: typeof found === 'number' ? 'sent' : found,
+          },
+          'send-journal',
+        );
+        if (found === 'unknown') throw error; // the row stays: the next boot's reconciliation resolves it
+        if (found === 'absent') {
+          store.endSend(sendId, chatId, undefined);
+          if (attempt < MAX_UNKNOWN_ATTEMPTS) continue;
+          throw error;
+        }
+        sent = {
+          message_id: found,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: chatId },
+          text,
+        } as Message.TextMessage;
+      }
+      store.atomically(() => {
+        owned?.adopt(sent.message_id);
+        store.endSend(sendId, chatId, sent.message_id);
+      });
+      return sent;
     }
-    store.atomically(() => {
-      owned?.adopt(sent.message_id);
-      store.endSend(sendId, chatId, sent.message_id);
-    });
-    return sent;
   };
 
-  /** The first bot message above `floor` that carries `row`'s content, or undefined. */
-  const find = async (row: SendRow, floor: number, users: Set<number>): Promise<number | undefined> => {
+  /**
+   * The first bot message above `floor` that carries `row`'s content; `absent` when there is none,
+   * `unknown` when a probe failed. `call` runs each probe (through the courier, or directly from inside
+   * the chat's lane).
+   */
+  const find = async (
+    row: SendRow,
+    floor: number,
+    users: Set<number>,
+    call: (probe: () => Promise<unknown>) => Promise<unknown>,
+  ): Promise<number | 'absent' | 'unknown'> => {
     const o = row.other;
     const same = {
       ...(o.parse_mode === undefined ? {} : { parse_mode: o.parse_mode }),
@@ -139,20 +186,18 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
       if (users.has(id)) continue;
       probes++;
       try {
-        await courier.call(row.chatId, () => api.editMessageText(row.chatId, id, row.text, same), {
-          priority: 'urgent',
-        });
+        await call(() => api.editMessageText(row.chatId, id, row.text, same));
         return id; // changed: the bot's message, though not byte-identical (found all the same)
       } catch (error) {
         if (isNotModified(error)) return id;
         const why = errorText(error);
-        if (/not found/i.test(why)) return undefined; // past the newest message
+        if (/not found/i.test(why)) return 'absent'; // past the newest message
         if (/can't be edited|not enough rights/i.test(why)) continue; // a user's or a service message
         logger.warn({ event: 'send_probe_failed', chat: row.chatId, error: why }, 'cannot probe');
-        return undefined;
+        return 'unknown';
       }
     }
-    return undefined;
+    return 'unknown';
   };
 
   /** Hands `messageId` to the row's owner; false when no owner can use it (it is then deleted). */
@@ -194,8 +239,10 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
       for (const row of store.pendingSends()) {
         report.pending++;
         const floor = Math.max(row.floor, found.get(row.chatId) ?? 0);
-        const messageId = await find(row, floor, store.inboundMessageIds(row.chatId));
-        if (messageId === undefined) {
+        const messageId = await find(row, floor, store.inboundMessageIds(row.chatId), (probe) =>
+          courier.call(row.chatId, probe, { priority: 'urgent' }),
+        );
+        if (typeof messageId !== 'number') {
           store.endSend(row.sendId, row.chatId, undefined);
           logger.info({ event: 'send_reconciled', chat: row.chatId, outcome: 'not-sent' }, 'send-journal');
           continue;

@@ -4,7 +4,7 @@
  * its owner — or deleted when its owner can no longer use it, or dropped when it was never sent.
  */
 import { silentLogger } from '@switchyard/protocol';
-import { GrammyError } from 'grammy';
+import { GrammyError, HttpError } from 'grammy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBudget } from '../src/budget.js';
 import { createCourier } from '../src/courier.js';
@@ -108,6 +108,55 @@ describe('send journal reconciliation', () => {
     expect(deleted).toEqual([5]);
     // Chat 1: found right above its floor (4). Chat 2: nothing above its floor, so it was never sent.
     expect(probes).toEqual([5, 1]);
+    expect(s.pendingSends()).toHaveLength(0);
+  });
+
+  it('a send whose answer was lost is found and adopted, never sent twice; one that never arrived is sent again', async () => {
+    const chat = new Map([[1, { bot: false, text: 'hello' }]]);
+    const { api, probes } = fakeChat(chat);
+    /** Per call: 'lost' creates the message and loses the answer, 'refused' creates nothing, both fail. */
+    const plan: ('lost' | 'refused' | 'ok')[] = ['lost', 'refused', 'ok'];
+    let sends = 0;
+    const sendingApi = {
+      ...api,
+      sendMessage: async (_chat: number, text: string) => {
+        sends++;
+        const outcome = plan.shift() ?? 'ok';
+        if (outcome !== 'refused') chat.set(chat.size + 1, { bot: true, text });
+        if (outcome !== 'ok') throw new HttpError('Network request failed', new Error('socket hang up'));
+        return { message_id: chat.size, text };
+      },
+    };
+    const { s, journal } = journalOver(sendingApi);
+    const adopted: number[] = [];
+    const first = await journal.send(
+      1,
+      'placeholder',
+      {},
+      {
+        owner: { kind: 'prompt', token: 'unused' },
+        adopt: (id) => adopted.push(id),
+      },
+    );
+    // Carried out, answer lost: probed (1 is the user's, 2 is ours: "not modified"), adopted, not resent.
+    expect(first.message_id).toBe(2);
+    expect(sends).toBe(1);
+    expect(probes).toEqual([1, 2]);
+    const second = await journal.send(
+      1,
+      'reply chunk',
+      {},
+      { owner: { kind: 'prompt', token: 'x' }, adopt: (id) => adopted.push(id) },
+    );
+    // Never arrived: the probe finds nothing above the floor (2), so it is sent again, once.
+    expect(probes).toEqual([1, 2, 3]);
+    expect(sends).toBe(3);
+    expect(second.message_id).toBe(3);
+    expect(adopted).toEqual([2, 3]);
+    expect([...chat.values()].filter((m) => m.bot).map((m) => m.text)).toEqual([
+      'placeholder',
+      'reply chunk',
+    ]);
     expect(s.pendingSends()).toHaveLength(0);
   });
 });
