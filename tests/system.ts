@@ -4,10 +4,12 @@
  * A test can kill either service at any moment and start it again, and read the chat as the user sees it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { conversationDir } from '@switchyard/agent-bridge';
+import { conversationKey } from '@switchyard/protocol';
 import {
   createScriptedModel,
   createTelegramServer,
@@ -46,6 +48,10 @@ export interface System {
   dir: string;
   /** The generated config file (for running other `switchyard` commands against this system). */
   configPath: string;
+  /** The bot token the services use (to prove it never reaches a log). */
+  token: string;
+  /** The pid of the Claude process recorded for a conversation (chat, forum topic), if any. */
+  claudePid(chatId: number, threadId?: number): number | undefined;
   start(service: Service): void;
   /** Sends a signal and waits until the process is gone. */
   kill(service: Service, signal?: NodeJS.Signals): Promise<void>;
@@ -123,6 +129,18 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     chatId,
     dir,
     configPath: config,
+    token: TOKEN,
+    claudePid(chatId, threadId) {
+      // The conversation's claude reads its FIFO on stdin: the one process whose fd 0 is that file.
+      const fifo = `/${conversationDir(conversationKey(threadId === undefined ? { chatId } : { chatId, threadId }))}/stdin.fifo`;
+      return processesOf(dir).find((p) => {
+        try {
+          return readlinkSync(`/proc/${p.pid}/fd/0`).endsWith(fifo);
+        } catch {
+          return false;
+        }
+      })?.pid;
+    },
     start,
     kill,
     pid: (service) => children.get(service)?.pid,

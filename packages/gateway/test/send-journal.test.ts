@@ -46,7 +46,9 @@ function fakeChat(messages: Map<number, { bot: boolean; text: string }>) {
   return { api, probes, deleted };
 }
 
-function journalOver(api: ReturnType<typeof fakeChat>['api']) {
+function journalOver(
+  api: Omit<ReturnType<typeof fakeChat>['api'], 'sendMessage'> & { sendMessage: unknown },
+) {
   const s = openGatewayStore(':memory:');
   store = s;
   const courier = createCourier(createBudget({ globalPerSecond: 1000, burst: 100, privateIntervalMs: 1 }));

@@ -1,0 +1,223 @@
+/**
+ * "Nothing lost, nothing doubled", as one pure function over what the outside world recorded: the
+ * Telegram stand-in's chats, the scripted model's requests and the services' logs. The fault matrix and
+ * the soak both judge every run with {@link checkInvariants}; {@link collectEvidence} reads a running
+ * system into its input.
+ *
+ * The conventions it relies on (see {@link question} and {@link answerTo}): every user message carries a
+ * unique token `q-<conversation>-<n>`, and the script answers each with `Answer to <token>.`, so the
+ * token names one message wherever it shows up.
+ */
+
+import { PLACEHOLDER } from '@switchyard/gateway';
+import type { RecordedRequest, SandboxMessage } from '@switchyard/sandbox';
+import type { System } from '../system.js';
+
+/** One conversation of a case: where it lives and the tokens its user sent, in order. */
+export interface ConversationPlan {
+  /** Short lowercase name, part of every token (`q-<name>-<n>`). */
+  name: string;
+  chatId: number;
+  /** The forum topic, when the conversation is one. */
+  threadId?: number;
+  /** Tokens sent, in the order the user sent them. */
+  sent: string[];
+  /**
+   * Tokens whose turn a fault ended before its answer (the CLI killed mid-turn, a hung call stopped): each
+   * still reached the model once, and its answer may be missing but never doubled.
+   */
+  interrupted: string[];
+}
+
+/** Everything the checker reads; plain data. */
+export interface Evidence {
+  conversations: readonly ConversationPlan[];
+  /** Per conversation (same order): the bot's visible messages there, oldest first. */
+  botMessages: readonly (readonly Pick<SandboxMessage, 'messageId' | 'text'>[])[];
+  /** Per conversation: message ids pinned in its chat at the end. */
+  pinned: readonly (readonly number[])[];
+  /** The model's main-agent Messages request bodies, in arrival order. */
+  requests: readonly unknown[];
+  /** The services' combined output. */
+  logs: string;
+  /** Strings that must never appear in a log: the bot token, its secret part. */
+  secrets: readonly string[];
+  /** Callback queries pressed on prompts, with how many answers each got. */
+  promptAnswers?: readonly { id: string; answers: number }[];
+}
+
+/** One broken promise, named for the report. */
+export interface Violation {
+  conversation?: string;
+  rule:
+    | 'lost'
+    | 'duplicated'
+    | 'reordered'
+    | 'unanswered'
+    | 'answered-twice'
+    | 'placeholder'
+    | 'pin'
+    | 'prompt'
+    | 'log';
+  detail: string;
+}
+
+/** The per-run tally the soak prints. */
+export interface Tally {
+  sent: number;
+  answeredOnce: number;
+  lost: number;
+  duplicated: number;
+  strayPlaceholders: number;
+}
+
+/** The user message carrying token `q-<conversation>-<n>`. */
+export const question = (token: string): string => `please answer ${token} now`;
+/** The model's final text for the message carrying `token`. */
+export const answerTo = (token: string): string => `Answer to ${token}.`;
+/** Every token in a text, in order. */
+export const tokensIn = (text: string): string[] => text.match(/\bq-[a-z0-9]+-\d+\b/g) ?? [];
+
+/** Placeholders that a finished conversation must not show any more. */
+const TRANSIENT: readonly string[] = [
+  PLACEHOLDER.reply,
+  PLACEHOLDER.queued,
+  PLACEHOLDER.waiting,
+  PLACEHOLDER.steer,
+];
+
+/** The text of the user-role messages of a Messages request body, in order. */
+function userTexts(body: unknown): string[] {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((m: { role?: unknown; content?: unknown }) => {
+    if (m.role !== 'user') return [];
+    if (typeof m.content === 'string') return [m.content];
+    if (!Array.isArray(m.content)) return [];
+    return m.content.flatMap((b: { type?: unknown; text?: unknown }) =>
+      b.type === 'text' && typeof b.text === 'string' ? [b.text] : [],
+    );
+  });
+}
+
+/** Checks every invariant; returns the violations (none when the run kept every promise) and the tally. */
+export function checkInvariants(evidence: Evidence): { violations: Violation[]; tally: Tally } {
+  const violations: Violation[] = [];
+  const tally: Tally = { sent: 0, answeredOnce: 0, lost: 0, duplicated: 0, strayPlaceholders: 0 };
+  const histories = evidence.requests.map((body) => userTexts(body).flatMap(tokensIn));
+  evidence.conversations.forEach((plan, i) => {
+    const c = plan.name;
+    const mine = (t: string) => t.startsWith(`q-${c}-`);
+    tally.sent += plan.sent.length;
+    // The model: the newest request of this conversation holds its whole history, each message once.
+    const history = histories.findLast((h) => h.some(mine))?.filter(mine) ?? [];
+    const order = [...new Set(history)];
+    const expected = plan.sent.filter((t) => order.includes(t));
+    if (order.join() !== expected.join())
+      violations.push({
+        conversation: c,
+        rule: 'reordered',
+        detail: `model saw ${order.join(' ')}; sent ${plan.sent.join(' ')}`,
+      });
+    // The chat: each message's answer exactly once, in order; no transient placeholder left.
+    const messages = evidence.botMessages[i] ?? [];
+    const shown = messages.flatMap((m) => m.text.match(/Answer to q-[a-z0-9]+-\d+\./g) ?? []);
+    for (const token of plan.sent) {
+      const read = history.filter((t) => t === token).length;
+      const answered = shown.filter((t) => t === answerTo(token)).length;
+      if (read === 0)
+        violations.push({ conversation: c, rule: 'lost', detail: `${token} never reached the model` });
+      if (read > 1)
+        violations.push({
+          conversation: c,
+          rule: 'duplicated',
+          detail: `${token} reached the model ${read} times`,
+        });
+      const excused = plan.interrupted.includes(token);
+      if (answered === 0 && !excused)
+        violations.push({ conversation: c, rule: 'unanswered', detail: `no answer to ${token} in the chat` });
+      if (answered > 1)
+        violations.push({
+          conversation: c,
+          rule: 'answered-twice',
+          detail: `answer to ${token} shown ${answered} times`,
+        });
+      if (read > 1 || answered > 1) tally.duplicated++;
+      else if (read === 0 || (answered === 0 && !excused)) tally.lost++;
+      else tally.answeredOnce++;
+    }
+    const foreign = shown.filter((s) => !plan.sent.some((t) => s === answerTo(t)));
+    if (foreign.length > 0)
+      violations.push({
+        conversation: c,
+        rule: 'answered-twice',
+        detail: `answers that belong elsewhere: ${foreign.join(' ')}`,
+      });
+    const shownOrder = [...new Set(shown)].filter((s) => plan.sent.some((t) => s === answerTo(t)));
+    const expectedOrder = plan.sent.map(answerTo).filter((s) => shownOrder.includes(s));
+    if (shownOrder.join() !== expectedOrder.join())
+      violations.push({
+        conversation: c,
+        rule: 'reordered',
+        detail: `answers shown as ${shownOrder.join(' ')}`,
+      });
+    for (const m of messages)
+      if (TRANSIENT.includes(m.text)) {
+        tally.strayPlaceholders++;
+        violations.push({
+          conversation: c,
+          rule: 'placeholder',
+          detail: `message ${m.messageId} still says "${m.text}"`,
+        });
+      }
+    for (const id of evidence.pinned[i] ?? [])
+      violations.push({ conversation: c, rule: 'pin', detail: `message ${id} left pinned` });
+  });
+  for (const p of evidence.promptAnswers ?? [])
+    if (p.answers !== 1)
+      violations.push({ rule: 'prompt', detail: `callback ${p.id} answered ${p.answers} times` });
+  for (const secret of evidence.secrets)
+    if (evidence.logs.includes(secret))
+      violations.push({ rule: 'log', detail: 'a log line carries the bot token' });
+  for (const plan of evidence.conversations)
+    for (const token of plan.sent)
+      if (evidence.logs.includes(question(token)) || evidence.logs.includes(answerTo(token)))
+        violations.push({
+          conversation: plan.name,
+          rule: 'log',
+          detail: `a log line carries the text of ${token}`,
+        });
+  return { violations, tally };
+}
+
+/** Reads a running system into {@link Evidence} for `conversations`. */
+export function collectEvidence(
+  system: System,
+  conversations: readonly ConversationPlan[],
+  extra: Pick<Evidence, 'promptAnswers'> = {},
+): Evidence {
+  const { telegram, model } = system;
+  const inPlace = (plan: ConversationPlan, m: SandboxMessage) =>
+    m.from === 'bot' && m.kind !== 'service' && (plan.threadId === undefined || m.threadId === plan.threadId);
+  return {
+    conversations,
+    botMessages: conversations.map((plan) =>
+      telegram
+        .messages(plan.chatId)
+        .filter((m) => inPlace(plan, m))
+        .map((m) => ({ messageId: m.messageId, text: m.text })),
+    ),
+    pinned: conversations.map((plan) => telegram.chat(plan.chatId).pinned.map((m) => m.messageId)),
+    requests: model
+      .messageRequests()
+      .filter((r: RecordedRequest) => r.view?.kind === 'main')
+      .map((r) => r.body),
+    logs: system.logs(),
+    secrets: [system.token, system.token.split(':')[1] ?? system.token],
+    ...extra,
+  };
+}
+
+/** The violations as lines, for a failure message. */
+export const describeViolations = (violations: readonly Violation[]): string =>
+  violations.map((v) => `${v.rule}${v.conversation ? ` [${v.conversation}]` : ''}: ${v.detail}`).join('\n');
