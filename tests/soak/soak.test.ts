@@ -1,0 +1,28 @@
+/**
+ * The soak as a test: `SOAK_MINUTES` (default 2, the CI version) of random faults under load, judged by
+ * the invariant checker; prints one line (messages sent, answered once, lost, duplicated, stray
+ * placeholders, faults injected). `SOAK_MESSAGES` (default 200) and `SOAK_SEED` (default 14) vary it.
+ */
+import { expect, it } from 'vitest';
+import { describeViolations } from '../faults/invariants.js';
+import { runSoak } from './soak.js';
+
+const minutes = Number(process.env.SOAK_MINUTES ?? 2);
+const durationMs = Math.round(minutes * 60_000);
+
+it(
+  `soak: ${minutes} min of random faults under load, nothing lost, nothing doubled`,
+  async () => {
+    const result = await runSoak({
+      durationMs,
+      messages: Number(process.env.SOAK_MESSAGES ?? 200),
+      seed: Number(process.env.SOAK_SEED ?? 14),
+    });
+    console.log(result.line);
+    console.log(`soak faults by kind: ${JSON.stringify(result.byKind)}`);
+    if (result.violations.length > 0) console.log(result.logs.slice(-30_000));
+    expect(describeViolations(result.violations)).toBe('');
+    expect(result.tally.answeredOnce).toBe(result.tally.sent);
+  },
+  durationMs + 400_000,
+);

@@ -1,0 +1,161 @@
+/**
+ * The soak: five conversations (three private chats, two forum topics) send a steady stream of messages
+ * while random faults hit the services, Telegram, the model and the CLI; then the faults stop, everything
+ * settles, and the invariant checker judges the whole run. Run by `soak.test.ts` (see the root README,
+ * "Reliability", for the command and its duration variable).
+ */
+import { overloaded, rateLimited } from '@switchyard/sandbox';
+import { type Conversation, type FaultWorld, startWorld } from '../faults/harness.js';
+import type { Tally, Violation } from '../faults/invariants.js';
+
+/** How long and how much. */
+export interface SoakOptions {
+  durationMs: number;
+  /** Messages sent in all, spread evenly over the duration. */
+  messages: number;
+  /** Seeds the fault choice, so a failing run can be repeated. */
+  seed: number;
+}
+
+/** What a soak found. */
+export interface SoakResult {
+  tally: Tally;
+  faults: number;
+  byKind: Record<string, number>;
+  violations: Violation[];
+  /** The one line the soak prints. */
+  line: string;
+  logs: string;
+}
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs one soak; resolves when the system has settled and been judged and stopped. */
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const next = random(options.seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const world = await startWorld({ privateChats: 3, topics: 2, card: { showDelayMs: 2_000 } });
+  const byKind: Record<string, number> = {};
+  const count = (kind: string) => {
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+  };
+  try {
+    const deadline = Date.now() + options.durationMs;
+    const senders = sendSteadily(world, options, pick);
+    while (Date.now() < deadline - 5_000) {
+      await pause(3_000 + next() * 6_000);
+      await injectOne(world, pick, count);
+    }
+    await senders;
+    world.system.telegram.clearFaults();
+    await world.settled(240_000);
+    const { tally, violations } = world.verdict();
+    const faults = Object.values(byKind).reduce((a, b) => a + b, 0);
+    const line =
+      `soak ${Math.round(options.durationMs / 1000)} s: messages sent ${tally.sent}, answered once ${tally.answeredOnce}, ` +
+      `lost ${tally.lost}, duplicated ${tally.duplicated}, stray placeholders ${tally.strayPlaceholders}, ` +
+      `faults injected ${faults}`;
+    return { tally, faults, byKind, violations, line, logs: world.system.logs() };
+  } finally {
+    await world.stop();
+  }
+}
+
+/** Sends `options.messages` questions round-robin-at-random over the conversations, evenly in time. */
+async function sendSteadily(
+  world: FaultWorld,
+  options: SoakOptions,
+  pick: <T>(items: readonly T[]) => T,
+): Promise<void> {
+  const every = (options.durationMs - 10_000) / options.messages;
+  for (let i = 0; i < options.messages; i++) {
+    pick(world.conversations).ask();
+    await pause(every);
+  }
+}
+
+/** One random fault; waits for services it stopped to be started again. */
+async function injectOne(
+  world: FaultWorld,
+  pick: <T>(items: readonly T[]) => T,
+  count: (kind: string) => void,
+): Promise<void> {
+  const { system } = world;
+  const { telegram } = system;
+  const c: Conversation = pick(world.conversations);
+  const kind = pick([
+    'bridge SIGKILL',
+    'bridge SIGTERM',
+    'gateway SIGKILL',
+    'gateway SIGTERM',
+    'sendMessage answer lost',
+    'editMessageText answer lost',
+    'Telegram 5xx 5 s',
+    '429 storm 5 s',
+    'getUpdates stalled 5 s',
+    'Messages API 529',
+    'Messages API 429',
+    'CLI killed idle',
+  ] as const);
+  switch (kind) {
+    case 'bridge SIGKILL':
+    case 'bridge SIGTERM':
+    case 'gateway SIGKILL':
+    case 'gateway SIGTERM': {
+      const [service, signal] = kind.split(' ') as ['bridge' | 'gateway', NodeJS.Signals];
+      await system.kill(service, signal);
+      await pause(500);
+      system.start(service);
+      break;
+    }
+    case 'sendMessage answer lost':
+      telegram.dropNext('sendMessage', { chatId: c.chatId });
+      break;
+    case 'editMessageText answer lost':
+      telegram.dropNext('editMessageText', { chatId: c.chatId });
+      break;
+    case 'Telegram 5xx 5 s':
+      telegram.failFor('*', { errorCode: 502, description: 'Bad Gateway' }, 5_000, { chatId: c.chatId });
+      break;
+    case '429 storm 5 s':
+      telegram.failFor(
+        '*',
+        { errorCode: 429, description: 'Too Many Requests: retry after 1', retryAfter: 1 },
+        5_000,
+        { chatId: c.chatId },
+      );
+      break;
+    case 'getUpdates stalled 5 s':
+      telegram.stallUpdates(5_000);
+      break;
+    case 'Messages API 529':
+      world.script(world.nextToken(c), { before: [overloaded(1)], long: false });
+      break;
+    case 'Messages API 429':
+      world.script(world.nextToken(c), { before: [rateLimited(1, 1)], long: false });
+      break;
+    case 'CLI killed idle': {
+      // Only between turns (every message answered), so no turn is cut short and every check stays strict.
+      const pid = system.claudePid(c.chatId, c.threadId);
+      const idle = c.sent.every((t) =>
+        telegram.messages(c.chatId).some((m) => m.from === 'bot' && m.text.includes(world.finalText(t))),
+      );
+      if (pid === undefined || !idle) return;
+      process.kill(pid, 'SIGKILL');
+      break;
+    }
+  }
+  count(kind);
+}
