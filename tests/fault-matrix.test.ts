@@ -28,7 +28,9 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Runs the world's checks, printing the services' logs when something is wrong. */
 async function judge(world: FaultWorld): Promise<void> {
   await world.settled();
-  const { violations } = world.verdict();
+  const { violations, tally } = world.verdict();
+  const interrupted = world.conversations.reduce((n, c) => n + c.interrupted.length, 0);
+  console.log(`fault matrix tally: ${JSON.stringify(tally)}, turns cut by their fault: ${interrupted}`);
   if (violations.length > 0) console.log(world.system.logs().slice(-30_000));
   expect(describeViolations(violations)).toBe('');
 }

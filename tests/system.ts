@@ -114,6 +114,9 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     };
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
+    child.once('exit', (code, signal) => {
+      output += `${JSON.stringify({ harness: 'exit', service, pid: child.pid, code, signal })}\n`;
+    });
     children.set(service, child);
   };
   const kill = async (service: Service, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {

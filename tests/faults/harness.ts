@@ -62,8 +62,10 @@ export interface FaultWorld {
 export interface WorldOptions {
   /** Private chats, each with its own allowed user. */
   privateChats: number;
-  /** Forum topics (in one forum). */
+  /** Forum topics (in one forum, or each in a forum of its own with `forumPerTopic`). */
   topics: number;
+  /** Groups share Telegram's 20-messages-a-minute limit: load tests give each topic its own forum. */
+  forumPerTopic?: boolean;
   /** Config over the defaults (`maxLiveSessions`, card…). */
   agent?: Record<string, unknown>;
   card?: SystemOptions['card'];
@@ -76,16 +78,26 @@ const NAMES = 'abcdefghijklmnopqrstuvwxyz';
 export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   const behaviours = new Map<string, Behaviour>();
   const users: WireUser[] = [];
+  /** Tokens the script has answered: a turn's answer covers every earlier message not yet answered. */
+  const answered = new Set<string>();
+  /** The final text for `token`, preceded by the answers still due to earlier messages (read as steers). */
+  const answerUpTo = (token: string): string => {
+    const conversation = conversations.find((c) => c.sent.includes(token));
+    const sent = conversation?.sent ?? [token];
+    const due = sent.slice(0, sent.indexOf(token) + 1).filter((t) => !answered.has(t));
+    for (const t of due) answered.add(t);
+    return (due.length > 0 ? due : [token]).map(finalText).join('\n');
+  };
   const rules = (): Rule[] => [
     ...[...behaviours].map(([token, b]) =>
       rule(
         new RegExp(`\\b${token}\\b(?![\\s\\S]*\\bq-[a-z0-9]+-\\d+\\b)`),
         ...(typeof b === 'object' ? b.before : []),
-        say(finalText(token), slow(b)),
+        () => say(answerUpTo(token), slow(b)),
       ),
     ),
-    // Default: every token in the text answered at once (messages read together get one answer).
-    rule(/\bq-[a-z0-9]+-\d+\b/, (ctx) => say(tokensIn(ctx.userText).map(finalText).join('\n'))),
+    // Default: the newest message of the text and every earlier one not answered yet.
+    rule(/\bq-[a-z0-9]+-\d+\b/, (ctx) => say(answerUpTo(tokensIn(ctx.userText).at(-1) ?? ''))),
   ];
   const finalText = (token: string): string => {
     const b = behaviours.get(token) ?? 'short';
@@ -130,16 +142,15 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   users.forEach((user, i) => {
     conversations.push(make(NAMES[i] ?? `p${i}`, telegram.privateChat(user).id));
   });
-  if (options.topics > 0) {
-    const forum = telegram.createGroup({
-      title: 'projects',
-      supergroup: true,
-      forum: true,
-      topics: Array.from({ length: options.topics }, (_, i) => `topic ${i}`),
-    });
-    forum.topics.forEach((topic, i) => {
-      conversations.push(make(`t${NAMES[i] ?? i}`, forum.id, topic.threadId));
-    });
+  const names = Array.from({ length: options.topics }, (_, i) => `topic ${i}`);
+  const forums = options.forumPerTopic ? names.map((n) => [n]) : names.length > 0 ? [names] : [];
+  let topicIndex = 0;
+  for (const topics of forums) {
+    const forum = telegram.createGroup({ title: 'projects', supergroup: true, forum: true, topics });
+    for (const topic of forum.topics) {
+      conversations.push(make(`t${NAMES[topicIndex] ?? topicIndex}`, forum.id, topic.threadId));
+      topicIndex++;
+    }
   }
   const texts = (c: Conversation): string[] =>
     telegram

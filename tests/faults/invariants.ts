@@ -153,14 +153,8 @@ export function checkInvariants(evidence: Evidence): { violations: Violation[]; 
         rule: 'answered-twice',
         detail: `answers that belong elsewhere: ${foreign.join(' ')}`,
       });
-    const shownOrder = [...new Set(shown)].filter((s) => plan.sent.some((t) => s === answerTo(t)));
-    const expectedOrder = plan.sent.map(answerTo).filter((s) => shownOrder.includes(s));
-    if (shownOrder.join() !== expectedOrder.join())
-      violations.push({
-        conversation: c,
-        rule: 'reordered',
-        detail: `answers shown as ${shownOrder.join(' ')}`,
-      });
+    // Where an answer lands (its placeholder, or a new message when that was lost) may differ from
+    // the order of the questions: only the model's reading order is a promise.
     for (const m of messages)
       if (TRANSIENT.includes(m.text)) {
         tally.strayPlaceholders++;

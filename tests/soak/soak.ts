@@ -46,7 +46,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const next = random(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  const world = await startWorld({ privateChats: 3, topics: 2, card: { showDelayMs: 2_000 } });
+  const world = await startWorld({
+    privateChats: 3,
+    topics: 2,
+    forumPerTopic: true,
+    card: { showDelayMs: 2_000 },
+  });
   const byKind: Record<string, number> = {};
   const count = (kind: string) => {
     byKind[kind] = (byKind[kind] ?? 0) + 1;
@@ -73,15 +78,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   }
 }
 
-/** Sends `options.messages` questions round-robin-at-random over the conversations, evenly in time. */
+/**
+ * Sends `options.messages` questions at random over the conversations, evenly in time. A group may get
+ * 20 bot messages a minute from Telegram and each answer costs a placeholder and its final edit, so the
+ * topics get one message in fourteen each; the private chats (one a second) take the rest.
+ */
 async function sendSteadily(
   world: FaultWorld,
   options: SoakOptions,
   pick: <T>(items: readonly T[]) => T,
 ): Promise<void> {
   const every = (options.durationMs - 10_000) / options.messages;
+  const weighted = world.conversations.flatMap((c) =>
+    Array.from({ length: c.threadId === undefined ? 4 : 1 }, () => c),
+  );
   for (let i = 0; i < options.messages; i++) {
-    pick(world.conversations).ask();
+    pick(weighted).ask();
     await pause(every);
   }
 }

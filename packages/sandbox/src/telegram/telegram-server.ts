@@ -320,6 +320,9 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
         at,
         durationMs: now() - at,
         description: 'connection dropped',
+        ...(Number.isSafeInteger(Number(params?.raw('chat_id')))
+          ? { chatId: Number(params?.raw('chat_id')) }
+          : {}),
       };
       log.record(dropped);
       hub.emit({ type: 'api_call', call: { ...dropped } });
