@@ -144,7 +144,7 @@ export function checkInvariants(evidence: Evidence): { violations: Violation[]; 
         });
       if (read > 1 || answered > 1) tally.duplicated++;
       else if (read === 0 || (answered === 0 && !excused)) tally.lost++;
-      else tally.answeredOnce++;
+      else if (answered === 1) tally.answeredOnce++; // an excused turn without its answer counts as neither
     }
     const foreign = shown.filter((s) => !plan.sent.some((t) => s === answerTo(t)));
     if (foreign.length > 0)
