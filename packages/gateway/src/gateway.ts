@@ -28,6 +28,7 @@ import type { CardOptions } from './card-driver.js';
 import { createCommandRunner, type InlineButton } from './commands.js';
 import { createCourier } from './courier.js';
 import { createFileSender } from './files.js';
+import { createKnownChats } from './known-chats.js';
 import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
@@ -174,6 +175,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger: logger.child({ component: 'commands' }),
   });
   const files = createFileSender({ api: bot.api, store: db, courier, send, logger });
+  const knownChats = createKnownChats(db, [...options.allowUsers, ...(options.allowChats ?? [])]);
   const onFrame = createFrameDispatch({
     live: () => renderers,
     commands,
@@ -183,6 +185,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       agentStatus = status;
       if (status.route) conversationStatus.set(conversationKey(status.route), status);
     },
+    allows: (route) => knownChats.allows(route),
     setLastError,
     logger,
   });
@@ -197,6 +200,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
     allowed,
     allowedUser: (userId) => allowUsers.has(userId),
+    noteChat: (chatId) => knownChats.note(chatId),
     listensToAll: (chatId) => listenAll.has(chatId),
     reply,
     commands,

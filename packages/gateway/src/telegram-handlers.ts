@@ -35,6 +35,8 @@ export interface TelegramHandlerOptions {
   allowed(update: Update): boolean;
   /** Whether a Telegram user is on the allowlist (the author of a quoted message). */
   allowedUser(userId: number): boolean;
+  /** An allowed user's message was accepted from this chat: the bridge may address it. */
+  noteChat(chatId: number): void;
   /** Groups where the bot reads every message (`listen: all`), not only what is addressed to it. */
   listensToAll(chatId: number): boolean;
   /** Sends a plain message to a chat; never rejects. */
@@ -65,6 +67,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       done();
       return;
     }
+    options.noteChat(message.chat.id);
     const raw = message.text ?? message.caption ?? '';
     const text = group ? stripMention(raw, me.username) : raw;
 

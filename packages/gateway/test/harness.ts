@@ -198,3 +198,14 @@ export function botMessages(tg: TelegramServer, chatId: number): SandboxMessage[
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * The allowed user addresses the bot in `chatId` (and waits until the bridge has the message): the
+ * gateway lets the bridge address only chats the agent talked in, so a test that has the fake bridge
+ * start a turn or a prompt in a group introduces the group first.
+ */
+export async function introduce(world: World, bridge: FakeBridge, chatId: number): Promise<void> {
+  const before = framesOf(bridge, 'user_message').length;
+  world.tg.sendText(chatId, '@switchyard_sandbox_bot hello');
+  await waitUntil(() => framesOf(bridge, 'user_message').length > before);
+}

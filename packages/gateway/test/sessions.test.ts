@@ -26,12 +26,30 @@ describe('conversation commands', () => {
       type: 'sessions',
       commandId: request.commandId,
       sessions: [
-        { route: { chatId }, live: true, state: 'running', turnId: 't1', queued: 2, costUsd: 0.125, lastActiveAt: 2 },
-        { route: { chatId: -100777, threadId: 22 }, name: 'api', live: false, state: 'idle', queued: 0, costUsd: 1.5, lastActiveAt: 1 },
+        {
+          route: { chatId },
+          live: true,
+          state: 'running',
+          turnId: 't1',
+          queued: 2,
+          costUsd: 0.125,
+          lastActiveAt: 2,
+        },
+        {
+          route: { chatId: -100777, threadId: 22 },
+          name: 'api',
+          live: false,
+          state: 'idle',
+          queued: 0,
+          costUsd: 1.5,
+          lastActiveAt: 1,
+        },
       ],
     });
     const list = await botMessage(tg, chatId, (t) => t.startsWith('2 conversation(s)'));
-    expect(list.text).toContain(`1. private chat ${chatId} — live, running · turn running · 2 queued · $0.125`);
+    expect(list.text).toContain(
+      `1. private chat ${chatId} — live, running · turn running · 2 queued · $0.125`,
+    );
     expect(list.text).toContain('2. api — idle (no process) · $1.50');
     const labels = list.replyMarkup?.inline_keyboard.flat().map((b) => b.text);
     expect(labels).toEqual(['⏹ Stop 1', '♻️ Reset 1', '⏹ Stop 2', '♻️ Reset 2']);
@@ -41,7 +59,12 @@ describe('conversation commands', () => {
     const stopFrame = await received(bridge, 'stop_session');
     expect(stopFrame.route).toEqual({ chatId: -100777, threadId: 22 });
     // The result is said in the chat that pressed, not in the stopped conversation.
-    await bridge.send({ type: 'command_result', commandId: stopFrame.commandId, ok: true, message: 'Stopped it.' });
+    await bridge.send({
+      type: 'command_result',
+      commandId: stopFrame.commandId,
+      ok: true,
+      message: 'Stopped it.',
+    });
     await botMessage(tg, chatId, (t) => t === 'Stopped it.');
 
     const reset = tg.pressButton(chatId, list.messageId, { text: '♻️ Reset 1' });
@@ -58,9 +81,15 @@ describe('conversation commands', () => {
     if (!web) throw new Error('no topic');
     tg.sendText(forum.id, '/rename Web frontend', { threadId: web.threadId });
     const rename = await received(bridge, 'rename');
-    expect(rename).toMatchObject({ name: 'Web frontend', route: { chatId: forum.id, threadId: web.threadId } });
+    expect(rename).toMatchObject({
+      name: 'Web frontend',
+      route: { chatId: forum.id, threadId: web.threadId },
+    });
     tg.sendText(forum.id, '/status', { threadId: web.threadId });
-    expect((await received(bridge, 'status_request')).route).toEqual({ chatId: forum.id, threadId: web.threadId });
+    expect((await received(bridge, 'status_request')).route).toEqual({
+      chatId: forum.id,
+      threadId: web.threadId,
+    });
     tg.sendText(forum.id, '/rename', { threadId: web.threadId });
     await botMessage(tg, forum.id, (t) => t.includes('/rename NAME'));
   });
@@ -72,7 +101,12 @@ describe('conversation commands', () => {
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, 'hello');
     const message = await received(bridge, 'user_message');
-    await bridge.send({ type: 'session_waiting', route: { chatId }, inboundIds: [message.inboundId], position: 1 });
+    await bridge.send({
+      type: 'session_waiting',
+      route: { chatId },
+      inboundIds: [message.inboundId],
+      position: 1,
+    });
     await botMessage(tg, chatId, (t) => t === '⏳ waiting for a free session (1 conversation(s) ahead)');
   });
 });
@@ -81,13 +115,23 @@ describe('the /sessions view', () => {
   it('names each conversation, newest first, and its buttons round-trip to the route', () => {
     const view = sessionsView([
       { route: { chatId: 5 }, live: false, state: 'idle', queued: 0, costUsd: 0, lastActiveAt: 1 },
-      { route: { chatId: -9, threadId: 3 }, live: true, state: 'idle', queued: 0, costUsd: 0, lastActiveAt: 9 },
+      {
+        route: { chatId: -9, threadId: 3 },
+        live: true,
+        state: 'idle',
+        queued: 0,
+        costUsd: 0,
+        lastActiveAt: 9,
+      },
     ]);
     expect(view.text.split('\n')[1]).toBe('1. chat -9, topic 3 — live, idle · $0.000');
     const data = view.buttons.flat().map((b) => b.callback_data);
     expect(data).toEqual(['ss:stop:-9:3', 'ss:reset:-9:3', 'ss:stop:5', 'ss:reset:5']);
     expect(data.every((d) => Buffer.byteLength(d) <= 64)).toBe(true);
-    expect(parseSessionButton('ss:stop:-9:3')).toEqual({ action: 'stop', route: { chatId: -9, threadId: 3 } });
+    expect(parseSessionButton('ss:stop:-9:3')).toEqual({
+      action: 'stop',
+      route: { chatId: -9, threadId: 3 },
+    });
     expect(parseSessionButton('ss:reset:5')).toEqual({ action: 'reset', route: { chatId: 5 } });
     expect(parseSessionButton('ss:explode:5')).toBeUndefined();
     expect(sessionsView([]).text).toBe('No conversations yet.');
