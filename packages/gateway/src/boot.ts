@@ -124,11 +124,20 @@ export async function boot(options: BootOptions): Promise<Booted> {
       );
     },
     logger: logger.child({ component: 'protocol' }),
-    onRefused: (r) =>
+    onRefused: (r) => {
       logger.warn(
         { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
         'the channel skipped a frame its receiver refused',
-      ),
+      );
+      // A user's message the bridge refused is not silently gone: its placeholder says so.
+      if (r.direction === 'sent' && r.frame?.type === 'user_message') {
+        turns.frame({
+          type: 'messages_unread',
+          inboundIds: [r.frame.inboundId],
+          reason: `the agent could not take it: ${r.message.slice(0, 300)}`,
+        });
+      }
+    },
   });
   options.ready({ api, cards, turns, prompts }, endpoint);
   await endpoint.start();

@@ -56,16 +56,23 @@ export interface FakeBridge {
  * Connects a fake bridge to `socketPath`, stopped when the test finishes (before the world it connects
  * to: vitest runs `onTestFinished` callbacks newest first). Safe after a test stopped it itself.
  */
-export async function connectBridge(socketPath: string, agent = 'test'): Promise<FakeBridge> {
+export async function connectBridge(
+  socketPath: string,
+  agent = 'test',
+  options: { refuse?: (frame: AppFrame) => boolean } = {},
+): Promise<FakeBridge> {
   const received: AppFrame[] = [];
   const endpoint = createProtocolClient({
     socketPath,
     agent,
     store: createMemoryChannelStore(),
     onFrame: (frame) => {
+      // A handler that keeps throwing: the channel refuses the frame after its retries.
+      if (options.refuse?.(frame)) throw new Error('this bridge cannot take that frame');
       received.push(frame);
     },
     backoff: { initialMs: 20, maxMs: 200 },
+    handlerRetryDelaysMs: [10, 10],
   });
   onTestFinished(() => endpoint.stop());
   await endpoint.start();

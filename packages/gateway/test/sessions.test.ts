@@ -111,6 +111,22 @@ describe('conversation commands', () => {
   });
 });
 
+describe('a message the bridge refuses', () => {
+  it('is not silently gone: its placeholder says the agent could not take it, and the next one goes through', async () => {
+    const world = await startWorld();
+    const bridge = await connectBridge(world.socketPath, 'test', {
+      refuse: (frame) => frame.type === 'user_message' && frame.text === 'poison',
+    });
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, 'poison');
+    await botMessage(tg, chatId, (t) => t.startsWith('✗ Not read by the agent (the agent could not take it'));
+    tg.sendText(chatId, 'fine');
+    const next = await received(bridge, 'user_message');
+    expect(next.text).toBe('fine');
+  });
+});
+
 describe('the /sessions view', () => {
   it('names each conversation, newest first, and its buttons round-trip to the route', () => {
     const view = sessionsView([
