@@ -54,6 +54,12 @@ export interface GatewayOptions {
   stateDir: string;
   /** The Unix socket the bridge connects to. */
   socketPath: string;
+  /**
+   * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
+   * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.
+   */
+  socketMode?: number;
+  socketDirectoryMode?: number;
   /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
   card?: CardOptions;
   /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
