@@ -83,6 +83,7 @@ export function makeGateway(
     socketPath: agent.socketPath,
     ...socketAccess(agent, environment.env),
     card: agent.card,
+    retentionDays: agent.retention.days,
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,
