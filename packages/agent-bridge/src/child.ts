@@ -7,6 +7,8 @@
  * - `stdin.fifo`  the process's stdin. The process holds it open read-write itself, so it is its own
  *                 last writer and never sees EOF when a bridge goes away.
  * - `stdout.log`, `stderr.log`  its output, truncated when a new process starts (offsets restart at 0).
+ *                 `stdout.log` keeps its logical size while the bridge frees what it handled
+ *                 (`stdout-trim.ts`), so offsets stay valid for as long as the process runs.
  *
  * The bridge depends on {@link ChildHandle}, not on `ChildProcess`: after a restart there is no
  * `ChildProcess` to hold, only a record, so liveness is always a question asked of the record.

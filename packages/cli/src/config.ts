@@ -113,6 +113,8 @@ const agentSchema = z.strictObject({
   metrics: z
     .strictObject({ port: z.number().int().min(1).max(65535), host: z.string().min(1).optional() })
     .optional(),
+  /** Finished SQLite rows and attachments users sent are deleted after this many days (default 7). */
+  retention: z.strictObject({ days: z.number().positive() }).optional(),
   /** The agent's file tools (send_file, send_photo, send_files): on by default. */
   files: z
     .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
@@ -163,6 +165,8 @@ export interface AgentConfig {
   metrics: { port: number; host: string } | undefined;
   /** The file tools: `enabled` (default true) and absolute extra directories files may be sent from. */
   files: { enabled: boolean; extraDirs: string[] };
+  /** Days after which the gateway deletes finished rows and attachments users sent. */
+  retention: { days: number };
 }
 
 /** One `chats:` entry, resolved. */
@@ -356,6 +360,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       ...(raw.card?.heartbeatMs !== undefined ? { heartbeatMs: raw.card.heartbeatMs } : {}),
     },
     files: { enabled: raw.files?.enabled ?? true, extraDirs: (raw.files?.extraDirs ?? []).map(abs) },
+    retention: { days: raw.retention?.days ?? 7 },
   };
 }
 

@@ -42,7 +42,17 @@ describe('config', () => {
       stateDir: '/etc/switchyard/.switchyard/demo/state',
       socketPath: '/etc/switchyard/.switchyard/demo/run/bridge.sock',
       claude: { bin: 'claude', restartOnExit: true, args: [], env: {} },
+      retention: { days: 7 },
     });
+    const kept = parseConfig(
+      `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n    retention: { days: 30 }\n`,
+      '/etc/s.yaml',
+      env,
+    );
+    expect(kept.agents[0]?.retention).toEqual({ days: 30 });
+    expect(
+      problems(`agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n    retention: { days: 0 }\n`),
+    ).toEqual([expect.stringContaining('retention.days')]);
   });
 
   it("uses systemd's state and runtime directories when they are set", () => {

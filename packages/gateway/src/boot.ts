@@ -44,7 +44,10 @@ export interface BootOptions {
   bot: Bot;
   store: GatewayStore;
   courier: Courier;
-  config: Pick<GatewayOptions, 'agent' | 'socketPath' | 'card' | 'polling'>;
+  config: Pick<
+    GatewayOptions,
+    'agent' | 'socketPath' | 'socketMode' | 'socketDirectoryMode' | 'card' | 'polling'
+  >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
   /** The allowlist: whose updates' content intake may keep. */
@@ -113,6 +116,8 @@ export async function boot(options: BootOptions): Promise<Booted> {
   });
   const endpoint = createProtocolServer({
     socketPath: config.socketPath,
+    ...(config.socketMode !== undefined ? { socketMode: config.socketMode } : {}),
+    ...(config.socketDirectoryMode !== undefined ? { directoryMode: config.socketDirectoryMode } : {}),
     agent: config.agent,
     store: store.channel,
     onFrame: options.onFrame,

@@ -31,6 +31,7 @@ import { createFileSender } from './files.js';
 import { createKnownChats } from './known-chats.js';
 import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
+import { createRetention, type Retention } from './retention.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
 import { installTelegramHandlers } from './telegram-handlers.js';
 
@@ -55,6 +56,17 @@ export interface GatewayOptions {
   stateDir: string;
   /** The Unix socket the bridge connects to. */
   socketPath: string;
+  /**
+   * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
+   * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.
+   */
+  socketMode?: number;
+  socketDirectoryMode?: number;
+  /**
+   * Days after which finished SQLite rows and the attachments users sent are deleted (at start and
+   * daily; `retention.ts`); default 7.
+   */
+  retentionDays?: number;
   /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
   card?: CardOptions;
   /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
@@ -111,6 +123,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const courier = createCourier(budget);
 
   let store: GatewayStore | undefined;
+  let retention: Retention | undefined;
+  const inboxDir = join(options.stateDir, 'inbox');
   /** Set by the boot sequence before the bridge can connect; `api` journals every `sendMessage`. */
   let renderers: Renderers | undefined;
   let endpoint: Endpoint | undefined;
@@ -208,7 +222,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     attachments: {
       api: bot.api,
       fileUrl: (path) => `${apiRoot}/file/bot${options.token}/${path}`,
-      inboxDir: join(options.stateDir, 'inbox'),
+      inboxDir,
     },
     setLastError,
     logger,
@@ -240,6 +254,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     async start() {
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
+      retention = createRetention({
+        store: s,
+        inboxDir,
+        ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
+        logger: logger.child({ component: 'retention' }),
+      });
+      await retention.start();
       metrics.queueLength(() => store?.inboxLength() ?? 0);
       stopping = new AbortController();
       const booted = await boot({
@@ -284,6 +305,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       await courier.drain();
       await endpoint?.stop();
       endpoint = undefined;
+      await retention?.stop();
+      retention = undefined;
       store?.close();
       store = undefined;
       logger.info({ event: 'stopped' }, 'gateway stopped');
