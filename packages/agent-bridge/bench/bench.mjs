@@ -148,23 +148,27 @@ writeFileSync(
 );
 const workDir = join(root, 'w');
 mkdirSync(workDir);
-const bridge = spawn(process.execPath, [new URL('../test/bridge-entry.mjs', import.meta.url).pathname], {
-  env: {
-    ...process.env,
-    // The fake CLI writes a transcript here, which the bridge tails while the answer streams.
-    CLAUDE_CONFIG_DIR: join(root, 'claude'),
-    BRIDGE_OPTIONS: JSON.stringify({
-      agent: 'bench',
-      socketPath,
-      stateDir: join(root, 's'),
-      workDir,
-      claudeBin: fakeBin,
-      restartOnExit: false,
-      stuckAfterMs: 60_000,
-    }),
+const bridge = spawn(
+  process.execPath,
+  [new URL('../../../tests/bridge/bridge-entry.mjs', import.meta.url).pathname],
+  {
+    env: {
+      ...process.env,
+      // The fake CLI writes a transcript here, which the bridge tails while the answer streams.
+      CLAUDE_CONFIG_DIR: join(root, 'claude'),
+      BRIDGE_OPTIONS: JSON.stringify({
+        agent: 'bench',
+        socketPath,
+        stateDir: join(root, 's'),
+        workDir,
+        claudeBin: fakeBin,
+        restartOnExit: false,
+        stuckAfterMs: 60_000,
+      }),
+    },
+    stdio: ['ignore', 'pipe', 'ignore'],
   },
-  stdio: ['ignore', 'pipe', 'ignore'],
-});
+);
 await new Promise((resolve) => bridge.stdout.once('data', resolve));
 const rss = () =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${bridge.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;

@@ -10,7 +10,7 @@
 import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
 import { hang, rule, say } from '@switchyard/sandbox';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, createBridge, recordedProcesses } from '../src/index.js';
+import { type Bridge, createBridge, recordedProcesses } from '../../packages/agent-bridge/src/index.js';
 import { type BridgeProcess, buildBridge, duplicates, startBridge } from './bridge-process.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
