@@ -67,6 +67,7 @@ export function makeGateway(
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
     card: agent.card,
+    replies: agent.replies,
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

@@ -44,7 +44,7 @@ export interface BootOptions {
   bot: Bot;
   store: GatewayStore;
   courier: Courier;
-  config: Pick<GatewayOptions, 'agent' | 'socketPath' | 'card' | 'polling'>;
+  config: Pick<GatewayOptions, 'agent' | 'socketPath' | 'card' | 'polling' | 'replies'>;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
   /** The allowlist: whose updates' content intake may keep. */
@@ -102,6 +102,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     cards,
     logger: logger.child({ component: 'turns' }),
     bridgeConnected: options.bridgeConnected,
+    ...(config.replies ? { replies: config.replies } : {}),
   });
   const prompts = createPrompts({
     api,

@@ -57,6 +57,11 @@ export interface ReplyStream {
   finish(markdown: string): Promise<void>;
   /** The reply's messages, in order. */
   readonly messageIds: readonly number[];
+  /**
+   * Whether a note about the turn ("⏹ Stopped.") belongs inside the final text (rich replies) rather
+   * than in a message of its own (this classic stream).
+   */
+  readonly notesInline: boolean;
 }
 
 /** Creates the stream for one reply. Nothing is sent until `show` or `finish`. */
@@ -199,6 +204,7 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
     get messageIds() {
       return ids;
     },
+    notesInline: false,
     show(text) {
       if (finished) return;
       latest = text;

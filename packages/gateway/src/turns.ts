@@ -3,6 +3,12 @@
  * grows into, the typing indicator, steers marked as taken, unread messages reported, and the final
  * render when the turn ends.
  *
+ * Replies are rich (`replies: rich`, the default; `rich-reply.ts`) or classic (`stream.ts`). Rich in a
+ * private chat means no "…" placeholder: a "Thinking…" draft appears at once and the answer is one
+ * `sendRichMessage`; rich in a group means the placeholder is edited into a rich message. Placeholders
+ * that say something else (queued, steer, waiting) stay messages in both. When the Bot API server lacks
+ * the rich methods the tracker notices once and uses the classic path from then on.
+ *
  * Contract with the channel: `frame` does its durable bookkeeping (SQLite) synchronously and starts the
  * Telegram work without awaiting it, so the bridge's frames are acknowledged once they are safe here and
  * a slow chat never holds up the socket. After a restart, `resume` picks up turns that were running or
@@ -13,6 +19,7 @@ import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import type { Courier } from './courier.js';
 import { ReplyText } from './reply-text.js';
+import { createRichReply, type RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
 import { createReplyStream, type ReplyStream } from './stream.js';
@@ -29,9 +36,19 @@ export const PLACEHOLDER = {
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
-  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage' | 'sendChatAction'>;
+  api: Pick<
+    BotApi,
+    | 'sendMessage'
+    | 'editMessageText'
+    | 'deleteMessage'
+    | 'sendChatAction'
+    | 'sendMessageDraft'
+    | 'sendRichMessageDraft'
+  >;
   /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
-  journal: Pick<SendJournal, 'send'>;
+  journal: Pick<SendJournal, 'send' | 'sendRich'>;
+  /** Rich messages and drafts (default), or today's placeholder edits and HTML render. */
+  replies?: 'rich' | 'classic';
   courier: Courier;
   store: GatewayStore;
   cards: CardDriver;
@@ -48,7 +65,7 @@ interface LiveTurn {
   route: Route;
   /** The reply so far, built incrementally (see `reply-text.ts`). */
   reply: ReplyText;
-  stream: Promise<ReplyStream>;
+  stream: Promise<ReplyStream | RichReply>;
   typing: NodeJS.Timeout | undefined;
 }
 
@@ -62,6 +79,11 @@ export interface Turns {
   running(route: Route): string | undefined;
   /** All running turns, for `/status`. */
   live(): { turnId: string; route: Route }[];
+  /**
+   * The user pressed the stop button of a draft in `route` (`stopped_message_generation`): that turn's
+   * reply sends no more drafts. The caller interrupts the turn as `/stop` does.
+   */
+  draftStopped(route: Route): void;
   /** Re-attaches turns left running or unrendered by a previous process. */
   resume(): void;
   /** Stops typing timers and waits for final renders in flight. */
@@ -69,6 +91,13 @@ export interface Turns {
 }
 
 const laneKey = (r: Route): string => `${r.chatId}:${r.threadId ?? ''}`;
+
+/** A non-zero 31-bit draft id for a reply that has no opening message id to use. */
+function draftIdOf(turnId: string): number {
+  let h = 7;
+  for (let i = 0; i < turnId.length; i++) h = (h * 31 + turnId.charCodeAt(i)) | 0;
+  return (Math.abs(h) % 2_147_483_646) + 1;
+}
 
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
@@ -86,6 +115,49 @@ export function createTurns(options: TurnsOptions): Turns {
   const rendering = new Set<string>();
   /** Inbound id → the turn it opened, while that turn waits for the inbound's placeholder to be sent. */
   const opening = new Map<string, string>();
+  /** Set once the Bot API server answered "method not found" to a rich method: classic from then on. */
+  let richMissing = false;
+  /** How a reply in `route` is shown: a draft (private chats), rich edits (groups), or classic. */
+  const replyMode = (route: Route): 'draft' | 'edit' | 'classic' =>
+    (options.replies ?? 'rich') === 'classic' || richMissing
+      ? 'classic'
+      : route.chatId > 0
+        ? 'draft'
+        : 'edit';
+
+  /** The reply stream of a turn, in the mode its chat uses now. */
+  const streamFor = (
+    row: Pick<TurnRow, 'turnId' | 'route'>,
+    ids: readonly number[],
+    opener?: number,
+  ): ReplyStream | RichReply => {
+    const common = {
+      api,
+      journal,
+      courier,
+      route: row.route,
+      key: row.turnId,
+      messageIds: ids,
+      onMessages: (next: readonly number[]) => store.setTurnMessages(row.turnId, next),
+      logger,
+    };
+    const mode = replyMode(row.route);
+    if (mode === 'classic') return createReplyStream(common);
+    return createRichReply({
+      ...common,
+      mode,
+      draftId: opener ?? draftIdOf(row.turnId),
+      replyTo: opener,
+      onMissing: () => {
+        if (!richMissing)
+          logger.warn(
+            { event: 'rich_missing' },
+            'the Bot API server lacks rich messages (method not found): classic replies from now on',
+          );
+        richMissing = true;
+      },
+    });
+  };
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
@@ -115,7 +187,7 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const text = (turn: LiveTurn): string => turn.reply.text;
 
-  const attach = (row: TurnRow, messageIds: Promise<number[]>): LiveTurn => {
+  const attach = (row: TurnRow, messageIds: Promise<number[]>, opener?: number): LiveTurn => {
     const turn: LiveTurn = {
       turnId: row.turnId,
       route: row.route,
@@ -123,16 +195,9 @@ export function createTurns(options: TurnsOptions): Turns {
       typing: undefined,
       stream: messageIds.then((ids) => {
         store.setTurnMessages(row.turnId, ids);
-        return createReplyStream({
-          api,
-          journal,
-          courier,
-          route: row.route,
-          key: row.turnId,
-          messageIds: ids,
-          onMessages: (next) => store.setTurnMessages(row.turnId, next),
-          logger,
-        });
+        const stream = streamFor(row, ids, opener);
+        if ('thinking' in stream) stream.thinking();
+        return stream;
       }),
     };
     live.set(row.turnId, turn);
@@ -159,22 +224,17 @@ export function createTurns(options: TurnsOptions): Turns {
         : failed
           ? `⚠️ The turn failed: ${row.error ?? 'unknown error'}`
           : undefined;
-    const stream =
-      turn?.stream ??
-      Promise.resolve(
-        createReplyStream({
-          api,
-          journal,
-          courier,
-          route: row.route,
-          key: row.turnId,
-          messageIds: row.messageIds,
-          onMessages: (next) => store.setTurnMessages(row.turnId, next),
-          logger,
-        }),
-      );
+    const stream = turn?.stream ?? Promise.resolve(streamFor(row, row.messageIds));
     const work = (async () => {
       const s = await stream;
+      if (s.notesInline) {
+        // One rich message: the model's text, then what became of the turn.
+        await s.finish(
+          reply.length > 0 ? (note ? `${reply}\n\n---\n\n${note}` : reply) : (note ?? '(no text)'),
+        );
+        store.markTurnRendered(row.turnId);
+        return;
+      }
       // The reply holds exactly the model's text; a failure is said in a message of its own.
       await s.finish(reply.length > 0 ? reply : (note ?? '(no text)'));
       if (note && reply.length > 0) {
@@ -199,6 +259,9 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const started = (frame: FrameOf<'turn_started'>): void => {
     const [first, ...rest] = frame.inboundIds;
+    // A private chat's rich reply is a draft, not the placeholder: a placeholder that said "queued" or
+    // "waiting" stays a message of its own and says "taken".
+    const drafted = replyMode(frame.route) === 'draft';
     // One transaction: the turn, the messages it takes and the placeholder it grows from (if its id is
     // known) are recorded together. Written one by one, a `kill -9` between them left a turn that the
     // restart resumed with no messages while its opening message was not taken: the resent
@@ -215,13 +278,14 @@ export function createTurns(options: TurnsOptions): Turns {
       store.setInboundState(frame.inboundIds, 'taken');
       const inbound = first === undefined ? undefined : store.getInbound(first);
       const known = inbound?.placeholderId;
-      if (turnRow.messageIds.length > 0 || known === undefined) return { row: turnRow, firstRow: inbound };
+      if (drafted || turnRow.messageIds.length > 0 || known === undefined)
+        return { row: turnRow, firstRow: inbound };
       store.setTurnMessages(frame.turnId, [known]);
       return { row: { ...turnRow, messageIds: [known] }, firstRow: inbound };
     });
     if (live.has(frame.turnId) || row.state !== 'running') return;
     // A placeholder still in flight becomes the turn's first message in the transaction that ends its send.
-    const inFlight = first === undefined ? undefined : placeholders.get(first);
+    const inFlight = first === undefined || drafted ? undefined : placeholders.get(first);
     if (first !== undefined && row.messageIds.length === 0 && inFlight) opening.set(first, frame.turnId);
     // A known placeholder id is already in `row.messageIds`; otherwise only one in flight can be.
     const ids = (async (): Promise<number[]> => {
@@ -232,8 +296,8 @@ export function createTurns(options: TurnsOptions): Turns {
     for (const id of rest) editPlaceholder(id, PLACEHOLDER.merged, 'merged');
     // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
     if (first !== undefined && firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
-      editPlaceholder(first, PLACEHOLDER.reply, 'reply');
-    const turn = attach(row, ids);
+      editPlaceholder(first, drafted ? PLACEHOLDER.taken : PLACEHOLDER.reply, drafted ? 'taken' : 'reply');
+    const turn = attach(row, ids, firstRow?.telegramMessageId);
     startTyping(turn);
     cards.frame(frame.route, frame.turnId, frame);
   };
@@ -248,6 +312,20 @@ export function createTurns(options: TurnsOptions): Turns {
       if (row.placeholderId !== undefined || placeholders.has(row.inboundId)) return;
       const kind = !options.bridgeConnected() ? 'queued' : byLane.has(laneKey(row.route)) ? 'steer' : 'reply';
       const chatId = row.route.chatId;
+      if (kind === 'reply' && replyMode(row.route) === 'draft') {
+        // No placeholder message: "Thinking…" as a draft at once (drafts spend no send budget), under the
+        // id the turn's drafts will use, so the preview carries on without a jump.
+        const thinking = api
+          .sendMessageDraft(chatId, row.telegramMessageId, '', { ...thread(row.route), can_stop: true })
+          .then(() => undefined)
+          .catch((error: unknown) => {
+            logger.warn({ event: 'draft_failed', chat: chatId, error: errorText(error) });
+            return undefined;
+          });
+        placeholders.set(row.inboundId, thinking);
+        await thinking;
+        return;
+      }
       const pending = courier
         .call(
           chatId,
@@ -355,6 +433,14 @@ export function createTurns(options: TurnsOptions): Turns {
 
     running(route) {
       return byLane.get(laneKey(route));
+    },
+
+    draftStopped(route) {
+      const turnId = byLane.get(laneKey(route));
+      const turn = turnId === undefined ? undefined : live.get(turnId);
+      void turn?.stream.then((s) => {
+        if ('stopDrafts' in s) s.stopDrafts();
+      });
     },
 
     live() {

@@ -34,6 +34,7 @@ export interface WebViewHost {
     | 'sendPhoto'
     | 'sendDocument'
     | 'pressButton'
+    | 'stopDraft'
     | 'subscribe'
   >;
   /** A stored file's bytes, by `file_id`. */
