@@ -187,7 +187,16 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const text = (turn: LiveTurn): string => turn.reply.text;
 
-  const attach = (row: TurnRow, messageIds: Promise<number[]>, opener?: number): LiveTurn => {
+  /**
+   * `opener`: the id of the message that opened the turn (its drafts use it as their id); `thinking`:
+   * whether the turn must show "Thinking…" itself (none was shown for its opening message).
+   */
+  const attach = (
+    row: TurnRow,
+    messageIds: Promise<number[]>,
+    opener?: number,
+    thinking = true,
+  ): LiveTurn => {
     const turn: LiveTurn = {
       turnId: row.turnId,
       route: row.route,
@@ -196,7 +205,7 @@ export function createTurns(options: TurnsOptions): Turns {
       stream: messageIds.then((ids) => {
         store.setTurnMessages(row.turnId, ids);
         const stream = streamFor(row, ids, opener);
-        if ('thinking' in stream) stream.thinking();
+        if (thinking && 'thinking' in stream) stream.thinking();
         return stream;
       }),
     };
@@ -297,7 +306,8 @@ export function createTurns(options: TurnsOptions): Turns {
     // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
     if (first !== undefined && firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
       editPlaceholder(first, drafted ? PLACEHOLDER.taken : PLACEHOLDER.reply, drafted ? 'taken' : 'reply');
-    const turn = attach(row, ids, firstRow?.telegramMessageId);
+    const thought = drafted && first !== undefined && placeholders.has(first);
+    const turn = attach(row, ids, firstRow?.telegramMessageId, !thought);
     startTyping(turn);
     cards.frame(frame.route, frame.turnId, frame);
   };

@@ -84,6 +84,11 @@ export interface InjectedFailure {
   description: string;
   /** For 429s. */
   retryAfter?: number;
+  /**
+   * Instead of failing: the call is carried out, and then its answer is lost (the connection is
+   * dropped before the response), as when a network fails after Telegram did the work.
+   */
+  loseAnswer?: boolean;
 }
 
 /** A chat as its user sees it. */
@@ -256,7 +261,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   });
 
   /** The injected failure for this call, consumed; undefined when none applies. */
-  const takeFailure = (method: string, params: RequestParams): WireFailure | undefined => {
+  const takeFailure = (method: string, params: RequestParams): WireFailure | 'lose' | undefined => {
     const chatId = Number(params.raw('chat_id'));
     const index = failures.findIndex(
       (f) =>
@@ -265,6 +270,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     const failure = failures[index];
     if (!failure) return undefined;
     if (--failure.remaining <= 0) failures.splice(index, 1);
+    if (failure.loseAnswer) return 'lose';
     return new BotApiError(failure.errorCode ?? 400, failure.description, failure.retryAfter).toWire();
   };
 
@@ -283,14 +289,17 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     res.on('close', () => controller.abort());
     let params: RequestParams | undefined;
     let body: unknown;
+    let lose = false;
     try {
       params = RequestParams.parse(
         req.headers['content-type'],
         await readBody(req, options.maxRequestBytes),
         url.searchParams,
       );
+      const failure = takeFailure(name, params);
+      lose = failure === 'lose';
       body =
-        takeFailure(name, params) ??
+        (failure === 'lose' ? undefined : failure) ??
         (canonical
           ? await callMethod(canonical, params, methodContext(controller.signal))
           : refuse('notFound').toWire());
@@ -313,7 +322,8 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     };
     log.record(call);
     hub.emit({ type: 'api_call', call: { ...call } });
-    sendJson(res, reply.error_code ?? 200, body);
+    if (lose) res.destroy();
+    else sendJson(res, reply.error_code ?? 200, body);
   }
 
   function handleFile(res: ServerResponse, path: string): void {
