@@ -38,6 +38,42 @@ export const DRAFT_EVERY_MS = 600;
 /** An unchanged draft is sent again after this long, inside its 30-second lifetime. */
 export const DRAFT_REFRESH_MS = 20_000;
 
+/**
+ * Drafts per private chat, across replies (a new message's "Thinking…" can follow the previous reply's
+ * last draft at once): a bucket of {@link DRAFT_BURST} refilled one per {@link DRAFT_EVERY_MS}.
+ */
+export interface DraftPacer {
+  /** Milliseconds until a draft may go to `chatId` (0: now). */
+  delay(chatId: number, now: number): number;
+  /** Records a draft to `chatId` at `now`. */
+  take(chatId: number, now: number): void;
+}
+
+/** Drafts a rested chat may send at once ("Thinking…" and the first words). */
+export const DRAFT_BURST = 2;
+
+/** Creates the per-chat draft bucket; pure arithmetic over the times it is given. */
+export function createDraftPacer(everyMs = DRAFT_EVERY_MS, burst = DRAFT_BURST): DraftPacer {
+  const chats = new Map<number, { tokens: number; at: number }>();
+  const refill = (chatId: number, now: number) => {
+    const c = chats.get(chatId) ?? { tokens: burst, at: now };
+    c.tokens = Math.min(burst, c.tokens + Math.max(0, now - c.at) / everyMs);
+    c.at = now;
+    chats.set(chatId, c);
+    return c;
+  };
+  return {
+    delay(chatId, now) {
+      const c = refill(chatId, now);
+      return c.tokens >= 1 ? 0 : Math.ceil((1 - c.tokens) * everyMs);
+    },
+    take(chatId, now) {
+      refill(chatId, now).tokens -= 1;
+      if (chats.size > 10_000) for (const [id, c] of chats) if (c.tokens >= burst) chats.delete(id);
+    },
+  };
+}
+
 /** Timers, injectable for tests. */
 export interface ReplyClock {
   now(): number;
@@ -70,6 +106,8 @@ export interface RichReplyOptions {
   /** The server lacks the rich methods: the caller remembers it and uses the classic path. */
   onMissing(): void;
   logger: Logger;
+  /** The chat's draft bucket, shared by every reply of the gateway; default one of this reply's own. */
+  pacer?: DraftPacer;
   clock?: ReplyClock;
   draftEveryMs?: number;
   draftRefreshMs?: number;
@@ -96,6 +134,7 @@ export function createRichReply(options: RichReplyOptions): RichReply {
   const clock = options.clock ?? realClock;
   const every = options.draftEveryMs ?? DRAFT_EVERY_MS;
   const refresh = options.draftRefreshMs ?? DRAFT_REFRESH_MS;
+  const pacer = options.pacer ?? createDraftPacer(every);
   const chatId = route.chatId;
   const thread = route.threadId === undefined ? {} : { message_thread_id: route.threadId };
   const ids = [...options.messageIds];
@@ -146,12 +185,13 @@ export function createRichReply(options: RichReplyOptions): RichReply {
     if (finished || stopped || missing || inFlight) return;
     const now = clock.now();
     const text = latest();
-    const due = text === shown ? lastAt + refresh : lastAt + every;
+    const due = Math.max(text === shown ? lastAt + refresh : lastAt + every, now + pacer.delay(chatId, now));
     if (now < due) {
       timer = clock.setTimeout(pump, due - now);
       return;
     }
     lastAt = now;
+    pacer.take(chatId, now);
     inFlight = sendDraft(text)
       .then(() => {
         shown = text;

@@ -19,7 +19,7 @@ import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import type { Courier } from './courier.js';
 import { ReplyText } from './reply-text.js';
-import { createRichReply, type RichReply } from './rich-reply.js';
+import { createDraftPacer, createRichReply, type RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
 import { createReplyStream, type ReplyStream } from './stream.js';
@@ -117,6 +117,12 @@ export function createTurns(options: TurnsOptions): Turns {
   const opening = new Map<string, string>();
   /** Set once the Bot API server answered "method not found" to a rich method: classic from then on. */
   let richMissing = false;
+  /** Drafts per chat, shared by placeholders' "Thinking…" and every reply (see `rich-reply.ts`). */
+  const pacer = createDraftPacer();
+  /** Inbound messages that got no placeholder message (private chats, rich replies). */
+  const unplaced = new Set<string>();
+  /** Those of them whose "Thinking…" draft went out (the bucket allowed it). */
+  const thought = new Set<string>();
   /** How a reply in `route` is shown: a draft (private chats), rich edits (groups), or classic. */
   const replyMode = (route: Route): 'draft' | 'edit' | 'classic' =>
     (options.replies ?? 'rich') === 'classic' || richMissing
@@ -125,7 +131,11 @@ export function createTurns(options: TurnsOptions): Turns {
         ? 'draft'
         : 'edit';
 
-  /** The reply stream of a turn, in the mode its chat uses now. */
+  /**
+   * The reply stream of a turn, in the mode its chat uses now: a private chat's reply that owns no
+   * message yet is a draft; one that does (its placeholder said "queued" or "waiting") is edited into
+   * the answer, as in a group, so that message is neither stranded nor deleted.
+   */
   const streamFor = (
     row: Pick<TurnRow, 'turnId' | 'route'>,
     ids: readonly number[],
@@ -141,11 +151,12 @@ export function createTurns(options: TurnsOptions): Turns {
       onMessages: (next: readonly number[]) => store.setTurnMessages(row.turnId, next),
       logger,
     };
-    const mode = replyMode(row.route);
-    if (mode === 'classic') return createReplyStream(common);
+    const kind = replyMode(row.route);
+    if (kind === 'classic') return createReplyStream(common);
     return createRichReply({
       ...common,
-      mode,
+      mode: kind === 'draft' && ids.length === 0 ? 'draft' : 'edit',
+      pacer,
       draftId: opener ?? draftIdOf(row.turnId),
       replyTo: opener,
       onMissing: () => {
@@ -268,9 +279,13 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const started = (frame: FrameOf<'turn_started'>): void => {
     const [first, ...rest] = frame.inboundIds;
-    // A private chat's rich reply is a draft, not the placeholder: a placeholder that said "queued" or
-    // "waiting" stays a message of its own and says "taken".
-    const drafted = replyMode(frame.route) === 'draft';
+    // A private chat's rich reply is a draft when its opening message got "Thinking…" (a draft) rather
+    // than a placeholder message; one with a placeholder message ("queued") grows from it.
+    const drafted =
+      replyMode(frame.route) === 'draft' &&
+      (first === undefined ||
+        unplaced.has(first) ||
+        (!placeholders.has(first) && store.getInbound(first)?.placeholderId === undefined));
     // One transaction: the turn, the messages it takes and the placeholder it grows from (if its id is
     // known) are recorded together. Written one by one, a `kill -9` between them left a turn that the
     // restart resumed with no messages while its opening message was not taken: the resent
@@ -305,9 +320,8 @@ export function createTurns(options: TurnsOptions): Turns {
     for (const id of rest) editPlaceholder(id, PLACEHOLDER.merged, 'merged');
     // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
     if (first !== undefined && firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
-      editPlaceholder(first, drafted ? PLACEHOLDER.taken : PLACEHOLDER.reply, drafted ? 'taken' : 'reply');
-    const thought = drafted && first !== undefined && placeholders.has(first);
-    const turn = attach(row, ids, firstRow?.telegramMessageId, !thought);
+      editPlaceholder(first, PLACEHOLDER.reply, 'reply');
+    const turn = attach(row, ids, firstRow?.telegramMessageId, !(first !== undefined && thought.has(first)));
     startTyping(turn);
     cards.frame(frame.route, frame.turnId, frame);
   };
@@ -323,10 +337,24 @@ export function createTurns(options: TurnsOptions): Turns {
       const kind = !options.bridgeConnected() ? 'queued' : byLane.has(laneKey(row.route)) ? 'steer' : 'reply';
       const chatId = row.route.chatId;
       if (kind === 'reply' && replyMode(row.route) === 'draft') {
-        // No placeholder message: "Thinking…" as a draft at once (drafts spend no send budget), under the
-        // id the turn's drafts will use, so the preview carries on without a jump.
-        const thinking = api
-          .sendMessageDraft(chatId, row.telegramMessageId, '', { ...thread(row.route), can_stop: true })
+        // No placeholder message: "Thinking…" as a draft at once (drafts spend no send budget, only the
+        // chat's draft bucket), under the id the turn's drafts will use, so the preview carries on. With
+        // the bucket empty the turn shows it when it starts.
+        const now = Date.now();
+        unplaced.add(row.inboundId);
+        const ready = pacer.delay(chatId, now) === 0;
+        if (ready) {
+          pacer.take(chatId, now);
+          thought.add(row.inboundId);
+        }
+        const thinking = (
+          ready
+            ? api.sendMessageDraft(chatId, row.telegramMessageId, '', {
+                ...thread(row.route),
+                can_stop: true,
+              })
+            : Promise.resolve(true)
+        )
           .then(() => undefined)
           .catch((error: unknown) => {
             logger.warn({ event: 'draft_failed', chat: chatId, error: errorText(error) });
