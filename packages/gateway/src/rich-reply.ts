@@ -332,7 +332,8 @@ export function createRichReply(options: RichReplyOptions): RichReply {
       finished = true;
       if (timer !== undefined) clock.clearTimeout(timer);
       await inFlight;
-      const source = markdown.trim().length > 0 ? markdown : '(no text)';
+      // Telegram trims a message's text; the Markdown is trimmed here so what is stored is what is shown.
+      const source = markdown.trim().length > 0 ? markdown.trim() : '(no text)';
       if (missing) return classic(source);
       try {
         await place(splitRich(toRichMarkdown(source)));
