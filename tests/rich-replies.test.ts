@@ -9,6 +9,18 @@ import { botMessages, systemPerTest } from './system.js';
 
 const BOT = '@switchyard_sandbox_bot';
 
+/**
+ * Waits until the gateway has the bridge: a message sent before that gets a "queued" placeholder
+ * message, which the reply then grows from (tested in the gateway's unit tests), not a draft.
+ */
+async function bridgeConnected(system: { logs(): string }): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!/"event":"bridge_connection","connected":true/.test(system.logs())) {
+    if (Date.now() > deadline) throw new Error('the bridge never connected');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** A 6,000-character answer: a heading, a 40-row table, a task list, then prose. */
 function tableAnswer(): string {
   const rows = Array.from({ length: 40 }, (_, i) => `| step ${i} | done |`).join('\n');
@@ -32,6 +44,7 @@ describe('end to end: rich replies', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
+    await bridgeConnected(system);
     telegram.sendText(chatId, 'the report please');
     const final = await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.rich), {
       timeoutMs: 90_000,
@@ -61,6 +74,7 @@ describe('end to end: rich replies', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
+    await bridgeConnected(system);
     telegram.sendText(chatId, 'ramble on');
     await telegram.waitFor(() => telegram.chat(chatId).drafts.find((d) => d.text.includes('word3')), {
       timeoutMs: 60_000,
@@ -90,6 +104,7 @@ describe('end to end: rich replies', () => {
     const group = telegram.createGroup({ title: 'team', supergroup: true });
     system.start('gateway');
     system.start('bridge');
+    await bridgeConnected(system);
     telegram.sendText(group.id, `${BOT} how is the build`);
     const final = await telegram.waitFor(
       () => botMessages(telegram, group.id).find((m) => m.rich && m.text.trim() === answer.trim()),
