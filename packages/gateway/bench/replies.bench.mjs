@@ -2,8 +2,8 @@
 // 127.0.0.1) with a fake bridge on the protocol socket. Build first:
 //   npx tsc -b packages/gateway packages/sandbox && node packages/gateway/bench/replies.bench.mjs
 // For each of `classic` and `rich`: (a) time from the model's first token (the first `text_delta` leaving
-// the fake bridge) to the first visible words in a private chat (a placeholder edit or a draft holding
-// them), median of 7 fresh chats; (b) a 20,000-character Markdown answer (a table, headings, prose)
+// the fake bridge, 300 ms after the turn started) to the first visible words in a private chat (a
+// placeholder edit or a draft holding them), median of 7 fresh chats; (b) a 20,000-character Markdown answer (a table, headings, prose)
 // streamed at 100 tokens/s (400 characters a second): messages the answer ends as, Bot API calls for it,
 // and 429s. Flags: --quick streams the answer 4x faster (for a smoke run).
 import { mkdtempSync } from 'node:fs';
@@ -75,7 +75,9 @@ async function run(replies, tg, base) {
       request: 'hello',
       startedAt: Date.now(),
     });
-    await sleep(1500); // the placeholder (or "Thinking…") is out and the chat's budget has rested
+    // The first token comes 300 ms after the turn starts (the placeholder or "Thinking…" is out by
+    // then), as with a fast model; the chat's budget is what it is at that moment.
+    await sleep(300);
     let seenAt = 0;
     const off = tg.subscribe((event) => {
       if (seenAt) return;
@@ -96,7 +98,7 @@ async function run(replies, tg, base) {
     samples.push(seenAt - t0);
     await bridge.send({ type: 'text', turnId, blockId: 'b', text: 'Hello there' });
     await bridge.send({ type: 'turn_ended', turnId, outcome: 'success' });
-    await sleep(300);
+    await sleep(2500); // the final render is out and the next chat starts rested
   }
 
   // (b) a 20,000-character answer at 100 tokens/s
