@@ -166,6 +166,29 @@ describe('rich replies in a private chat', () => {
   });
 });
 
+describe('rich replies when the bridge was away', () => {
+  it('a private chat\'s "queued" placeholder grows into the rich answer: nothing stranded, nothing deleted', async () => {
+    const world = await startWorld({ replies: 'rich' });
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, 'are you there');
+    const queued = await tg.waitFor(() => botMessages(tg, chatId)[0]);
+    expect(queued.text).toBe(PLACEHOLDER.queued);
+    const bridge = await connectBridge(world.socketPath);
+    const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
+    await startTurn(bridge, { turnId: 't1', route: { chatId }, inboundIds: [frame.inboundId] });
+    await stream(bridge, 't1', '| a | b |\n|--|--|\n| 1 | 2 |');
+    const final = await tg.waitFor(() => {
+      const m = tg.message(chatId, queued.messageId);
+      return m?.rich ? m : undefined;
+    });
+    expect(final.html).toContain('<table>');
+    await sleep(300);
+    expect(botMessages(tg, chatId)).toHaveLength(1);
+    expect(tg.stats().tooManyRequests).toBe(0);
+  });
+});
+
 describe('rich replies in a group', () => {
   it('edits the placeholder into the rich answer within the group budget, and leaves no "…"', async () => {
     const { world, bridge, route } = await richTurn('@switchyard_sandbox_bot hello', (w) => ({
