@@ -18,11 +18,12 @@ import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protoc
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import type { Courier } from './courier.js';
+import { createReplies } from './replies.js';
 import { ReplyText } from './reply-text.js';
-import { createDraftPacer, createRichReply, type RichReply } from './rich-reply.js';
+import type { RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
-import { createReplyStream, type ReplyStream } from './stream.js';
+import type { ReplyStream } from './stream.js';
 
 /** Placeholder texts; the user reads these. */
 export const PLACEHOLDER = {
@@ -92,13 +93,6 @@ export interface Turns {
 
 const laneKey = (r: Route): string => `${r.chatId}:${r.threadId ?? ''}`;
 
-/** A non-zero 31-bit draft id for a reply that has no opening message id to use. */
-function draftIdOf(turnId: string): number {
-  let h = 7;
-  for (let i = 0; i < turnId.length; i++) h = (h * 31 + turnId.charCodeAt(i)) | 0;
-  return (Math.abs(h) % 2_147_483_646) + 1;
-}
-
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
   const { api, journal, courier, store, cards, logger } = options;
@@ -115,60 +109,18 @@ export function createTurns(options: TurnsOptions): Turns {
   const rendering = new Set<string>();
   /** Inbound id → the turn it opened, while that turn waits for the inbound's placeholder to be sent. */
   const opening = new Map<string, string>();
-  /** Set once the Bot API server answered "method not found" to a rich method: classic from then on. */
-  let richMissing = false;
-  /** Drafts per chat, shared by placeholders' "Thinking…" and every reply (see `rich-reply.ts`). */
-  const pacer = createDraftPacer();
+  const replies = createReplies({
+    api,
+    journal,
+    courier,
+    store,
+    replies: options.replies,
+    logger,
+  });
   /** Inbound messages that got no placeholder message (private chats, rich replies). */
   const unplaced = new Set<string>();
-  /** Those of them whose "Thinking…" draft went out (the bucket allowed it). */
+  /** Those of them whose "Thinking…" draft went out (the chat's draft bucket allowed it). */
   const thought = new Set<string>();
-  /** How a reply in `route` is shown: a draft (private chats), rich edits (groups), or classic. */
-  const replyMode = (route: Route): 'draft' | 'edit' | 'classic' =>
-    (options.replies ?? 'rich') === 'classic' || richMissing
-      ? 'classic'
-      : route.chatId > 0
-        ? 'draft'
-        : 'edit';
-
-  /**
-   * The reply stream of a turn, in the mode its chat uses now: a private chat's reply that owns no
-   * message yet is a draft; one that does (its placeholder said "queued" or "waiting") is edited into
-   * the answer, as in a group, so that message is neither stranded nor deleted.
-   */
-  const streamFor = (
-    row: Pick<TurnRow, 'turnId' | 'route'>,
-    ids: readonly number[],
-    opener?: number,
-  ): ReplyStream | RichReply => {
-    const common = {
-      api,
-      journal,
-      courier,
-      route: row.route,
-      key: row.turnId,
-      messageIds: ids,
-      onMessages: (next: readonly number[]) => store.setTurnMessages(row.turnId, next),
-      logger,
-    };
-    const kind = replyMode(row.route);
-    if (kind === 'classic') return createReplyStream(common);
-    return createRichReply({
-      ...common,
-      mode: kind === 'draft' && ids.length === 0 ? 'draft' : 'edit',
-      pacer,
-      draftId: opener ?? draftIdOf(row.turnId),
-      replyTo: opener,
-      onMissing: () => {
-        if (!richMissing)
-          logger.warn(
-            { event: 'rich_missing' },
-            'the Bot API server lacks rich messages (method not found): classic replies from now on',
-          );
-        richMissing = true;
-      },
-    });
-  };
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
@@ -215,7 +167,7 @@ export function createTurns(options: TurnsOptions): Turns {
       typing: undefined,
       stream: messageIds.then((ids) => {
         store.setTurnMessages(row.turnId, ids);
-        const stream = streamFor(row, ids, opener);
+        const stream = replies.stream(row, ids, opener);
         if (thinking && 'thinking' in stream) stream.thinking();
         return stream;
       }),
@@ -244,7 +196,7 @@ export function createTurns(options: TurnsOptions): Turns {
         : failed
           ? `⚠️ The turn failed: ${row.error ?? 'unknown error'}`
           : undefined;
-    const stream = turn?.stream ?? Promise.resolve(streamFor(row, row.messageIds));
+    const stream = turn?.stream ?? Promise.resolve(replies.stream(row, row.messageIds));
     const work = (async () => {
       const s = await stream;
       if (s.notesInline) {
@@ -282,7 +234,7 @@ export function createTurns(options: TurnsOptions): Turns {
     // A private chat's rich reply is a draft when its opening message got "Thinking…" (a draft) rather
     // than a placeholder message; one with a placeholder message ("queued") grows from it.
     const drafted =
-      replyMode(frame.route) === 'draft' &&
+      replies.mode(frame.route) === 'draft' &&
       (first === undefined ||
         unplaced.has(first) ||
         (!placeholders.has(first) && store.getInbound(first)?.placeholderId === undefined));
@@ -336,32 +288,13 @@ export function createTurns(options: TurnsOptions): Turns {
       if (row.placeholderId !== undefined || placeholders.has(row.inboundId)) return;
       const kind = !options.bridgeConnected() ? 'queued' : byLane.has(laneKey(row.route)) ? 'steer' : 'reply';
       const chatId = row.route.chatId;
-      if (kind === 'reply' && replyMode(row.route) === 'draft') {
-        // No placeholder message: "Thinking…" as a draft at once (drafts spend no send budget, only the
-        // chat's draft bucket), under the id the turn's drafts will use, so the preview carries on. With
-        // the bucket empty the turn shows it when it starts.
-        const now = Date.now();
+      if (kind === 'reply' && replies.mode(row.route) === 'draft') {
+        // No placeholder message: "Thinking…" as a draft at once, under the id the turn's drafts will
+        // use, so the preview carries on; with the chat's draft bucket empty the turn shows it instead.
         unplaced.add(row.inboundId);
-        const ready = pacer.delay(chatId, now) === 0;
-        if (ready) {
-          pacer.take(chatId, now);
-          thought.add(row.inboundId);
-        }
-        const thinking = (
-          ready
-            ? api.sendMessageDraft(chatId, row.telegramMessageId, '', {
-                ...thread(row.route),
-                can_stop: true,
-              })
-            : Promise.resolve(true)
-        )
-          .then(() => undefined)
-          .catch((error: unknown) => {
-            logger.warn({ event: 'draft_failed', chat: chatId, error: errorText(error) });
-            return undefined;
-          });
+        if (replies.thinking(row.route, row.telegramMessageId)) thought.add(row.inboundId);
+        const thinking = Promise.resolve(undefined);
         placeholders.set(row.inboundId, thinking);
-        await thinking;
         return;
       }
       const pending = courier

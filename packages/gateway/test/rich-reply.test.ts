@@ -202,7 +202,7 @@ describe('rich replies in a group', () => {
     const final = await tg.waitFor(
       () => {
         const m = tg.message(route.chatId, placeholder.messageId);
-        return m?.rich && m.text === answer ? m : undefined;
+        return m?.rich && m.text === answer.trim() ? m : undefined;
       },
       { timeoutMs: 15_000 },
     );
