@@ -102,6 +102,8 @@ const agentSchema = z.strictObject({
   stateDir: z.string().min(1).optional(),
   runtimeDir: z.string().min(1).optional(),
   card: cardSchema,
+  /** `rich` (default): drafts and rich messages; `classic`: the "…" placeholder edited, HTML at the end. */
+  replies: z.enum(['rich', 'classic']).optional(),
   /** `per-chat` (default): every chat and forum topic is its own Claude session. `shared`: one for all. */
   conversations: z.enum(['per-chat', 'shared']).optional(),
   /** Claude processes kept at most (each ~170 MB); the least recently used idle one is stopped. */
@@ -156,6 +158,8 @@ export interface AgentConfig {
   runtimeDir: string;
   socketPath: string;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
+  /** How replies look in Telegram (see the gateway's `replies` option). */
+  replies: 'rich' | 'classic';
   conversations: 'per-chat' | 'shared';
   maxLiveSessions: number;
   idleStopMs: number;
@@ -341,6 +345,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     stateDir,
     runtimeDir,
     socketPath: path.join(runtimeDir, 'bridge.sock'),
+    replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
     maxLiveSessions: raw.maxLiveSessions ?? 4,
     idleStopMs: Math.round((raw.idleStopMinutes ?? 30) * 60_000),

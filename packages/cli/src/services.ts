@@ -84,6 +84,7 @@ export function makeGateway(
     ...socketAccess(agent, environment.env),
     card: agent.card,
     retentionDays: agent.retention.days,
+    replies: agent.replies,
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

@@ -55,6 +55,15 @@ describe('config', () => {
     ).toEqual([expect.stringContaining('retention.days')]);
   });
 
+  it('replies are rich unless set to classic; anything else is refused', () => {
+    const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
+    expect(parseConfig(yaml(''), '/etc/s.yaml', env).agents[0]?.replies).toBe('rich');
+    expect(parseConfig(yaml('    replies: classic\n'), '/etc/s.yaml', env).agents[0]?.replies).toBe(
+      'classic',
+    );
+    expect(problems(yaml('    replies: fancy\n')).join('\n')).toMatch(/replies/);
+  });
+
   it("uses systemd's state and runtime directories when they are set", () => {
     const config = parseConfig(`agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n`, '/etc/s.yaml', {
       env: { STATE_DIRECTORY: '/var/lib/switchyard/demo', RUNTIME_DIRECTORY: '/run/switchyard/demo' },

@@ -46,7 +46,7 @@ export interface BootOptions {
   courier: Courier;
   config: Pick<
     GatewayOptions,
-    'agent' | 'socketPath' | 'socketMode' | 'socketDirectoryMode' | 'card' | 'polling'
+    'agent' | 'socketPath' | 'socketMode' | 'socketDirectoryMode' | 'card' | 'polling' | 'replies'
   >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
@@ -105,6 +105,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     cards,
     logger: logger.child({ component: 'turns' }),
     bridgeConnected: options.bridgeConnected,
+    ...(config.replies ? { replies: config.replies } : {}),
   });
   const prompts = createPrompts({
     api,

@@ -5,13 +5,16 @@
  */
 import { autoRetry } from '@grammyjs/auto-retry';
 import type { Logger } from '@switchyard/protocol';
-import { type Api, Bot, GrammyError } from 'grammy';
+import { type Api, Bot, GrammyError, HttpError } from 'grammy';
 import type { Budget } from './budget.js';
 
 /** The Bot API methods the gateway calls. */
 export type BotApi = Pick<
   Api,
   | 'sendMessage'
+  | 'sendRichMessage'
+  | 'sendMessageDraft'
+  | 'sendRichMessageDraft'
   | 'sendDocument'
   | 'sendPhoto'
   | 'sendMediaGroup'
@@ -51,6 +54,29 @@ export function isParseError(error: unknown): boolean {
     errorCode(error) === 400 &&
     /can't parse entities|unsupported start tag|can't find end/i.test(errorText(error))
   );
+}
+
+/**
+ * The Bot API server does not know the method (an older self-hosted server without rich messages):
+ * 404 "Not Found: method not found".
+ */
+export function isMethodMissing(error: unknown): boolean {
+  return errorCode(error) === 404 && /method not found|not found/i.test(errorText(error));
+}
+
+/**
+ * The call's answer never arrived (a network error, or a server error after the request was taken):
+ * Telegram may or may not have done it.
+ */
+export function answerLost(error: unknown): boolean {
+  if (error instanceof HttpError) return true;
+  const code = errorCode(error);
+  return code !== undefined && code >= 500;
+}
+
+/** A rich message Telegram refused as malformed or oversized (400 other than a gone message). */
+export function isRichRefused(error: unknown): boolean {
+  return errorCode(error) === 400 && !isGone(error) && !isNotModified(error);
 }
 
 /** The message to edit or delete no longer exists (a user deleted it). */
@@ -99,13 +125,19 @@ export function createBot(options: {
     }
     return result;
   });
-  bot.api.config.use(
-    autoRetry({
-      maxRetryAttempts: 5,
-      maxDelaySeconds: 120,
-      rethrowHttpErrors: false,
-      rethrowInternalServerErrors: false,
-    }),
+  const retry = { maxRetryAttempts: 5, maxDelaySeconds: 120 };
+  const retryAll = autoRetry({ ...retry, rethrowHttpErrors: false, rethrowInternalServerErrors: false });
+  // A lost answer to `sendRichMessage` is not retried blindly (a second message would appear): it is
+  // thrown, and the send journal looks for the message first (`SendJournal.sendRich`). 429s still wait.
+  const retryOnlyRefusals = autoRetry({
+    ...retry,
+    rethrowHttpErrors: true,
+    rethrowInternalServerErrors: true,
+  });
+  bot.api.config.use((prev, method, payload, signal) =>
+    method === 'sendRichMessage'
+      ? retryOnlyRefusals(prev, method, payload, signal)
+      : retryAll(prev, method, payload, signal),
   );
   return bot;
 }

@@ -78,6 +78,12 @@ export interface GatewayOptions {
   budget?: BudgetOptions;
   /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
   metrics?: GatewayMetrics;
+  /**
+   * How replies look: `rich` (default) streams a draft in private chats and sends one rich message
+   * (tables, headings …), and edits the placeholder into a rich message in groups; `classic` edits a
+   * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
+   */
+  replies?: 'rich' | 'classic';
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }

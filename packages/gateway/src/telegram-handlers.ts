@@ -28,7 +28,9 @@ export interface TelegramHandlerOptions {
   /** The open store; throws before the gateway has started. */
   store(): GatewayStore;
   /** The running renderers; undefined before the gateway has started. */
-  live(): { turns: Pick<Turns, 'placeholder'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> } | undefined;
+  live():
+    | { turns: Pick<Turns, 'placeholder' | 'draftStopped'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> }
+    | undefined;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
   /** The allowlist. */
@@ -144,7 +146,8 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   bot.use(
     sequentialize((ctx: Context) => {
       const lane = laneOf(ctx.update);
-      return ctx.callbackQuery && lane !== undefined ? `${lane}:press` : lane;
+      const press = ctx.callbackQuery || ctx.update.stopped_message_generation;
+      return press && lane !== undefined ? `${lane}:press` : lane;
     }),
   );
   bot.on('callback_query', async (ctx) => {
@@ -165,6 +168,19 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     db().markHandled(ctx.update.update_id);
   });
   bot.on('message', (ctx) => onMessage(ctx, ctx.message));
+  // The stop button of a draft (private chats): interrupts that conversation's turn exactly as `/stop`
+  // does; the reply stops drafting and its partial text is kept as the final message.
+  bot.use(async (ctx, next) => {
+    const stopped = ctx.update.stopped_message_generation;
+    if (!stopped) return next();
+    const route: Route =
+      stopped.message_thread_id === undefined
+        ? { chatId: stopped.chat.id }
+        : { chatId: stopped.chat.id, threadId: stopped.message_thread_id };
+    options.live()?.turns.draftStopped(route);
+    db().markHandled(ctx.update.update_id);
+    await options.commands.run({ name: 'stop' }, route);
+  });
   bot.use((ctx) => {
     db().markHandled(ctx.update.update_id);
   });

@@ -132,6 +132,9 @@ export async function startWorld(
     logger,
     polling: { timeoutSec: 1, backoff: { initialMs: 50, maxMs: 400 } },
     card: { showDelayMs: 60_000 },
+    // The classic path (placeholder, edits, HTML) is what most tests here pin down; the rich path's
+    // tests (`rich-reply.test.ts`) pass `replies: 'rich'`.
+    replies: 'classic',
     ...overrides,
   };
   /** Closing is once: a test may close a world itself, and the test's end closes it again. */

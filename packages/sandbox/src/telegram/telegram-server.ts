@@ -20,6 +20,7 @@ import type {
   CallbackQueryRecord,
   ChatActionRecord,
   DraftRecord,
+  DraftStopRecord,
   SandboxChat,
   SandboxMessage,
   SandboxTopic,
@@ -39,6 +40,7 @@ import {
   userSendsDocument,
   userSendsPhoto,
   userSendsText,
+  userStopsDraft,
   userUnpins,
 } from './user-actions.js';
 import { createWebView, type WebView } from './web/web-view.js';
@@ -82,6 +84,11 @@ export interface InjectedFailure {
   description: string;
   /** For 429s. */
   retryAfter?: number;
+  /**
+   * Instead of failing: the call is carried out, and then its answer is lost (the connection is
+   * dropped before the response), as when a network fails after Telegram did the work.
+   */
+  loseAnswer?: boolean;
 }
 
 /** A chat as its user sees it. */
@@ -95,6 +102,8 @@ export interface ChatView {
   pinned: SandboxMessage[];
   actions: ChatActionRecord[];
   drafts: DraftRecord[];
+  /** Presses of a draft's stop button. */
+  stops: DraftStopRecord[];
 }
 
 /** Where the server listens once started. */
@@ -159,6 +168,11 @@ export interface TelegramServer {
   /** The current state of a callback query: `answer` is set once the bot answered. */
   callbackQuery(id: string): CallbackQueryRecord | undefined;
   pinAsUser(chatId: number, messageId: number, from?: WireUser): void;
+  /**
+   * Presses the stop button of the chat's live draft (sent with `can_stop`); queues
+   * `stopped_message_generation`. Throws when no such draft is shown.
+   */
+  stopDraft(chatId: number): DraftStopRecord;
   unpinAsUser(chatId: number, messageId: number): boolean;
 
   // --- reading
@@ -247,7 +261,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   });
 
   /** The injected failure for this call, consumed; undefined when none applies. */
-  const takeFailure = (method: string, params: RequestParams): WireFailure | undefined => {
+  const takeFailure = (method: string, params: RequestParams): WireFailure | 'lose' | undefined => {
     const chatId = Number(params.raw('chat_id'));
     const index = failures.findIndex(
       (f) =>
@@ -256,6 +270,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     const failure = failures[index];
     if (!failure) return undefined;
     if (--failure.remaining <= 0) failures.splice(index, 1);
+    if (failure.loseAnswer) return 'lose';
     return new BotApiError(failure.errorCode ?? 400, failure.description, failure.retryAfter).toWire();
   };
 
@@ -274,14 +289,17 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     res.on('close', () => controller.abort());
     let params: RequestParams | undefined;
     let body: unknown;
+    let lose = false;
     try {
       params = RequestParams.parse(
         req.headers['content-type'],
         await readBody(req, options.maxRequestBytes),
         url.searchParams,
       );
+      const failure = takeFailure(name, params);
+      lose = failure === 'lose';
       body =
-        takeFailure(name, params) ??
+        (failure === 'lose' ? undefined : failure) ??
         (canonical
           ? await callMethod(canonical, params, methodContext(controller.signal))
           : refuse('notFound').toWire());
@@ -304,7 +322,8 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     };
     log.record(call);
     hub.emit({ type: 'api_call', call: { ...call } });
-    sendJson(res, reply.error_code ?? 200, body);
+    if (lose) res.destroy();
+    else sendJson(res, reply.error_code ?? 200, body);
   }
 
   function handleFile(res: ServerResponse, path: string): void {
@@ -444,6 +463,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       userPressesButton(users, chatId, messageId, button, opts),
     callbackQuery: (id) => store.callbackQuery(id),
     pinAsUser: (chatId, messageId, from) => userPins(users, chatId, messageId, from),
+    stopDraft: (chatId) => userStopsDraft(users, chatId, now()),
     unpinAsUser: (chatId, messageId) => userUnpins(users, chatId, messageId),
 
     chats: () => store.chats(),
@@ -457,6 +477,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
         pinned: chat.pinned.flatMap((id) => all.filter((m) => m.messageId === id)),
         actions: store.actions(chatId),
         drafts: store.drafts(chatId),
+        stops: store.stops(chatId),
       };
     },
     messages: (chatId, opts) => store.messages(chatId, opts),
