@@ -25,10 +25,22 @@ export default defineConfig({
         test: { name: 'unit', include: ['packages/*/test/**/*.test.ts'], testTimeout: 20_000 },
       },
       {
+        // The bridge against the real CLI, the bridge as a real process killed and restarted: child
+        // processes, so not in the packages' unit suites, but each test owns its own temp directories
+        // and ports, so files run side by side.
+        extends: true,
+        test: {
+          name: 'bridge',
+          include: ['tests/bridge/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',
-          include: ['tests/**/*.test.ts'],
+          include: ['tests/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,
           // e2e tests start real processes; two cores do not run many at once well.

@@ -14,6 +14,15 @@ const PNG = Buffer.from(
   'base64',
 );
 
+/**
+ * What the bot shows in a chat now: its messages' texts and, in a private chat with rich replies, the
+ * live draft's (a turn's text is a draft until it ends).
+ */
+function shown(telegram: Parameters<typeof botMessages>[0], chatId: number): string[] {
+  const draft = telegram.chat(chatId).drafts.at(-1)?.text;
+  return [...botMessages(telegram, chatId).map((m) => m.text), ...(draft ? [draft] : [])];
+}
+
 describe('end to end: a conversation', () => {
   const startSystem = systemPerTest();
 
@@ -42,7 +51,7 @@ describe('end to end: a conversation', () => {
     system.start('gateway');
     system.start('bridge');
     telegram.sendText(chatId, 'look around');
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Looking at')), {
+    await telegram.waitFor(() => shown(telegram, chatId).find((t) => t.includes('Looking at')), {
       timeoutMs: 60_000,
     });
     const steer = telegram.sendText(chatId, 'also mention cats');
@@ -79,7 +88,7 @@ describe('end to end: a conversation', () => {
     system.start('gateway');
     system.start('bridge');
     telegram.sendText(chatId, 'ramble on');
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('word3')), {
+    await telegram.waitFor(() => shown(telegram, chatId).find((t) => t.includes('word3')), {
       timeoutMs: 60_000,
     });
     telegram.sendText(chatId, '/stop');

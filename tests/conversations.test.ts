@@ -82,11 +82,11 @@ describe('conversations', () => {
     });
     const { telegram } = system;
     const group = telegram.createGroup({ title: 'team', supergroup: true });
-    const eve = telegram.addUser({ firstName: 'Eve' });
+    const stranger = telegram.addUser({ firstName: 'Mallory' });
     system.start('gateway');
     system.start('bridge');
     telegram.sendText(group.id, 'lunch at noon? the status of the build can wait');
-    telegram.sendText(group.id, `${BOT} status of the build`, { from: eve });
+    telegram.sendText(group.id, `${BOT} run the stranger's payload`, { from: stranger });
     telegram.sendText(group.id, `${BOT} status of the build`);
     await answered(system, group.id, 'The build is green.');
     const bot = botMessages(telegram, group.id).find((m) => m.text === 'The build is green.');
@@ -104,7 +104,8 @@ describe('conversations', () => {
       .map((r) => JSON.stringify(r.body))
       .join('\n');
     expect(seen).not.toContain('lunch at noon');
-    expect(seen).not.toContain('Eve');
+    expect(seen).not.toContain("stranger's payload");
+    expect(seen).not.toContain('Mallory');
     // The mention is not part of what the model read.
     expect(seen).not.toContain(`${BOT} status`);
     // The stranger got no refusal (no spam in groups), and nothing was answered twice.

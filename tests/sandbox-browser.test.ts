@@ -110,47 +110,87 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     await shot('open');
   });
 
-  test('a message: the placeholder reply is edited live into the streamed answer', async () => {
-    // Long enough that the echo streams for a few seconds, so the view shows it growing.
+  test('a table in an answer is shown as a table', async () => {
+    const sent = await say('show me a table');
+    // The draft shows the table as it grows; the answer is the message that holds it whole.
+    const table = page.locator('#messages .msg.bot:not(.draft) table').last();
+    await table.waitFor({ timeout: 30_000 });
+    // The first message of a fresh sandbox may be answered by its placeholder, edited as it grows:
+    // wait for the whole answer (its task list ends it).
+    const message = page.locator('.msg.bot:not(.draft)', { has: page.locator('table') }).last();
+    await expect.poll(() => message.locator('input[type="checkbox"]').count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => page.locator('#messages .msg.draft').count(), { timeout: 30_000 }).toBe(0);
+    await shot('table');
+    expect(await table.locator('th').allInnerTexts()).toEqual(['train', 'from', 'to', 'on time']);
+    expect(await table.locator('tbody tr').count()).toBe(3);
+    expect(Number(await message.getAttribute('data-id'))).toBeGreaterThan(sent);
+    expect(await message.locator('h2').textContent()).toBe('Trains today');
+    expect(await message.locator('input[type="checkbox"]').count()).toBe(2);
+  });
+
+  test('a message: a live draft with a stop button grows into one rich message', async () => {
+    // Long enough that the echo streams for a few seconds, so the view shows the draft growing.
     const sent = await say(
-      'hello from the browser — this message is long enough that the echo takes a few seconds to stream back, edit after edit',
+      'hello from the browser — this message is long enough that the echo takes a few seconds to stream back, draft after draft',
     );
-    // Sample what the view shows for the bot's reply, as a person watching would.
-    const seen: { id: number; text: string }[] = [];
-    let placeholderShot = false;
-    let partialShot = false;
+    // Sample what the view shows, as a person watching would: the draft, then the bot's message.
+    const drafts: string[] = [];
+    let stopButton = false;
+    let draftShot = false;
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const reply = (await botAfter(sent))[0];
-      if (reply && seen.at(-1)?.text !== reply.text) {
-        seen.push(reply);
-        if (!placeholderShot) {
-          placeholderShot = true;
-          await shot('placeholder');
-        } else if (!partialShot && !/what I can do/.test(reply.text)) {
-          partialShot = true;
-          await shot('streaming');
+      // Read in one go: the draft leaves the view when the answer arrives.
+      const draft = await page.evaluate(() => {
+        const node = document.querySelector('#messages .msg.draft');
+        return node
+          ? {
+              text: node.querySelector('.text')?.textContent ?? '',
+              stop: !!node.querySelector('.draft-stop'),
+            }
+          : undefined;
+      });
+      if (draft) {
+        const text = draft.text;
+        if (drafts.at(-1) !== text) drafts.push(text);
+        stopButton ||= draft.stop;
+        if (!draftShot && /hello from/.test(text)) {
+          draftShot = true;
+          await shot('draft');
         }
       }
-      if (
-        reply &&
-        /what I can do/.test(reply.text) &&
-        (await page.locator(`.msg[data-id="${reply.id}"] i`).count()) > 0
-      )
-        break;
+      const reply = (await botAfter(sent))[0];
+      if (reply && /what I can do/.test(reply.text)) break;
       if (Date.now() > deadline)
-        throw new Error(`no finished answer; the view showed: ${JSON.stringify(seen)}`);
+        throw new Error(`no finished answer; drafts seen: ${JSON.stringify(drafts)}`);
       await page.waitForTimeout(40);
     }
     await shot('answer');
-    const ids = new Set(seen.map((s) => s.id));
-    expect(ids.size, 'the answer is the placeholder, edited (not a new message)').toBe(1);
-    expect(seen.length, `the reply changed in view: ${JSON.stringify(seen)}`).toBeGreaterThanOrEqual(3);
-    expect(seen.at(-1)?.text).toContain('hello from the browser');
-    // The final edit is rendered HTML: the quote and the italic hint.
-    const answer = page.locator(`.msg[data-id="${seen[0]?.id}"]`);
+    expect(drafts.length, `the draft changed in view: ${JSON.stringify(drafts)}`).toBeGreaterThanOrEqual(2);
+    expect(stopButton, 'the draft offered a stop button').toBe(true);
+    const replies = await botAfter(sent);
+    expect(replies, 'one message: no placeholder, no split').toHaveLength(1);
+    expect(replies[0]?.text).toContain('hello from the browser');
+    // The answer is the rich rendering: the quote and the italic hint; never edited.
+    const answer = page.locator(`.msg[data-id="${replies[0]?.id}"]`);
     expect(await answer.locator('blockquote').count()).toBe(1);
-    expect(await answer.locator('.edited').count()).toBe(1);
+    expect(await answer.locator('i').count()).toBeGreaterThan(0);
+    expect(await answer.locator('.edited').count()).toBe(0);
+  });
+
+  test('the draft’s stop button ends the answer and keeps what was written', async () => {
+    const sent = await say('count slowly');
+    const stop = page.locator('#messages .msg.draft .draft-stop');
+    await page.locator('#messages .msg.draft', { hasText: /Counting: 1, 2/ }).waitFor({ timeout: 30_000 });
+    await shot('draft-before-stop');
+    await stop.click();
+    await expect
+      .poll(async () => (await botAfter(sent)).find((m) => /Stopped/.test(m.text))?.text ?? '', {
+        timeout: 30_000,
+      })
+      .toMatch(/Counting: 1, 2/);
+    await shot('stopped');
+    const answer = (await botAfter(sent)).find((m) => /Counting/.test(m.text));
+    expect(answer?.text).not.toContain('99, 100');
   });
 
   test('a long turn: the progress card appears pinned and is unpinned when the turn ends', async () => {
@@ -161,7 +201,9 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     await shot('card-pinned');
     await bar.waitFor({ state: 'hidden', timeout: 60_000 });
     await expect
-      .poll(async () => (await botAfter(sent)).some((m) => /8\. Step 8/.test(m.text)), { timeout: 10_000 })
+      .poll(async () => (await botAfter(sent)).some((m) => /Step 8 of a long answer/.test(m.text)), {
+        timeout: 10_000,
+      })
       .toBe(true);
     await shot('card-unpinned');
     expect(pinnedText).not.toBe('');

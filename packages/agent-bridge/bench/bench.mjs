@@ -7,7 +7,14 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolServer } from '../../protocol/dist/index.js';
-import { mayBeHistory, Session, StdoutReader, TranscriptTail, translateLine } from '../dist/index.js';
+import {
+  mayBeHistory,
+  recordedProcesses,
+  Session,
+  StdoutReader,
+  TranscriptTail,
+  translateLine,
+} from '../dist/index.js';
 
 const TARGET = 50 * 1024 * 1024;
 const fixtures = new URL('../test/fixtures/', import.meta.url).pathname;
@@ -111,8 +118,15 @@ console.log(
 // 3. Resident memory of a bridge process, idle and while a turn streams ~5 MB of deltas.
 const socketPath = join(root, 'g.sock');
 let textFrames = 0;
-let ended;
-const turnEnded = new Promise((resolve) => (ended = resolve));
+let firstEnded;
+const turnEnded = new Promise((resolve) => (firstEnded = resolve));
+/** Turn ids (`<chat>/…`, the conversation's key first) → who waits for that conversation's end. */
+const fourEnded = new Map();
+const ended = (frame) => {
+  const chat = frame.turnId.split('/')[0];
+  if (chat === '1') firstEnded();
+  else fourEnded.get(chat)?.();
+};
 let statusAnswered;
 const statusAnswer = new Promise((resolve) => (statusAnswered = resolve));
 const server = createProtocolServer({
@@ -121,7 +135,7 @@ const server = createProtocolServer({
   store: createMemoryChannelStore(),
   onFrame(frame) {
     if (frame.type === 'text') textFrames++;
-    if (frame.type === 'turn_ended') ended();
+    if (frame.type === 'turn_ended') ended(frame);
     if (frame.type === 'status' && frame.commandId === 'bench-status') statusAnswered(frame);
   },
 });
@@ -134,23 +148,27 @@ writeFileSync(
 );
 const workDir = join(root, 'w');
 mkdirSync(workDir);
-const bridge = spawn(process.execPath, [new URL('../test/bridge-entry.mjs', import.meta.url).pathname], {
-  env: {
-    ...process.env,
-    // The fake CLI writes a transcript here, which the bridge tails while the answer streams.
-    CLAUDE_CONFIG_DIR: join(root, 'claude'),
-    BRIDGE_OPTIONS: JSON.stringify({
-      agent: 'bench',
-      socketPath,
-      stateDir: join(root, 's'),
-      workDir,
-      claudeBin: fakeBin,
-      restartOnExit: false,
-      stuckAfterMs: 60_000,
-    }),
+const bridge = spawn(
+  process.execPath,
+  [new URL('../../../tests/bridge/bridge-entry.mjs', import.meta.url).pathname],
+  {
+    env: {
+      ...process.env,
+      // The fake CLI writes a transcript here, which the bridge tails while the answer streams.
+      CLAUDE_CONFIG_DIR: join(root, 'claude'),
+      BRIDGE_OPTIONS: JSON.stringify({
+        agent: 'bench',
+        socketPath,
+        stateDir: join(root, 's'),
+        workDir,
+        claudeBin: fakeBin,
+        restartOnExit: false,
+        stuckAfterMs: 60_000,
+      }),
+    },
+    stdio: ['ignore', 'pipe', 'ignore'],
   },
-  stdio: ['ignore', 'pipe', 'ignore'],
-});
+);
 await new Promise((resolve) => bridge.stdout.once('data', resolve));
 const rss = () =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${bridge.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -171,7 +189,7 @@ await server.send({
 await turnEnded;
 clearInterval(sampler);
 await new Promise((resolve) => setTimeout(resolve, 300));
-await server.send({ type: 'status_request', commandId: 'bench-status' });
+await server.send({ type: 'status_request', commandId: 'bench-status', route: { chatId: 1 } });
 const history = (await statusAnswer).history ?? [];
 const transcriptDir = join(root, 'claude', 'projects', workDir.replace(/[^a-zA-Z0-9]/g, '-'));
 const written = readdirSync(transcriptDir).reduce(
@@ -181,8 +199,36 @@ const written = readdirSync(transcriptDir).reduce(
 console.log(
   `bridge RSS: idle ${idle.toFixed(1)} MB, streaming peak ${peak.toFixed(1)} MB (text frames: ${textFrames}; transcript tailed meanwhile: ${(written / 1048576).toFixed(1)} MB, history entries: ${history.length})`,
 );
+
+// Four conversations streaming at once: four processes, one bridge.
+let peak4 = 0;
+const sampler4 = setInterval(() => (peak4 = Math.max(peak4, rss())), 50);
+const ends = [2, 3, 4, 5].map((chatId) => {
+  const done = new Promise((resolve) => fourEnded.set(`${chatId}`, resolve));
+  void server.send({
+    type: 'user_message',
+    inboundId: `bench-4-${chatId}`,
+    route: { chatId },
+    telegramMessageId: chatId,
+    sender: { id: 1, name: 'bench' },
+    text: 'stream',
+    attachments: [],
+    sentAt: Date.now(),
+  });
+  return done;
+});
+await Promise.all(ends);
+clearInterval(sampler4);
+console.log(
+  `bridge RSS with 4 conversations streaming at once: peak ${peak4.toFixed(1)} MB (1 conversation: ${peak.toFixed(1)} MB; the CLI processes not included)`,
+);
 bridge.kill('SIGKILL');
-const record = JSON.parse(readFileSync(join(root, 's', 'bridge.json'), 'utf8'));
-if (record.child) process.kill(-record.child.pid, 'SIGKILL');
+for (const { record } of recordedProcesses(join(root, 's'))) {
+  try {
+    process.kill(-record.pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
 await server.stop();
 rmSync(root, { recursive: true, force: true });

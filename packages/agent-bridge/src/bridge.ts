@@ -84,7 +84,7 @@ export interface BridgeOptions {
   maxLineBytes?: number;
   /**
    * Fault injection for tests: called synchronously at each stage of a stdin write, so a test can kill
-   * the process exactly there (`test/bridge-entry.mjs`). Stages: `intent_saved` (the intent is on disk,
+   * the process exactly there (`tests/bridge/bridge-entry.mjs`). Stages: `intent_saved` (the intent is on disk,
    * nothing written), `written` (the line is in the fifo, its frames not sent), `announced` (frames in
    * the outbox, the intent not yet cleared). Leave unset in production.
    */

@@ -7,6 +7,8 @@
  * - `stdin.fifo`  the process's stdin. The process holds it open read-write itself, so it is its own
  *                 last writer and never sees EOF when a bridge goes away.
  * - `stdout.log`, `stderr.log`  its output, truncated when a new process starts (offsets restart at 0).
+ *                 `stdout.log` keeps its logical size while the bridge frees what it handled
+ *                 (`stdout-trim.ts`), so offsets stay valid for as long as the process runs.
  *
  * The bridge depends on {@link ChildHandle}, not on `ChildProcess`: after a restart there is no
  * `ChildProcess` to hold, only a record, so liveness is always a question asked of the record.
@@ -71,7 +73,11 @@ export function liveness(record: ChildRecord): Liveness {
 export interface ChildHandle {
   readonly record: ChildRecord;
   liveness(): Liveness;
-  /** Writes one line (a newline is added) into the process's stdin. Throws if nothing reads the fifo. */
+  /**
+   * Writes one line (a newline is added) into the process's stdin, in order with every earlier line.
+   * Never blocks: what the pipe has no room for is written from a timer. Throws if nothing reads the
+   * fifo at the time of the call.
+   */
   writeLine(line: string): void;
   /**
    * Whether a line written now would reach the process: it is alive and something reads its fifo. A
@@ -182,22 +188,61 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
     fd ??= openSync(fifoPath, constants.O_WRONLY | constants.O_NONBLOCK);
     return fd;
   };
+  /**
+   * Bytes the pipe had no room for yet (64 KB fills with one large image while the CLI is busy). They go
+   * out from a timer, in order, so a full pipe never blocks the event loop — every conversation's
+   * stdout, the socket and its pings keep running meanwhile.
+   */
+  const backlog: Buffer[] = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+  /** Writes what fits now; 0 when the pipe is full. Throws on anything else (nobody reads: ENXIO, EPIPE). */
+  const writeSome = (target: number, bytes: Buffer): number => {
+    try {
+      return writeSync(target, bytes, 0, bytes.length);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
+      throw err;
+    }
+  };
+  const flushSome = (): void => {
+    while (backlog.length > 0 && fd !== undefined) {
+      const head = backlog[0] as Buffer;
+      const written = writeSome(fd, head);
+      if (written < head.length) {
+        backlog[0] = head.subarray(written);
+        return;
+      }
+      backlog.shift();
+    }
+  };
+  const scheduleFlush = (): void => {
+    if (flushTimer) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      try {
+        flushSome();
+      } catch {
+        // The reader is gone: the process's exit is noticed and reported by its liveness check.
+        backlog.length = 0;
+        return;
+      }
+      if (backlog.length > 0) scheduleFlush();
+    }, 5);
+  };
   return {
     record,
     liveness: () => liveness(record),
     writeLine(line) {
       const bytes = Buffer.from(`${line}\n`, 'utf8');
-      const target = open();
-      let written = 0;
-      const deadline = Date.now() + 30_000;
-      // A full pipe (64 KB, e.g. a large image) answers EAGAIN; the CLI drains it continuously.
-      while (written < bytes.length) {
-        try {
-          written += writeSync(target, bytes, written, bytes.length - written);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) throw err;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-        }
+      if (backlog.length > 0) {
+        // Behind bytes still waiting for room: in order, after them.
+        backlog.push(bytes);
+        return;
+      }
+      const written = writeSome(open(), bytes);
+      if (written < bytes.length) {
+        backlog.push(bytes.subarray(written));
+        scheduleFlush();
       }
     },
     writable() {
@@ -231,6 +276,20 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
       }
     },
     detach() {
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      // A line half in the pipe would be cut short for the next bridge: finish it first, waiting for
+      // room (this is a stop, so waiting here blocks nothing that matters), up to 30 s.
+      const deadline = Date.now() + 30_000;
+      try {
+        while (backlog.length > 0 && fd !== undefined && Date.now() < deadline) {
+          flushSome();
+          if (backlog.length > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        }
+      } catch {
+        // nobody reads any more
+      }
+      backlog.length = 0;
       if (fd !== undefined) {
         closeSync(fd);
         fd = undefined;

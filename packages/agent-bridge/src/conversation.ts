@@ -41,6 +41,7 @@ import type { FileChannelStore } from './outbox.js';
 import { Session } from './session.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
+import { StdoutTrimmer } from './stdout-trim.js';
 import { Supervisor } from './supervisor.js';
 import { claudeConfigDir } from './transcript.js';
 import { translateLine } from './translator.js';
@@ -103,6 +104,7 @@ export class Conversation {
   #files: FileTools | undefined;
   #commands!: (frame: AppFrame) => Promise<void>;
   #reader: StdoutReader | undefined;
+  readonly #trimmer: StdoutTrimmer;
   #watcher: FSWatcher | undefined;
   #stopped = false;
   #pumping = false;
@@ -117,6 +119,7 @@ export class Conversation {
       snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
       if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
     });
+    this.#trimmer = new StdoutTrimmer({ path: join(options.dir, STDOUT_LOG), log: this.#log });
   }
 
   /** Whether a Claude process is held (alive, or of unknown liveness). */
@@ -479,5 +482,8 @@ export class Conversation {
 
   #persist(force: boolean): void {
     this.#snapshotFile.save(this.#snapshot, force);
+    // The snapshot's offset is the one on disk (it is captured only when written); the reader's is lower
+    // only for a moment after a new process truncated the log.
+    if (this.#reader) this.#trimmer.recorded(Math.min(this.#snapshot.stdoutOffset, this.#reader.offset));
   }
 }

@@ -15,7 +15,7 @@ import {
   mayBeHistory,
 } from '../src/history.js';
 import { renderUserMessage, stripMessageHeader } from '../src/user-input.js';
-import { userMessage } from './harness.js';
+import { userMessage } from './frames.js';
 
 /** The text the bridge writes for a Telegram message: the header line, then the text. */
 const withHeader = (text: string): string => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type AppFrame, parseFrame } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { Session, translateLine } from '../src/index.js';
-import { userMessage } from './harness.js';
+import { userMessage } from './frames.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const scenarios = readdirSync(FIXTURES)

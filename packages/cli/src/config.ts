@@ -102,6 +102,8 @@ const agentSchema = z.strictObject({
   stateDir: z.string().min(1).optional(),
   runtimeDir: z.string().min(1).optional(),
   card: cardSchema,
+  /** `rich` (default): drafts and rich messages; `classic`: the "…" placeholder edited, HTML at the end. */
+  replies: z.enum(['rich', 'classic']).optional(),
   /** `per-chat` (default): every chat and forum topic is its own Claude session. `shared`: one for all. */
   conversations: z.enum(['per-chat', 'shared']).optional(),
   /** Claude processes kept at most (each ~170 MB); the least recently used idle one is stopped. */
@@ -113,6 +115,8 @@ const agentSchema = z.strictObject({
   metrics: z
     .strictObject({ port: z.number().int().min(1).max(65535), host: z.string().min(1).optional() })
     .optional(),
+  /** Finished SQLite rows and attachments users sent are deleted after this many days (default 7). */
+  retention: z.strictObject({ days: z.number().positive() }).optional(),
   /** The agent's file tools (send_file, send_photo, send_files): on by default. */
   files: z
     .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
@@ -154,6 +158,8 @@ export interface AgentConfig {
   runtimeDir: string;
   socketPath: string;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
+  /** How replies look in Telegram (see the gateway's `replies` option). */
+  replies: 'rich' | 'classic';
   conversations: 'per-chat' | 'shared';
   maxLiveSessions: number;
   idleStopMs: number;
@@ -163,6 +169,8 @@ export interface AgentConfig {
   metrics: { port: number; host: string } | undefined;
   /** The file tools: `enabled` (default true) and absolute extra directories files may be sent from. */
   files: { enabled: boolean; extraDirs: string[] };
+  /** Days after which the gateway deletes finished rows and attachments users sent. */
+  retention: { days: number };
 }
 
 /** One `chats:` entry, resolved. */
@@ -337,6 +345,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     stateDir,
     runtimeDir,
     socketPath: path.join(runtimeDir, 'bridge.sock'),
+    replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
     maxLiveSessions: raw.maxLiveSessions ?? 4,
     idleStopMs: Math.round((raw.idleStopMinutes ?? 30) * 60_000),
@@ -356,6 +365,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       ...(raw.card?.heartbeatMs !== undefined ? { heartbeatMs: raw.card.heartbeatMs } : {}),
     },
     files: { enabled: raw.files?.enabled ?? true, extraDirs: (raw.files?.extraDirs ?? []).map(abs) },
+    retention: { days: raw.retention?.days ?? 7 },
   };
 }
 

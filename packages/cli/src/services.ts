@@ -41,6 +41,22 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
   });
 }
 
+/**
+ * Who may reach the agent's socket. Under the systemd units (the runtime directory is systemd's,
+ * `RUNTIME_DIRECTORY`) the bridge runs as the agent's own user, in the group systemd gave the runtime
+ * directory: the socket is 0660 in a 0750 directory. Elsewhere both services run as one user: 0600 in 0700.
+ */
+export function socketAccess(
+  agent: AgentConfig,
+  env: NodeJS.ProcessEnv,
+): { socketMode: number; socketDirectoryMode: number } {
+  const shared =
+    env.RUNTIME_DIRECTORY !== undefined && path.resolve(env.RUNTIME_DIRECTORY) === agent.runtimeDir;
+  return shared
+    ? { socketMode: 0o660, socketDirectoryMode: 0o750 }
+    : { socketMode: 0o600, socketDirectoryMode: 0o700 };
+}
+
 /** The gateway service of one agent; reads the bot token from its source (never logged). */
 export function makeGateway(
   agent: AgentConfig,
@@ -56,7 +72,6 @@ export function makeGateway(
       `agent "${agent.name}" has no bot token: add token: to its config, or run \`switchyard sandbox\` to try it locally`,
     );
   }
-  mkdirSync(agent.runtimeDir, { recursive: true, mode: 0o700 });
   return createGateway({
     agent: agent.name,
     token,
@@ -66,7 +81,10 @@ export function makeGateway(
     listenAllChats: agent.chats.filter((c) => c.listen === 'all').map((c) => c.chatId),
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
+    ...socketAccess(agent, environment.env),
     card: agent.card,
+    retentionDays: agent.retention.days,
+    replies: agent.replies,
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

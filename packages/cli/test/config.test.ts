@@ -42,7 +42,26 @@ describe('config', () => {
       stateDir: '/etc/switchyard/.switchyard/demo/state',
       socketPath: '/etc/switchyard/.switchyard/demo/run/bridge.sock',
       claude: { bin: 'claude', restartOnExit: true, args: [], env: {} },
+      retention: { days: 7 },
     });
+    const kept = parseConfig(
+      `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n    retention: { days: 30 }\n`,
+      '/etc/s.yaml',
+      env,
+    );
+    expect(kept.agents[0]?.retention).toEqual({ days: 30 });
+    expect(
+      problems(`agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n    retention: { days: 0 }\n`),
+    ).toEqual([expect.stringContaining('retention.days')]);
+  });
+
+  it('replies are rich unless set to classic; anything else is refused', () => {
+    const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
+    expect(parseConfig(yaml(''), '/etc/s.yaml', env).agents[0]?.replies).toBe('rich');
+    expect(parseConfig(yaml('    replies: classic\n'), '/etc/s.yaml', env).agents[0]?.replies).toBe(
+      'classic',
+    );
+    expect(problems(yaml('    replies: fancy\n')).join('\n')).toMatch(/replies/);
   });
 
   it("uses systemd's state and runtime directories when they are set", () => {

@@ -80,7 +80,11 @@ const gw = await startBot('gateway', {
   agent: 'bench',
   token: tg.token,
   apiRoot: tg.apiRoot,
-  allowUsers: [tg.defaultUser.id, ...Array.from({ length: N }, (_, i) => 7000 + i)],
+  allowUsers: [
+    tg.defaultUser.id,
+    ...Array.from({ length: N }, (_, i) => 7000 + i),
+    ...Array.from({ length: 4 }, (_, i) => 7100 + i),
+  ],
   stateDir: join(dir, 's'),
   socketPath: join(dir, 'b.sock'),
   polling: { timeoutSec: 1 },
@@ -137,6 +141,43 @@ await bridge.send({ type: 'text', turnId: 's', blockId: 'b', text: full });
 await bridge.send({ type: 'turn_ended', turnId: 's', outcome: 'success' });
 await sleep(8000);
 const edits = tg.calls('editMessageText').filter((c) => c.chatId === chatId);
+const tooMany1 = tg.stats().tooManyRequests;
+
+// (c) four conversations streaming at once (four private chats, each its own turn), for the gateway's
+// memory with 4 live sessions against 1 above.
+const chats = Array.from(
+  { length: 4 },
+  (_, i) => tg.privateChat(tg.addUser({ id: 7100 + i, firstName: `bench${i}` })).id,
+);
+for (const [i, id] of chats.entries()) {
+  await bridge.send({
+    type: 'turn_started',
+    turnId: `p${i}`,
+    route: { chatId: id },
+    inboundIds: [],
+    request: 'x',
+    startedAt: Date.now(),
+  });
+}
+let rssPeak4 = 0;
+for (let i = 0; i < words.length; i += 10) {
+  for (const [c] of chats.entries()) {
+    await bridge.send({
+      type: 'text_delta',
+      turnId: `p${c}`,
+      blockId: 'b',
+      delta: (i ? ' ' : '') + words.slice(i, i + 10).join(' '),
+    });
+  }
+  if (i % 100 === 0) rssPeak4 = Math.max(rssPeak4, await gw.rss());
+  await sleep(100);
+}
+for (const [c] of chats.entries()) {
+  await bridge.send({ type: 'text', turnId: `p${c}`, blockId: 'b', text: full });
+  await bridge.send({ type: 'turn_ended', turnId: `p${c}`, outcome: 'success' });
+}
+await sleep(8000);
+const tooMany4 = tg.stats().tooManyRequests;
 let maxRate = 0;
 for (const e of edits)
   maxRate = Math.max(maxRate, edits.filter((x) => x.at >= e.at && x.at < e.at + 1000).length);
@@ -162,12 +203,14 @@ console.log(
         edits: edits.length,
         sends: tg.calls('sendMessage').filter((c) => c.chatId === chatId).length,
         maxEditsPerSecond: maxRate,
-        tooManyRequests: tg.stats().tooManyRequests,
+        tooManyRequests: tooMany1,
+        tooManyRequestsWithFourChats: tooMany4 - tooMany1,
         finalIdentical: finalText === full,
       },
       rssMB: {
         idle: +(rssIdle / 2 ** 20).toFixed(1),
         streaming: +(rssPeak / 2 ** 20).toFixed(1),
+        streamingFourAtOnce: +(rssPeak4 / 2 ** 20).toFixed(1),
         note: 'the gateway process alone (sandbox and bench run in the parent)',
       },
     },

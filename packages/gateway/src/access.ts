@@ -19,7 +19,9 @@ export const REFUSAL = 'Sorry, this agent only talks to the people it was set up
 export function updateOrigin(update: Update): { userId: number | undefined; chatId: number | undefined } {
   const message = update.message ?? update.edited_message ?? update.callback_query?.message;
   const user = update.message?.from ?? update.edited_message?.from ?? update.callback_query?.from;
-  return { userId: user?.id, chatId: message?.chat.id };
+  // A draft's stop button is pressed in a private chat, whose id is the user's.
+  const stopped = update.stopped_message_generation?.chat.id;
+  return { userId: user?.id ?? stopped, chatId: message?.chat.id ?? stopped };
 }
 
 /** Creates the check; it is pure over the lists it was given. */

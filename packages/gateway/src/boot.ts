@@ -44,7 +44,10 @@ export interface BootOptions {
   bot: Bot;
   store: GatewayStore;
   courier: Courier;
-  config: Pick<GatewayOptions, 'agent' | 'socketPath' | 'card' | 'polling'>;
+  config: Pick<
+    GatewayOptions,
+    'agent' | 'socketPath' | 'socketMode' | 'socketDirectoryMode' | 'card' | 'polling' | 'replies'
+  >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
   /** The allowlist: whose updates' content intake may keep. */
@@ -102,6 +105,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     cards,
     logger: logger.child({ component: 'turns' }),
     bridgeConnected: options.bridgeConnected,
+    ...(config.replies ? { replies: config.replies } : {}),
   });
   const prompts = createPrompts({
     api,
@@ -113,6 +117,8 @@ export async function boot(options: BootOptions): Promise<Booted> {
   });
   const endpoint = createProtocolServer({
     socketPath: config.socketPath,
+    ...(config.socketMode !== undefined ? { socketMode: config.socketMode } : {}),
+    ...(config.socketDirectoryMode !== undefined ? { directoryMode: config.socketDirectoryMode } : {}),
     agent: config.agent,
     store: store.channel,
     onFrame: options.onFrame,
@@ -124,11 +130,20 @@ export async function boot(options: BootOptions): Promise<Booted> {
       );
     },
     logger: logger.child({ component: 'protocol' }),
-    onRefused: (r) =>
+    onRefused: (r) => {
       logger.warn(
         { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
         'the channel skipped a frame its receiver refused',
-      ),
+      );
+      // A user's message the bridge refused is not silently gone: its placeholder says so.
+      if (r.direction === 'sent' && r.frame?.type === 'user_message') {
+        turns.frame({
+          type: 'messages_unread',
+          inboundIds: [r.frame.inboundId],
+          reason: `the agent could not take it: ${r.message.slice(0, 300)}`,
+        });
+      }
+    },
   });
   options.ready({ api, cards, turns, prompts }, endpoint);
   await endpoint.start();

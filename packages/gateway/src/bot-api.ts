@@ -12,6 +12,9 @@ import type { Budget } from './budget.js';
 export type BotApi = Pick<
   Api,
   | 'sendMessage'
+  | 'sendRichMessage'
+  | 'sendMessageDraft'
+  | 'sendRichMessageDraft'
   | 'sendDocument'
   | 'sendPhoto'
   | 'sendMediaGroup'
@@ -51,6 +54,29 @@ export function isParseError(error: unknown): boolean {
     errorCode(error) === 400 &&
     /can't parse entities|unsupported start tag|can't find end/i.test(errorText(error))
   );
+}
+
+/**
+ * The Bot API server does not know the method (an older self-hosted server without rich messages):
+ * 404 "Not Found: method not found".
+ */
+export function isMethodMissing(error: unknown): boolean {
+  return errorCode(error) === 404 && /method not found|not found/i.test(errorText(error));
+}
+
+/**
+ * The call's answer never arrived (a network error, or a server error after the request was taken):
+ * Telegram may or may not have done it.
+ */
+export function answerLost(error: unknown): boolean {
+  if (error instanceof HttpError) return true;
+  const code = errorCode(error);
+  return code !== undefined && code >= 500;
+}
+
+/** A rich message Telegram refused as malformed or oversized (400 other than a gone message). */
+export function isRichRefused(error: unknown): boolean {
+  return errorCode(error) === 400 && !isGone(error) && !isNotModified(error);
 }
 
 /** The message to edit or delete no longer exists (a user deleted it). */
@@ -114,17 +140,23 @@ export function createBot(options: {
     }
     return result;
   });
-  const retry = (rethrowHttpErrors: boolean) =>
-    autoRetry({
-      maxRetryAttempts: 5,
-      maxDelaySeconds: 120,
-      rethrowHttpErrors,
-      rethrowInternalServerErrors: false,
-    });
-  const retryAll = retry(false);
-  const retryAnswered = retry(true);
+  const retry = { maxRetryAttempts: 5, maxDelaySeconds: 120 };
+  const retryAll = autoRetry({ ...retry, rethrowHttpErrors: false, rethrowInternalServerErrors: false });
+  // A send that creates a message is not retried after its answer was lost (a second message would
+  // appear): the error goes to the send journal, which looks for the message first. 429s still wait.
+  const retryAnswered = autoRetry({ ...retry, rethrowHttpErrors: true, rethrowInternalServerErrors: false });
+  // A rich message's 5xx may also have created it (`answerLost`): thrown too (`SendJournal.sendRich`).
+  const retryOnlyRefusals = autoRetry({
+    ...retry,
+    rethrowHttpErrors: true,
+    rethrowInternalServerErrors: true,
+  });
   bot.api.config.use((prev, method, payload, signal) =>
-    (CREATES_MESSAGE.has(method) ? retryAnswered : retryAll)(prev, method, payload, signal),
+    (method === 'sendRichMessage'
+      ? retryOnlyRefusals
+      : CREATES_MESSAGE.has(method)
+        ? retryAnswered
+        : retryAll)(prev, method, payload, signal),
   );
   return bot;
 }

@@ -29,6 +29,8 @@ export interface FrameDispatchOptions {
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
   onAgentStatus(status: FrameOf<'status'>): void;
+  /** Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`). */
+  allows(route: Route): boolean;
   /** A failed turn (its error, which may be absent) or an operator event: the gateway's `lastError`. */
   setLastError(message: string | undefined): void;
   logger: Logger;
@@ -39,6 +41,15 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
   const { commands, logger } = options;
   return (frame) => {
     const f = frame as BridgeToGateway | GatewayToBridge;
+    const route = 'route' in f ? f.route : undefined;
+    if (route && !options.allows(route)) {
+      // The bridge may speak only for this agent's own conversations.
+      logger.warn(
+        { event: 'frame_for_unknown_chat', type: f.type, chat: route.chatId },
+        'dropped a bridge frame naming a chat this agent never talked in',
+      );
+      return;
+    }
     switch (f.type) {
       case 'turn_started':
       case 'turn_ended':

@@ -302,6 +302,20 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   /** Requests answered in memory (`/status`, `/sessions`): not reliable frames, so not kept durably. */
   const statusRoutes = new Map<string, Route>();
   const statusTimers = new Map<string, NodeJS.Timeout>();
+  /**
+   * Waits for the answer to a request that is not a reliable frame (`/status`, `/sessions`: it dies with
+   * the connection), in memory: `onTimeout` speaks instead when none comes in time.
+   */
+  const awaitAnswer = (commandId: string, route: Route, onTimeout: () => void): void => {
+    statusRoutes.set(commandId, route);
+    statusTimers.set(
+      commandId,
+      setTimeout(() => {
+        statusTimers.delete(commandId);
+        if (statusRoutes.delete(commandId)) onTimeout();
+      }, options.statusTimeoutMs ?? 3000),
+    );
+  };
   const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   const toBridge = async (frame: GatewayToBridge & { commandId: string }, route: Route, ack: string) => {
@@ -362,19 +376,12 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             reply(route, statusText(options.status()));
             return;
           }
-          // `status_request` is not a reliable frame: if the bridge goes away before answering, answer
-          // from what the gateway knows rather than leave the user without a reply.
-          statusRoutes.set(commandId, route);
-          statusTimers.set(
-            commandId,
-            setTimeout(() => {
-              statusTimers.delete(commandId);
-              if (!statusRoutes.delete(commandId)) return;
-              reply(
-                route,
-                `${statusText(options.status())}\n(the agent did not answer; this is the gateway's view)`,
-              );
-            }, options.statusTimeoutMs ?? 3000),
+          // If the bridge does not answer, answer from what the gateway knows.
+          awaitAnswer(commandId, route, () =>
+            reply(
+              route,
+              `${statusText(options.status())}\n(the agent did not answer; this is the gateway's view)`,
+            ),
           );
           await options.send({ type: 'status_request', commandId, route });
           return;
@@ -384,14 +391,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             reply(route, 'The agent is restarting (bridge disconnected); try /sessions again in a moment.');
             return;
           }
-          statusRoutes.set(commandId, route);
-          statusTimers.set(
-            commandId,
-            setTimeout(() => {
-              statusTimers.delete(commandId);
-              if (statusRoutes.delete(commandId)) reply(route, 'The agent did not answer; try again.');
-            }, options.statusTimeoutMs ?? 3000),
-          );
+          awaitAnswer(commandId, route, () => reply(route, 'The agent did not answer; try again.'));
           await options.send({ type: 'sessions_request', commandId });
           return;
         }

@@ -28,8 +28,10 @@ import type { CardOptions } from './card-driver.js';
 import { createCommandRunner, type InlineButton } from './commands.js';
 import { createCourier } from './courier.js';
 import { createFileSender } from './files.js';
+import { createKnownChats } from './known-chats.js';
 import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
+import { createRetention, type Retention } from './retention.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
 import { installTelegramHandlers } from './telegram-handlers.js';
 
@@ -54,6 +56,17 @@ export interface GatewayOptions {
   stateDir: string;
   /** The Unix socket the bridge connects to. */
   socketPath: string;
+  /**
+   * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
+   * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.
+   */
+  socketMode?: number;
+  socketDirectoryMode?: number;
+  /**
+   * Days after which finished SQLite rows and the attachments users sent are deleted (at start and
+   * daily; `retention.ts`); default 7.
+   */
+  retentionDays?: number;
   /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
   card?: CardOptions;
   /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
@@ -65,6 +78,12 @@ export interface GatewayOptions {
   budget?: BudgetOptions;
   /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
   metrics?: GatewayMetrics;
+  /**
+   * How replies look: `rich` (default) streams a draft in private chats and sends one rich message
+   * (tables, headings …), and edits the placeholder into a rich message in groups; `classic` edits a
+   * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
+   */
+  replies?: 'rich' | 'classic';
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }
@@ -110,6 +129,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const courier = createCourier(budget);
 
   let store: GatewayStore | undefined;
+  let retention: Retention | undefined;
+  const inboxDir = join(options.stateDir, 'inbox');
   /** Set by the boot sequence before the bridge can connect; `api` journals every `sendMessage`. */
   let renderers: Renderers | undefined;
   let endpoint: Endpoint | undefined;
@@ -174,6 +195,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger: logger.child({ component: 'commands' }),
   });
   const files = createFileSender({ api: bot.api, store: db, courier, send, logger });
+  const knownChats = createKnownChats(db, [...options.allowUsers, ...(options.allowChats ?? [])]);
   const onFrame = createFrameDispatch({
     live: () => renderers,
     commands,
@@ -183,6 +205,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       agentStatus = status;
       if (status.route) conversationStatus.set(conversationKey(status.route), status);
     },
+    allows: (route) => knownChats.allows(route),
     setLastError,
     logger,
   });
@@ -197,6 +220,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ),
     allowed,
     allowedUser: (userId) => allowUsers.has(userId),
+    noteChat: (chatId) => knownChats.note(chatId),
     listensToAll: (chatId) => listenAll.has(chatId),
     reply,
     commands,
@@ -204,7 +228,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     attachments: {
       api: bot.api,
       fileUrl: (path) => `${apiRoot}/file/bot${options.token}/${path}`,
-      inboxDir: join(options.stateDir, 'inbox'),
+      inboxDir,
     },
     setLastError,
     logger,
@@ -236,6 +260,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     async start() {
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
+      retention = createRetention({
+        store: s,
+        inboxDir,
+        ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
+        logger: logger.child({ component: 'retention' }),
+      });
+      await retention.start();
       metrics.queueLength(() => store?.inboxLength() ?? 0);
       stopping = new AbortController();
       const booted = await boot({
@@ -280,6 +311,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       await courier.drain();
       await endpoint?.stop();
       endpoint = undefined;
+      await retention?.stop();
+      retention = undefined;
       store?.close();
       store = undefined;
       logger.info({ event: 'stopped' }, 'gateway stopped');

@@ -19,7 +19,7 @@ import { type BotApi, errorCode, errorText } from './bot-api.js';
 import type { GatewayStore } from './store.js';
 
 /** The update kinds the gateway asks for. */
-export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+export const ALLOWED_UPDATES = ['message', 'callback_query', 'stopped_message_generation'] as const;
 
 /** What the durable source needs. */
 export interface UpdateSourceOptions {
@@ -155,6 +155,8 @@ export function inboundIdOf(message: Pick<Message, 'chat' | 'message_id'>): stri
 
 /** The lane (chat, or forum topic in it) an update belongs to, for `sequentialize`. */
 export function laneOf(update: Update): string | undefined {
+  const stopped = update.stopped_message_generation;
+  if (stopped) return `${stopped.chat.id}:${stopped.message_thread_id ?? ''}`;
   const message = update.message ?? update.callback_query?.message;
   if (!message) return undefined;
   const thread =

@@ -40,7 +40,7 @@
  */
 import type { Logger } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
-import { type BotApi, errorText, isNotModified, isOutcomeUnknown } from './bot-api.js';
+import { answerLost, type BotApi, errorText, isNotModified, isOutcomeUnknown } from './bot-api.js';
 import type { Courier } from './courier.js';
 import type { GatewayStore, SendRow } from './store.js';
 
@@ -72,26 +72,43 @@ export type JournaledSend = (
   },
 ) => Promise<Message.TextMessage>;
 
+/** A journaled rich send: `sendRichMessage` of `markdown`; see {@link SendJournal.sendRich}. */
+export type JournaledRichSend = (
+  chatId: number,
+  markdown: string,
+  other?: Parameters<BotApi['sendRichMessage']>[2],
+  owned?: { owner: SendOwner; adopt(messageId: number): void },
+) => Promise<{ message_id: number }>;
+
 /** The journal's handle. */
 export interface SendJournal {
   /** `sendMessage` with the intent recorded first. Call it only from inside a courier call. */
   send: JournaledSend;
+  /**
+   * `sendRichMessage` under the same discipline as `send` (the row's `other.rich` marks it, and the
+   * boot probe edits with the same `rich_message`). One step more: when the call's answer is lost (a
+   * network or server error, which `createBot` does not retry for this method), the message may exist;
+   * the journal probes for it at once, as the boot reconciliation would, and adopts it instead of
+   * sending a second one. Only a probe that finds nothing sends again, once.
+   */
+  sendRich: JournaledRichSend;
   /** Resolves the sends a previous process left in flight. Run at boot, before any new traffic. */
   reconcile(): Promise<ReconcileReport>;
 }
 
 /** Most `editMessageText` probes per unresolved send. */
 export const MAX_PROBES = 8;
-/** Most sends of one message whose exchanges failed without an answer (each probed as absent first). */
-const MAX_UNKNOWN_ATTEMPTS = 3;
 
 /** What the journal needs. */
 export interface SendJournalOptions {
-  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage'>;
+  api: Pick<BotApi, 'sendMessage' | 'sendRichMessage' | 'editMessageText' | 'deleteMessage'>;
   store: GatewayStore;
   courier: Courier;
   logger: Logger;
 }
+
+/** Most sends of one message whose exchanges failed without an answer (each probed as absent first). */
+const MAX_UNKNOWN_ATTEMPTS = 3;
 
 /**
  * `base` with its `sendMessage` journaled (ownerless), for the modules whose messages no one needs to
@@ -163,6 +180,54 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
     }
   };
 
+  const sendRich: JournaledRichSend = async (chatId, markdown, other, owned) => {
+    const record = () =>
+      store.beginSend({
+        chatId,
+        owner: owned?.owner,
+        text: markdown,
+        other: { ...(other ?? {}), rich: true } as Record<string, unknown>,
+      });
+    const attempt = async (sendId: number): Promise<{ message_id: number } | 'lost'> => {
+      try {
+        return await api.sendRichMessage(chatId, { markdown, skip_entity_detection: false }, other);
+      } catch (error) {
+        if (!answerLost(error)) {
+          store.endSend(sendId, chatId, undefined);
+          throw error;
+        }
+        return 'lost';
+      }
+    };
+    const settle = (sendId: number, id: number): { message_id: number } => {
+      store.atomically(() => {
+        owned?.adopt(id);
+        store.endSend(sendId, chatId, id);
+      });
+      return { message_id: id };
+    };
+    for (let round = 0; ; round++) {
+      const sendId = record();
+      const sent = await attempt(sendId);
+      if (sent !== 'lost') return settle(sendId, sent.message_id);
+      const row = store.pendingSends().find((r) => r.sendId === sendId);
+      // Inside the chat's courier call already (see `send`): the probe runs in this lane, not through it.
+      const found = row
+        ? await find(row, row.floor, store.inboundMessageIds(chatId), (probe) => probe())
+        : 'unknown';
+      logger.warn(
+        { event: 'send_answer_lost', chat: chatId, outcome: typeof found === 'number' ? 'found' : found },
+        'send-journal',
+      );
+      if (typeof found === 'number') return settle(sendId, found);
+      // Cannot tell: the row stays for the next boot's reconciliation, and the send fails.
+      if (found === 'unknown')
+        throw new Error('sendRichMessage: the answer was lost and the chat could not be probed');
+      store.endSend(sendId, chatId, undefined);
+      if (round >= 1) throw new Error('sendRichMessage: the answer was lost twice and no message was found');
+    }
+  };
+
   /**
    * The first bot message above `floor` that carries `row`'s content; `absent` when there is none,
    * `unknown` when a probe failed. `call` runs each probe (through the courier, or directly from inside
@@ -175,6 +240,8 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
     call: (probe: () => Promise<unknown>) => Promise<unknown>,
   ): Promise<number | 'absent' | 'unknown'> => {
     const o = row.other;
+    const content: Parameters<BotApi['editMessageText']>[2] =
+      o.rich === true ? { markdown: row.text, skip_entity_detection: false } : row.text;
     const same = {
       ...(o.parse_mode === undefined ? {} : { parse_mode: o.parse_mode }),
       ...(o.entities === undefined ? {} : { entities: o.entities }),
@@ -186,7 +253,7 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
       if (users.has(id)) continue;
       probes++;
       try {
-        await call(() => api.editMessageText(row.chatId, id, row.text, same));
+        await call(() => api.editMessageText(row.chatId, id, content, same));
         return id; // changed: the bot's message, though not byte-identical (found all the same)
       } catch (error) {
         if (isNotModified(error)) return id;
@@ -232,6 +299,7 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
 
   return {
     send,
+    sendRich,
     async reconcile() {
       const report: ReconcileReport = { pending: 0, adopted: 0, deleted: 0 };
       /** Per chat, the newest bot message found so far: a later row's message is above it. */

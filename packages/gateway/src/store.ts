@@ -21,6 +21,7 @@ import { createFileTable, type FileTable } from './store/file-table.js';
 import { createInbox, createInboxDelivery, type Inbox } from './store/inbox.js';
 import { createPinTable, type PinTable } from './store/pin-table.js';
 import { createPromptTable, type PromptTable } from './store/prompt-table.js';
+import { createRetentionTable, type RetentionTable } from './store/retention.js';
 import { createSendTable, type SendTable } from './store/send-table.js';
 import { createSettings, type Settings } from './store/settings.js';
 import { createTurnTable, type TurnTable } from './store/turn-table.js';
@@ -30,11 +31,9 @@ export type { FileSendRow } from './store/file-table.js';
 export type { InboundRow, InboundState } from './store/inbox.js';
 export type { PinRow } from './store/pin-table.js';
 export type { PromptRow } from './store/prompt-table.js';
+export type { Forgotten } from './store/retention.js';
 export type { SendRow } from './store/send-table.js';
 export type { TurnRow } from './store/turn-table.js';
-
-/** How long finished rows (handled updates, delivered messages, rendered turns, stale routes) are kept. */
-const RETAIN_MS = 24 * 3600_000;
 
 /** The gateway's SQLite store; see the module comment for its contract. */
 export interface GatewayStore
@@ -46,6 +45,7 @@ export interface GatewayStore
     CommandRoutes,
     SendTable,
     FileTable,
+    RetentionTable,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -58,26 +58,26 @@ export interface GatewayStore
 }
 
 /**
- * Opens (creating if needed) the store at `path`, applying pending migrations, and forgets rows
- * finished more than a day ago.
+ * Opens (creating if needed) the store at `path`, applying pending migrations. Old finished rows stay
+ * until `forgetFinishedBefore` (the gateway's retention, `retention.ts`) forgets them.
  */
 export function openGatewayStore(path: string): GatewayStore {
   const db = openDatabase(path);
-  const forgetBefore = Date.now() - RETAIN_MS;
   const settings = createSettings(db);
-  const updates = createUpdateLog(db, forgetBefore);
+  const updates = createUpdateLog(db);
   return {
     channel: createChannelOutbox(db, settings, createInboxDelivery(db)),
     close: () => db.close(),
     atomically: <T>(fn: () => T): T => db.transaction(fn)(),
     ...updates,
-    ...createInbox(db, updates, forgetBefore),
-    ...createTurnTable(db, forgetBefore),
+    ...createInbox(db, updates),
+    ...createTurnTable(db),
     ...createPinTable(db),
     ...createPromptTable(db),
-    ...createCommandRoutes(db, forgetBefore),
+    ...createCommandRoutes(db),
     ...createSendTable(db),
-    ...createFileTable(db, forgetBefore),
+    ...createFileTable(db),
+    ...createRetentionTable(db),
     ...settings,
   };
 }

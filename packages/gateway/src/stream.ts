@@ -15,14 +15,11 @@
  *   the journal's boot reconciliation adopts) names every message of the reply, and the resumed final
  *   render leaves no stray and no double.
  *
- * Why not `sendMessageDraft` (Bot API 9.5, private chats): a draft is a preview, not a message. It
- * cannot become the placeholder (which must exist at once, as a real message the user's message is
- * answered by) nor be edited into the final HTML; finishing means a separate `sendMessage`, so the
- * user would see the draft and the final message side by side until the client drops the draft — the
- * duplicate flash others reported — and the placeholder would have to be deleted, moving the reply.
- * The sandbox records drafts and clears them when the bot's next message arrives, so it shows the
- * finish as clean by construction and cannot measure the flash; without a measurement on real
- * clients, the edited placeholder (one message that grows, within the chat's budget) stays.
+ * This is the classic reply (`replies: classic`, and the fallback of `rich-reply.ts`). Rich replies
+ * supersede it: private chats stream a draft and persist it with one `sendRichMessage` — the draft need
+ * not become a placeholder there, because a private chat gets none (the draft appears at once instead),
+ * and the finish is one rich message, not an HTML render to edit into; groups edit their placeholder
+ * into a rich message. See `rich-reply.ts`.
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified, isParseError } from './bot-api.js';
@@ -57,6 +54,11 @@ export interface ReplyStream {
   finish(markdown: string): Promise<void>;
   /** The reply's messages, in order. */
   readonly messageIds: readonly number[];
+  /**
+   * Whether a note about the turn ("⏹ Stopped.") belongs inside the final text (rich replies) rather
+   * than in a message of its own (this classic stream).
+   */
+  readonly notesInline: boolean;
 }
 
 /** Creates the stream for one reply. Nothing is sent until `show` or `finish`. */
@@ -199,6 +201,7 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
     get messageIds() {
       return ids;
     },
+    notesInline: false,
     show(text) {
       if (finished) return;
       latest = text;

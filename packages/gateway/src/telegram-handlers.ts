@@ -28,13 +28,17 @@ export interface TelegramHandlerOptions {
   /** The open store; throws before the gateway has started. */
   store(): GatewayStore;
   /** The running renderers; undefined before the gateway has started. */
-  live(): { turns: Pick<Turns, 'placeholder'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> } | undefined;
+  live():
+    | { turns: Pick<Turns, 'placeholder' | 'draftStopped'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> }
+    | undefined;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
   /** The allowlist. */
   allowed(update: Update): boolean;
   /** Whether a Telegram user is on the allowlist (the author of a quoted message). */
   allowedUser(userId: number): boolean;
+  /** An allowed user's message was accepted from this chat: the bridge may address it. */
+  noteChat(chatId: number): void;
   /** Groups where the bot reads every message (`listen: all`), not only what is addressed to it. */
   listensToAll(chatId: number): boolean;
   /** Sends a plain message to a chat; never rejects. */
@@ -65,6 +69,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       done();
       return;
     }
+    options.noteChat(message.chat.id);
     const raw = message.text ?? message.caption ?? '';
     const text = group ? stripMention(raw, me.username) : raw;
 
@@ -141,7 +146,8 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   bot.use(
     sequentialize((ctx: Context) => {
       const lane = laneOf(ctx.update);
-      return ctx.callbackQuery && lane !== undefined ? `${lane}:press` : lane;
+      const press = ctx.callbackQuery || ctx.update.stopped_message_generation;
+      return press && lane !== undefined ? `${lane}:press` : lane;
     }),
   );
   bot.on('callback_query', async (ctx) => {
@@ -162,6 +168,19 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     db().markHandled(ctx.update.update_id);
   });
   bot.on('message', (ctx) => onMessage(ctx, ctx.message));
+  // The stop button of a draft (private chats): interrupts that conversation's turn exactly as `/stop`
+  // does; the reply stops drafting and its partial text is kept as the final message.
+  bot.use(async (ctx, next) => {
+    const stopped = ctx.update.stopped_message_generation;
+    if (!stopped) return next();
+    const route: Route =
+      stopped.message_thread_id === undefined
+        ? { chatId: stopped.chat.id }
+        : { chatId: stopped.chat.id, threadId: stopped.message_thread_id };
+    options.live()?.turns.draftStopped(route);
+    db().markHandled(ctx.update.update_id);
+    await options.commands.run({ name: 'stop' }, route);
+  });
   bot.use((ctx) => {
     db().markHandled(ctx.update.update_id);
   });

@@ -3,6 +3,12 @@
  * grows into, the typing indicator, steers marked as taken, unread messages reported, and the final
  * render when the turn ends.
  *
+ * Replies are rich (`replies: rich`, the default; `rich-reply.ts`) or classic (`stream.ts`). Rich in a
+ * private chat means no "…" placeholder: a "Thinking…" draft appears at once and the answer is one
+ * `sendRichMessage`; rich in a group means the placeholder is edited into a rich message. Placeholders
+ * that say something else (queued, steer, waiting) stay messages in both. When the Bot API server lacks
+ * the rich methods the tracker notices once and uses the classic path from then on.
+ *
  * Contract with the channel: `frame` does its durable bookkeeping (SQLite) synchronously and starts the
  * Telegram work without awaiting it, so the bridge's frames are acknowledged once they are safe here and
  * a slow chat never holds up the socket. After a restart, `resume` picks up turns that were running or
@@ -12,10 +18,12 @@ import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protoc
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import type { Courier } from './courier.js';
+import { createReplies } from './replies.js';
 import { ReplyText } from './reply-text.js';
+import type { RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
-import { createReplyStream, type ReplyStream } from './stream.js';
+import type { ReplyStream } from './stream.js';
 
 /** Placeholder texts; the user reads these. */
 export const PLACEHOLDER = {
@@ -29,9 +37,19 @@ export const PLACEHOLDER = {
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
-  api: Pick<BotApi, 'sendMessage' | 'editMessageText' | 'deleteMessage' | 'sendChatAction'>;
+  api: Pick<
+    BotApi,
+    | 'sendMessage'
+    | 'editMessageText'
+    | 'deleteMessage'
+    | 'sendChatAction'
+    | 'sendMessageDraft'
+    | 'sendRichMessageDraft'
+  >;
   /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
-  journal: Pick<SendJournal, 'send'>;
+  journal: Pick<SendJournal, 'send' | 'sendRich'>;
+  /** Rich messages and drafts (default), or today's placeholder edits and HTML render. */
+  replies?: 'rich' | 'classic';
   courier: Courier;
   store: GatewayStore;
   cards: CardDriver;
@@ -48,7 +66,7 @@ interface LiveTurn {
   route: Route;
   /** The reply so far, built incrementally (see `reply-text.ts`). */
   reply: ReplyText;
-  stream: Promise<ReplyStream>;
+  stream: Promise<ReplyStream | RichReply>;
   typing: NodeJS.Timeout | undefined;
 }
 
@@ -62,6 +80,11 @@ export interface Turns {
   running(route: Route): string | undefined;
   /** All running turns, for `/status`. */
   live(): { turnId: string; route: Route }[];
+  /**
+   * The user pressed the stop button of a draft in `route` (`stopped_message_generation`): that turn's
+   * reply sends no more drafts. The caller interrupts the turn as `/stop` does.
+   */
+  draftStopped(route: Route): void;
   /** Re-attaches turns left running or unrendered by a previous process. */
   resume(): void;
   /** Stops typing timers and waits for final renders in flight. */
@@ -86,6 +109,18 @@ export function createTurns(options: TurnsOptions): Turns {
   const rendering = new Set<string>();
   /** Inbound id → the turn it opened, while that turn waits for the inbound's placeholder to be sent. */
   const opening = new Map<string, string>();
+  const replies = createReplies({
+    api,
+    journal,
+    courier,
+    store,
+    replies: options.replies,
+    logger,
+  });
+  /** Inbound messages that got no placeholder message (private chats, rich replies). */
+  const unplaced = new Set<string>();
+  /** Those of them whose "Thinking…" draft went out (the chat's draft bucket allowed it). */
+  const thought = new Set<string>();
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
@@ -115,7 +150,16 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const text = (turn: LiveTurn): string => turn.reply.text;
 
-  const attach = (row: TurnRow, messageIds: Promise<number[]>): LiveTurn => {
+  /**
+   * `opener`: the id of the message that opened the turn (its drafts use it as their id); `thinking`:
+   * whether the turn must show "Thinking…" itself (none was shown for its opening message).
+   */
+  const attach = (
+    row: TurnRow,
+    messageIds: Promise<number[]>,
+    opener?: number,
+    thinking = true,
+  ): LiveTurn => {
     const turn: LiveTurn = {
       turnId: row.turnId,
       route: row.route,
@@ -123,16 +167,9 @@ export function createTurns(options: TurnsOptions): Turns {
       typing: undefined,
       stream: messageIds.then((ids) => {
         store.setTurnMessages(row.turnId, ids);
-        return createReplyStream({
-          api,
-          journal,
-          courier,
-          route: row.route,
-          key: row.turnId,
-          messageIds: ids,
-          onMessages: (next) => store.setTurnMessages(row.turnId, next),
-          logger,
-        });
+        const stream = replies.stream(row, ids, opener);
+        if (thinking && 'thinking' in stream) stream.thinking();
+        return stream;
       }),
     };
     live.set(row.turnId, turn);
@@ -159,22 +196,17 @@ export function createTurns(options: TurnsOptions): Turns {
         : failed
           ? `⚠️ The turn failed: ${row.error ?? 'unknown error'}`
           : undefined;
-    const stream =
-      turn?.stream ??
-      Promise.resolve(
-        createReplyStream({
-          api,
-          journal,
-          courier,
-          route: row.route,
-          key: row.turnId,
-          messageIds: row.messageIds,
-          onMessages: (next) => store.setTurnMessages(row.turnId, next),
-          logger,
-        }),
-      );
+    const stream = turn?.stream ?? Promise.resolve(replies.stream(row, row.messageIds));
     const work = (async () => {
       const s = await stream;
+      if (s.notesInline) {
+        // One rich message: the model's text, then what became of the turn.
+        await s.finish(
+          reply.length > 0 ? (note ? `${reply}\n\n---\n\n${note}` : reply) : (note ?? '(no text)'),
+        );
+        store.markTurnRendered(row.turnId);
+        return;
+      }
       // The reply holds exactly the model's text; a failure is said in a message of its own.
       await s.finish(reply.length > 0 ? reply : (note ?? '(no text)'));
       if (note && reply.length > 0) {
@@ -199,6 +231,13 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const started = (frame: FrameOf<'turn_started'>): void => {
     const [first, ...rest] = frame.inboundIds;
+    // A private chat's rich reply is a draft when its opening message got "Thinking…" (a draft) rather
+    // than a placeholder message; one with a placeholder message ("queued") grows from it.
+    const drafted =
+      replies.mode(frame.route) === 'draft' &&
+      (first === undefined ||
+        unplaced.has(first) ||
+        (!placeholders.has(first) && store.getInbound(first)?.placeholderId === undefined));
     // One transaction: the turn, the messages it takes and the placeholder it grows from (if its id is
     // known) are recorded together. Written one by one, a `kill -9` between them left a turn that the
     // restart resumed with no messages while its opening message was not taken: the resent
@@ -215,13 +254,14 @@ export function createTurns(options: TurnsOptions): Turns {
       store.setInboundState(frame.inboundIds, 'taken');
       const inbound = first === undefined ? undefined : store.getInbound(first);
       const known = inbound?.placeholderId;
-      if (turnRow.messageIds.length > 0 || known === undefined) return { row: turnRow, firstRow: inbound };
+      if (drafted || turnRow.messageIds.length > 0 || known === undefined)
+        return { row: turnRow, firstRow: inbound };
       store.setTurnMessages(frame.turnId, [known]);
       return { row: { ...turnRow, messageIds: [known] }, firstRow: inbound };
     });
     if (live.has(frame.turnId) || row.state !== 'running') return;
     // A placeholder still in flight becomes the turn's first message in the transaction that ends its send.
-    const inFlight = first === undefined ? undefined : placeholders.get(first);
+    const inFlight = first === undefined || drafted ? undefined : placeholders.get(first);
     if (first !== undefined && row.messageIds.length === 0 && inFlight) opening.set(first, frame.turnId);
     // A known placeholder id is already in `row.messageIds`; otherwise only one in flight can be.
     const ids = (async (): Promise<number[]> => {
@@ -233,7 +273,7 @@ export function createTurns(options: TurnsOptions): Turns {
     // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
     if (first !== undefined && firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
       editPlaceholder(first, PLACEHOLDER.reply, 'reply');
-    const turn = attach(row, ids);
+    const turn = attach(row, ids, firstRow?.telegramMessageId, !(first !== undefined && thought.has(first)));
     startTyping(turn);
     cards.frame(frame.route, frame.turnId, frame);
   };
@@ -248,6 +288,15 @@ export function createTurns(options: TurnsOptions): Turns {
       if (row.placeholderId !== undefined || placeholders.has(row.inboundId)) return;
       const kind = !options.bridgeConnected() ? 'queued' : byLane.has(laneKey(row.route)) ? 'steer' : 'reply';
       const chatId = row.route.chatId;
+      if (kind === 'reply' && replies.mode(row.route) === 'draft') {
+        // No placeholder message: "Thinking…" as a draft at once, under the id the turn's drafts will
+        // use, so the preview carries on; with the chat's draft bucket empty the turn shows it instead.
+        unplaced.add(row.inboundId);
+        if (replies.thinking(row.route, row.telegramMessageId)) thought.add(row.inboundId);
+        const thinking = Promise.resolve(undefined);
+        placeholders.set(row.inboundId, thinking);
+        return;
+      }
       const pending = courier
         .call(
           chatId,
@@ -355,6 +404,14 @@ export function createTurns(options: TurnsOptions): Turns {
 
     running(route) {
       return byLane.get(laneKey(route));
+    },
+
+    draftStopped(route) {
+      const turnId = byLane.get(laneKey(route));
+      const turn = turnId === undefined ? undefined : live.get(turnId);
+      void turn?.stream.then((s) => {
+        if ('stopDrafts' in s) s.stopDrafts();
+      });
     },
 
     live() {

@@ -17,6 +17,7 @@ import {
   type FakeBridge,
   framesOf,
   sleep,
+  startTurn,
   startWorld,
   type World,
   waitUntil,
@@ -85,6 +86,9 @@ describe('access', () => {
     const { tg } = world;
     const group = tg.createGroup({ title: 'team', supergroup: true });
     const stranger = tg.addUser({ firstName: 'Eve' });
+    // The owner talks to the agent there first: only then may the bridge address the group.
+    tg.sendText(group.id, '@switchyard_sandbox_bot deploy it');
+    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
     await bridge.send({
       type: 'permission_request',
       requestId: 'r1',
@@ -169,5 +173,41 @@ describe('the access check', () => {
     expect(someChats(press(1, -5))).toBe(true);
     expect(someChats(press(1, -6))).toBe(false);
     expect(someChats(press(1))).toBe(false);
+  });
+
+  it('the bridge may address only chats this agent talked in: a frame naming another chat is dropped', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const strangers = tg.createGroup({ title: 'not ours', supergroup: true });
+    const ours = tg.createGroup({ title: 'ours', supergroup: true });
+    tg.sendText(ours.id, '@switchyard_sandbox_bot hello');
+    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await startTurn(bridge, { turnId: 'intruder', route: { chatId: strangers.id } });
+    await bridge.send({
+      type: 'operator_event',
+      kind: 'stuck',
+      message: 'spam',
+      route: { chatId: strangers.id },
+    });
+    await bridge.send({
+      type: 'operator_event',
+      kind: 'stuck',
+      message: 'for us',
+      route: { chatId: ours.id },
+    });
+    await botMessage(tg, ours.id, (t) => t.includes('for us'));
+    await sleep(300);
+    expect(botMessages(tg, strangers.id)).toHaveLength(0);
+    // Known after a restart too: the chats the agent talked in are kept durably.
+    await world.gateway.stop();
+    await world.gateway.start();
+    await bridge.send({
+      type: 'operator_event',
+      kind: 'stuck',
+      message: 'again',
+      route: { chatId: ours.id },
+    });
+    await botMessage(tg, ours.id, (t) => t.includes('again'), 10_000);
   });
 });

@@ -56,16 +56,23 @@ export interface FakeBridge {
  * Connects a fake bridge to `socketPath`, stopped when the test finishes (before the world it connects
  * to: vitest runs `onTestFinished` callbacks newest first). Safe after a test stopped it itself.
  */
-export async function connectBridge(socketPath: string, agent = 'test'): Promise<FakeBridge> {
+export async function connectBridge(
+  socketPath: string,
+  agent = 'test',
+  options: { refuse?: (frame: AppFrame) => boolean } = {},
+): Promise<FakeBridge> {
   const received: AppFrame[] = [];
   const endpoint = createProtocolClient({
     socketPath,
     agent,
     store: createMemoryChannelStore(),
     onFrame: (frame) => {
+      // A handler that keeps throwing: the channel refuses the frame after its retries.
+      if (options.refuse?.(frame)) throw new Error('this bridge cannot take that frame');
       received.push(frame);
     },
     backoff: { initialMs: 20, maxMs: 200 },
+    handlerRetryDelaysMs: [10, 10],
   });
   onTestFinished(() => endpoint.stop());
   await endpoint.start();
@@ -125,6 +132,9 @@ export async function startWorld(
     logger,
     polling: { timeoutSec: 1, backoff: { initialMs: 50, maxMs: 400 } },
     card: { showDelayMs: 60_000 },
+    // The classic path (placeholder, edits, HTML) is what most tests here pin down; the rich path's
+    // tests (`rich-reply.test.ts`) pass `replies: 'rich'`.
+    replies: 'classic',
     ...overrides,
   };
   /** Closing is once: a test may close a world itself, and the test's end closes it again. */
@@ -197,4 +207,15 @@ export function botMessages(tg: TelegramServer, chatId: number): SandboxMessage[
 /** Resolves after `ms`; for asserting that nothing (more) happens. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The allowed user addresses the bot in `chatId` (and waits until the bridge has the message): the
+ * gateway lets the bridge address only chats the agent talked in, so a test that has the fake bridge
+ * start a turn or a prompt in a group introduces the group first.
+ */
+export async function introduce(world: World, bridge: FakeBridge, chatId: number): Promise<void> {
+  const before = framesOf(bridge, 'user_message').length;
+  world.tg.sendText(chatId, '@switchyard_sandbox_bot hello');
+  await waitUntil(() => framesOf(bridge, 'user_message').length > before);
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   connectBridge,
   type FakeBridge,
+  introduce,
   sleep,
   startTurn,
   startWorld,
@@ -83,8 +84,10 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const group = tg.createGroup({ title: 'g', supergroup: true, botCanPin: false });
+    await introduce(world, bridge, group.id);
     const running = turn(bridge, group.id, 't1', 1200);
-    await waitUntil(() => pinEvents(world as World).length > 0, 3000, 'pin attempt');
+    // The introduction's placeholder spent the group's budget (one message per 3.1 s): the card waits.
+    await waitUntil(() => pinEvents(world as World).length > 0, 10_000, 'pin attempt');
     expect(pinEvents(world)[0]?.fields).toMatchObject({ event: 'pin', outcome: 'forbidden' });
     expect(world.gateway.status().pins).toBe(0);
     await running;
@@ -292,6 +295,7 @@ describe('pinned progress card', () => {
       topics: ['work'],
     });
     const threadId = forum.topics[0]?.threadId as number;
+    await introduce(world, bridge, forum.id);
     const dm = tg.privateChat().id;
     await Promise.all([turn(bridge, forum.id, 'f1', 900, threadId), turn(bridge, dm, 'd1', 900)]);
     await waitUntil(

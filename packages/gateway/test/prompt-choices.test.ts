@@ -8,7 +8,7 @@ import type { FrameOf } from '@switchyard/protocol';
 import type { SandboxMessage, TelegramServer } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { ELSEWHERE } from '../src/prompts.js';
-import { botMessage, connectBridge, framesOf, sleep, startWorld, waitUntil } from './harness.js';
+import { botMessage, connectBridge, framesOf, introduce, sleep, startWorld, waitUntil } from './harness.js';
 
 function permission(
   chatId: number,
@@ -47,6 +47,8 @@ describe('permission presses', () => {
     const forum = tg.createGroup({ title: 'forum', supergroup: true, forum: true, topics: ['a', 'b'] });
     const [topicA, topicB] = forum.topics;
     if (!topicA || !topicB) throw new Error('no topics');
+    await introduce(world, b, group.id);
+    await introduce(world, b, forum.id);
 
     await b.send(permission(chatId, 'private'));
     await b.send(permission(group.id, 'group'));

@@ -9,6 +9,7 @@
  */
 import { promises as fs, type Stats } from 'node:fs';
 import net from 'node:net';
+import { dirname } from 'node:path';
 import { Connection } from './connection.js';
 import {
   connectionOptions,
@@ -22,8 +23,16 @@ import { describeError, silentLogger } from './logger.js';
 
 /** Options of the listening end (the gateway). */
 export interface ServerOptions extends EndpointOptions {
-  /** File mode of the socket; default 0o600 (0o660 when a shared group needs access). */
+  /**
+   * File mode of the socket, exactly (the umask does not narrow it); default 0o600. 0o660 lets the
+   * socket's group connect: under systemd the agent's user, whose group owns the runtime directory.
+   */
   socketMode?: number;
+  /**
+   * When given, the socket's directory is created if missing and set to exactly this mode at start
+   * (0o750 for the agent's group to reach the socket, 0o700 for nobody else). Absent: left as it is.
+   */
+  directoryMode?: number;
 }
 
 /** How many connections may be waiting for their handshake at once. */
@@ -88,6 +97,11 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
     },
     async start() {
       if (server) return;
+      if (options.directoryMode !== undefined) {
+        const dir = dirname(options.socketPath);
+        await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+        await fs.chmod(dir, options.directoryMode);
+      }
       await prepareSocketPath(options.socketPath);
       const listening = net.createServer(onSocket);
       const mode = options.socketMode ?? 0o600;

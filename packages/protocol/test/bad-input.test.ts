@@ -246,6 +246,32 @@ describe('socket file', () => {
     await server.stop();
   });
 
+  it('gets exactly the socket and directory modes asked, under umask 0000', async () => {
+    const previous = process.umask(0o000);
+    try {
+      const shared = dir.path('run');
+      const server = createProtocolServer({
+        socketPath: `${shared}/gw.sock`,
+        agent: 'test',
+        store: createMemoryChannelStore(),
+        socketMode: 0o660,
+        directoryMode: 0o750,
+        onFrame: () => {},
+      });
+      await server.start();
+      expect((statSync(shared).mode & 0o777).toString(8)).toBe('750');
+      expect((statSync(`${shared}/gw.sock`).mode & 0o777).toString(8)).toBe('660');
+      await server.stop();
+      // The defaults under the same umask: nothing for the group or others.
+      const closed = make(dir.path('gw.sock'));
+      await closed.start();
+      expect((statSync(dir.path('gw.sock')).mode & 0o777).toString(8)).toBe('600');
+      await closed.stop();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it('replaces a stale socket left by a crashed run', async () => {
     const stale = net.createServer();
     await new Promise<void>((resolve) => stale.listen(dir.path('gw.sock'), resolve));

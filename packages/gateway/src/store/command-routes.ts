@@ -13,8 +13,8 @@ export interface CommandRoutes {
   takeCommandRoute(commandId: string): Route | undefined;
 }
 
-/** The command routes over `db`; opening them forgets routes added before `forgetBefore` (ms). */
-export function createCommandRoutes(db: Db, forgetBefore: number): CommandRoutes {
+/** The command routes over `db` (old ones are forgotten by `retention.ts`). */
+export function createCommandRoutes(db: Db): CommandRoutes {
   const q = {
     addRoute: db.prepare(
       'INSERT OR REPLACE INTO command_routes (command_id, chat_id, thread_id, created_at) VALUES (?, ?, ?, ?)',
@@ -23,10 +23,7 @@ export function createCommandRoutes(db: Db, forgetBefore: number): CommandRoutes
       'SELECT chat_id, thread_id FROM command_routes WHERE command_id = ?',
     ),
     dropRoute: db.prepare('DELETE FROM command_routes WHERE command_id = ?'),
-    pruneRoutes: db.prepare('DELETE FROM command_routes WHERE created_at < ?'),
   };
-
-  q.pruneRoutes.run(forgetBefore);
 
   return {
     addCommandRoute: (commandId, r) => {

@@ -36,8 +36,8 @@ export interface FileTable {
   turnOpeningMessage(turnId: string): number | undefined;
 }
 
-/** The file table over `db`; opening it forgets sends finished before `forgetBefore` (ms). */
-export function createFileTable(db: Db, forgetBefore: number): FileTable {
+/** The file table over `db` (finished sends are forgotten by `retention.ts`). */
+export function createFileTable(db: Db): FileTable {
   const q = {
     insert: db.prepare(
       `INSERT OR IGNORE INTO file_sends (file_id, chat_id, frame, state, created_at) VALUES (?, ?, ?, 'queued', ?)`,
@@ -55,10 +55,7 @@ export function createFileTable(db: Db, forgetBefore: number): FileTable {
          ON i.chat_id = t.chat_id AND i.placeholder_id = json_extract(t.message_ids, '$[0]')
        WHERE t.turn_id = ?`,
     ),
-    prune: db.prepare("DELETE FROM file_sends WHERE state IN ('sent', 'failed') AND ended_at < ?"),
   };
-  q.prune.run(forgetBefore);
-
   return {
     addFileSend: db.transaction((frame: FrameOf<'file_send'>) => {
       const known = q.get.get(frame.fileId);

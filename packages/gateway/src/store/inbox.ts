@@ -51,10 +51,10 @@ export interface InboxDelivery {
 }
 
 /**
- * The inbox over `db`; opening it forgets rows out of the inbox created before `forgetBefore` (ms).
+ * The inbox over `db` (rows out of the inbox are forgotten by `retention.ts`).
  * `updates` is written in `addInbound`'s transaction.
  */
-export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>, forgetBefore: number): Inbox {
+export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>): Inbox {
   const q = {
     insertInbound: db.prepare(
       `INSERT OR IGNORE INTO inbound (inbound_id, chat_id, thread_id, telegram_message_id, frame, state, created_at)
@@ -71,13 +71,10 @@ export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>, for
       'UPDATE inbound SET placeholder_id = ?, placeholder_kind = ? WHERE inbound_id = ?',
     ),
     setInboundState: db.prepare('UPDATE inbound SET state = ? WHERE inbound_id = ?'),
-    pruneInbound: db.prepare("DELETE FROM inbound WHERE state NOT IN ('queued','sent') AND created_at < ?"),
     inboundIds: db.prepare<[number], { id: number }>(
       'SELECT telegram_message_id AS id FROM inbound WHERE chat_id = ?',
     ),
   };
-
-  q.pruneInbound.run(forgetBefore);
 
   return {
     addInbound: db.transaction(

@@ -37,8 +37,8 @@ export interface TurnTable {
   unfinishedTurns(): TurnRow[];
 }
 
-/** The turn table over `db`; opening it forgets turns rendered and ended before `forgetBefore` (ms). */
-export function createTurnTable(db: Db, forgetBefore: number): TurnTable {
+/** The turn table over `db` (rendered turns are forgotten by `retention.ts`). */
+export function createTurnTable(db: Db): TurnTable {
   const q = {
     insertTurn: db.prepare(
       `INSERT OR IGNORE INTO turns (turn_id, chat_id, thread_id, state, request, started_at)
@@ -53,10 +53,7 @@ export function createTurnTable(db: Db, forgetBefore: number): TurnTable {
     ),
     renderTurn: db.prepare("UPDATE turns SET state = 'rendered' WHERE turn_id = ?"),
     unfinished: db.prepare<[], TurnSql>("SELECT * FROM turns WHERE state != 'rendered' ORDER BY started_at"),
-    pruneTurns: db.prepare("DELETE FROM turns WHERE state = 'rendered' AND ended_at < ?"),
   };
-
-  q.pruneTurns.run(forgetBefore);
 
   return {
     upsertTurn: (t) => {

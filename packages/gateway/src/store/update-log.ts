@@ -18,8 +18,8 @@ export interface UpdateLog {
   markHandled(updateId: number): void;
 }
 
-/** The update log over `db`; opening it forgets handled updates received before `forgetBefore` (ms). */
-export function createUpdateLog(db: Db, forgetBefore: number): UpdateLog {
+/** The update log over `db` (handled updates are forgotten by `retention.ts`). */
+export function createUpdateLog(db: Db): UpdateLog {
   const q = {
     maxUpdate: db.prepare<[], { m: number | null }>('SELECT MAX(update_id) AS m FROM updates'),
     insertUpdate: db.prepare(
@@ -30,10 +30,7 @@ export function createUpdateLog(db: Db, forgetBefore: number): UpdateLog {
     ),
     handled: db.prepare<[number], { handled: number }>('SELECT handled FROM updates WHERE update_id = ?'),
     markHandled: db.prepare('UPDATE updates SET handled = 1, payload = NULL WHERE update_id = ?'),
-    pruneUpdates: db.prepare('DELETE FROM updates WHERE handled = 1 AND update_id < ? AND received_at < ?'),
   };
-
-  q.pruneUpdates.run(q.maxUpdate.get()?.m ?? 0, forgetBefore);
 
   return {
     nextUpdateOffset: () => (q.maxUpdate.get()?.m ?? -1) + 1,

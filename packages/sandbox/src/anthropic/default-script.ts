@@ -32,6 +32,8 @@ const HELP = `I am Switchyard's **scripted model**: no real Claude is answering.
 - \`ask me\` — I ask you a question with buttons
 - \`think\` — I think first, then answer
 - \`long answer\` — a slow answer, long enough for the progress card
+- \`show me a table\` — an answer with a heading, a table and a task list
+- \`count slowly\` — a very slow answer, to try the draft's stop button
 - \`delegate\` — a sub-agent does some work
 - \`overloaded\` — the API fails once and the CLI retries
 
@@ -54,6 +56,19 @@ function afterTool(ctx: TurnContext): Step {
 function firstLine(s: string): string {
   return s.split('\n')[0]?.slice(0, 200) ?? '';
 }
+
+const TABLE = `## Trains today
+
+| train | from | to | on time |
+|:--|:--|:--|:-:|
+| IC 101 | Basel | Zurich | yes |
+| RE 7 | Bern | Thun | no |
+| S 3 | Zug | Baar | yes |
+
+- [x] timetable loaded
+- [ ] delays explained`;
+
+const COUNT = Array.from({ length: 100 }, (_, i) => `${i + 1}`).join(', ');
 
 const LONG = Array.from(
   { length: 8 },
@@ -94,6 +109,8 @@ export function defaultScript(): Script {
         sendPhoto('switchyard.png', 'A picture from the **agent**'),
         say('There it is.', slow),
       ),
+      rule(/show me a table/i, say(TABLE, slow)),
+      rule(/count slowly/i, say(`Counting: ${COUNT}.`, { chunkDelayMs: 200, chunkSize: 4 })),
       rule(/long answer/i, say(`Here is a long answer:\n\n${LONG}`, { chunkDelayMs: 250, chunkSize: 12 })),
       rule(
         /delegate/i,

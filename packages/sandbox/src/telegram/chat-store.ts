@@ -12,6 +12,7 @@ import type {
   CallbackQueryRecord,
   ChatActionRecord,
   DraftRecord,
+  DraftStopRecord,
   MessageVersion,
   SandboxChat,
   SandboxFileRef,
@@ -35,6 +36,7 @@ export interface NewMessage {
   service?: ServiceAction | undefined;
   silent?: boolean | undefined;
   mediaGroupId?: string | undefined;
+  rich?: { html: string } | undefined;
 }
 
 /** The new visible content of an edited message. */
@@ -42,6 +44,8 @@ export interface MessageContent {
   text: string;
   entities: WireMessageEntity[];
   replyMarkup?: WireInlineKeyboardMarkup | undefined;
+  /** A rich message: `text` is Markdown, shown as this HTML (see `rich-message.ts`). */
+  rich?: { html: string } | undefined;
 }
 
 /** How to create a chat. */
@@ -53,6 +57,7 @@ interface ChatRecord extends SandboxChat {
   messages: Map<number, SandboxMessage>;
   actions: ChatActionRecord[];
   drafts: DraftRecord[];
+  stops: DraftStopRecord[];
   nextMessageId: number;
 }
 
@@ -122,6 +127,7 @@ export class ChatStore {
       messages: new Map(),
       actions: [],
       drafts: [],
+      stops: [],
       // In a forum, thread id 1 is the General topic, so no topic may be created with that id.
       nextMessageId: base.isForum ? 2 : 1,
     };
@@ -174,7 +180,7 @@ export class ChatStore {
   }
 
   #snapshotChat(chat: ChatRecord): SandboxChat {
-    const { messages: _m, actions: _a, drafts: _d, nextMessageId: _n, ...settings } = chat;
+    const { messages: _m, actions: _a, drafts: _d, stops: _s, nextMessageId: _n, ...settings } = chat;
     return clone(settings);
   }
 
@@ -189,7 +195,8 @@ export class ChatStore {
     return {
       text: content.text,
       entities: content.entities,
-      html: renderTelegramHtml(content.text, content.entities),
+      html: content.rich ? content.rich.html : renderTelegramHtml(content.text, content.entities),
+      ...(content.rich ? { rich: true as const } : {}),
       at: this.#now(),
       ...(content.replyMarkup ? { replyMarkup: content.replyMarkup } : {}),
     };
@@ -213,6 +220,7 @@ export class ChatStore {
       text: version.text,
       entities: version.entities,
       html: version.html,
+      ...(version.rich ? { rich: true as const } : {}),
       history: [version],
       date: version.at,
       deleted: false,
@@ -256,6 +264,8 @@ export class ChatStore {
     message.text = version.text;
     message.entities = version.entities;
     message.html = version.html;
+    if (version.rich) message.rich = true;
+    else delete message.rich;
     if (version.replyMarkup) message.replyMarkup = version.replyMarkup;
     else delete message.replyMarkup;
     message.editedAt = version.at;
@@ -339,15 +349,28 @@ export class ChatStore {
   }
 
   /** Records a draft. Emits `draft`. */
-  recordDraft(draft: Omit<DraftRecord, 'at' | 'html'>): DraftRecord {
+  recordDraft(draft: Omit<DraftRecord, 'at' | 'html'>, html?: string): DraftRecord {
     const record: DraftRecord = {
       ...draft,
-      html: renderTelegramHtml(draft.text, draft.entities),
+      html: html ?? renderTelegramHtml(draft.text, draft.entities),
       at: this.#now(),
     };
     this.#require(draft.chatId).drafts.push(record);
     this.#hub.emit({ type: 'draft', draft: clone(record) });
     return record;
+  }
+
+  /** Records a press of a draft's stop button. Emits `draft_stop`. */
+  recordStop(stop: Omit<DraftStopRecord, 'at'>): DraftStopRecord {
+    const record: DraftStopRecord = { ...stop, at: this.#now() };
+    this.#require(stop.chatId).stops.push(record);
+    this.#hub.emit({ type: 'draft_stop', stop: { ...record } });
+    return record;
+  }
+
+  /** Stop presses in a chat, oldest first. */
+  stops(chatId: number): DraftStopRecord[] {
+    return this.#chats.get(chatId)?.stops.map((s) => ({ ...s })) ?? [];
   }
 
   /** Drafts sent to a chat, oldest first. */

@@ -8,6 +8,7 @@ import type {
   CallbackQueryRecord,
   ChatActionRecord,
   DraftRecord,
+  DraftStopRecord,
   SandboxChat,
   SandboxMessage,
 } from './records.js';
@@ -30,8 +31,10 @@ export type SandboxEvent =
   | { type: 'pins'; chatId: number; pinned: number[] }
   /** The bot sent a chat action ("typing…"). */
   | { type: 'action'; action: ChatActionRecord }
-  /** The bot streamed a draft (`sendMessageDraft`). */
+  /** The bot streamed a draft (`sendMessageDraft`, `sendRichMessageDraft`). */
   | { type: 'draft'; draft: DraftRecord }
+  /** The user pressed a draft's stop button; the bot receives `stopped_message_generation`. */
+  | { type: 'draft_stop'; stop: DraftStopRecord }
   /** A user pressed an inline button; `query.answer` is set by a later `callback_answer` event. */
   | { type: 'callback_query'; query: CallbackQueryRecord }
   /** The bot answered a callback query. */

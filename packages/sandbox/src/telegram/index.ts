@@ -9,6 +9,7 @@ export { type HtmlParseResult, parseTelegramHtml, renderTelegramHtml } from './h
 export { TEXT_LIMITS } from './message-content.js';
 export { type BucketRate, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limiter.js';
 export type * from './records.js';
+export { RICH_LIMITS, renderRich } from './rich-message.js';
 export type { ApiCallRecord, ApiStats } from './stats.js';
 export {
   type ChatView,

@@ -25,6 +25,7 @@ import {
 } from './method-context.js';
 import type { SandboxMessage } from './records.js';
 import { RequestParams, type UploadedFile } from './request-params.js';
+import { richContent } from './rich-message.js';
 import { toWireMessage } from './wire-format.js';
 
 /** Chat actions Telegram accepts. */
@@ -77,6 +78,32 @@ const sendMessage: MethodHandler = (params, ctx) => {
     sender: ctx.bot,
     kind: 'text',
     ...content,
+    threadId,
+    replyMarkup,
+    replyToMessageId: reply?.messageId,
+    silent: params.bool('disable_notification'),
+  });
+  return toWireMessage(ctx.store, message);
+};
+
+/**
+ * Bot API 10.1: a rich message (headings, lists, tables, code, quotes, details …) from Markdown, up to
+ * 32,768 characters; refused like Telegram when its Markdown does not parse (see `rich-message.ts`).
+ */
+const sendRichMessage: MethodHandler = (params, ctx) => {
+  const chat = requireChat(params, ctx);
+  const reply = replyTarget(params, ctx, chat);
+  const threadId = resolveThread(chat, params) ?? reply?.threadId;
+  const rich = richContent(params.json('rich_message'));
+  const replyMarkup = inlineKeyboard(params.json('reply_markup'));
+  spendToken(ctx, chat);
+  const message = ctx.store.addMessage(chat.id, {
+    from: 'bot',
+    sender: ctx.bot,
+    kind: 'text',
+    text: rich.markdown,
+    entities: [],
+    rich: { html: rich.html },
     threadId,
     replyMarkup,
     replyToMessageId: reply?.messageId,
@@ -227,11 +254,37 @@ function applyEdit(
   return toWireMessage(ctx.store, message);
 }
 
-/** Omitting `reply_markup` in an edit removes the keyboard, as in Telegram. */
+/**
+ * Omitting `reply_markup` in an edit removes the keyboard, as in Telegram. With `rich_message` instead
+ * of `text` (Bot API 10.1) the message becomes a rich message; "not modified" compares the Markdown.
+ */
 const editMessageText: MethodHandler = (params, ctx) => {
   const message = editableMessage(params, ctx);
   if (message.kind !== 'text') throw refuse('noTextToEdit');
-  return applyEdit(ctx, message, messageText(params), inlineKeyboard(params.json('reply_markup')));
+  const replyMarkup = inlineKeyboard(params.json('reply_markup'));
+  if (params.has('rich_message')) {
+    const rich = richContent(params.json('rich_message'));
+    if (message.rich && message.text === rich.markdown && sameContent(message, { ...message, replyMarkup }))
+      throw refuse('notModified');
+    const chat = ctx.store.chat(message.chatId);
+    if (chat) spendToken(ctx, chat);
+    ctx.store.editMessage(message, {
+      text: rich.markdown,
+      entities: [],
+      replyMarkup,
+      rich: { html: rich.html },
+    });
+    return toWireMessage(ctx.store, message);
+  }
+  const content = messageText(params);
+  if (message.rich) {
+    // A rich message edited back to text is a change even when the characters match.
+    const chat = ctx.store.chat(message.chatId);
+    if (chat) spendToken(ctx, chat);
+    ctx.store.editMessage(message, { ...content, replyMarkup });
+    return toWireMessage(ctx.store, message);
+  }
+  return applyEdit(ctx, message, content, replyMarkup);
 };
 
 const editMessageCaption: MethodHandler = (params, ctx) => {
@@ -268,7 +321,10 @@ const deleteMessages: MethodHandler = (params, ctx) => {
   return true;
 };
 
-/** Bot API 9.5: streams a draft to a private chat; the sandbox records every call. */
+/**
+ * Bot API 9.5: streams a draft to a private chat (empty text: "Thinking…"); `can_stop` shows the user a
+ * stop button. Drafts spend the chat's draft bucket (see `rate-limiter.ts`); the sandbox records every call.
+ */
 const sendMessageDraft: MethodHandler = (params, ctx) => {
   const chat = requireChat(params, ctx);
   if (chat.type !== 'private') throw refuse('draftOnlyPrivate');
@@ -281,12 +337,38 @@ const sendMessageDraft: MethodHandler = (params, ctx) => {
   );
   checkLength(formatted, TEXT_LIMITS.message, { tooLong: refuse('messageTooLong') });
   const threadId = params.optInt('message_thread_id');
+  spendToken(ctx, chat, 'draft');
   ctx.store.recordDraft({
     chatId: chat.id,
     draftId,
     ...formatted,
+    canStop: params.bool('can_stop'),
     ...(threadId !== undefined ? { threadId } : {}),
   });
+  return true;
+};
+
+/** Bot API 10.1: a rich draft (Markdown, checked like `sendRichMessage`); otherwise as `sendMessageDraft`. */
+const sendRichMessageDraft: MethodHandler = (params, ctx) => {
+  const chat = requireChat(params, ctx);
+  if (chat.type !== 'private') throw refuse('draftOnlyPrivate');
+  const draftId = params.int('draft_id');
+  if (draftId === 0) throw refuse('draftIdInvalid');
+  const rich = richContent(params.json('rich_message'));
+  const threadId = params.optInt('message_thread_id');
+  spendToken(ctx, chat, 'draft');
+  ctx.store.recordDraft(
+    {
+      chatId: chat.id,
+      draftId,
+      text: rich.markdown,
+      entities: [],
+      rich: true,
+      canStop: params.bool('can_stop'),
+      ...(threadId !== undefined ? { threadId } : {}),
+    },
+    rich.html,
+  );
   return true;
 };
 
@@ -327,6 +409,8 @@ export const MESSAGE_METHODS = {
   deleteMessage,
   deleteMessages,
   sendMessageDraft,
+  sendRichMessageDraft,
+  sendRichMessage,
   sendChatAction,
   setMessageReaction,
 } as const satisfies Record<string, MethodHandler>;

@@ -82,8 +82,12 @@ export function replyTarget(
 }
 
 /** Spends a rate-limit token for a send or edit in `chat`, or throws the 429. */
-export function spendToken(ctx: MethodContext, chat: SandboxChat): void {
-  const decision = ctx.limiter.take(chat.id, chat.type !== 'private');
+export function spendToken(
+  ctx: MethodContext,
+  chat: SandboxChat,
+  kind: 'message' | 'draft' = 'message',
+): void {
+  const decision = ctx.limiter.take(chat.id, chat.type !== 'private', kind);
   if (!decision.allowed) throw tooManyRequests(decision.retryAfter);
 }
 

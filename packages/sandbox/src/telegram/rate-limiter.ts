@@ -18,6 +18,13 @@ export interface RateLimits {
   groupChat: BucketRate;
   /** Across all chats. Default: burst 30, thirty a second. */
   global: BucketRate;
+  /**
+   * Drafts (`sendMessageDraft`, `sendRichMessageDraft`) per private chat, a bucket of their own: they
+   * are not messages. Telegram documents no number; bots streaming a draft every 300 ms (3.3/s) were
+   * answered 429 with `retry_after` 3 (public reports, 2026), so the sandbox allows two a second with a
+   * burst of 2. Default: burst 2, two a second.
+   */
+  draft: BucketRate;
 }
 
 /** Telegram-like defaults: steady use by a well-behaved bot never meets them. */
@@ -25,6 +32,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   privateChat: { burst: 3, perSecond: 1 },
   groupChat: { burst: 20, perSecond: 20 / 60 },
   global: { burst: 30, perSecond: 30 },
+  draft: { burst: 2, perSecond: 2 },
 };
 
 interface Bucket {
@@ -46,6 +54,7 @@ export class RateLimiter {
   #limits: RateLimits | undefined;
   readonly #now: () => number;
   readonly #chats = new Map<number, Bucket>();
+  readonly #drafts = new Map<number, Bucket>();
   #global: Bucket | undefined;
 
   /** `limits` undefined disables limiting; `now` returns milliseconds. */
@@ -58,6 +67,7 @@ export class RateLimiter {
   configure(limits: Partial<RateLimits> | false): void {
     this.#limits = limits === false ? undefined : { ...(this.#limits ?? DEFAULT_RATE_LIMITS), ...limits };
     this.#chats.clear();
+    this.#drafts.clear();
     this.#global = undefined;
   }
 
@@ -66,14 +76,23 @@ export class RateLimiter {
     return this.#limits;
   }
 
-  /** Spends a token for one send or edit in `chatId` (`isGroup` picks the group limit). */
-  take(chatId: number, isGroup: boolean): RateDecision {
+  /**
+   * Spends a token for one send or edit in `chatId` (`isGroup` picks the group limit), or for one draft
+   * (`kind: 'draft'`, from the chat's draft bucket).
+   */
+  take(chatId: number, isGroup: boolean, kind: 'message' | 'draft' = 'message'): RateDecision {
     const limits = this.#limits;
     if (!limits) return { allowed: true };
     const now = this.#now();
-    const chatRate = isGroup ? limits.groupChat : limits.privateChat;
-    const chat = this.#refill(this.#chats.get(chatId), chatRate, now);
-    this.#chats.set(chatId, chat);
+    const chatRate =
+      kind === 'draft'
+        ? (limits.draft ?? DEFAULT_RATE_LIMITS.draft)
+        : isGroup
+          ? limits.groupChat
+          : limits.privateChat;
+    const buckets = kind === 'draft' ? this.#drafts : this.#chats;
+    const chat = this.#refill(buckets.get(chatId), chatRate, now);
+    buckets.set(chatId, chat);
     const global = this.#refill(this.#global, limits.global, now);
     this.#global = global;
     if (chat.tokens < 1) return { allowed: false, retryAfter: wait(chat, chatRate), scope: 'chat' };

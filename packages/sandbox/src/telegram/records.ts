@@ -33,6 +33,8 @@ export interface MessageVersion {
   entities: WireMessageEntity[];
   /** `text` with its entities as Telegram HTML, ready to display. */
   html: string;
+  /** Set on a rich message's version (`sendRichMessage`, or an edit with `rich_message`): `text` is its Markdown. */
+  rich?: true;
   replyMarkup?: WireInlineKeyboardMarkup;
   /** When this version appeared, in the server clock's milliseconds. */
   at: number;
@@ -67,6 +69,8 @@ export interface SandboxMessage {
   text: string;
   entities: WireMessageEntity[];
   html: string;
+  /** A rich message (now): `text` is its Markdown and `html` its rendering. */
+  rich?: true;
   replyMarkup?: WireInlineKeyboardMarkup;
   /** Every version, oldest first; length 1 means never edited. */
   history: MessageVersion[];
@@ -96,14 +100,27 @@ export interface ChatActionRecord {
   at: number;
 }
 
-/** One `sendMessageDraft` call. */
+/** One `sendMessageDraft` or `sendRichMessageDraft` call. */
 export interface DraftRecord {
   chatId: number;
   threadId?: number;
   draftId: number;
+  /** Text, or a rich draft's Markdown; empty shows "Thinking…". */
   text: string;
   entities: WireMessageEntity[];
   html: string;
+  /** Sent with `sendRichMessageDraft`. */
+  rich?: true;
+  /** The user is shown a stop button (`can_stop`). */
+  canStop: boolean;
+  at: number;
+}
+
+/** A press of a draft's stop button: the bot receives `stopped_message_generation`. */
+export interface DraftStopRecord {
+  chatId: number;
+  threadId?: number;
+  draftId: number;
   at: number;
 }
 

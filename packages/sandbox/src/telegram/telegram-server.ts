@@ -21,6 +21,7 @@ import type {
   CallbackQueryRecord,
   ChatActionRecord,
   DraftRecord,
+  DraftStopRecord,
   SandboxChat,
   SandboxMessage,
   SandboxTopic,
@@ -40,6 +41,7 @@ import {
   userSendsDocument,
   userSendsPhoto,
   userSendsText,
+  userStopsDraft,
   userUnpins,
 } from './user-actions.js';
 import { createWebView, type WebView } from './web/web-view.js';
@@ -88,6 +90,8 @@ export interface ChatView {
   pinned: SandboxMessage[];
   actions: ChatActionRecord[];
   drafts: DraftRecord[];
+  /** Presses of a draft's stop button. */
+  stops: DraftStopRecord[];
 }
 
 /** Where the server listens once started. */
@@ -169,6 +173,11 @@ export interface TelegramServer {
   /** The current state of a callback query: `answer` is set once the bot answered. */
   callbackQuery(id: string): CallbackQueryRecord | undefined;
   pinAsUser(chatId: number, messageId: number, from?: WireUser): void;
+  /**
+   * Presses the stop button of the chat's live draft (sent with `can_stop`); queues
+   * `stopped_message_generation`. Throws when no such draft is shown.
+   */
+  stopDraft(chatId: number): DraftStopRecord;
   unpinAsUser(chatId: number, messageId: number): boolean;
 
   // --- reading
@@ -495,6 +504,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       userPressesButton(users, chatId, messageId, button, opts),
     callbackQuery: (id) => store.callbackQuery(id),
     pinAsUser: (chatId, messageId, from) => userPins(users, chatId, messageId, from),
+    stopDraft: (chatId) => userStopsDraft(users, chatId, now()),
     unpinAsUser: (chatId, messageId) => userUnpins(users, chatId, messageId),
 
     chats: () => store.chats(),
@@ -508,6 +518,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
         pinned: chat.pinned.flatMap((id) => all.filter((m) => m.messageId === id)),
         actions: store.actions(chatId),
         drafts: store.drafts(chatId),
+        stops: store.stops(chatId),
       };
     },
     messages: (chatId, opts) => store.messages(chatId, opts),

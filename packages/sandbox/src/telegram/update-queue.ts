@@ -36,6 +36,7 @@ const DEFAULT_KINDS: ReadonlySet<string> = new Set<UpdateKind>([
   'message',
   'edited_message',
   'callback_query',
+  'stopped_message_generation',
 ]);
 
 /** See the file comment. */

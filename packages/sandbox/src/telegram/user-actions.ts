@@ -6,10 +6,16 @@
  * the calling test, not Telegram behaviour.
  */
 import type { ChatStore } from './chat-store.js';
-import type { CallbackQueryRecord, SandboxChat, SandboxFileRef, SandboxMessage } from './records.js';
+import type {
+  CallbackQueryRecord,
+  DraftStopRecord,
+  SandboxChat,
+  SandboxFileRef,
+  SandboxMessage,
+} from './records.js';
 import type { UpdateQueue } from './update-queue.js';
 import type { WireMessageEntity, WireUser } from './wire.js';
-import { toWireMessage } from './wire-format.js';
+import { toWireChat, toWireMessage } from './wire-format.js';
 
 /** The parts of the server a user action needs. */
 export interface UserActionContext {
@@ -265,3 +271,39 @@ export function userUnpins(ctx: UserActionContext, chatId: number, messageId: nu
   chatOf(ctx, chatId);
   return ctx.store.unpin(chatId, messageId);
 }
+
+/**
+ * The user presses the stop button of the chat's live draft (one sent with `can_stop` in the last 30 s,
+ * not yet replaced by a message of the bot); the bot receives `stopped_message_generation`. Throws when
+ * no such draft is shown.
+ */
+export function userStopsDraft(ctx: UserActionContext, chatId: number, now: number): DraftStopRecord {
+  const chat = chatOf(ctx, chatId);
+  const draft = ctx.store.drafts(chatId).at(-1);
+  const lastBot = ctx.store
+    .messages(chatId)
+    .filter((m) => m.from === 'bot')
+    .at(-1);
+  const live =
+    draft !== undefined &&
+    now - draft.at < DRAFT_TTL_MS &&
+    (lastBot === undefined || lastBot.date < draft.at);
+  if (!draft || !live || !draft.canStop)
+    throw new Error(`chat ${chatId} shows no draft with a stop button (can_stop) to press`);
+  const stop = ctx.store.recordStop({
+    chatId,
+    draftId: draft.draftId,
+    ...(draft.threadId !== undefined ? { threadId: draft.threadId } : {}),
+  });
+  ctx.updates.push('stopped_message_generation', {
+    stopped_message_generation: {
+      chat: toWireChat(chat),
+      draft_id: draft.draftId,
+      ...(draft.threadId !== undefined ? { message_thread_id: draft.threadId } : {}),
+    },
+  });
+  return stop;
+}
+
+/** A draft is a 30-second preview (Bot API). */
+export const DRAFT_TTL_MS = 30_000;

@@ -132,10 +132,18 @@ export interface WireUpdate {
   message?: WireMessage;
   edited_message?: WireMessage;
   callback_query?: WireCallbackQuery;
+  stopped_message_generation?: WireMessageGenerationStopped;
+}
+
+/** `MessageGenerationStopped`: the user pressed a draft's stop button (`can_stop`). */
+export interface WireMessageGenerationStopped {
+  chat: WireChat;
+  message_thread_id?: number;
+  draft_id: number;
 }
 
 /** The update kinds this server produces, as named in `allowed_updates`. */
-export type UpdateKind = 'message' | 'edited_message' | 'callback_query';
+export type UpdateKind = 'message' | 'edited_message' | 'callback_query' | 'stopped_message_generation';
 
 /** `BotCommand`. */
 export interface WireBotCommand {

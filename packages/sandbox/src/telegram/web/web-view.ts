@@ -5,7 +5,7 @@
  *
  * Routes, all under the server's own origin: `GET /` (the page), `GET /web/static/<file>`,
  * `GET /web/api/state`, `GET /web/api/events` (SSE), `GET /web/api/file/<file_id>`, and
- * `POST /web/api/{send,upload,press,chats}`. POSTs must carry `x-sandbox-view: 1`, which a page on
+ * `POST /web/api/{send,upload,press,stop,chats}` (`stop` presses the live draft's stop button). POSTs must carry `x-sandbox-view: 1`, which a page on
  * another origin cannot send without a CORS preflight this server never grants.
  *
  * The page is plain HTML/CSS/JS read from `static/` beside this module (or from `src/` when running
@@ -34,6 +34,7 @@ export interface WebViewHost {
     | 'sendPhoto'
     | 'sendDocument'
     | 'pressButton'
+    | 'stopDraft'
     | 'subscribe'
   >;
   /** A stored file's bytes, by `file_id`. */
@@ -156,6 +157,8 @@ export function createWebView(host: WebViewHost): WebView {
       }
       case 'press':
         return host.server.pressButton(chatId, Number(input.messageId), String(input.data ?? ''));
+      case 'stop':
+        return host.server.stopDraft(chatId);
       case 'chats': {
         const forum = input.kind === 'forum';
         const chat = host.server.createGroup({
@@ -203,7 +206,7 @@ export function createWebView(host: WebViewHost): WebView {
         }
         return true;
       }
-      const action = /^\/web\/api\/(send|upload|press|chats|topics)$/.exec(path)?.[1];
+      const action = /^\/web\/api\/(send|upload|press|stop|chats|topics)$/.exec(path)?.[1];
       if (req.method === 'POST' && action !== undefined) {
         post(req, res, action).catch((err: unknown) => json(res, 500, { error: String(err) }));
         return true;

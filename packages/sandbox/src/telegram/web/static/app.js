@@ -525,6 +525,15 @@ function render(jump = false) {
     bubble.append(
       draft.html ? safeHtml(draft.html) : el('div', { className: 'text', textContent: 'Thinking…' }),
     );
+    if (draft.canStop && !draft.stopped) {
+      const stop = el('button', { type: 'button', className: 'draft-stop', textContent: '■ Stop' });
+      stop.onclick = () => {
+        draft.stopped = true;
+        post('/web/api/stop', { chatId: draft.chatId });
+        render();
+      };
+      bubble.append(stop);
+    }
     node.append(bubble);
     nodes.push(node);
   }

@@ -29,7 +29,12 @@ import {
   type TurnContext,
 } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, CONVERSATIONS_DIR, conversationDir, createBridge } from '../src/index.js';
+import {
+  type Bridge,
+  CONVERSATIONS_DIR,
+  conversationDir,
+  createBridge,
+} from '../../packages/agent-bridge/src/index.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 /** A 1×1 PNG. */

@@ -21,7 +21,7 @@ import {
   toolUse,
 } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, createBridge } from '../src/index.js';
+import { type Bridge, createBridge } from '../../packages/agent-bridge/src/index.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 const STUCK_AFTER_MS = 3000;

@@ -6,16 +6,16 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type AppFrame, RELIABLE_TYPES } from '@switchyard/protocol';
-import type { BridgeOptions } from '../src/bridge.js';
-import type { DeliveryStage } from '../src/delivery.js';
+import type { BridgeOptions } from '../../packages/agent-bridge/src/bridge.js';
+import type { DeliveryStage } from '../../packages/agent-bridge/src/delivery.js';
 import { bridgeOptions, type Rig } from './harness.js';
 
 /** Builds the package so `bridge-entry.mjs` runs the code under test. */
 export function buildBridge(): void {
   execFileSync(process.execPath, [
-    join(import.meta.dirname, '../../../node_modules/typescript/bin/tsc'),
+    join(import.meta.dirname, '../../node_modules/typescript/bin/tsc'),
     '-b',
-    join(import.meta.dirname, '..'),
+    join(import.meta.dirname, '../../packages/agent-bridge'),
   ]);
 }
 

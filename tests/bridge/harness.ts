@@ -15,9 +15,9 @@ import {
   type FrameOf,
 } from '@switchyard/protocol';
 import { createScriptedModel, type Rule, type ScriptedModel } from '@switchyard/sandbox';
-import { type BridgeOptions, recordedProcesses } from '../src/index.js';
+import { type BridgeOptions, recordedProcesses } from '../../packages/agent-bridge/src/index.js';
 
-export const CLAUDE_BIN = realpathSync(join(import.meta.dirname, '../../../node_modules/.bin/claude'));
+export const CLAUDE_BIN = realpathSync(join(import.meta.dirname, '../../node_modules/.bin/claude'));
 
 export interface Rig {
   root: string;
@@ -62,20 +62,7 @@ export function bridgeOptions(rig: Rig, overrides: Partial<BridgeOptions> = {}):
   };
 }
 
-let counter = 0;
-
-export function userMessage(inboundId: string, text: string, chatId = 42): FrameOf<'user_message'> {
-  return {
-    type: 'user_message',
-    inboundId,
-    route: { chatId },
-    telegramMessageId: 100 + counter++,
-    sender: { id: 7, name: 'Ann', username: 'ann' },
-    text,
-    attachments: [],
-    sentAt: Date.now(),
-  };
-}
+export { userMessage } from '../../packages/agent-bridge/test/frames.js';
 
 export async function createRig(rules: readonly Rule[]): Promise<Rig> {
   // Short: unix socket paths must stay under 107 bytes.

@@ -10,10 +10,11 @@
 import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
 import { hang, rule, say } from '@switchyard/sandbox';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, createBridge, recordedProcesses } from '../src/index.js';
+import { type Bridge, createBridge, recordedProcesses } from '../../packages/agent-bridge/src/index.js';
 import { type BridgeProcess, buildBridge, duplicates, startBridge } from './bridge-process.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
+const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const STORY = (word: string): string =>
   `The ${word} story goes on and on, slowly, one piece at a time. `.repeat(3);
 
@@ -133,6 +134,40 @@ describe('conversations', () => {
     expect(bridge.status().sessions.find((s) => s.route.chatId === A.chatId)?.pid).not.toBe(pidA);
     expect(live()).toHaveLength(2);
   }, 120_000);
+
+  it('an idle session stops after idleStopMs and resumes at its next message; its cost adds up across processes', async () => {
+    rig = await createRig([rule('what came first', say('Mango came first.'))]);
+    bridge = createBridge(bridgeOptions(rig, { idleStopMs: 1500 }));
+    await bridge.start();
+    const r = rig;
+    await r.send(messageIn(A, 'a1', 'mango'));
+    const first = await turnOf(r, 'a1');
+    const end1 = await endOf(r, first.turnId);
+    const pid = recordedProcesses(r.stateDir)[0]?.record.pid;
+    expect(pid).toBeDefined();
+    // Idle past the limit: the process is stopped and its record cleared; the conversation is kept.
+    const deadline = Date.now() + 15_000;
+    while (recordedProcesses(r.stateDir).length > 0 && Date.now() < deadline) await sleepMs(100);
+    expect(recordedProcesses(r.stateDir)).toEqual([]);
+    expect(() => process.kill(pid as number, 0)).toThrow();
+    const since = r.model.messageRequests().length;
+    await r.send(messageIn(A, 'a2', 'what came first'));
+    const second = await turnOf(r, 'a2');
+    const end2 = await endOf(r, second.turnId);
+    expect(textOf(r, second.turnId)).toBe('Mango came first.');
+    const resumed = r.model
+      .messageRequests()
+      .slice(since)
+      .map((q) => JSON.stringify(q.body))
+      .find((t) => t.includes('what came first'));
+    expect(resumed).toContain('mango');
+    // Each turn's cost is its own; the conversation's total counts both, though the CLI's own
+    // cumulative figure started again at zero in the resumed process.
+    expect(end1.costUsd).toBeGreaterThan(0);
+    expect(end2.costUsd).toBeGreaterThan(0);
+    expect(end1.sessionCostUsd).toBeCloseTo(end1.costUsd as number, 10);
+    expect(end2.sessionCostUsd).toBeCloseTo((end1.costUsd as number) + (end2.costUsd as number), 10);
+  }, 90_000);
 
   it('every process busy: a new conversation waits (and is told), then is served when one is free', async () => {
     rig = await createRig([rule('block', hang()), rule('quick', say('Quick answer.'))]);

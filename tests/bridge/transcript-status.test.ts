@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FrameOf } from '@switchyard/protocol';
 import { rule, say } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, type BridgeOptions, createBridge } from '../src/index.js';
+import { type Bridge, type BridgeOptions, createBridge } from '../../packages/agent-bridge/src/index.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 describe('status history from the transcript, real CLI', () => {

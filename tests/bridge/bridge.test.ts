@@ -5,7 +5,7 @@
 
 import { bash, rule, say } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge, createBridge } from '../src/index.js';
+import { type Bridge, createBridge } from '../../packages/agent-bridge/src/index.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 describe('bridge with the real CLI', () => {

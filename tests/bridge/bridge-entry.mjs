@@ -2,7 +2,7 @@
 // Options come as JSON in BRIDGE_OPTIONS; SIGTERM is a `restart` stop (the CLI keeps running).
 // BRIDGE_KILL_AT='{"stage":"written","key":"in:x"}' makes the bridge SIGKILL itself at that stage of
 // that stdin write (see `onDeliveryStage`): the crash lands exactly there, not somewhere near it.
-import { createBridge } from '../dist/index.js';
+import { createBridge } from '../../packages/agent-bridge/dist/index.js';
 
 const options = JSON.parse(process.env.BRIDGE_OPTIONS ?? '{}');
 const killAt = process.env.BRIDGE_KILL_AT ? JSON.parse(process.env.BRIDGE_KILL_AT) : undefined;

@@ -1,0 +1,115 @@
+/**
+ * One retention rule for what the gateway keeps of people's messages: finished SQLite rows and the
+ * attachments users sent (`<state>/inbox/`) are deleted once older than `days` (default 7), at start and
+ * then once a day. An attachment an inbound message still in the inbox refers to (not yet taken by the
+ * bridge) is never deleted, whatever its age: the bridge will hand its path to Claude.
+ *
+ * Age of a file is its mtime (set when the download was renamed into place); a `.part` left by a crash
+ * mid-download is deleted by the same rule.
+ */
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '@switchyard/protocol';
+import type { Forgotten, GatewayStore } from './store.js';
+
+/** The default age after which finished rows and attachments are deleted. */
+export const DEFAULT_RETENTION_DAYS = 7;
+
+const DAY_MS = 24 * 3600_000;
+
+/** Options of {@link createRetention}. */
+export interface RetentionOptions {
+  store: Pick<GatewayStore, 'forgetFinishedBefore' | 'attachmentsInUse'>;
+  /** Where attachments users sent are saved. */
+  inboxDir: string;
+  /** Age in days (fractions allowed) after which things are deleted; default {@link DEFAULT_RETENTION_DAYS}. */
+  days?: number;
+  /** How often a pass runs after the first; default a day. */
+  everyMs?: number;
+  /** The clock (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+  logger: Logger;
+}
+
+/** What one pass deleted. */
+export interface RetentionReport extends Forgotten {
+  files: number;
+}
+
+/** The retention handle: `start` runs a pass and schedules the next; `stop` waits for one running. */
+export interface Retention {
+  start(): Promise<RetentionReport>;
+  /** One pass now. */
+  run(): Promise<RetentionReport>;
+  stop(): Promise<void>;
+}
+
+/** Creates the gateway's retention; nothing runs until `start`. */
+export function createRetention(options: RetentionOptions): Retention {
+  const now = options.now ?? Date.now;
+  const ageMs = (options.days ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
+  const log = options.logger;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<RetentionReport> | undefined;
+
+  const deleteFiles = async (before: number): Promise<number> => {
+    let names: string[];
+    try {
+      names = await readdir(options.inboxDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    // Read after the listing: a file saved meanwhile is younger than `before` anyway.
+    const inUse = options.store.attachmentsInUse();
+    let deleted = 0;
+    for (const name of names) {
+      const path = join(options.inboxDir, name);
+      if (inUse.has(path)) continue;
+      try {
+        const st = await stat(path);
+        if (!st.isFile() || st.mtimeMs >= before) continue;
+        await unlink(path);
+        deleted += 1;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    return deleted;
+  };
+
+  const pass = async (): Promise<RetentionReport> => {
+    const before = now() - ageMs;
+    const forgotten = options.store.forgetFinishedBefore(before);
+    const files = await deleteFiles(before);
+    const report = { ...forgotten, files };
+    log.info({ event: 'retention', ...report }, 'deleted finished rows and attachments past retention');
+    return report;
+  };
+
+  const run = (): Promise<RetentionReport> => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    async start() {
+      const report = await run();
+      timer = setInterval(() => {
+        run().catch((err: unknown) =>
+          log.error({ event: 'retention_failed', err: (err as Error).message }, 'retention pass failed'),
+        );
+      }, options.everyMs ?? DAY_MS);
+      timer.unref();
+      return report;
+    },
+    run,
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => {});
+    },
+  };
+}

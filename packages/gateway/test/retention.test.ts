@@ -1,0 +1,120 @@
+/**
+ * Retention with an injected clock: finished rows and attachments older than the configured days are
+ * deleted; an attachment a message still in the inbox refers to, younger files, unfinished rows and the
+ * newest update (where polling resumes) are kept.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FrameOf } from '@switchyard/protocol';
+import { silentLogger } from '@switchyard/protocol';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRetention } from '../src/retention.js';
+import { type GatewayStore, openGatewayStore } from '../src/store.js';
+
+const DAY = 24 * 3600_000;
+
+const message = (n: number, paths: string[] = []): FrameOf<'user_message'> => ({
+  type: 'user_message',
+  inboundId: `tg:1:${n}`,
+  route: { chatId: 1 },
+  telegramMessageId: n,
+  sender: { id: 1, name: 'u' },
+  text: `m${n}`,
+  attachments: paths.map((path) => ({ kind: 'document' as const, path, size: 1 })),
+  sentAt: 0,
+});
+
+describe('retention', () => {
+  let dir: string;
+  let inbox: string;
+  let store: GatewayStore;
+  const file = (name: string, ageDays: number): string => {
+    const path = join(inbox, name);
+    writeFileSync(path, 'x');
+    const at = (Date.now() - ageDays * DAY) / 1000;
+    utimesSync(path, at, at);
+    return path;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-ret-'));
+    inbox = join(dir, 'inbox');
+    mkdirSync(inbox);
+    store = openGatewayStore(join(dir, 'g.sqlite'));
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('deletes finished rows and unreferenced attachments past the age, at start and on schedule', async () => {
+    const old = file('old.jpg', 8);
+    const partial = file('crashed.pdf.part', 8);
+    const waiting = file('waiting.pdf', 8);
+    const young = file('young.png', 1);
+    store.recordUpdates([
+      { updateId: 10, payload: { update_id: 10 } },
+      { updateId: 11, payload: { update_id: 11 } },
+    ]);
+    store.addInbound({ inboundId: 'tg:1:1', frame: message(1, [old]), updateId: 10 });
+    store.addInbound({ inboundId: 'tg:1:2', frame: message(2, [waiting]), updateId: 11 });
+    store.setInboundState(['tg:1:1'], 'taken');
+    store.addCommandRoute('cmd-1', { chatId: 1 });
+
+    // The rows were written now; a clock 8 days ahead makes them 8 days old (the files really are).
+    let now = Date.now() + 8 * DAY;
+    const logged: unknown[] = [];
+    const retention = createRetention({
+      store,
+      inboxDir: inbox,
+      days: 7,
+      everyMs: 20,
+      now: () => now,
+      logger: { ...silentLogger, info: (fields: unknown) => logged.push(fields) },
+    });
+    const report = await retention.start();
+    expect(report).toMatchObject({ inbound: 1, commandRoutes: 1, updates: 1 });
+    expect(existsSync(waiting)).toBe(true); // its message is still in the inbox
+    expect(existsSync(young)).toBe(false); // 1 day old by the file, 9 by the clock
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(partial)).toBe(false);
+    expect(report.files).toBe(3);
+    expect(store.getInbound('tg:1:1')).toBeUndefined();
+    expect(store.getInbound('tg:1:2')).toMatchObject({ state: 'queued' });
+    expect(store.nextUpdateOffset()).toBe(12);
+
+    // The message is taken: its attachment goes at the next scheduled pass.
+    store.setInboundState(['tg:1:2'], 'taken');
+    now += 1;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await retention.stop();
+    expect(existsSync(waiting)).toBe(false);
+    expect(store.getInbound('tg:1:2')).toBeUndefined();
+    expect(logged.length).toBeGreaterThan(1);
+  });
+
+  it('keeps everything younger than the configured days', async () => {
+    const path = file('a.jpg', 2);
+    store.addInbound({ inboundId: 'tg:1:1', frame: message(1, [path]) });
+    store.setInboundState(['tg:1:1'], 'taken');
+    const retention = createRetention({
+      store,
+      inboxDir: inbox,
+      days: 3,
+      // The file is 2.5 days old by this clock, the row half a day.
+      now: () => Date.now() + DAY / 2,
+      logger: silentLogger,
+    });
+    expect(await retention.run()).toEqual({
+      updates: 0,
+      inbound: 0,
+      turns: 0,
+      commandRoutes: 0,
+      fileSends: 0,
+      files: 0,
+    });
+    expect(existsSync(path)).toBe(true);
+    expect(store.getInbound('tg:1:1')).toBeDefined();
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Writing into a CLI's stdin never blocks the event loop: a line larger than the pipe, written while the
+ * reader is busy, returns at once; the rest goes out from a timer, in order with the lines after it.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ChildHandle, spawnChild } from '../../packages/agent-bridge/src/child.js';
+
+let dir: string | undefined;
+let handle: ChildHandle | undefined;
+afterEach(async () => {
+  await handle?.terminate(500);
+  handle?.detach();
+  handle = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('stdin writes', () => {
+  it('a line larger than the pipe, while the reader sleeps, neither blocks nor reorders', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-write-'));
+    const out = join(dir, 'out.txt');
+    // A stand-in CLI that reads nothing for a second, then copies its stdin to a file.
+    handle = spawnChild({
+      stateDir: dir,
+      workDir: dir,
+      bin: '/bin/sh',
+      args: ['-c', `sleep 1; cat > ${out}`],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    }).handle;
+    const big = 'x'.repeat(300 * 1024);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    const started = performance.now();
+    handle.writeLine(big);
+    handle.writeLine('after');
+    const took = performance.now() - started;
+    expect(took).toBeLessThan(100);
+    const deadline = Date.now() + 10_000;
+    let text = '';
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      try {
+        text = readFileSync(out, 'utf8');
+      } catch {
+        // not created yet
+      }
+      if (text.endsWith('after\n')) break;
+    }
+    clearInterval(ticker);
+    expect(text).toBe(`${big}\nafter\n`);
+    // The event loop ran all along (a blocking write would have stopped the ticker for the second).
+    expect(ticks).toBeGreaterThan(50);
+  });
+});
