@@ -33,11 +33,20 @@ describe('end to end: the progress card', () => {
     await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('warm up')), {
       timeoutMs: 60_000,
     });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // A card the warm-up may have shown is not this test's: let its pin and unpin land (a pin waiting
+    // for the chat's budget still goes out, then is undone), then count only later pins.
+    const okCalls = (method: string) => telegram.calls(method).filter((c) => c.ok).length;
+    let settledSince = Date.now();
+    let last = '';
+    while (Date.now() - settledSince < 2_500) {
+      const now = `${okCalls('pinChatMessage')}/${okCalls('unpinChatMessage')}/${telegram.chat(chatId).pinned.length}`;
+      if (now !== last || telegram.chat(chatId).pinned.length > 0) settledSince = Date.now();
+      last = now;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const before = botMessages(telegram, chatId).length;
-    // (A card the warm-up may have shown is not this test's: only later pins count.)
-    const pinsBefore = telegram.calls('pinChatMessage').filter((c) => c.ok).length;
-    const unpinsBefore = telegram.calls('unpinChatMessage').filter((c) => c.ok).length;
+    const pinsBefore = okCalls('pinChatMessage');
+    const unpinsBefore = okCalls('unpinChatMessage');
     telegram.sendText(chatId, 'quick');
     await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Quick answer.'), {
       timeoutMs: 60_000,
