@@ -111,6 +111,8 @@ const agentSchema = z.strictObject({
   /** An idle Claude process is stopped after this long; the next message resumes it. */
   idleStopMinutes: z.number().positive().optional(),
   chats: z.array(chatSchema).optional(),
+  /** An operator's chat (or forum topic) for alerts: crash loop, login, 409, repeated 429s, disk, stuck turn. */
+  alerts: z.strictObject({ chat: telegramChatId, topic: z.number().int().positive().optional() }).optional(),
   /** The gateway's Prometheus endpoint; off when absent. */
   metrics: z
     .strictObject({ port: z.number().int().min(1).max(65535), host: z.string().min(1).optional() })
@@ -165,6 +167,8 @@ export interface AgentConfig {
   idleStopMs: number;
   /** Per-chat and per-topic settings, paths absolute. */
   chats: ChatConfig[];
+  /** Where alerts go, if anywhere. */
+  alerts: { chatId: number; threadId?: number } | undefined;
   /** The gateway's Prometheus endpoint (`host` default 127.0.0.1), or undefined when off. */
   metrics: { port: number; host: string } | undefined;
   /** The file tools: `enabled` (default true) and absolute extra directories files may be sent from. */
@@ -347,6 +351,9 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     socketPath: path.join(runtimeDir, 'bridge.sock'),
     replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
+    alerts: raw.alerts
+      ? { chatId: raw.alerts.chat, ...(raw.alerts.topic !== undefined ? { threadId: raw.alerts.topic } : {}) }
+      : undefined,
     maxLiveSessions: raw.maxLiveSessions ?? 4,
     idleStopMs: Math.round((raw.idleStopMinutes ?? 30) * 60_000),
     chats: (raw.chats ?? []).map((chat) => ({

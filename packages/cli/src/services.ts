@@ -79,6 +79,7 @@ export function makeGateway(
     allowUsers: agent.allow,
     ...(agent.allowChats.length > 0 ? { allowChats: agent.allowChats } : {}),
     listenAllChats: agent.chats.filter((c) => c.listen === 'all').map((c) => c.chatId),
+    ...(agent.alerts ? { alertChat: agent.alerts } : {}),
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
     ...socketAccess(agent, environment.env),

@@ -29,6 +29,8 @@ export interface FrameDispatchOptions {
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
   onAgentStatus(status: FrameOf<'status'>): void;
+  /** An operator event arrived (for alerts; see `alerts.ts`). */
+  onOperatorEvent?(event: FrameOf<'operator_event'>): void;
   /** Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`). */
   allows(route: Route): boolean;
   /** A failed turn (its error, which may be absent) or an operator event: the gateway's `lastError`. */
@@ -87,6 +89,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
       case 'operator_event':
         options.setLastError(f.message);
         logger.warn({ event: 'operator_event', kind: f.kind, turn: f.turnId }, 'agent reported a problem');
+        options.onOperatorEvent?.(f);
         if (f.route) options.reply(f.route, `⚠️ ${f.message}`);
         return;
       case 'command_result':

@@ -20,6 +20,7 @@ import {
   silentLogger,
 } from '@switchyard/protocol';
 import { createAccess } from './access.js';
+import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
 import { boot, type Renderers } from './boot.js';
 import { createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
@@ -52,6 +53,8 @@ export interface GatewayOptions {
    * other groups it reads only what is addressed to it: a mention, a reply to it, a command.
    */
   listenAllChats?: readonly number[];
+  /** An operator's chat for alerts (crash loop, login, 409, repeated 429s, disk, a stuck turn). */
+  alertChat?: Route;
   /** Directory for `gateway.sqlite` and `inbox/` (saved attachments). */
   stateDir: string;
   /** The Unix socket the bridge connects to. */
@@ -87,6 +90,13 @@ export interface GatewayOptions {
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }
+
+/** The bridge's operator events an operator is alerted to, as alert kinds. */
+const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
+  crash_loop: 'crash_loop',
+  auth: 'auth',
+  stuck: 'stuck',
+};
 
 /** A snapshot for `/status` and operators. */
 export interface GatewayStatus {
@@ -125,7 +135,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const budget = createBudget(options.budget);
   const metrics = options.metrics ?? noMetrics;
-  const bot = createBot({ token: options.token, apiRoot, budget, logger, onResult: metrics.telegramCall });
+  // Set once `reply` exists (below); alerts only go out after `start`.
+  let alerts: Alerts | undefined;
+  const bot = createBot({
+    token: options.token,
+    apiRoot,
+    budget,
+    logger,
+    onResult: (method, result) => {
+      metrics.telegramCall(method, result);
+      if (!result.ok && result.error_code === 429) alerts?.tooManyRequests();
+    },
+  });
   const courier = createCourier(budget);
 
   let store: GatewayStore | undefined;
@@ -177,6 +198,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   const setLastError = (message: string | undefined): void => {
     lastError = message;
   };
+  alerts = createAlerts({
+    agent: options.agent,
+    chat: options.alertChat,
+    send: (route, text) => void reply(route, text),
+    stateDir: options.stateDir,
+    logger: logger.child({ component: 'alerts' }),
+  });
 
   const commands = createCommandRunner({
     agent: options.agent,
@@ -206,6 +234,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (status.route) conversationStatus.set(conversationKey(status.route), status);
     },
     allows: (route) => knownChats.allows(route),
+    onOperatorEvent: (event) => {
+      const kind = ALERTED_EVENTS[event.kind];
+      if (kind) alerts?.raise(kind, event.message);
+    },
     setLastError,
     logger,
   });
@@ -260,6 +292,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async start() {
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
+      alerts?.start();
       retention = createRetention({
         store: s,
         inboxDir,
@@ -285,6 +318,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         },
         onPollingHealth: (health) => {
           polling = health;
+          if (health.error?.startsWith('conflict')) alerts?.raise('conflict', health.error);
         },
         ready: (r, e) => {
           renderers = r;
@@ -304,6 +338,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       stopping.abort();
       await polled;
       runner = undefined;
+      alerts?.stop();
       renderers?.cards.stop();
       commands.stop();
       await renderers?.turns.stop();
