@@ -107,10 +107,12 @@ describe('stdout.log under a flood, across a bridge restart', () => {
   });
 
   it('200,000 lines through one process: allocated stays under its bound, kill -9 after a punch resumes at the offset', async () => {
+    // 200 batches 25 ms apart: turn 1 streams for 5 s at least, so the kill lands inside it even when
+    // the machine is loaded (the bridge reads behind the writer).
     const options = {
       bridge: {
         claudeBin: FAKE,
-        env: { ...rig.env, FLOOD_LINES: '100000', FLOOD_BATCH: '500', FLOOD_PAUSE_MS: '5' },
+        env: { ...rig.env, FLOOD_LINES: '100000', FLOOD_BATCH: '500', FLOOD_PAUSE_MS: '25' },
       },
     };
     bridge = await startBridge(rig, options);
