@@ -341,7 +341,7 @@ export function createTurns(options: TurnsOptions): Turns {
           return;
         case 'text_delta': {
           const turn = live.get(frame.turnId);
-          if (!turn || !turn.reply.delta(frame.blockId, frame.delta)) return;
+          if (!turn?.reply.delta(frame.blockId, frame.delta)) return;
           show(turn);
           return;
         }
