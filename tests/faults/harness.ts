@@ -114,7 +114,10 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     agent: (telegram) => {
       for (let i = 0; i < options.privateChats; i++)
         users.push(i === 0 ? telegram.defaultUser : telegram.addUser({ firstName: `User${i}` }));
-      return { allow: users.map((u) => u.id), ...options.agent };
+      // The classic reply path (placeholder, edits, HTML): what this matrix and its checker were built
+      // on. Rich replies' own loss and duplicate cases are tested in the gateway (rich-reply.test.ts)
+      // and tests/rich-replies; running this matrix over them is still to do.
+      return { allow: users.map((u) => u.id), replies: 'classic', ...options.agent };
     },
   });
   const { telegram } = system;
