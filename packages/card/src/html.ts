@@ -25,6 +25,39 @@ export const TELEGRAM_TAGS = [
   'tg-emoji',
 ] as const;
 
+/**
+ * The HTML tags Telegram's rich Markdown accepts inline (`<u>`, `<details>`, …); any other `<` is text
+ * there. Written once here, beside the HTML parse mode's list, for every writer of rich Markdown.
+ */
+export const RICH_MARKDOWN_TAGS = [
+  'a',
+  'b',
+  'strong',
+  'i',
+  'em',
+  'u',
+  'ins',
+  's',
+  'strike',
+  'del',
+  'code',
+  'mark',
+  'sub',
+  'sup',
+  'tg-spoiler',
+  'tg-emoji',
+  'tg-time',
+  'tg-math',
+  'tg-reference',
+  'br',
+  'details',
+  'summary',
+  'blockquote',
+  'aside',
+  'cite',
+  'pre',
+] as const;
+
 /** The tags the card's renderer writes. A subset of {@link TELEGRAM_TAGS}. */
 export const CARD_TAGS = ['b', 'i', 'code'] as const satisfies readonly (typeof TELEGRAM_TAGS)[number][];
 

@@ -42,7 +42,7 @@ export type {
 /** Tells sub-agent events (routed by `agentId`) from main-agent ones. */
 export { isSubagentEvent } from './event.js';
 /** HTML escaping, and the tags Telegram's HTML parse mode accepts. */
-export { escapeHtml, TELEGRAM_TAGS } from './html.js';
+export { escapeHtml, RICH_MARKDOWN_TAGS, TELEGRAM_TAGS } from './html.js';
 /** Tool-call labels ("Read …/src/app.ts", "Bash: run the tests") and group summaries ("Read 12 files"). */
 export { LABEL_MAX, toolDetail, toolGroupSummary, toolLabel, urlHost } from './label.js';
 /** The reducer, and the two transitions the cadence makes on its own (closing, handing over sub-agents). */

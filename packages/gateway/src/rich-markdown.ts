@@ -21,40 +21,15 @@
  * Pure: no I/O. Limits from the Bot API's "Rich Message Limits".
  */
 
+import { RICH_MARKDOWN_TAGS } from '@switchyard/card';
+
 /** Telegram's limit on a rich message's text, in characters (UTF-16 code units, as JavaScript counts). */
 export const RICH_TEXT_LIMIT = 32_768;
 /** Telegram's limit on a rich message's blocks (nested ones, list items and table rows included). */
 export const RICH_BLOCK_LIMIT = 500;
 
 /** HTML tags rich Markdown accepts inline (`<u>`, `<details>` …); any other `<` is text. */
-const RICH_TAGS = new Set([
-  'a',
-  'b',
-  'strong',
-  'i',
-  'em',
-  'u',
-  'ins',
-  's',
-  'strike',
-  'del',
-  'code',
-  'mark',
-  'sub',
-  'sup',
-  'tg-spoiler',
-  'tg-emoji',
-  'tg-time',
-  'tg-math',
-  'tg-reference',
-  'br',
-  'details',
-  'summary',
-  'blockquote',
-  'aside',
-  'cite',
-  'pre',
-]);
+const RICH_TAGS: ReadonlySet<string> = new Set(RICH_MARKDOWN_TAGS);
 
 const FENCE = /^( {0,3})(`{3,}|~{3,})/;
 
