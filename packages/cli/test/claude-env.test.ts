@@ -2,10 +2,10 @@
  * Claude's environment is an allowlist plus `claude.env`: the service's own secrets (the bot token's
  * variable, systemd's credentials directory, anything else unlisted) never reach it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { bridgeEnvironment, claudeEnvironment } from '../src/claude-env.js';
 import { parseConfig, readToken } from '../src/config.js';
 
@@ -72,6 +72,7 @@ describe('claude environment', () => {
 describe('token from a systemd credential', () => {
   it('reads $CREDENTIALS_DIRECTORY/NAME, and says what to do without it', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sy-cred-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(path.join(dir, 'demo.token'), `${TOKEN}\n`);
     const agent = agentWith('{ credential: demo.token }');
     expect(agent.token).toEqual({ kind: 'credential', name: 'demo.token' });

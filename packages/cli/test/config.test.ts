@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   ConfigError,
   describeConfig,
@@ -135,6 +135,7 @@ describe('config', () => {
 
   it('reads the token from a file or the environment, and never prints it', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sy-cfg-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`);
     const text = `agents:
   - { name: a, allow: [1], workDir: /w, token: { file: token } }
