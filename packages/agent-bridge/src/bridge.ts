@@ -373,11 +373,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     return list.slice(0, 1000);
   };
 
-  /** Conversations on disk, read from their snapshots (no process, no object). */
-  const storedConversations = (): { key: string; info: SessionInfo }[] => {
+  /**
+   * Conversations on disk, read from their snapshots (no process, no object); `recorded` when the
+   * snapshot records a process (to adopt, or whose exit to report).
+   */
+  const storedConversations = (): { key: string; info: SessionInfo; recorded: boolean }[] => {
     const root = join(options.stateDir, CONVERSATIONS_DIR);
     if (!existsSync(root)) return [];
-    const found: { key: string; info: SessionInfo }[] = [];
+    const found: { key: string; info: SessionInfo; recorded: boolean }[] = [];
     for (const name of readdirSync(root)) {
       try {
         const snapshot = readSnapshot(join(root, name, SNAPSHOT_FILE));
@@ -386,6 +389,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         const key = shared ? SHARED_KEY : conversationKey(route);
         found.push({
           key,
+          recorded: snapshot.child !== undefined,
           info: {
             route,
             ...(snapshot.name !== undefined ? { name: snapshot.name } : {}),
@@ -444,9 +448,8 @@ export function createBridge(options: BridgeOptions): Bridge {
           ),
       });
       // Every conversation with a recorded process: adopted (or its exit reported) before new input.
-      for (const { key, info } of storedConversations()) {
-        const snapshot = readSnapshot(join(dirOf(key), SNAPSHOT_FILE));
-        if (snapshot?.child) await exclusive(() => open(key, shared ? undefined : info.route));
+      for (const { key, info, recorded } of storedConversations()) {
+        if (recorded) await exclusive(() => open(key, shared ? undefined : info.route));
       }
       timer = setInterval(tick, TICK_MS);
       await endpoint.start();
