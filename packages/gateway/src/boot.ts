@@ -46,7 +46,14 @@ export interface BootOptions {
   courier: Courier;
   config: Pick<
     GatewayOptions,
-    'agent' | 'socketPath' | 'socketMode' | 'socketDirectoryMode' | 'card' | 'polling' | 'replies'
+    | 'agent'
+    | 'socketPath'
+    | 'socketMode'
+    | 'socketDirectoryMode'
+    | 'card'
+    | 'polling'
+    | 'replies'
+    | 'placeholderRetryMs'
   >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
@@ -106,6 +113,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     logger: logger.child({ component: 'turns' }),
     bridgeConnected: options.bridgeConnected,
     ...(config.replies ? { replies: config.replies } : {}),
+    ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
   });
   const prompts = createPrompts({
     api,

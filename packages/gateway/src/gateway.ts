@@ -87,6 +87,8 @@ export interface GatewayOptions {
    * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
    */
   replies?: 'rich' | 'classic';
+  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
+  placeholderRetryMs?: number;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }

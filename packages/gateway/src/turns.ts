@@ -58,6 +58,8 @@ export interface TurnsOptions {
   bridgeConnected(): boolean;
   /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
   typingEveryMs?: number;
+  /** How often placeholder edits that failed are tried again; default 15 s. */
+  placeholderRetryMs?: number;
 }
 
 /** A turn in progress, as the gateway holds it in memory. */
@@ -124,20 +126,67 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
-  const editPlaceholder = (inboundId: string, text: string, kind: string): void => {
+  /** Placeholders whose edit is on its way, so the retry sweep does not queue a second one. */
+  const editing = new Set<string>();
+
+  /**
+   * Makes the placeholder show what it is due (see `placeholderDue` in the store): the edit is recorded
+   * before it is tried and forgotten only once Telegram confirms it, so an edit lost to a crash, a
+   * Telegram outage or a placeholder still in flight is made by the next sweep instead of leaving "⏳ will
+   * be read" or "queued" beside an answered message.
+   */
+  const applyDue = (inboundId: string): void => {
+    if (editing.has(inboundId)) return;
+    editing.add(inboundId);
     void (async () => {
-      const id = await (placeholders.get(inboundId) ??
-        Promise.resolve(store.getInbound(inboundId)?.placeholderId));
+      await placeholders.get(inboundId);
       const row = store.getInbound(inboundId);
-      if (id === undefined || !row) return;
-      store.setPlaceholder(inboundId, id, kind);
-      await courier
-        .call(row.route.chatId, () => api.editMessageText(row.route.chatId, id, text), { key: `ph:${id}` })
-        .catch((error: unknown) =>
-          logger.warn({ event: 'placeholder_edit_failed', error: errorText(error) }),
-        );
-    })();
+      const id = row?.placeholderId;
+      const due = row?.placeholderDue;
+      if (!row || id === undefined || due === undefined) return;
+      const chatId = row.route.chatId;
+      try {
+        const done = await courier.call(chatId, () => api.editMessageText(chatId, id, due), {
+          key: `ph:${id}`,
+        });
+        // `undefined`: a newer edit of the same message replaced this one in the chat's queue.
+        if (done !== undefined) store.placeholderShown(inboundId, due);
+      } catch (error) {
+        const words = errorText(error);
+        // Already saying it, or gone for good (deleted, too old to edit): nothing left to do.
+        const settled = /not modified|not found|can't be edited/i.test(words);
+        if (settled) store.placeholderShown(inboundId, due);
+        logger.warn({ event: 'placeholder_edit_failed', error: words, retry: !settled });
+      }
+    })().finally(() => editing.delete(inboundId));
   };
+
+  /** The placeholder is to say `text`; `reply` hands it to the turn's reply, which writes it from then on. */
+  const editPlaceholder = (inboundId: string, text: string, kind: string): void => {
+    if (kind === 'reply') {
+      store.placeholderDue(inboundId, kind, undefined);
+      void (async () => {
+        const id = await (placeholders.get(inboundId) ??
+          Promise.resolve(store.getInbound(inboundId)?.placeholderId));
+        const row = store.getInbound(inboundId);
+        if (id === undefined || !row) return;
+        await courier
+          .call(row.route.chatId, () => api.editMessageText(row.route.chatId, id, text), { key: `ph:${id}` })
+          .catch((error: unknown) =>
+            logger.warn({ event: 'placeholder_edit_failed', error: errorText(error), retry: false }),
+          );
+      })();
+      return;
+    }
+    store.placeholderDue(inboundId, kind, text);
+    applyDue(inboundId);
+  };
+
+  /** Edits every placeholder still due its text; at start and then every `placeholderRetryMs`. */
+  const sweepDue = (): void => {
+    for (const row of store.duePlaceholders()) applyDue(row.inboundId);
+  };
+  let sweeper: NodeJS.Timeout | undefined;
 
   const startTyping = (turn: LiveTurn): void => {
     // Chat actions are not messages: they do not spend the chat's send budget, so they bypass the courier.
@@ -419,6 +468,9 @@ export function createTurns(options: TurnsOptions): Turns {
     },
 
     resume() {
+      sweepDue();
+      sweeper ??= setInterval(sweepDue, options.placeholderRetryMs ?? 15_000);
+      sweeper.unref();
       for (const row of store.unfinishedTurns()) {
         if (row.state === 'ended') finish(undefined, row);
         else if (!live.has(row.turnId)) {
@@ -429,6 +481,7 @@ export function createTurns(options: TurnsOptions): Turns {
     },
 
     async stop() {
+      clearInterval(sweeper);
       for (const turn of live.values()) if (turn.typing) clearInterval(turn.typing);
       await Promise.all([...finishing]);
     },

@@ -93,7 +93,7 @@ describe('store file format', () => {
     const old = fixture();
     openGatewayStore(old).close();
     expect(schema(path)).toEqual(schema(old));
-    expect(schema(path)[0]).toBe(3);
+    expect(schema(path)[0]).toBe(4);
   });
 
   it('opens a database written by an earlier gateway with its state intact', () => {

@@ -23,15 +23,33 @@ export interface InboundRow {
   seq: number | undefined;
   state: InboundState;
   placeholderId: number | undefined;
-  /** What the placeholder currently says: a reply waiting (`reply`), a steer (`steer`), or queued. */
+  /** What the placeholder says or is to say: a reply waiting (`reply`), a steer (`steer`), queued, taken… */
   placeholderKind: string | undefined;
+  /**
+   * The text the placeholder is to be edited to, until Telegram confirms the edit; `undefined` when it
+   * shows what it should, or when the turn's reply owns its text (kind `reply`).
+   */
+  placeholderDue: string | undefined;
 }
 
 /** The inbound messages. */
 export interface Inbox {
   /** Writes an inbound message and marks its update handled, in one transaction. */
   addInbound(row: { inboundId: string; frame: AppFrame & { type: 'user_message' }; updateId?: number }): void;
+  /**
+   * The placeholder's message was sent (or adopted after a crash) saying `kind`. A kind set meanwhile by
+   * {@link Inbox.placeholderDue} is newer and is kept: the message is then due its edit.
+   */
   setPlaceholder(inboundId: string, messageId: number, kind: string): void;
+  /**
+   * The placeholder is to say `text` (`undefined`: the turn's reply owns its text), whether or not its
+   * message id is known yet. Written before the edit is attempted, so a crash cannot lose it.
+   */
+  placeholderDue(inboundId: string, kind: string, text: string | undefined): void;
+  /** Telegram shows `text` on the placeholder (or it can never be edited again): nothing is due. */
+  placeholderShown(inboundId: string, text: string): void;
+  /** Placeholders with a known message whose edit is still due, oldest first. */
+  duePlaceholders(): InboundRow[];
   getInbound(inboundId: string): InboundRow | undefined;
   setInboundState(inboundIds: readonly string[], state: InboundState): void;
   /** Inbox rows not yet handed to the channel (a crash between write and send), oldest first. */
@@ -68,7 +86,16 @@ export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>): In
       "SELECT COUNT(*) AS n FROM inbound WHERE state IN ('queued','sent')",
     ),
     setPlaceholder: db.prepare(
-      'UPDATE inbound SET placeholder_id = ?, placeholder_kind = ? WHERE inbound_id = ?',
+      'UPDATE inbound SET placeholder_id = ?, placeholder_kind = COALESCE(placeholder_kind, ?) WHERE inbound_id = ?',
+    ),
+    placeholderDue: db.prepare(
+      'UPDATE inbound SET placeholder_kind = ?, placeholder_due = ? WHERE inbound_id = ?',
+    ),
+    placeholderShown: db.prepare(
+      'UPDATE inbound SET placeholder_due = NULL WHERE inbound_id = ? AND placeholder_due = ?',
+    ),
+    due: db.prepare<[], InboundSql>(
+      'SELECT * FROM inbound WHERE placeholder_due IS NOT NULL AND placeholder_id IS NOT NULL ORDER BY created_at, rowid',
     ),
     setInboundState: db.prepare('UPDATE inbound SET state = ? WHERE inbound_id = ?'),
     inboundIds: db.prepare<[number], { id: number }>(
@@ -94,6 +121,13 @@ export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>): In
     setPlaceholder: (inboundId, messageId, kind) => {
       q.setPlaceholder.run(messageId, kind, inboundId);
     },
+    placeholderDue: (inboundId, kind, text) => {
+      q.placeholderDue.run(kind, text ?? null, inboundId);
+    },
+    placeholderShown: (inboundId, text) => {
+      q.placeholderShown.run(inboundId, text);
+    },
+    duePlaceholders: () => q.due.all().map((r) => toInbound(r) as InboundRow),
     getInbound: (inboundId) => toInbound(q.inbound.get(inboundId)),
     setInboundState: db.transaction((ids: readonly string[], state: InboundState) => {
       for (const id of ids) q.setInboundState.run(state, id);
@@ -132,6 +166,7 @@ interface InboundSql {
   state: InboundState;
   placeholder_id: number | null;
   placeholder_kind: string | null;
+  placeholder_due: string | null;
 }
 
 function toInbound(r: InboundSql | undefined): InboundRow | undefined {
@@ -145,5 +180,6 @@ function toInbound(r: InboundSql | undefined): InboundRow | undefined {
     state: r.state,
     placeholderId: r.placeholder_id ?? undefined,
     placeholderKind: r.placeholder_kind ?? undefined,
+    placeholderDue: r.placeholder_due ?? undefined,
   };
 }

@@ -87,6 +87,10 @@ export const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL,
      ended_at INTEGER);
    CREATE INDEX file_sends_state ON file_sends (state, created_at);`,
+  // 4: the text a placeholder must be edited to and Telegram has not confirmed yet ("✓ taken", "✗ not
+  // read", …). Kept so that an edit lost to a crash or a Telegram outage is made again (store/inbox.ts).
+  `ALTER TABLE inbound ADD COLUMN placeholder_due TEXT;
+   CREATE INDEX inbound_placeholder_due ON inbound (created_at) WHERE placeholder_due IS NOT NULL;`,
 ];
 
 /** Runs the migrations `db` has not seen yet, each in its own transaction with its version bump. */
