@@ -22,30 +22,42 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['packages/*/test/**/*.test.ts'], testTimeout: 20_000 },
+        // No child processes, inject what they wait on; most tests wait on sockets and timers rather
+        // than the CPU, so four files run at once even on two cores.
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts'],
+          testTimeout: 20_000,
+          maxWorkers: 4,
+          // Projects with their own worker counts run one after another, in this order.
+          sequence: { groupOrder: 0 },
+        },
       },
       {
-        // The bridge against the real CLI, the bridge as a real process killed and restarted: child
-        // processes, so not in the packages' unit suites, but each test owns its own temp directories
-        // and ports, so files run side by side.
+        // Child processes, so not in the packages' unit suites: the bridge against the real CLI, the
+        // bridge and the gateway as real processes killed and restarted, the scripted Messages API under
+        // the real CLI. Each test owns its temp directories and ports, so files run side by side.
         extends: true,
         test: {
-          name: 'bridge',
-          include: ['tests/bridge/**/*.test.ts'],
+          name: 'processes',
+          include: ['tests/bridge/**/*.test.ts', 'tests/gateway/**/*.test.ts', 'tests/sandbox/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
         test: {
           name: 'e2e',
-          include: ['tests/*.test.ts'],
+          include: ['tests/*.test.ts', 'tests/soak/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,
           // e2e tests start real processes; two cores do not run many at once well.
           maxWorkers: 1,
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

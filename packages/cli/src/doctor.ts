@@ -57,7 +57,7 @@ export async function doctorAgent(
   ];
   if (agent.token !== undefined) findings.push(loginFinding(agent, index, environment));
   findings.push(...(await telegramFindings(agent, index, configFile, environment)));
-  findings.push(runtimeFinding(agent, index));
+  findings.push(runtimeFinding(agent, index, configFile));
   findings.push(storeFinding(agent));
   if (environment.systemd ?? existsSync('/run/systemd/system')) findings.push(...(await unitFindings(agent)));
   return { agent: agent.name, canStart: !findings.some((f) => f.level === 'error'), findings };
@@ -159,7 +159,7 @@ async function telegramFindings(
   const findings: Finding[] = [
     { level: 'ok', path: where, message: `the token is bot @${me.body.result?.username ?? '?'}` },
   ];
-  if (findServiceProcesses('gateway', agent.name).length > 0) {
+  if (findServiceProcesses('gateway', agent.name, configFile).length > 0) {
     findings.push({ level: 'ok', path: 'telegram', message: "this agent's gateway runs and polls the bot" });
     return findings;
   }
@@ -190,10 +190,10 @@ interface TelegramReply {
   result?: { username?: string };
 }
 
-function runtimeFinding(agent: AgentConfig, index: number): Finding {
+function runtimeFinding(agent: AgentConfig, index: number, configFile: string): Finding {
   const where = `agents[${index}].runtimeDir`;
   const bytes = Buffer.byteLength(agent.socketPath);
-  if (existsSync(agent.socketPath) && findServiceProcesses('gateway', agent.name).length === 0) {
+  if (existsSync(agent.socketPath) && findServiceProcesses('gateway', agent.name, configFile).length === 0) {
     return {
       level: 'warn',
       path: where,

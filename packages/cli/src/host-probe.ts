@@ -4,7 +4,8 @@
  * found), how long they have run, and whether the bridge is connected to the gateway's socket (an
  * accepted connection on that path in `/proc/net/unix`). Linux only, like the services.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
 import { readStartTime } from '@switchyard/agent-bridge';
 
 /** A running process of one of the agent's services. */
@@ -19,9 +20,16 @@ const CLOCK_TICKS = 100;
 
 /**
  * The processes running `switchyard … <service> <agent>` (the `gateway`/`bridge` subcommands), found by
- * their argv: an element ending in `main.js` or `switchyard`, later `<service>` then `<agent>`.
+ * their argv: an element ending in `main.js` or `switchyard`, later `<service>` then `<agent>`. With
+ * `configFile`, only those of that config: an agent is a name *in a config*, and two configs on one host
+ * (a test run beside a deployment, two checkouts) may both name theirs `main`. A process whose config
+ * cannot be told (its environment unreadable) is counted, as before.
  */
-export function findServiceProcesses(service: 'gateway' | 'bridge', agent: string): ServiceProcess[] {
+export function findServiceProcesses(
+  service: 'gateway' | 'bridge',
+  agent: string,
+  configFile?: string,
+): ServiceProcess[] {
   const found: ServiceProcess[] = [];
   for (const entry of safeReaddir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -32,9 +40,38 @@ export function findServiceProcesses(service: 'gateway' | 'bridge', agent: strin
     } catch {
       continue; // gone, or not ours to read
     }
-    if (isServiceArgv(argv, service, agent)) found.push({ pid, uptimeSeconds: uptimeOf(pid) });
+    if (!isServiceArgv(argv, service, agent)) continue;
+    if (configFile !== undefined) {
+      const theirs = configOf(pid, argv);
+      if (theirs !== undefined && theirs !== path.resolve(configFile)) continue;
+    }
+    found.push({ pid, uptimeSeconds: uptimeOf(pid) });
   }
   return found;
+}
+
+/**
+ * The config file a switchyard process resolved, as the CLI resolves it (`--config PATH`, else
+ * `$SWITCHYARD_CONFIG`, else `./switchyard.yaml`, relative to the process's working directory);
+ * undefined when its working directory or environment cannot be read.
+ */
+export function configOf(pid: number, argv: readonly string[]): string | undefined {
+  let cwd: string;
+  let environ: string[];
+  try {
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+    environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  } catch {
+    return undefined;
+  }
+  let chosen: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--config' && argv[i + 1] !== undefined) chosen = argv[i + 1];
+    else if (arg.startsWith('--config=')) chosen = arg.slice('--config='.length);
+  }
+  chosen ??= environ.find((v) => v.startsWith('SWITCHYARD_CONFIG='))?.slice('SWITCHYARD_CONFIG='.length);
+  return path.resolve(cwd, chosen || 'switchyard.yaml');
 }
 
 /** Whether `argv` runs `service` for `agent` through the switchyard command. */

@@ -184,7 +184,7 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const config = load();
       const chosen = arg ? [agentOf(config)] : config.agents;
-      const statuses = chosen.map((agent) => agentStatus(asServicesSee(agent, config.file)));
+      const statuses = chosen.map((agent) => agentStatus(asServicesSee(agent, config.file), config.file));
       if (values.json) console.log(JSON.stringify({ agents: statuses }, null, 2));
       else console.log(statuses.map((s) => formatStatus(s)).join('\n\n'));
       return statuses.every(isHealthy) ? 0 : 3;
@@ -193,7 +193,7 @@ async function main(argv: string[]): Promise<number> {
       const config = load();
       const agent = asServicesSee(agentOf(config), config.file);
       const logger = createLogger({ agent: agent.name, service: 'restart' });
-      console.error(await restartAgent(agent, values.hard === true, logger));
+      console.error(await restartAgent(agent, values.hard === true, logger, config.file));
       return 0;
     }
     case 'logs': {

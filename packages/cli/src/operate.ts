@@ -34,7 +34,12 @@ export async function unitsInstalled(agent: string): Promise<boolean> {
 }
 
 /** Restarts the agent's bridge (and with `hard`, its Claude processes); resolves with what was done. */
-export async function restartAgent(agent: AgentConfig, hard: boolean, logger: Logger): Promise<string> {
+export async function restartAgent(
+  agent: AgentConfig,
+  hard: boolean,
+  logger: Logger,
+  configFile?: string,
+): Promise<string> {
   const units = unitsOf(agent.name);
   if (await unitsInstalled(agent.name)) {
     if (!hard) {
@@ -46,7 +51,7 @@ export async function restartAgent(agent: AgentConfig, hard: boolean, logger: Lo
     await run('systemctl', ['start', units.bridge]);
     return `restarted ${units.bridge} and its Claude processes (${outcome.replace('_', ' ')})`;
   }
-  const bridges = findServiceProcesses('bridge', agent.name);
+  const bridges = findServiceProcesses('bridge', agent.name, configFile);
   if (bridges.length === 0) {
     throw new OperateError(
       `agent "${agent.name}" has no running bridge and no systemd units: start it with \`switchyard run ${agent.name}\``,

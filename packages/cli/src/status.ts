@@ -37,8 +37,11 @@ export interface ClaudeStatus {
   crashLoop: boolean;
 }
 
-/** Reads everything `status` shows for `agent`. Never throws for what it cannot read; it reports it. */
-export function agentStatus(agent: AgentConfig): AgentStatus {
+/**
+ * Reads everything `status` shows for `agent` of `configFile`. Never throws for what it cannot read; it
+ * reports it.
+ */
+export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatus {
   const storePath = path.join(serviceStateDir(agent, 'gateway'), 'gateway.sqlite');
   let store: AgentStatus['store'];
   if (existsSync(storePath)) {
@@ -52,11 +55,11 @@ export function agentStatus(agent: AgentConfig): AgentStatus {
   return {
     agent: agent.name,
     gateway: {
-      running: findServiceProcesses('gateway', agent.name),
+      running: findServiceProcesses('gateway', agent.name, configFile),
       listening: existsSync(agent.socketPath),
     },
     bridge: {
-      running: findServiceProcesses('bridge', agent.name),
+      running: findServiceProcesses('bridge', agent.name, configFile),
       connected: connections === undefined ? undefined : connections > 0,
     },
     claude: bridgeRecords(serviceStateDir(agent, 'bridge')).map(claudeStatus),

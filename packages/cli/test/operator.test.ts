@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
-import { countAccepted, isServiceArgv } from '../src/host-probe.js';
+import { configOf, countAccepted, isServiceArgv } from '../src/host-probe.js';
 import { journalDestination, wantsJournal } from '../src/journal.js';
 import { prettyLine } from '../src/log-view.js';
 import { asServicesSee } from '../src/operator-paths.js';
@@ -22,6 +22,20 @@ describe('host probe', () => {
     expect(isServiceArgv(['node', main, 'bridge', 'demo2'], 'bridge', 'demo')).toBe(false);
     expect(isServiceArgv(['node', main, 'gateway', 'demo'], 'bridge', 'demo')).toBe(false);
     expect(isServiceArgv(['vim', 'bridge', 'demo'], 'bridge', 'demo')).toBe(false);
+  });
+
+  it("tells a process's config file as the CLI resolves it, relative to that process's directory", () => {
+    const main = '/opt/switchyard/packages/cli/dist/main.js';
+    const here = process.cwd();
+    expect(configOf(process.pid, ['node', main, '--config', 'a/b.yaml', 'bridge', 'x'])).toBe(
+      path.join(here, 'a/b.yaml'),
+    );
+    expect(configOf(process.pid, ['node', main, '--config=/etc/s.yaml', 'gateway', 'x'])).toBe('/etc/s.yaml');
+    // This process was not started with SWITCHYARD_CONFIG (its /proc environ is its start environment).
+    if (!process.env.SWITCHYARD_CONFIG) {
+      expect(configOf(process.pid, ['node', main, 'gateway', 'x'])).toBe(path.join(here, 'switchyard.yaml'));
+    }
+    expect(configOf(2 ** 22 + 1, ['node', main, 'gateway', 'x'])).toBeUndefined(); // no such process
   });
 
   it('counts the connections a listening socket has accepted in /proc/net/unix', () => {

@@ -13,13 +13,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, PLACEHOLDER } from '../src/index.js';
-import { connectBridge, sleep, startTurn, startWorld, type World, waitUntil } from './harness.js';
-import { type Formatted, renderedWhole, replyDifference } from './reply-text.js';
+import {
+  connectBridge,
+  sleep,
+  startTurn,
+  startWorld,
+  type World,
+  waitUntil,
+} from '../../packages/gateway/test/harness.js';
+import { type Formatted, renderedWhole, replyDifference } from '../../packages/gateway/test/reply-text.js';
 
 let world: World | undefined;
 let child: ChildProcess | undefined;
@@ -213,51 +217,4 @@ describe('a reply across kill -9 of the gateway', () => {
     // The plans that wait for a held answer always land in the window; the timed ones may.
     expect(inWindow).toBeGreaterThanOrEqual(3);
   }, 240_000);
-});
-
-describe('a crash inside the bookkeeping of turn_started', () => {
-  // The kill lands between two of the frame's writes: the turn is recorded, its opening message not yet
-  // taken. A trigger makes the second write fail (the frame is not acknowledged, nothing after it runs)
-  // and the gateway is then stopped, which leaves the database as a `kill -9` at that instant would.
-  // The restarted gateway must still grow the reply from the placeholder, not leave "…" beside it.
-  it('leaves no placeholder behind: the turn and the messages it takes are one write', async () => {
-    const w = await startWorld();
-    world = w;
-    const b = await connectBridge(w.socketPath, 'test');
-    const chatId = w.tg.privateChat().id;
-    w.tg.sendText(chatId, 'hello');
-    const first = await waitUntil(() => b.received.find((f) => f.type === 'user_message'), 5000);
-    if (first.type !== 'user_message') throw new Error('unreachable');
-    await w.tg.waitFor(() => w.tg.messages(chatId).find((m) => m.text === PLACEHOLDER.reply));
-
-    const db = new Database(join(w.stateDir, 'gateway.sqlite'));
-    db.exec(`CREATE TRIGGER die_here BEFORE UPDATE OF state ON inbound WHEN NEW.state = 'taken'
-             BEGIN SELECT RAISE(ABORT, 'killed between the writes of turn_started'); END`);
-    await startTurn(b, { turnId: 't', route: { chatId }, request: 'hello', inboundIds: [first.inboundId] });
-    await b.send({ type: 'text', turnId: 't', blockId: 'b1', text: 'The **answer**.' });
-    await b.send({ type: 'turn_ended', turnId: 't', outcome: 'success' });
-    await sleep(300);
-    await w.gateway.stop();
-    db.exec('DROP TRIGGER die_here');
-    db.close();
-
-    w.gateway = createGateway(w.options);
-    await w.gateway.start();
-    const reference = renderedWhole('The **answer**.');
-    let difference: string | undefined = 'not checked';
-    try {
-      await waitUntil(
-        () => {
-          difference = replyDifference(reference, botReply(w, chatId));
-          return difference === undefined;
-        },
-        10_000,
-        'the reply',
-      );
-    } catch {
-      throw new Error(String(difference));
-    }
-    await sleep(300);
-    expect(replyDifference(reference, botReply(w, chatId))).toBeUndefined();
-  });
 });

@@ -17,9 +17,9 @@ import {
   type ScriptedModel,
   say,
   scriptedClaudeEnv,
-} from '../src/index.js';
+} from '@switchyard/sandbox';
 
-const CLAUDE = fileURLToPath(new URL('../../../node_modules/.bin/claude', import.meta.url));
+const CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
 
 type Line = { type: string; [key: string]: unknown };
 

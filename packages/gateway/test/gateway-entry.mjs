@@ -1,9 +1,0 @@
-// A gateway as a real child process, for the kill -9 test: runs the built package (`npx tsc -b
-// packages/gateway` first). Options come as JSON in GW_OPTIONS.
-import { createGateway } from '../dist/index.js';
-
-const gateway = createGateway(JSON.parse(process.env.GW_OPTIONS ?? '{}'));
-await gateway.start();
-process.on('SIGTERM', () => {
-  void gateway.stop().then(() => process.exit(0));
-});

@@ -1,0 +1,62 @@
+/**
+ * A `kill -9` between two of `turn_started`'s writes, played in process: a SQLite trigger makes the
+ * second write fail and the gateway is stopped, which leaves the database as the kill would.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { createGateway, PLACEHOLDER } from '../src/index.js';
+import { connectBridge, sleep, startTurn, startWorld, type World, waitUntil } from './harness.js';
+import { type Formatted, renderedWhole, replyDifference } from './reply-text.js';
+
+const botReply = (w: World, chatId: number): Formatted[] =>
+  w.tg
+    .messages(chatId)
+    .filter((m) => m.from === 'bot')
+    .map((m) => ({ text: m.text, entities: m.entities }));
+
+describe('a crash inside the bookkeeping of turn_started', () => {
+  // The kill lands between two of the frame's writes: the turn is recorded, its opening message not yet
+  // taken. A trigger makes the second write fail (the frame is not acknowledged, nothing after it runs)
+  // and the gateway is then stopped, which leaves the database as a `kill -9` at that instant would.
+  // The restarted gateway must still grow the reply from the placeholder, not leave "…" beside it.
+  it('leaves no placeholder behind: the turn and the messages it takes are one write', async () => {
+    const w = await startWorld();
+    const b = await connectBridge(w.socketPath, 'test');
+    const chatId = w.tg.privateChat().id;
+    w.tg.sendText(chatId, 'hello');
+    const first = await waitUntil(() => b.received.find((f) => f.type === 'user_message'), 5000);
+    if (first.type !== 'user_message') throw new Error('unreachable');
+    await w.tg.waitFor(() => w.tg.messages(chatId).find((m) => m.text === PLACEHOLDER.reply));
+
+    const db = new Database(join(w.stateDir, 'gateway.sqlite'));
+    db.exec(`CREATE TRIGGER die_here BEFORE UPDATE OF state ON inbound WHEN NEW.state = 'taken'
+             BEGIN SELECT RAISE(ABORT, 'killed between the writes of turn_started'); END`);
+    await startTurn(b, { turnId: 't', route: { chatId }, request: 'hello', inboundIds: [first.inboundId] });
+    await b.send({ type: 'text', turnId: 't', blockId: 'b1', text: 'The **answer**.' });
+    await b.send({ type: 'turn_ended', turnId: 't', outcome: 'success' });
+    await sleep(300);
+    await w.gateway.stop();
+    db.exec('DROP TRIGGER die_here');
+    db.close();
+
+    w.gateway = createGateway(w.options);
+    await w.gateway.start();
+    const reference = renderedWhole('The **answer**.');
+    let difference: string | undefined = 'not checked';
+    try {
+      await waitUntil(
+        () => {
+          difference = replyDifference(reference, botReply(w, chatId));
+          return difference === undefined;
+        },
+        10_000,
+        'the reply',
+      );
+    } catch {
+      throw new Error(String(difference));
+    }
+    await sleep(300);
+    expect(replyDifference(reference, botReply(w, chatId))).toBeUndefined();
+  });
+});
