@@ -48,16 +48,31 @@ export default defineConfig({
         },
       },
       {
+        // Both services as real processes with the real CLI. Each file owns its temp directories, ports
+        // and config (and `status` tells configs apart), so two run at once.
         extends: true,
         test: {
           name: 'e2e',
-          include: ['tests/*.test.ts', 'tests/soak/*.test.ts'],
+          include: ['tests/*.test.ts'],
+          exclude: ['tests/fault-matrix*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,
-          // e2e tests start real processes; two cores do not run many at once well.
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        // The fault matrix and the soak load both cores with many conversations and time their faults:
+        // alone, one after the other.
+        extends: true,
+        test: {
+          name: 'reliability',
+          include: ['tests/fault-matrix*.test.ts', 'tests/soak/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
           maxWorkers: 1,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],
