@@ -83,7 +83,7 @@ const INDEX = 'index.json';
 /** Settled entries kept for re-asked calls: the newest this many. */
 const KEEP_SETTLED = 200;
 
-/** The outbox area and its index; see the module comment. */
+/** The outbox: its index, and its copies in the exchange directory; see the module comment. */
 export class FileOutbox {
   readonly #options: FileOutboxOptions;
   readonly #entries = new Map<string, Entry>();

@@ -82,9 +82,7 @@ export function exchangeFor(
   env: NodeJS.ProcessEnv,
   gid: number = process.getgid?.() ?? 0,
 ): ExchangeOptions {
-  return underUnit(agent, service, env)
-    ? { dir: agent.exchangeDir, group: gid }
-    : { dir: agent.exchangeDir };
+  return underUnit(agent, service, env) ? { dir: agent.exchangeDir, group: gid } : { dir: agent.exchangeDir };
 }
 
 /** The gateway service of one agent; reads the bot token from its source (never logged). */

@@ -18,8 +18,7 @@
  * Under the units neither service may set a setgid bit (`RestrictSUIDSGID=`), so the units make the
  * directory before they start (`ExecStartPre=+install -d …`) and {@link prepareExchange} finds it right.
  */
-import { chmodSync, chownSync, mkdirSync, statSync } from 'node:fs';
-import { constants } from 'node:fs';
+import { chmodSync, chownSync, constants, mkdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, type FileHandle, open, rename } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 

@@ -98,7 +98,9 @@ describe('openExchangeFile', () => {
     const secret = join(root, 'telegram-token');
     writeFileSync(secret, '123:secret');
     expect(await refused(secret)).toBe('is not in the exchange directory');
-    expect(await refused(join(exchange.dir, '..', 'telegram-token'))).toBe('is not in the exchange directory');
+    expect(await refused(join(exchange.dir, '..', 'telegram-token'))).toBe(
+      'is not in the exchange directory',
+    );
     expect(await refused('files/out-1-0')).toBe('is not in the exchange directory');
     symlinkSync(secret, join(exchange.dir, 'out-1-0'));
     expect(await refused(join(exchange.dir, 'out-1-0'))).toBe('is a link');
