@@ -121,8 +121,8 @@ describe('end to end: a conversation', () => {
     const body = JSON.stringify(system.model.messageRequests().at(-1)?.body ?? {});
     expect(body).toContain('"type":"image"');
     expect(body).toContain(PNG.toString('base64'));
-    // The file was saved under the gateway's inbox, under a generated name.
-    const inbox = path.join(system.dir, 'state', 'gateway', 'inbox');
+    // The file was saved in the agent's exchange directory, under a generated name.
+    const inbox = path.join(system.dir, 'state', 'files');
     const saved = readdirSync(inbox, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     expect(saved).toHaveLength(1);
     const file = saved[0];

@@ -121,6 +121,25 @@ describe('deploy/', () => {
     );
   });
 
+  it('both units make the exchange directory, shared with the agent group, and may write it', () => {
+    // Made as root before each start of either unit (neither service may set a setgid bit), with the
+    // owner and mode the gateway and the bridge check (`prepareExchange`); not a StateDirectory=, which
+    // systemd would chown to one unit's user.
+    const dir = '/var/lib/switchyard/%i/files';
+    for (const name of ['gateway', 'agent'] as const) {
+      const unit = unitText(name);
+      expect(directives(unit, 'ExecStartPre'), name).toEqual([
+        `+/usr/bin/install -d -o switchyard -g sy-%i -m 2770 ${dir}`,
+      ]);
+      expect(directives(unit, 'ReadWritePaths'), name).toContain(dir);
+      expect(directives(unit, 'StateDirectory').join(' '), name).not.toContain('files');
+    }
+    // The example config's stateDir is the one the units name.
+    expect(readFileSync(path.join(deploy, 'switchyard.example.yaml'), 'utf8')).toMatch(
+      /^\s+stateDir: \/var\/lib\/switchyard\/demo$/m,
+    );
+  });
+
   it.skipIf(!hasAnalyze)('systemd accepts both units', () => {
     withUnits(({ gateway, agent }) => {
       const result = spawnSync('systemd-analyze', ['verify', gateway, agent], { encoding: 'utf8' });

@@ -247,8 +247,8 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
       })
       .toBe(true);
     await shot('upload-answered');
-    // The gateway saved it in the agent's inbox under a generated name.
-    const inbox = path.join(sandbox?.dir ?? '', 'state', 'gateway', 'inbox');
+    // The gateway saved it in the agent's exchange directory under a generated name.
+    const inbox = path.join(sandbox?.dir ?? '', 'state', 'files');
     const saved = readdirSync(inbox, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
     expect(saved.some((f) => readFileSync(path.join(f.parentPath, f.name), 'utf8') === content)).toBe(true);
   });

@@ -141,7 +141,7 @@ describe('file tools with the real CLI', () => {
     const [result] = results.get('report') ?? [];
     expect(result?.isError).toBe(false);
     expect(result?.text).toContain('Sent report.txt');
-    // Acknowledged: the copy is gone from the outbox area.
+    // Acknowledged: the copy is gone from the exchange directory.
     expect(existsSync(send?.files[0]?.path ?? '')).toBe(false);
   });
 
@@ -197,9 +197,11 @@ describe('file tools with the real CLI', () => {
     await rig.waitFor((f) => f.type === 'turn_ended', 60_000, since);
     expect(results.get('restart')?.[0]).toMatchObject({ isError: false });
     expect(results.get('restart')?.[0]?.text).toContain('Sent report.txt');
-    // Each conversation keeps its file outbox and MCP config in its own state directory.
+    // Each conversation keeps its file outbox's index and MCP config in its own state directory.
     const conversation = join(rig.stateDir, CONVERSATIONS_DIR, conversationDir('42'));
-    expect(readdirSync(join(conversation, 'files')).filter((n) => n !== 'index.json')).toEqual([]);
+    expect(readdirSync(join(conversation, 'files'))).toEqual(['index.json']);
+    // The copies were made in the exchange directory (the gateway's to read), and deleted once sent.
+    expect(readdirSync(join(rig.stateDir, 'files'))).toEqual([]);
     expect(readFileSync(join(conversation, 'mcp.json'), 'utf8')).toContain('"switchyard"');
   });
 });

@@ -26,8 +26,10 @@ import {
   createProtocolClient,
   describeError,
   type Endpoint,
+  type ExchangeOptions,
   type FrameOf,
   type Logger,
+  prepareExchange,
   type Route,
   type SessionInfo,
   silentLogger,
@@ -63,6 +65,12 @@ export interface BridgeOptions {
   mcpConfig?: string;
   /** The file tools (`send_file`, `send_photo`, `send_files`): on unless `enabled: false`. */
   files?: FilesConfig;
+  /**
+   * Where files cross to and from the gateway (protocol's `exchange.ts`): a file the agent sends is
+   * copied here before its `file_send`. The gateway must be given the same directory. Default
+   * `<stateDir>/files`, for one user only.
+   */
+  exchange?: ExchangeOptions;
   /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
   conversations?: 'per-chat' | 'shared';
   /** A conversation's own working directory, model, permission mode or name (config overrides). */
@@ -148,6 +156,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const maxLive = Math.max(1, options.maxLiveSessions ?? 4);
   const idleStopMs = options.idleStopMs ?? 30 * 60_000;
   const keyOf = (route: Route): string => (shared ? SHARED_KEY : conversationKey(route));
+  const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   const dirOf = (key: string): string => join(options.stateDir, CONVERSATIONS_DIR, conversationDir(key));
   const waitingPath = join(options.stateDir, WAITING_FILE);
 
@@ -192,6 +201,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       env,
       mcpConfig: options.mcpConfig,
       files: options.files,
+      exchange,
       restartOnExit: options.restartOnExit,
       stuckAfterMs: options.stuckAfterMs,
       crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
@@ -431,6 +441,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     async start() {
       stopped = false;
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });
+      prepareExchange(exchange);
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
       await migrateSingleSession(options.stateDir, store, { keyOf, dirOf }, log);
       if (existsSync(waitingPath)) waiting = JSON.parse(readFileSync(waitingPath, 'utf8')) as StartingFrame[];

@@ -26,6 +26,7 @@ import {
   type AppFrame,
   describeError,
   type Endpoint,
+  type ExchangeOptions,
   type FrameOf,
   type Logger,
   type Route,
@@ -73,6 +74,8 @@ export interface ConversationOptions {
   mcpConfig?: string | undefined;
   /** The file tools' settings (an MCP server of Switchyard's own, per process). */
   files?: FilesConfig | undefined;
+  /** Where the files the agent sends are copied for the gateway (the bridge's `exchange`). */
+  exchange: ExchangeOptions;
   restartOnExit: boolean;
   stuckAfterMs: number;
   crashLoop: { maxExits: number; windowMs: number };
@@ -199,6 +202,7 @@ export class Conversation {
     const files = createFileTools({
       ...options.files,
       stateDir: options.dir,
+      exchange: options.exchange,
       workDir: options.settings.workDir,
       userMcpConfig: options.mcpConfig,
       emit: (frame) => emit([frame]),

@@ -4,9 +4,11 @@
  *
  * Contract, per call (keyed by the MCP server's idempotency key, which becomes the frame's `fileId`):
  * 1. The paths are checked (`file-check.ts`); a refusal is the tool's error and nothing is sent.
- * 2. Each file is copied into `<dir>/`, so an edit or delete by Claude after the call does
- *    not change what is sent. The entry (the `file_send` frame to send) is written to `<dir>/index.json`
- *    before the frame is emitted: after a crash at any point the entry, or nothing, is on disk.
+ * 2. Each file is copied into the exchange directory (where the gateway, maybe another user, can read
+ *    it: protocol's `exchange.ts`), so an edit or delete by Claude after the call does not change what
+ *    is sent. The entry (the `file_send` frame to send) is written to `<dir>/index.json` before the frame
+ *    is emitted: after a crash at any point the entry, or nothing, is on disk (a copy without an entry
+ *    is swept by the gateway's retention).
  * 3. The call waits for the gateway's `file_sent`, at most `waitMs`; past that it answers "queued" and
  *    the file still goes once the gateway is back.
  * 4. `file_sent` settles the entry: the copies are deleted, the outcome is kept (bounded) so a re-asked
@@ -16,11 +18,14 @@
  * emits `file_send` again for every entry not yet settled ({@link FileOutbox.resend}), and a call that
  * re-asks after a bridge restart finds its entry by key.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { copyFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  copyIntoExchange,
   describeError,
+  type ExchangeOptions,
   type FrameOf,
   type Logger,
   type OutgoingFile,
@@ -52,8 +57,10 @@ export interface FileTarget {
 
 /** Options of {@link FileOutbox}. */
 export interface FileOutboxOptions {
-  /** The outbox area (created 0700). Kept in the session's state directory. */
+  /** The outbox's index (created 0700). Kept in the session's state directory. */
   dir: string;
+  /** Where the copies are made (prepared by the bridge at start). */
+  exchange: ExchangeOptions;
   /** The CLI's working directory: relative paths start here, and files inside it may be sent. */
   workDir: string;
   /** More directories whose files may be sent. */
@@ -76,7 +83,7 @@ const INDEX = 'index.json';
 /** Settled entries kept for re-asked calls: the newest this many. */
 const KEEP_SETTLED = 200;
 
-/** The outbox area and its index; see the module comment. */
+/** The outbox: its index, and its copies in the exchange directory; see the module comment. */
 export class FileOutbox {
   readonly #options: FileOutboxOptions;
   readonly #entries = new Map<string, Entry>();
@@ -159,8 +166,9 @@ export class FileOutbox {
     if (!checked.ok) return { ok: false, text: checked.error };
     const files: OutgoingFile[] = [];
     try {
+      const stem = `out-${Date.now()}-${randomBytes(6).toString('hex')}`;
       for (const [index, file] of checked.files.entries())
-        files.push(await this.#copy(request.id, index, file));
+        files.push(await this.#copy(`${stem}-${index}`, file));
     } catch (err) {
       for (const file of files) rmSync(file.path, { force: true });
       return { ok: false, text: `nothing was sent: ${describeError(err)}` };
@@ -185,13 +193,12 @@ export class FileOutbox {
   }
 
   /**
-   * Copies one checked file into the area (the kernel's copy: no pass through this process, which is
-   * what keeps a 20 MB send close to a plain upload); refuses a file that changed past the limits while
-   * it was copied.
+   * Copies one checked file into the exchange under a name of ours (the call's id is the caller's word,
+   * not a file name), by the kernel's copy: no pass through this process, which is what keeps a 20 MB
+   * send close to a plain upload. Refuses a file that changed past the limits while it was copied.
    */
-  async #copy(id: string, index: number, file: CheckedFile): Promise<OutgoingFile> {
-    const path = join(this.#options.dir, `${id}-${index}`);
-    await copyFile(file.real, path);
+  async #copy(name: string, file: CheckedFile): Promise<OutgoingFile> {
+    const path = await copyIntoExchange(this.#options.exchange, file.real, name);
     const { size } = await stat(path);
     if (size > FILE_LIMITS.documentBytes || size === 0) {
       rmSync(path, { force: true });

@@ -8,12 +8,13 @@
  * the operator allowed. Every other tool keeps its prompts (`--allowedTools` names just these three).
  *
  * Layout in the session's state directory: `mcp.json` (the merged config, rewritten at each start),
- * `tools.sock`, and `files/` (the outbox area, see `file-outbox.ts`).
+ * `tools.sock`, and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
+ * the agent's exchange directory, which the gateway can read.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FrameOf, Logger } from '@switchyard/protocol';
+import type { ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 import { writeFileAtomic } from './outbox.js';
@@ -33,6 +34,8 @@ export interface FilesConfig {
 export interface FileToolsOptions extends FilesConfig {
   /** The session's state directory. */
   stateDir: string;
+  /** Where the files to send are copied, for the gateway to read. */
+  exchange: ExchangeOptions;
   workDir: string;
   /** The agent's own MCP config file, merged under Switchyard's server. */
   userMcpConfig?: string | undefined;
@@ -86,6 +89,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
       );
       const box = new FileOutbox({
         dir: join(options.stateDir, 'files'),
+        exchange: options.exchange,
         workDir: options.workDir,
         extraDirs: options.extraDirs,
         waitMs: options.waitMs,

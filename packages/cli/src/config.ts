@@ -159,6 +159,13 @@ export interface AgentConfig {
   stateDir: string;
   runtimeDir: string;
   socketPath: string;
+  /**
+   * Where files cross between the gateway and the bridge (attachments users send, files the agent
+   * sends): `<stateDir>/files`, beside the two services' own directories. Under the state directory,
+   * not the runtime one, because an attachment of a message waiting in the gateway's database must
+   * outlive a reboot as the message does.
+   */
+  exchangeDir: string;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
   /** How replies look in Telegram (see the gateway's `replies` option). */
   replies: 'rich' | 'classic';
@@ -349,6 +356,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     stateDir,
     runtimeDir,
     socketPath: path.join(runtimeDir, 'bridge.sock'),
+    exchangeDir: path.join(stateDir, 'files'),
     replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
     alerts: raw.alerts

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/agent-bridge';
 import { createGateway, type Gateway, type GatewayMetrics } from '@switchyard/gateway';
-import type { Logger } from '@switchyard/protocol';
+import type { ExchangeOptions, Logger } from '@switchyard/protocol';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
 import { type AgentConfig, type ConfigEnvironment, chatSettings, readToken } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
@@ -23,6 +23,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     agent: agent.name,
     socketPath: agent.socketPath,
     stateDir: serviceStateDir(agent, 'bridge'),
+    exchange: exchangeFor(agent, 'bridge', env),
     workDir: agent.workDir,
     claudeBin: agent.claude.bin,
     claudeArgs: agent.claude.args,
@@ -42,19 +43,46 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
 }
 
 /**
- * Who may reach the agent's socket. Under the systemd units (the runtime directory is systemd's,
- * `RUNTIME_DIRECTORY`) the bridge runs as the agent's own user, in the group systemd gave the runtime
- * directory: the socket is 0660 in a 0750 directory. Elsewhere both services run as one user: 0600 in 0700.
+ * Whether this service runs under its systemd unit, where gateway and bridge are different users of the
+ * agent's group: systemd gave it this agent's directory (the gateway unit's `RuntimeDirectory=`, the
+ * agent unit's `StateDirectory=`). Elsewhere one user runs both.
+ */
+export function underUnit(
+  agent: AgentConfig,
+  service: 'gateway' | 'bridge',
+  env: NodeJS.ProcessEnv,
+): boolean {
+  const given = service === 'gateway' ? env.RUNTIME_DIRECTORY : env.STATE_DIRECTORY;
+  const own = service === 'gateway' ? agent.runtimeDir : serviceStateDir(agent, 'bridge');
+  return given !== undefined && path.resolve(given) === own;
+}
+
+/**
+ * Who may reach the agent's socket. Under the systemd units the bridge runs as the agent's own user, in
+ * the group systemd gave the runtime directory: the socket is 0660 in a 0750 directory. Elsewhere both
+ * services run as one user: 0600 in 0700.
  */
 export function socketAccess(
   agent: AgentConfig,
   env: NodeJS.ProcessEnv,
 ): { socketMode: number; socketDirectoryMode: number } {
-  const shared =
-    env.RUNTIME_DIRECTORY !== undefined && path.resolve(env.RUNTIME_DIRECTORY) === agent.runtimeDir;
-  return shared
+  return underUnit(agent, 'gateway', env)
     ? { socketMode: 0o660, socketDirectoryMode: 0o750 }
     : { socketMode: 0o600, socketDirectoryMode: 0o700 };
+}
+
+/**
+ * The agent's exchange directory as one service sees it. Under its unit the service's primary group is
+ * the agent's (`Group=sy-NAME` in both units), shared with the other side: 2770 and files 0640. Elsewhere
+ * one user: 0700 and 0600.
+ */
+export function exchangeFor(
+  agent: AgentConfig,
+  service: 'gateway' | 'bridge',
+  env: NodeJS.ProcessEnv,
+  gid: number = process.getgid?.() ?? 0,
+): ExchangeOptions {
+  return underUnit(agent, service, env) ? { dir: agent.exchangeDir, group: gid } : { dir: agent.exchangeDir };
 }
 
 /** The gateway service of one agent; reads the bot token from its source (never logged). */
@@ -83,6 +111,7 @@ export function makeGateway(
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
     ...socketAccess(agent, environment.env),
+    exchange: exchangeFor(agent, 'gateway', environment.env),
     card: agent.card,
     retentionDays: agent.retention.days,
     replies: agent.replies,

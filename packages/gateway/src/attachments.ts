@@ -1,12 +1,12 @@
 /**
- * Photos and documents a user sends are saved under the agent's inbox directory with generated names
+ * Photos and documents a user sends are saved in the agent's exchange directory (`exchange.ts` in the
+ * protocol package: readable by the agent's user, written whole with an exact mode) with generated names
  * (never the sender's file name, which could be `../../etc/passwd`), and passed to the agent by path.
  * The Bot API serves downloads up to 20 MB; larger files get a clear reply instead.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
-import type { Attachment } from '@switchyard/protocol';
+import { extname } from 'node:path';
+import { type Attachment, type ExchangeOptions, writeExchangeFile } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
 import { type BotApi, errorText } from './bot-api.js';
 
@@ -22,7 +22,8 @@ export interface AttachmentOptions {
   api: Pick<BotApi, 'getFile'>;
   /** Builds the download URL for a `file_path` (it embeds the token; never log it). */
   fileUrl(filePath: string): string;
-  inboxDir: string;
+  /** Where the files are saved for the agent; prepared (`prepareExchange`) before the first message. */
+  exchange: ExchangeOptions;
   signal?: AbortSignal;
 }
 
@@ -94,12 +95,8 @@ async function download(
   if (!response.ok) throw new Error(`download failed: HTTP ${response.status}`);
   const body = Buffer.from(await response.arrayBuffer());
   if (body.length > DOWNLOAD_LIMIT_BYTES) throw new Error('file is too big');
-  await mkdir(options.inboxDir, { recursive: true, mode: 0o700 });
-  const name = `${Date.now()}-${randomBytes(6).toString('hex')}${safeExtension(file.name, file.mime)}`;
-  const path = join(options.inboxDir, name);
-  // Write then rename, so the agent never sees a half-written file.
-  await writeFile(`${path}.part`, body, { mode: 0o600 });
-  await rename(`${path}.part`, path);
+  const name = `in-${Date.now()}-${randomBytes(6).toString('hex')}${safeExtension(file.name, file.mime)}`;
+  const path = await writeExchangeFile(options.exchange, name, body);
   const attachment: Attachment = { kind: file.kind, path, size: body.length };
   if (file.name) attachment.name = file.name.slice(0, 500);
   if (file.mime) attachment.mime = file.mime;

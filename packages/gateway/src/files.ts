@@ -13,13 +13,23 @@
  *   may or may not have the file, and the Bot API cannot list a chat's messages. The upload is then made
  *   again — a possible duplicate over a possibly lost file — and logged as `file_resent_unknown`.
  *
- * Before uploading, each file is checked against the size the bridge recorded: a copy that went missing
- * or changed size is refused (`file_sent` with an error) rather than sent different. The copy is the
- * bridge's own (its outbox area is written once, at call time, and by nothing else), so no checksum is
- * computed on the upload's critical path.
+ * What is uploaded: only files directly in the exchange directory, opened without following a link and
+ * read through that open file (`openExchangeFile`), never whatever a path in the frame names: the
+ * frame is the agent's word, and this process can read the bot token and every conversation's database.
+ * Each file is also checked against the size the bridge recorded: a copy that went missing or changed
+ * size is refused (`file_sent` with an error) rather than sent different. The copy is the bridge's own
+ * (written once, at call time, and by nothing else), so no checksum is computed on the upload's critical
+ * path.
  */
-import { stat } from 'node:fs/promises';
-import type { FrameOf, Logger } from '@switchyard/protocol';
+import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import {
+  type ExchangeOptions,
+  type FrameOf,
+  type Logger,
+  type OutgoingFile,
+  openExchangeFile,
+} from '@switchyard/protocol';
 import { InputFile } from 'grammy';
 import type { InputMediaDocument, InputMediaPhoto, Message } from 'grammy/types';
 import { type BotApi, errorCode, errorText, isParseError } from './bot-api.js';
@@ -45,6 +55,8 @@ export interface FileSenderOptions {
     | 'atomically'
   >;
   courier: Courier;
+  /** The exchange directory: the only place files are uploaded from. */
+  exchange: ExchangeOptions;
   /** Sends a reliable frame to the bridge; its append to the outbox is synchronous (and so transactional). */
   send(frame: FrameOf<'file_sent'>): Promise<void>;
   logger: Logger;
@@ -79,12 +91,22 @@ export function createFileSender(options: FileSenderOptions): FileSender {
   const upload = async (row: FileSendRow): Promise<void> => {
     const { frame } = row;
     const chatId = frame.route.chatId;
-    const problem = await verify(frame);
-    if (problem) {
-      log.warn({ event: 'file_refused', file: row.fileId, chat: chatId }, problem);
-      finish(row, { error: problem });
+    const opened = await openAll(frame.files, options.exchange);
+    if (!opened.ok) {
+      log.warn({ event: 'file_refused', file: row.fileId, chat: chatId }, opened.problem);
+      finish(row, { error: opened.problem });
       return;
     }
+    try {
+      await uploadOpened(row, opened.files);
+    } finally {
+      await Promise.all(opened.files.map((file) => file.handle.close()));
+    }
+  };
+
+  const uploadOpened = async (row: FileSendRow, files: OpenFile[]): Promise<void> => {
+    const { frame } = row;
+    const chatId = frame.route.chatId;
     if (row.state === 'uploading') {
       log.warn({ event: 'file_resent_unknown', file: row.fileId, chat: chatId }, 'upload outcome unknown');
     }
@@ -94,7 +116,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
     try {
       const messages = await courier.call(chatId, () => {
         store.markFileUploading(row.fileId);
-        return sendFiles(api, frame, replyTo);
+        return sendFiles(api, frame, files, replyTo);
       });
       if (!messages) throw new Error('the upload was superseded');
       finish(row, { messageIds: messages.map((m) => m.message_id) });
@@ -155,19 +177,46 @@ function answer(
     : { ok: false, error: outcome.error || 'unknown error' };
 }
 
-/** Why a file cannot be sent as recorded (its copy missing, or of another size), or undefined. */
-async function verify(frame: FrameOf<'file_send'>): Promise<string | undefined> {
-  for (const file of frame.files) {
-    let size: number;
-    try {
-      size = (await stat(file.path)).size;
-    } catch {
-      return `the bridge's copy of ${file.name} is gone; nothing was sent`;
+/** One file of a `file_send`, open for the upload. */
+interface OpenFile {
+  file: OutgoingFile;
+  handle: FileHandle;
+}
+
+/**
+ * Opens every file of a send, or none: the reason one cannot be sent as recorded (not in the exchange
+ * directory, a link, gone, or of another size than recorded).
+ */
+async function openAll(
+  files: readonly OutgoingFile[],
+  exchange: ExchangeOptions,
+): Promise<{ ok: true; files: OpenFile[] } | { ok: false; problem: string }> {
+  const opened: OpenFile[] = [];
+  for (const file of files) {
+    const found = await openExchangeFile(exchange, file.path);
+    const problem = !found.ok
+      ? `the bridge's copy of ${file.name} ${found.problem}; nothing was sent`
+      : found.size !== file.size
+        ? `the bridge's copy of ${file.name} changed after the call; nothing was sent`
+        : undefined;
+    if (found.ok && problem === undefined) {
+      opened.push({ file, handle: found.handle });
+      continue;
     }
-    if (size !== file.size)
-      return `the bridge's copy of ${file.name} changed after the call; nothing was sent`;
+    if (found.ok) await found.handle.close();
+    await Promise.all(opened.map((o) => o.handle.close()));
+    return { ok: false, problem: problem ?? 'unreadable' };
   }
-  return undefined;
+  return { ok: true, files: opened };
+}
+
+/** An upload's body read from the open file, from its start each time grammY asks (retries included). */
+function inputFile({ file, handle }: OpenFile): InputFile {
+  return new InputFile(
+    () =>
+      createReadStream('', { fd: handle.fd, start: 0, end: Math.max(0, file.size - 1), autoClose: false }),
+    file.name,
+  );
 }
 
 /** The caption as Telegram HTML within the limit, or undefined for none. */
@@ -186,6 +235,7 @@ function plainCaption(caption: string | undefined): string | undefined {
 async function sendFiles(
   api: FileSenderOptions['api'],
   frame: FrameOf<'file_send'>,
+  files: readonly OpenFile[],
   replyTo: number | undefined,
 ): Promise<Message[]> {
   const chatId = frame.route.chatId;
@@ -199,18 +249,18 @@ async function sendFiles(
     const caption = html ? renderCaption(frame.caption) : plainCaption(frame.caption);
     const captioned =
       caption === undefined ? {} : { caption, ...(html ? { parse_mode: 'HTML' as const } : {}) };
-    const [first] = frame.files;
-    if (frame.files.length === 1 && first) {
-      const input = new InputFile(first.path, first.name);
+    const [first] = files;
+    if (files.length === 1 && first) {
+      const input = inputFile(first);
       return [
-        first.kind === 'photo'
+        first.file.kind === 'photo'
           ? await api.sendPhoto(chatId, input, { ...place, ...captioned })
           : await api.sendDocument(chatId, input, { ...place, ...captioned }),
       ];
     }
-    const media = frame.files.map((file, index) => ({
-      type: file.kind,
-      media: new InputFile(file.path, file.name),
+    const media = files.map((open, index) => ({
+      type: open.file.kind,
+      media: inputFile(open),
       ...(index === 0 ? captioned : {}),
     }));
     return (await api.sendMediaGroup(

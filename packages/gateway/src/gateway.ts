@@ -13,9 +13,11 @@ import type { RunnerHandle } from '@grammyjs/runner';
 import {
   conversationKey,
   type Endpoint,
+  type ExchangeOptions,
   type FrameOf,
   type GatewayToBridge,
   type Logger,
+  prepareExchange,
   type Route,
   silentLogger,
 } from '@switchyard/protocol';
@@ -55,8 +57,14 @@ export interface GatewayOptions {
   listenAllChats?: readonly number[];
   /** An operator's chat for alerts (crash loop, login, 409, repeated 429s, disk, a stuck turn). */
   alertChat?: Route;
-  /** Directory for `gateway.sqlite` and `inbox/` (saved attachments). */
+  /** Directory for `gateway.sqlite`; this user's alone. */
   stateDir: string;
+  /**
+   * Where files cross to and from the bridge: attachments users send are saved here, and the bridge's
+   * `file_send` may name files here only (protocol's `exchange.ts`). The bridge must be given the same
+   * directory. Default `<stateDir>/files`, for one user only.
+   */
+  exchange?: ExchangeOptions;
   /** The Unix socket the bridge connects to. */
   socketPath: string;
   /**
@@ -153,7 +161,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   let store: GatewayStore | undefined;
   let retention: Retention | undefined;
-  const inboxDir = join(options.stateDir, 'inbox');
+  const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   /** Set by the boot sequence before the bridge can connect; `api` journals every `sendMessage`. */
   let renderers: Renderers | undefined;
   let endpoint: Endpoint | undefined;
@@ -224,7 +232,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     logger: logger.child({ component: 'commands' }),
   });
-  const files = createFileSender({ api: bot.api, store: db, courier, send, logger });
+  const files = createFileSender({ api: bot.api, store: db, courier, send, exchange, logger });
   const knownChats = createKnownChats(db, [...options.allowUsers, ...(options.allowChats ?? [])]);
   const onFrame = createFrameDispatch({
     live: () => renderers,
@@ -262,7 +270,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     attachments: {
       api: bot.api,
       fileUrl: (path) => `${apiRoot}/file/bot${options.token}/${path}`,
-      inboxDir,
+      exchange,
     },
     setLastError,
     logger,
@@ -292,12 +300,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     async start() {
+      prepareExchange(exchange);
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
       alerts?.start();
       retention = createRetention({
         store: s,
-        inboxDir,
+        // `inbox/` held attachments before the exchange directory did; it empties within `days`.
+        dirs: [exchange.dir, join(options.stateDir, 'inbox')],
         ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
         logger: logger.child({ component: 'retention' }),
       });

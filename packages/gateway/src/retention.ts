@@ -1,11 +1,13 @@
 /**
- * One retention rule for what the gateway keeps of people's messages: finished SQLite rows and the
- * attachments users sent (`<state>/inbox/`) are deleted once older than `days` (default 7), at start and
- * then once a day. An attachment an inbound message still in the inbox refers to (not yet taken by the
- * bridge) is never deleted, whatever its age: the bridge will hand its path to Claude.
+ * One retention rule for what the gateway keeps of people's messages: finished SQLite rows and the files
+ * in the exchange directory (attachments users sent, and copies of files the agent sent) are deleted
+ * once older than `days` (default 7), at start and then once a day. A file still waited on is never
+ * deleted, whatever its age: an attachment of an inbound message still in the inbox (the bridge will
+ * hand its path to Claude), a file of a `file_send` not yet uploaded.
  *
- * Age of a file is its mtime (set when the download was renamed into place); a `.part` left by a crash
- * mid-download is deleted by the same rule.
+ * Age of a file is its mtime (set when it was written or copied, before the rename into place); a
+ * `.part` left by a crash mid-write is deleted by the same rule. The bridge deletes its own copies once
+ * Telegram has them; what a crash left behind is swept here.
  */
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,9 +21,9 @@ const DAY_MS = 24 * 3600_000;
 
 /** Options of {@link createRetention}. */
 export interface RetentionOptions {
-  store: Pick<GatewayStore, 'forgetFinishedBefore' | 'attachmentsInUse'>;
-  /** Where attachments users sent are saved. */
-  inboxDir: string;
+  store: Pick<GatewayStore, 'forgetFinishedBefore' | 'filesInUse'>;
+  /** The directories swept (their files, not below): the exchange directory. */
+  dirs: readonly string[];
   /** Age in days (fractions allowed) after which things are deleted; default {@link DEFAULT_RETENTION_DAYS}. */
   days?: number;
   /** How often a pass runs after the first; default a day. */
@@ -52,19 +54,19 @@ export function createRetention(options: RetentionOptions): Retention {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<RetentionReport> | undefined;
 
-  const deleteFiles = async (before: number): Promise<number> => {
+  const deleteFiles = async (dir: string, before: number): Promise<number> => {
     let names: string[];
     try {
-      names = await readdir(options.inboxDir);
+      names = await readdir(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
       throw err;
     }
     // Read after the listing: a file saved meanwhile is younger than `before` anyway.
-    const inUse = options.store.attachmentsInUse();
+    const inUse = options.store.filesInUse();
     let deleted = 0;
     for (const name of names) {
-      const path = join(options.inboxDir, name);
+      const path = join(dir, name);
       if (inUse.has(path)) continue;
       try {
         const st = await stat(path);
@@ -81,7 +83,8 @@ export function createRetention(options: RetentionOptions): Retention {
   const pass = async (): Promise<RetentionReport> => {
     const before = now() - ageMs;
     const forgotten = options.store.forgetFinishedBefore(before);
-    const files = await deleteFiles(before);
+    let files = 0;
+    for (const dir of options.dirs) files += await deleteFiles(dir, before);
     const report = { ...forgotten, files };
     log.info({ event: 'retention', ...report }, 'deleted finished rows and attachments past retention');
     return report;

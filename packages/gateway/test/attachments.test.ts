@@ -1,5 +1,5 @@
 /**
- * Attachments: photos (largest size) and documents are saved under `stateDir/inbox` with generated names
+ * Attachments: photos (largest size) and documents are saved in the exchange directory with generated names
  * and passed by path with the caption as text; files over 20 MB and failed downloads get a clear reply
  * and never wedge the chat; other media kinds get "not supported yet".
  */
@@ -23,17 +23,17 @@ import {
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
 
-const SAFE_NAME = /^\d+-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
+const SAFE_NAME = /^in-\d+-[0-9a-f]{12}\.[a-z0-9]{1,8}$/;
 const inboxFiles = (w: World) => {
   try {
-    return readdirSync(join(w.stateDir, 'inbox'));
+    return readdirSync(join(w.stateDir, 'files'));
   } catch {
     return [];
   }
 };
 
 describe('attachments', () => {
-  it('saves a captioned photo under the inbox and passes it by path with the caption as text', async () => {
+  it('saves a captioned photo in the exchange directory and passes it by path with the caption as text', async () => {
     world = await startWorld();
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
@@ -46,7 +46,7 @@ describe('attachments', () => {
     const [photo] = frame.attachments;
     expect(photo).toMatchObject({ kind: 'photo', size: bytes.length, mime: 'image/jpeg' });
     const path = photo?.path ?? '';
-    expect(path.startsWith(join(world.stateDir, 'inbox'))).toBe(true);
+    expect(path.startsWith(`${join(world.stateDir, 'files')}/`)).toBe(true);
     expect(path.split('/').at(-1)).toMatch(SAFE_NAME);
     expect(Buffer.compare(readFileSync(path), Buffer.from(bytes))).toBe(0);
     expect(inboxFiles(world)).toHaveLength(1); // no `.part` left behind
@@ -69,7 +69,7 @@ describe('attachments', () => {
     expect(report?.path.endsWith('.pdf')).toBe(true);
     expect(sneaky?.name).toBe('../../etc/passwd'); // kept as metadata only
     for (const a of [report, sneaky]) {
-      expect(a?.path.startsWith(`${join(world.stateDir, 'inbox')}/`)).toBe(true);
+      expect(a?.path.startsWith(`${join(world.stateDir, 'files')}/`)).toBe(true);
       expect(a?.path.split('/').at(-1)).toMatch(SAFE_NAME);
     }
     expect(readFileSync(sneaky?.path ?? '', 'utf8')).toBe('root:x:0:0');
@@ -131,7 +131,7 @@ describe('attachments', () => {
         },
       } as never,
       fileUrl: () => 'http://127.0.0.1:1/unreachable',
-      inboxDir: '/nonexistent',
+      exchange: { dir: '/nonexistent' },
     });
     expect(asked).toEqual(['large']);
     // The download fails (nothing listens there): a reply, not a throw.

@@ -1,7 +1,7 @@
 /**
- * Retention with an injected clock: finished rows and attachments older than the configured days are
- * deleted; an attachment a message still in the inbox refers to, younger files, unfinished rows and the
- * newest update (where polling resumes) are kept.
+ * Retention with an injected clock: finished rows and exchange files older than the configured days are
+ * deleted; an attachment a message still in the inbox refers to, a file of a send not yet uploaded,
+ * younger files, unfinished rows and the newest update (where polling resumes) are kept.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,7 +67,7 @@ describe('retention', () => {
     const logged: unknown[] = [];
     const retention = createRetention({
       store,
-      inboxDir: inbox,
+      dirs: [inbox],
       days: 7,
       everyMs: 20,
       now: () => now,
@@ -94,13 +94,41 @@ describe('retention', () => {
     expect(logged.length).toBeGreaterThan(1);
   });
 
+  it("sweeps the bridge's copies of files the agent sent, but not those of a send not yet uploaded", async () => {
+    const sent = file('out-1-aaaaaaaaaaaa-0', 8);
+    const pending = file('out-2-bbbbbbbbbbbb-0', 8);
+    const orphan = file('out-3-cccccccccccc-0.part', 8); // a bridge crash mid-copy
+    const send = (fileId: string, path: string): FrameOf<'file_send'> => ({
+      type: 'file_send',
+      fileId,
+      route: { chatId: 1 },
+      files: [{ path, name: 'report.pdf', kind: 'document', size: 1 }],
+    });
+    store.addFileSend(send('f-sent', sent));
+    store.endFileSend('f-sent', { messageIds: [5] });
+    store.addFileSend(send('f-pending', pending));
+    store.markFileUploading('f-pending');
+    const retention = createRetention({
+      store,
+      dirs: [inbox],
+      days: 7,
+      now: () => Date.now() + 8 * DAY,
+      logger: silentLogger,
+    });
+    const report = await retention.run();
+    expect(existsSync(pending)).toBe(true);
+    expect(existsSync(sent)).toBe(false);
+    expect(existsSync(orphan)).toBe(false);
+    expect(report).toMatchObject({ files: 2, fileSends: 1 });
+  });
+
   it('keeps everything younger than the configured days', async () => {
     const path = file('a.jpg', 2);
     store.addInbound({ inboundId: 'tg:1:1', frame: message(1, [path]) });
     store.setInboundState(['tg:1:1'], 'taken');
     const retention = createRetention({
       store,
-      inboxDir: inbox,
+      dirs: [inbox],
       days: 3,
       // The file is 2.5 days old by this clock, the row half a day.
       now: () => Date.now() + DAY / 2,

@@ -14,6 +14,15 @@ export {
 export { HANDSHAKE_MAX_FRAME_BYTES } from './connection.js';
 export { type Endpoint, type EndpointOptions, frameProblem } from './endpoint.js';
 export { ProtocolError } from './errors.js';
+export {
+  copyIntoExchange,
+  type ExchangeOptions,
+  exchangeModes,
+  type OpenedExchangeFile,
+  openExchangeFile,
+  prepareExchange,
+  writeExchangeFile,
+} from './exchange.js';
 export { describeError, type Logger, silentLogger } from './logger.js';
 export {
   AGENT_STATES,

@@ -20,8 +20,11 @@ export interface Forgotten {
 export interface RetentionTable {
   /** Forgets finished rows that finished (or, for routes and inbound, were created) before `before` (ms). */
   forgetFinishedBefore(before: number): Forgotten;
-  /** Paths of attachments an inbound message still in the inbox refers to: never deleted. */
-  attachmentsInUse(): Set<string>;
+  /**
+   * Paths of files still waited on, never deleted: attachments of inbound messages still in the inbox,
+   * and files of file sends not yet finished.
+   */
+  filesInUse(): Set<string>;
 }
 
 /** The retention queries over `db`. */
@@ -36,6 +39,9 @@ export function createRetentionTable(db: Db): RetentionTable {
     unfinishedFrames: db.prepare<[], { frame: string }>(
       "SELECT frame FROM inbound WHERE state IN ('queued','sent')",
     ),
+    unfinishedFileSends: db.prepare<[], { frame: string }>(
+      "SELECT frame FROM file_sends WHERE state NOT IN ('sent', 'failed')",
+    ),
   };
   return {
     forgetFinishedBefore: db.transaction(
@@ -47,11 +53,15 @@ export function createRetentionTable(db: Db): RetentionTable {
         fileSends: q.fileSends.run(before).changes,
       }),
     ),
-    attachmentsInUse() {
+    filesInUse() {
       const paths = new Set<string>();
       for (const row of q.unfinishedFrames.all()) {
         const frame = JSON.parse(row.frame) as { attachments?: { path?: unknown }[] };
         for (const a of frame.attachments ?? []) if (typeof a.path === 'string') paths.add(a.path);
+      }
+      for (const row of q.unfinishedFileSends.all()) {
+        const frame = JSON.parse(row.frame) as { files?: { path?: unknown }[] };
+        for (const f of frame.files ?? []) if (typeof f.path === 'string') paths.add(f.path);
       }
       return paths;
     },
