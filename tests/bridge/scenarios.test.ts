@@ -59,6 +59,10 @@ describe('bridge scenarios with the real CLI', () => {
       ),
       rule('slow thing', bash('sleep 1 && echo done > slow.txt', 'Sleep, then write'), say('Slow done.')),
       rule('also mention', say('Noted your extra message.')),
+      // The model takes a second before its first byte: a message written meanwhile went out after the
+      // request, so this call never reads it, though its `message_start` comes after the write.
+      rule('think first', say('Thought it over.', { startDelayMs: 1000 })),
+      rule('meanwhile', say('Answered the late one.')),
       rule('long story', say(LONG, { chunkDelayMs: 20, chunkSize: 5 })),
       rule('delegate', agent({ description: 'Write a note', prompt: 'SUB: write a note' }), say('Started.')),
       {
@@ -160,6 +164,30 @@ describe('bridge scenarios with the real CLI', () => {
     const request = rig.model.messageRequests().find((r) => r.view?.userTextSource === 'steer');
     expect(request?.view?.userText).toContain('also mention this');
     expect(after(since, 'text').at(-1)?.text).toBe('Noted your extra message.');
+  });
+
+  it('a steer written after the last request went out is not taken by that call: it opens the next turn', async () => {
+    const since = rig.frames.length;
+    await rig.send(userMessage('in-think', 'think first'));
+    // Wait for the request to be in (the model holds its answer for a second), then write the steer.
+    const deadline = Date.now() + 10_000;
+    while (!rig.model.messageRequests().some((r) => r.view?.userText?.includes('think first'))) {
+      if (Date.now() > deadline) throw new Error('the request never came');
+      await sleep(20);
+    }
+    await rig.send(userMessage('in-meanwhile', 'and this meanwhile'));
+    const second = await waitType('turn_started', since, (f) => f.inboundIds.includes('in-meanwhile'));
+    await waitType('turn_ended', since, (f) => f.turnId === second.turnId);
+    const taken = after(since, 'message_taken').filter((f) => f.inboundIds.includes('in-meanwhile'));
+    // Taken once, by the turn it opened — not by the first turn, whose only call never read it.
+    expect(taken.map((f) => f.turnId)).toEqual([second.turnId]);
+    const first = after(since, 'turn_started')[0];
+    expect(first?.inboundIds).toEqual(['in-think']);
+    const texts = after(since, 'text');
+    expect(texts.filter((f) => f.turnId === first?.turnId).map((f) => f.text)).toEqual(['Thought it over.']);
+    expect(texts.filter((f) => f.turnId === second.turnId).map((f) => f.text)).toEqual([
+      'Answered the late one.',
+    ]);
   });
 
   it('an interrupt mid-stream: command_result ok, the turn ends interrupted, the bridge is idle', async () => {

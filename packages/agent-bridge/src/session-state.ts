@@ -58,8 +58,19 @@ export interface SessionState {
   selfRoute?: Route;
   /** Messages written into a running turn, not yet announced, oldest first. */
   awaiting: string[];
+  /**
+   * Whether this process echoes each user message as a turn takes it (`--replay-user-messages`): then
+   * that echo, not the next model call, announces a steer. Optional: processes started by a bridge from
+   * before the flag do not echo, and are read by the older rule.
+   */
+  echoesInput?: boolean;
   /** The first request text of an awaiting message, for the `turn_started` it may open (bounded). */
   awaitingRequest?: string;
+  /**
+   * The request texts of awaiting messages after the first (bounded), for when the first is taken by an
+   * echo and the next one becomes first. Optional: snapshots from before it existed have none.
+   */
+  awaitingLater?: Record<string, string>;
   prompts: Record<string, OpenPrompt>;
   /**
    * Request ids of prompts closed here (answered or cancelled), newest last, bounded. An `initialize`

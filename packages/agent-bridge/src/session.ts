@@ -6,12 +6,16 @@
  * the same turn ids, which is what lets the outbox drop the ones it already holds (see `frame-sink.ts`).
  *
  * Rules it keeps (measured, see `reference/claude-cli-probe.md`):
- * - A message written mid-turn is a steer. It is announced (`message_taken`) only when the CLI opens the
- *   next main-agent model call (`stream_event message_start`) or the turn ends — anything the CLI emits
- *   before that came from a model call that had not read it. A steer still unread when the turn ends
- *   (written during the last model call, or before an interrupt) is not lost: the CLI starts its next
- *   turn with it (measured on 2.1.328: `result`, then `system/init` and a new model call). So at the
- *   turn's end such messages open the next turn (`turn_started` with their ids, `message_taken`).
+ * - A message written mid-turn is a steer. It is announced (`message_taken`) when the CLI echoes it
+ *   (`--replay-user-messages`: a `user` line with `isReplay`, written as a model call takes it, before
+ *   that call's `message_start`). A steer still unread when the turn ends (written during the last model
+ *   call, or before an interrupt) is not lost: the CLI starts its next turn with it (measured on
+ *   2.1.328: `result`, then `system/init`, the echo and a new model call). So at the turn's end such
+ *   messages open the next turn (`turn_started` with their ids, `message_taken`).
+ *   A process started without the echo (by an older bridge, adopted) is read by the older rule: a steer
+ *   is taken at the next `message_start`. That rule has a race the echo closes: a `message_start` read
+ *   after the write may belong to a call whose request went out before it, which never read the steer;
+ *   announced as taken, it opened no next turn, and the CLI answered it in a turn nobody announced.
  * - Slash commands (`/clear`, `/compact`) are accepted only while nothing runs: the CLI absorbs queued
  *   messages into a running turn *past* a queued `/clear` (measured), which would answer a message
  *   meant for the new conversation in the old one. The bridge holds them (and what follows) until idle.
@@ -74,16 +78,20 @@ export class Session {
     this.#route = identity.route;
   }
 
-  /** A new process was started (or is about to be): nothing is running, nothing is waiting. */
-  processStarted(): Step {
+  /**
+   * A new process was started (or is about to be): nothing is running, nothing is waiting. `echoesInput`:
+   * it was started with `--replay-user-messages` (see the module comment).
+   */
+  processStarted(options: { echoesInput?: boolean } = {}): Step {
     const s = this.state;
     s.generation += 1;
+    if (options.echoesInput) s.echoesInput = true;
+    else delete s.echoesInput;
     s.initSeen = false;
     s.exited = false;
     s.compacting = false;
     delete s.turn;
-    s.awaiting = [];
-    delete s.awaitingRequest;
+    this.#clearAwaiting();
     s.prompts = {};
     s.controls = {};
     delete s.messageId;
@@ -115,6 +123,7 @@ export class Session {
     s.lastRoute = message.route;
     if (this.running) {
       if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
+      else (s.awaitingLater ??= {})[message.inboundId] = message.text.slice(0, 4096);
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
     }
@@ -194,8 +203,7 @@ export class Session {
         inboundIds: [...s.awaiting],
         reason: 'the Claude process exited before it read these messages',
       });
-      s.awaiting = [];
-      delete s.awaitingRequest;
+      this.#clearAwaiting();
     }
     for (const requestId of Object.keys(s.prompts)) {
       frames.push({ type: 'prompt_closed', requestId, reason: 'exited' });
@@ -287,12 +295,17 @@ export class Session {
     return turn;
   }
 
+  #clearAwaiting(): void {
+    this.state.awaiting = [];
+    delete this.state.awaitingRequest;
+    delete this.state.awaitingLater;
+  }
+
   #announceSteers(step: Step): void {
     const s = this.state;
     if (s.awaiting.length === 0 || !s.turn) return;
     step.frames.push({ type: 'message_taken', turnId: s.turn.id, inboundIds: [...s.awaiting] });
-    s.awaiting = [];
-    delete s.awaitingRequest;
+    this.#clearAwaiting();
   }
 
   #onEvent(event: CliEvent, now: number, step: Step): void {
@@ -324,8 +337,25 @@ export class Session {
         this.#proveTurn(now, step);
         s.messageId = event.messageId;
         delete s.textIndex;
-        // The proof a steer was read: this call is the first one that can have it.
-        this.#announceSteers(step);
+        // Without the echo, the best proof a steer was read: this call is the first one that can have it.
+        if (!s.echoesInput) this.#announceSteers(step);
+        return;
+      }
+      case 'input_taken': {
+        // The proof a steer was read: the model call being made now has it.
+        const taken = s.awaiting.filter((id) => event.inboundIds.includes(id));
+        if (taken.length === 0) return;
+        const turn = this.#proveTurn(now, step);
+        step.frames.push({ type: 'message_taken', turnId: turn.id, inboundIds: taken });
+        const first = s.awaiting[0];
+        s.awaiting = s.awaiting.filter((id) => !taken.includes(id));
+        const next = s.awaiting[0];
+        if (next === undefined) this.#clearAwaiting();
+        else if (next !== first) {
+          s.awaitingRequest = s.awaitingLater?.[next] ?? '';
+          delete s.awaitingLater?.[next];
+        }
+        for (const id of taken) delete s.awaitingLater?.[id];
         return;
       }
       case 'block_started':
@@ -528,8 +558,7 @@ export class Session {
         },
         { type: 'message_taken', turnId: next.id, inboundIds: [...s.awaiting] },
       );
-      s.awaiting = [];
-      delete s.awaitingRequest;
+      this.#clearAwaiting();
     }
     step.frames.push(...this.#status(this.agentState()));
   }

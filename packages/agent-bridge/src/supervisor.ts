@@ -32,7 +32,9 @@ import type { Snapshot } from './snapshot.js';
 
 /**
  * The flags the bridge always starts the CLI with (DESIGN.md, "The Claude process"): stream-json both
- * ways, partial messages for live text, permission prompts as control requests on stdio.
+ * ways, partial messages for live text, permission prompts as control requests on stdio, and each user
+ * message echoed when a turn takes it (`--replay-user-messages`: the proof a steer was read, see
+ * `session.ts`).
  */
 export const CLAUDE_STREAM_ARGS = [
   '-p',
@@ -44,6 +46,7 @@ export const CLAUDE_STREAM_ARGS = [
   '--include-partial-messages',
   '--permission-prompt-tool',
   'stdio',
+  '--replay-user-messages',
 ] as const;
 
 /** What varies in the CLI's command line from one start to the next. */
@@ -188,7 +191,7 @@ export class Supervisor {
     snapshot.child = child.record;
     snapshot.stdoutOffset = 0;
     this.#host.onStarted();
-    const started = session.processStarted();
+    const started = session.processStarted({ echoesInput: true });
     this.#host.persist(true);
     this.#host.emit(started.frames);
     log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');

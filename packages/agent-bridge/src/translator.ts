@@ -83,6 +83,11 @@ export type CliEvent =
    * `completed`) say nothing the turn events do not, and are not translated.
    */
   | { kind: 'input_queued'; uuid: string }
+  /**
+   * A turn took user messages (`--replay-user-messages` echoes each one as it goes into a model call):
+   * the Telegram messages named by their headers' `inbound=` markers.
+   */
+  | { kind: 'input_taken'; inboundIds: string[] }
   | { kind: 'skipped'; reason: 'oversized' | 'malformed'; bytes: number };
 
 type Json = Record<string, unknown>;
@@ -323,9 +328,21 @@ function translateAssistant(message: Json, parent: string | null): CliEvent[] {
   return events;
 }
 
+/** The `inbound=` marker at the end of a message header line (see `user-input.ts`). */
+const HEADER_MARKER = /^\[telegram [^\n]* inbound=([^\s\]]+)\]$/gm;
+
 function translateUser(message: Json, parent: string | null): CliEvent[] {
   const msg = isObject(message.message) ? message.message : undefined;
   if (!msg || !Array.isArray(msg.content)) return [];
+  if (message.isReplay === true) {
+    if (parent !== null) return [];
+    const inboundIds: string[] = [];
+    for (const block of msg.content) {
+      if (!isObject(block) || block.type !== 'text' || typeof block.text !== 'string') continue;
+      for (const match of block.text.matchAll(HEADER_MARKER)) inboundIds.push(match[1] as string);
+    }
+    return inboundIds.length > 0 ? [{ kind: 'input_taken', inboundIds }] : [];
+  }
   const events: CliEvent[] = [];
   for (const block of msg.content) {
     if (!isObject(block) || block.type !== 'tool_result') continue;

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppFrame, parseFrame } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { Session, translateLine } from '../src/index.js';
+import { renderUserMessage, Session, translateLine } from '../src/index.js';
 import { userMessage } from './frames.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -123,6 +123,63 @@ describe('translator on recorded output', () => {
     expect(taken).toBeGreaterThan(next);
     const opened = frames[next];
     expect(opened?.type === 'turn_started' && opened.request).toBe('and');
+  });
+
+  it('a process that echoes its input (--replay-user-messages): a steer is taken at its echo, not at a message_start read after the write', () => {
+    /** The CLI's echo of a line the bridge wrote: the same message, `isReplay`, as a turn takes it. */
+    const echo = (...ids: string[]): string =>
+      JSON.stringify({
+        type: 'user',
+        isReplay: true,
+        parent_tool_use_id: null,
+        message: {
+          role: 'user',
+          content: ids.flatMap(
+            (id) => (JSON.parse(renderUserMessage(userMessage(id, `text of ${id}`))) as Line).message.content,
+          ),
+        },
+      });
+    type Line = { message: { content: unknown[] } };
+    expect(translateLine(echo('in-a', 'in-b'))).toEqual([
+      { kind: 'input_taken', inboundIds: ['in-a', 'in-b'] },
+    ]);
+    // A sub-agent's own prompt, and a message that is not a Telegram one, name nothing.
+    expect(
+      translateLine(echo('in-a').replace('"parent_tool_use_id":null', '"parent_tool_use_id":"toolu_1"')),
+    ).toEqual([]);
+    expect(translateLine(echo('in-a').replace('[telegram ', '[note '))).toEqual([]);
+
+    const start = (id: string) =>
+      JSON.stringify({
+        type: 'stream_event',
+        parent_tool_use_id: null,
+        event: { type: 'message_start', message: { id } },
+      });
+    const session = new Session();
+    const frames: AppFrame[] = [...session.processStarted({ echoesInput: true }).frames];
+    const feed = (line: string) => frames.push(...session.onEvents(translateLine(line), 2).frames);
+    frames.push(...session.acceptUserMessage(userMessage('in-1', 'go'), 1).frames);
+    frames.push(...session.acceptUserMessage(userMessage('in-mid', 'also'), 1).frames);
+    frames.push(...session.acceptUserMessage(userMessage('in-late', 'and'), 1).frames);
+    // The call in flight when they were written starts streaming: it read neither.
+    feed(start('msg_1'));
+    expect(frames.filter((f) => f.type === 'message_taken').map((f) => f.inboundIds)).toEqual([['in-1']]);
+    // The next call takes the first of them: its echo comes before that call's message_start.
+    feed(echo('in-mid'));
+    feed(start('msg_2'));
+    const turnId = frames.find((f) => f.type === 'turn_started')?.turnId;
+    expect(frames.filter((f) => f.type === 'message_taken').slice(1)).toEqual([
+      { type: 'message_taken', turnId, inboundIds: ['in-mid'] },
+    ]);
+    // The turn ends without taking the other: it opens the next turn.
+    feed(linesOf('streamed-answer').find((l) => l.includes('"type":"result"')) as string);
+    const next = frames.filter((f) => f.type === 'turn_started').at(-1);
+    expect(next).toMatchObject({ inboundIds: ['in-late'], request: 'and' });
+    // The CLI's echo when that turn takes it changes nothing more.
+    const count = frames.length;
+    feed(echo('in-late'));
+    expect(frames.slice(count).filter((f) => f.type === 'message_taken')).toEqual([]);
+    for (const frame of frames) expect(parseFrame(frame).ok).toBe(true);
   });
 
   it("api-529-exhausted: the CLI's API error text is an operator event, not a reply; the turn fails in plain words", () => {

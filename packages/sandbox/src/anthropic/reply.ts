@@ -17,6 +17,11 @@ export interface Reply {
   readonly chunkSize?: number;
   /** Pause before each delta, in ms (default: the model's `chunkDelayMs`); lets a test interrupt mid-stream. */
   readonly chunkDelayMs?: number;
+  /**
+   * Pause before the response's first byte, in ms: the request is in, the model has not answered yet
+   * (what a test needs to write a steer after a request went out and before its `message_start`).
+   */
+  readonly startDelayMs?: number;
   /** Overrides the stop reason, which is otherwise `tool_use` when a tool is called and `end_turn` if not. */
   readonly stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal';
 }

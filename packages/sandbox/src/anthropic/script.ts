@@ -91,6 +91,8 @@ export function rule(match: Matcher, ...steps: StepSource[]): Rule {
 export interface ReplyOptions {
   readonly chunkSize?: number;
   readonly chunkDelayMs?: number;
+  /** See {@link Reply.startDelayMs}. */
+  readonly startDelayMs?: number;
 }
 
 /** A reply made of the given blocks (a text before tool calls, several tool calls in parallel…). */

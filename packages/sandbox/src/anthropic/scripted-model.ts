@@ -196,6 +196,13 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
       stopReason: resolved.stopReason,
       completed: false,
     };
+    if (reply.startDelayMs !== undefined && reply.startDelayMs > 0) {
+      try {
+        await sleep(reply.startDelayMs, undefined, { signal: stopping.signal });
+      } catch {
+        return answer;
+      }
+    }
     if (!stream) {
       sendJson(res, 200, messageJson(resolved));
       return { ...answer, completed: true };
