@@ -1,49 +1,21 @@
 /**
- * The reference spec's pin invariants (I1–I11) and its test matrix T1–T10, against the sandbox Bot API.
- * Card timings are shortened (show delay 300 ms) so long turns fit in a test.
+ * The reference spec's pin invariants (I1–I11) and its test matrix T1–T10, against the sandbox Bot API
+ * (the group and forum cases are in `pins-groups.test.ts`, so the two files run side by side).
  */
 import { describe, expect, it } from 'vitest';
 import {
   connectBridge,
   type FakeBridge,
-  introduce,
   sleep,
   startTurn,
   startWorld,
   type World,
   waitUntil,
 } from './harness.js';
+import { CARD, pinEvents, turn } from './pin-turns.js';
 
 let world: World | undefined;
 let bridge: FakeBridge | undefined;
-
-const CARD = { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 };
-const pinEvents = (w: World) =>
-  w.logger.lines.filter(
-    (l) => l.msg === 'pin-event' && (l.fields.event === 'pin' || l.fields.event === 'unpin'),
-  );
-
-async function turn(
-  b: FakeBridge,
-  chatId: number,
-  turnId: string,
-  runMs: number,
-  threadId?: number,
-): Promise<void> {
-  const route = threadId === undefined ? { chatId } : { chatId, threadId };
-  await startTurn(b, { turnId, route, request: 'do work' });
-  await b.send({
-    type: 'tool_started',
-    turnId,
-    toolUseId: `${turnId}-u1`,
-    name: 'Bash',
-    input: { command: 'ls' },
-  });
-  await sleep(runMs);
-  await b.send({ type: 'tool_finished', turnId, toolUseId: `${turnId}-u1`, isError: false });
-  await b.send({ type: 'text', turnId, blockId: `${turnId}-b`, text: 'done' });
-  await b.send({ type: 'turn_ended', turnId, outcome: 'success' });
-}
 
 describe('pinned progress card', () => {
   it('T5/I6: a turn shorter than the show delay sends no card and no pin', async () => {
@@ -78,27 +50,6 @@ describe('pinned progress card', () => {
       expect(typeof e.fields.durationMs).toBe('number');
     }
   });
-
-  it('T1/I10/F6: a refused pin (no rights in a group) rolls back its record and the card lives on unpinned', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const group = tg.createGroup({ title: 'g', supergroup: true, botCanPin: false });
-    await introduce(world, bridge, group.id);
-    const running = turn(bridge, group.id, 't1', 1200);
-    // The introduction's placeholder spent the group's budget (one message per 3.1 s): the card waits.
-    await waitUntil(() => pinEvents(world as World).length > 0, 10_000, 'pin attempt');
-    expect(pinEvents(world)[0]?.fields).toMatchObject({ event: 'pin', outcome: 'forbidden' });
-    expect(world.gateway.status().pins).toBe(0);
-    await running;
-    // Groups refill one message per 3.1 s, so the final card edit takes a few seconds to arrive.
-    await waitUntil(
-      () => tg.messages(group.id).find((m) => m.from === 'bot' && m.text.includes('Done')),
-      12_000,
-      'card done',
-    );
-    expect(tg.calls('unpinChatMessage')).toHaveLength(0);
-  }, 20_000);
 
   it('T2/F5: a failed unpin is retried once and the record is cleared either way', async () => {
     world = await startWorld({ card: CARD });
@@ -145,6 +96,7 @@ describe('pinned progress card', () => {
   // second card may not be sent before the first closed (pins never overlap), so a second turn of
   // 900 ms ended before its card could show: correctly no card, no pin (I6) — and the test waited for a
   // second unpin that could not come. The second turn now runs long enough to outlive the first close.
+
   it('T4/I7: two turns in one chat get independent cards; the second closes the first before pinning', async () => {
     world = await startWorld({ card: CARD });
     bridge = await connectBridge(world.socketPath);
@@ -174,29 +126,6 @@ describe('pinned progress card', () => {
     expect(world.gateway.status().pins).toBe(0); // no orphan records
   }, 20_000);
 
-  it('closes a finished card (final edit, unpin) ahead of the replies queued in its chat', async () => {
-    // The failure this pins down: the card's final edit and unpin shared `normal` priority with replies,
-    // so a card stayed pinned for as long as the chat's backlog of replies took to drain.
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const chatId = tg.privateChat().id;
-    await startTurn(bridge, { turnId: 'c', route: { chatId } });
-    await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
-    const help = () =>
-      tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('Claude Code agent'));
-    for (let i = 0; i < 5; i++) tg.sendText(chatId, '/help');
-    await waitUntil(() => help().length >= 1, 5000, 'the first /help reply');
-    await bridge.send({ type: 'turn_ended', turnId: 'c', outcome: 'success' });
-    await waitUntil(() => help().length === 5 && tg.chat(chatId).pinned.length === 0, 12_000, 'drained');
-    const unpin = tg.calls('unpinChatMessage').find((c) => c.ok);
-    expect(unpin).toBeDefined();
-    const before = help().filter((m) => m.date < (unpin?.at ?? 0)).length;
-    // One reply was sent, one may have been in flight; the rest waited for the card to close.
-    expect(before).toBeLessThanOrEqual(3);
-    expect(tg.stats().tooManyRequests).toBe(0);
-  }, 20_000);
-
   it('T6/I9: a card without events past the zombie ceiling is closed and unpinned', async () => {
     world = await startWorld({ card: { ...CARD, zombieMs: 1500, stuckAfterMs: 700 } });
     bridge = await connectBridge(world.socketPath);
@@ -223,6 +152,7 @@ describe('pinned progress card', () => {
   // ends and holds calls of the previous process too, and it used two variables it never defined. It now
   // watches the sandbox's events as they happen: the pins bar emptied by the boot sweep must come before
   // the first message the new process sends.
+
   it('T7/I4: boot with a recorded pin sweeps it before the first message is handled', async () => {
     world = await startWorld({ card: CARD });
     bridge = await connectBridge(world.socketPath);
@@ -282,29 +212,4 @@ describe('pinned progress card', () => {
     );
     expect(tg.stats().tooManyRequests).toBe(0);
   }, 30_000);
-
-  it('T10: the read-only audit finds no orphan pins on a clean chat; I11: done notice only in topics', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const forum = tg.createGroup({
-      title: 'f',
-      supergroup: true,
-      forum: true,
-      botCanPin: true,
-      topics: ['work'],
-    });
-    const threadId = forum.topics[0]?.threadId as number;
-    await introduce(world, bridge, forum.id);
-    const dm = tg.privateChat().id;
-    await Promise.all([turn(bridge, forum.id, 'f1', 900, threadId), turn(bridge, dm, 'd1', 900)]);
-    await waitUntil(
-      () => tg.messages(forum.id).some((m) => m.text === '✅ Done'),
-      15_000,
-      'topic done notice',
-    );
-    await sleep(300);
-    expect(tg.messages(dm).some((m) => m.text === '✅ Done')).toBe(false);
-    expect(world.gateway.sweep).toEqual({ recorded: 0, botAuthored: 0 });
-  }, 25_000);
 });
