@@ -316,12 +316,17 @@ export function parseConfig(text: string, file: string, environment: ConfigEnvir
 
 function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): AgentConfig {
   const abs = (p: string) => path.resolve(base, p);
-  // Under systemd the template units give each agent its own directories (StateDirectory=switchyard/%i);
-  // elsewhere they live beside the config file.
+  // Under systemd the template units give each agent its own directories; elsewhere they live beside the
+  // config file. Each unit declares its service's own state (StateDirectory=switchyard/%i/gateway, …/bridge):
+  // the agent's state directory is their parent, the same for both (its `files/` is shared by the two).
   const perAgent = (systemdDir: string | undefined, fallback: string) => systemdDir ?? fallback;
+  const unitState =
+    env.STATE_DIRECTORY !== undefined && /^(gateway|bridge)$/.test(path.basename(env.STATE_DIRECTORY))
+      ? path.dirname(path.resolve(env.STATE_DIRECTORY))
+      : env.STATE_DIRECTORY;
   const stateDir = raw.stateDir
     ? abs(raw.stateDir)
-    : perAgent(env.STATE_DIRECTORY, path.join(base, '.switchyard', raw.name, 'state'));
+    : perAgent(unitState, path.join(base, '.switchyard', raw.name, 'state'));
   const runtimeDir = raw.runtimeDir
     ? abs(raw.runtimeDir)
     : perAgent(env.RUNTIME_DIRECTORY, path.join(base, '.switchyard', raw.name, 'run'));

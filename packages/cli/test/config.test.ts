@@ -73,6 +73,16 @@ describe('config', () => {
     expect(config.agents[0]?.socketPath).toBe('/run/switchyard/demo/bridge.sock');
   });
 
+  it('finds the same agent state directory from either unit, whose own state is one level down', () => {
+    const stateOf = (dir: string) =>
+      parseConfig(`agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n`, '/etc/s.yaml', {
+        env: { STATE_DIRECTORY: dir },
+        cwd: '/',
+      }).agents[0]?.stateDir;
+    expect(stateOf('/var/lib/switchyard/demo/gateway')).toBe('/var/lib/switchyard/demo');
+    expect(stateOf('/var/lib/switchyard/demo/bridge')).toBe('/var/lib/switchyard/demo');
+  });
+
   it('lists every problem by its path', () => {
     const found = problems(`agents:
   - name: Demo Agent
