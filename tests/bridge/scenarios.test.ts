@@ -63,6 +63,7 @@ describe('bridge scenarios with the real CLI', () => {
       // request, so this call never reads it, though its `message_start` comes after the write.
       rule('think first', say('Thought it over.', { startDelayMs: 1000 })),
       rule('meanwhile', say('Answered the late one.')),
+      rule('never read', say('Answered the orphan.')),
       rule('long story', say(LONG, { chunkDelayMs: 20, chunkSize: 5 })),
       rule('delegate', agent({ description: 'Write a note', prompt: 'SUB: write a note' }), say('Started.')),
       {
@@ -354,5 +355,36 @@ describe('bridge scenarios with the real CLI', () => {
     const held = await waitType('turn_started', since, (f) => f.inboundIds.includes('in-held'));
     await waitType('turn_ended', since, (f) => f.turnId === held.turnId);
     expect(rig.of('messages_unread').filter((f) => f.inboundIds.includes('in-held'))).toEqual([]);
+  });
+
+  it('a message the CLI never took (it died right after the write) goes to the restarted process, once', async () => {
+    const since = rig.frames.length;
+    const deadline = Date.now() + 20_000;
+    while (rig.recordedPid() === undefined || bridge.status().state !== 'idle') {
+      if (Date.now() > deadline) throw new Error('no idle process');
+      await sleep(50);
+    }
+    // Stopped, the process cannot read the line the bridge writes; then it dies without ever running.
+    const pid = rig.recordedPid() as number;
+    process.kill(pid, 'SIGSTOP');
+    await rig.send(userMessage('in-orphan', 'never read'));
+    process.kill(pid, 'SIGKILL');
+    const first = await waitType('turn_started', since, (f) => f.inboundIds.includes('in-orphan'));
+    const ended = await waitType('turn_ended', since, (f) => f.turnId === first.turnId);
+    expect(ended).toMatchObject({ outcome: 'error', error: expect.stringContaining('restarted') });
+    const again = await waitType(
+      'turn_started',
+      since,
+      (f) => f.inboundIds.includes('in-orphan') && f.turnId !== first.turnId,
+    );
+    await waitType('turn_ended', since, (f) => f.turnId === again.turnId);
+    expect(
+      after(since, 'text')
+        .filter((f) => f.turnId === again.turnId)
+        .map((f) => f.text),
+    ).toEqual(['Answered the orphan.']);
+    expect(rig.of('messages_unread').filter((f) => f.inboundIds.includes('in-orphan'))).toEqual([]);
+    const asked = rig.model.messageRequests().filter((r) => r.view?.userText.includes('never read'));
+    expect(asked).toHaveLength(1);
   });
 });

@@ -44,8 +44,9 @@ import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
 import { StdoutTrimmer } from './stdout-trim.js';
 import { Supervisor } from './supervisor.js';
-import { claudeConfigDir } from './transcript.js';
+import { claudeConfigDir, findMarker } from './transcript.js';
 import { translateLine } from './translator.js';
+import { deliveryMarker } from './user-input.js';
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
@@ -240,9 +241,11 @@ export class Conversation {
           this.#reader = this.#openStdout(0);
           this.#sink.replayUntil = undefined;
         },
-        onExited: (restarting) => {
+        inTranscript: (id) => findMarker(configDir, options.settings.workDir, deliveryMarker(id)),
+        onExited: (restarting, redeliver) => {
           // Kept for the process about to start (released once it is idle); reported if none will.
-          if (!restarting) this.#delivery.dropHeld('the Claude process exited before it read them');
+          if (restarting) this.#delivery.holdFirst(redeliver);
+          else this.#delivery.dropHeld('the Claude process exited before it read them');
           options.onSettled();
         },
       },

@@ -154,6 +154,20 @@ export class Delivery {
   }
 
   /**
+   * Puts messages the last process never took ahead of everything held, for the next process; durable
+   * with the exit's frames (the supervisor persists right after).
+   */
+  holdFirst(messages: readonly FrameOf<'user_message'>[]): void {
+    if (messages.length === 0) return;
+    const snapshot = this.#host.snapshot;
+    snapshot.held = [...messages, ...(snapshot.held ?? [])];
+    this.#options.log.info(
+      { messages: messages.length },
+      'kept for the next process: never taken by a model call',
+    );
+  }
+
+  /**
    * Writes held items in order while that is safe: a command only into an idle CLI, a message only
    * when no command is still waiting before it (so it lands after the command, in its new conversation).
    */

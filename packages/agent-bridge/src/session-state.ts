@@ -4,7 +4,7 @@
  * it into `bridge.json` as it is and a restarted bridge restores it; a field added later must be optional
  * (or defaulted where it is read), since snapshots written before it existed have none.
  */
-import type { AppFrame, Route } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
 
 /** A prompt the CLI has open, as much of it as the answer needs. */
 export interface OpenPrompt {
@@ -71,6 +71,12 @@ export interface SessionState {
    * echo and the next one becomes first. Optional: snapshots from before it existed have none.
    */
   awaitingLater?: Record<string, string>;
+  /**
+   * With `echoesInput`: the messages written to this process that no model call has taken yet (no echo),
+   * oldest first — a turn's opening message until its first call, a steer until the call that reads it.
+   * If the process dies first they are written again to the next one (see `processExited`).
+   */
+  untaken?: FrameOf<'user_message'>[];
   prompts: Record<string, OpenPrompt>;
   /**
    * Request ids of prompts closed here (answered or cancelled), newest last, bounded. An `initialize`
@@ -102,6 +108,8 @@ export interface SessionState {
 export interface Step {
   frames: AppFrame[];
   writes: string[];
+  /** Messages to write again to the next process (see `SessionState.untaken`). */
+  redeliver?: FrameOf<'user_message'>[];
 }
 
 /** A fresh state for a bridge that has never run. */

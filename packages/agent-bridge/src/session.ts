@@ -7,9 +7,9 @@
  *
  * Rules it keeps (measured, see `reference/claude-cli-probe.md`):
  * - A message written mid-turn is a steer. It is announced (`message_taken`) when the CLI echoes it
- *   (`--replay-user-messages`: a `user` line with `isReplay`, written as a model call takes it, before
- *   that call's `message_start`). A steer still unread when the turn ends (written during the last model
- *   call, or before an interrupt) is not lost: the CLI starts its next turn with it (measured on
+ *   (`--replay-user-messages`: a `user` line with `isReplay`, printed when the response to the model
+ *   call that carries it begins, right before its `message_start`). A steer still unread when the turn
+ *   ends (written during the last model call, or before an interrupt) is not lost: the CLI starts its next turn with it (measured on
  *   2.1.328: `result`, then `system/init`, the echo and a new model call). So at the turn's end such
  *   messages open the next turn (`turn_started` with their ids, `message_taken`).
  *   A process started without the echo (by an older bridge, adopted) is read by the older rule: a steer
@@ -87,6 +87,7 @@ export class Session {
     s.generation += 1;
     if (options.echoesInput) s.echoesInput = true;
     else delete s.echoesInput;
+    delete s.untaken;
     s.initSeen = false;
     s.exited = false;
     s.compacting = false;
@@ -121,6 +122,7 @@ export class Session {
   acceptUserMessage(message: FrameOf<'user_message'>, now: number): Step {
     const s = this.state;
     s.lastRoute = message.route;
+    if (s.echoesInput) s.untaken = [...(s.untaken ?? []), message];
     if (this.running) {
       if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
       else (s.awaitingLater ??= {})[message.inboundId] = message.text.slice(0, 4096);
@@ -192,11 +194,24 @@ export class Session {
 
   /**
    * The process is gone. Everything it held is reported, never dropped: unread messages, open prompts,
-   * the running turn. `detail` is the trimmed stderr tail for `/status`.
+   * the running turn. `detail` is the trimmed stderr tail for `/status`. With `restarting` (another
+   * process starts next), messages no model call took (`untaken`) and that are not in the conversation's
+   * transcript (`inTranscript`: the resumed process would have those in its history already) are not
+   * reported but returned in `redeliver`, to be written to that process; the turn they opened ends
+   * saying so.
    */
-  processExited(detail: string): Step {
+  processExited(
+    detail: string,
+    options: { restarting?: boolean; inTranscript?: (inboundId: string) => boolean } = {},
+  ): Step {
     const s = this.state;
     const frames: AppFrame[] = [];
+    const redeliver = options.restarting
+      ? (s.untaken ?? []).filter((m) => !options.inTranscript?.(m.inboundId))
+      : [];
+    delete s.untaken;
+    const again = new Set(redeliver.map((m) => m.inboundId));
+    s.awaiting = s.awaiting.filter((id) => !again.has(id));
     if (s.awaiting.length > 0) {
       frames.push({
         type: 'messages_unread',
@@ -223,7 +238,10 @@ export class Session {
           type: 'turn_ended',
           turnId: s.turn.id,
           outcome: 'error',
-          error: 'The Claude process exited in the middle of this turn.',
+          error:
+            redeliver.length > 0
+              ? 'The Claude process exited before it read your message; it goes to the restarted one.'
+              : 'The Claude process exited in the middle of this turn.',
         });
       }
     }
@@ -232,7 +250,7 @@ export class Session {
     s.compacting = false;
     s.exited = true;
     frames.push(...this.#status('exited', detail));
-    return { frames, writes: [] };
+    return { frames, writes: [], ...(redeliver.length > 0 ? { redeliver } : {}) };
   }
 
   /** A status frame for the current state, whether or not it changed (for `status_request`). */
@@ -342,6 +360,10 @@ export class Session {
         return;
       }
       case 'input_taken': {
+        if (s.untaken) {
+          s.untaken = s.untaken.filter((m) => !event.inboundIds.includes(m.inboundId));
+          if (s.untaken.length === 0) delete s.untaken;
+        }
         // The proof a steer was read: the model call being made now has it.
         const taken = s.awaiting.filter((id) => event.inboundIds.includes(id));
         if (taken.length === 0) return;

@@ -15,7 +15,7 @@
  * - The stuck watchdog measures silence from the last stdout line or the last input written
  *   (`noteActivity`), and reports once per silence.
  */
-import type { AppFrame, Logger } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, Logger } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
 import {
   adoptChild,
@@ -101,7 +101,13 @@ export interface SupervisorHost {
    * The process is gone (its own frames already sent): report what was waiting for it — or, when
    * `restarting`, keep it for the process that is about to start.
    */
-  onExited(restarting: boolean): void;
+  /**
+   * After the exit's frames. `redeliver`: messages no model call took, for the next process (only when
+   * `restarting`), to be written before anything held.
+   */
+  onExited(restarting: boolean, redeliver: FrameOf<'user_message'>[]): void;
+  /** Whether the CLI recorded this message in the conversation's transcript (its resume will have it). */
+  inTranscript(inboundId: string): boolean;
   /** Whether a process may be started now (false while the agent's process slots are all taken). */
   mayStart(): boolean;
 }
@@ -305,11 +311,15 @@ export class Supervisor {
     this.#detail = detail;
     log.warn({ pid: snapshot.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
-    this.#host.emit(session.processExited(detail).frames);
     const now = Date.now();
     const exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
     const restarting = this.#options.restartOnExit && exits.length <= crashLoop.maxExits && !this.#stopped;
-    this.#host.onExited(restarting);
+    const exited = session.processExited(detail, {
+      restarting,
+      inTranscript: (id) => this.#host.inTranscript(id),
+    });
+    this.#host.emit(exited.frames);
+    this.#host.onExited(restarting, exited.redeliver ?? []);
     this.#host.emit([
       {
         type: 'operator_event',

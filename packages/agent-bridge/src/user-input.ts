@@ -22,7 +22,7 @@ const IMAGE_TYPES: Record<string, string> = {
 };
 
 /** The string that identifies a message in the transcript. */
-function deliveryMarker(inboundId: string): string {
+export function deliveryMarker(inboundId: string): string {
   return `inbound=${inboundId}`;
 }
 

@@ -182,6 +182,36 @@ describe('translator on recorded output', () => {
     for (const frame of frames) expect(parseFrame(frame).ok).toBe(true);
   });
 
+  it('a process that dies before a model call took a message: written again to the next one unless the transcript has it', () => {
+    const session = new Session();
+    session.processStarted({ echoesInput: true });
+    const first = userMessage('in-open', 'go');
+    const steer = userMessage('in-steer', 'also');
+    const opened = session.acceptUserMessage(first, 1).frames.find((f) => f.type === 'turn_started');
+    session.acceptUserMessage(steer, 1);
+    const inTranscript = (id: string) => id === 'in-steer';
+    const exited = session.processExited('gone', { restarting: true, inTranscript });
+    expect(exited.redeliver).toEqual([first]);
+    expect(exited.frames.find((f) => f.type === 'turn_ended')).toMatchObject({
+      turnId: opened?.turnId,
+      outcome: 'error',
+      error: expect.stringContaining('restarted'),
+    });
+    // The steer the transcript has is reported as before; the re-sent one is not.
+    expect(exited.frames.filter((f) => f.type === 'messages_unread').map((f) => f.inboundIds)).toEqual([
+      ['in-steer'],
+    ]);
+    // With no process to come, everything is reported.
+    const alone = new Session();
+    alone.processStarted({ echoesInput: true });
+    alone.acceptUserMessage(first, 1);
+    const stopped = alone.processExited('gone', { restarting: false });
+    expect(stopped.redeliver).toBeUndefined();
+    expect(stopped.frames.find((f) => f.type === 'turn_ended')).toMatchObject({
+      error: 'The Claude process exited in the middle of this turn.',
+    });
+  });
+
   it("api-529-exhausted: the CLI's API error text is an operator event, not a reply; the turn fails in plain words", () => {
     const frames = run('api-529-exhausted');
     expect(frames.filter((f) => f.type === 'text')).toEqual([]);
