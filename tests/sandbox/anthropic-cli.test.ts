@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
   bash,
   createScriptedModel,
@@ -18,6 +17,7 @@ import {
   say,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
 
 const CLAUDE = fileURLToPath(new URL('../../node_modules/.bin/claude', import.meta.url));
 

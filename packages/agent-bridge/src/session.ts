@@ -125,7 +125,7 @@ export class Session {
     if (s.echoesInput) s.untaken = [...(s.untaken ?? []), message];
     if (this.running) {
       if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
-      else (s.awaitingLater ??= {})[message.inboundId] = message.text.slice(0, 4096);
+      else s.awaitingLater = { ...s.awaitingLater, [message.inboundId]: message.text.slice(0, 4096) };
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
     }
