@@ -58,6 +58,9 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           (turn.route.chatId !== frame.route.chatId || turn.route.threadId !== frame.route.threadId);
         if (delivery.holding || otherChat) {
           delivery.hold(key, frame);
+          // Held behind messages a dead process left (kept for the next one): this message, given a slot,
+          // is what starts that process; its held items go in, in order, once it is idle.
+          if (!supervisor.child && !supervisor.unknown) supervisor.ensure();
           return;
         }
         if (!supervisor.ensure()) {
