@@ -28,7 +28,7 @@ export default defineConfig({
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts'],
           testTimeout: 20_000,
-          maxWorkers: 4,
+          maxWorkers: 6,
           // Projects with their own worker counts run one after another, in this order.
           sequence: { groupOrder: 0 },
         },
