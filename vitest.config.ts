@@ -23,7 +23,7 @@ export default defineConfig({
       {
         extends: true,
         // No child processes, inject what they wait on; most tests wait on sockets and timers rather
-        // than the CPU, so four files run at once even on two cores.
+        // than the CPU, so six files run at once even on two cores.
         test: {
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts'],
