@@ -20,13 +20,13 @@ export function faultCounter(label: string): (name: string, n?: number) => void 
   };
 }
 
-/** Waits until the world has settled, then runs its checks, printing the services' logs when one fails. */
+/** Waits until the world has settled, then runs its checks, dumping the evidence when one fails. */
 export async function judge(world: FaultWorld, label: string): Promise<void> {
   await world.settled();
   const { violations, tally } = world.verdict();
   const interrupted = world.conversations.reduce((n, c) => n + c.interrupted.length, 0);
   console.log(`${label} tally: ${JSON.stringify(tally)}, turns cut by their fault: ${interrupted}`);
-  if (violations.length > 0) console.log(world.system.logs().slice(-30_000));
+  if (violations.length > 0) console.log(`${label}: evidence in ${world.dump(label)}`);
   expect(describeViolations(violations)).toBe('');
 }
 

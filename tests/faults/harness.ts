@@ -3,7 +3,8 @@
  * (slowly, with API errors, or hanging, as a case asks), event-driven waits, and the final judgement with
  * the invariant checker. Used by the fault matrix and the soak; one {@link FaultWorld} per system.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   ask,
@@ -97,6 +98,11 @@ export interface FaultWorld {
   connected(timeoutMs?: number): Promise<void>;
   /** Resolves when every conversation is settled: no transient placeholder, no pin, every token answered. */
   settled(timeoutMs?: number): Promise<void>;
+  /**
+   * Writes what a failure needs to be understood to a file under the OS temp directory and returns its
+   * path: every conversation's bot messages (id, keyboard, text), the Bot API calls and the services' logs.
+   */
+  dump(label: string): string;
   /** The invariant checker's verdict over everything so far. */
   verdict(): { violations: Violation[]; tally: ReturnType<typeof checkInvariants>['tally'] };
   stop(): Promise<void>;
@@ -226,6 +232,28 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   const draft = (c: Conversation): string =>
     c.threadId === undefined ? (telegram.chat(c.chatId).drafts.at(-1)?.text ?? '') : '';
   const runLog = path.join(system.dir, 'work', RUN_LOG);
+  const dump = (label: string): string => {
+    const file = path.join(tmpdir(), `switchyard-${label.replace(/[^\w.-]+/g, '-')}-${Date.now()}.txt`);
+    const chats = conversations.map((c) => {
+      const lines = messages(c).map((m) => {
+        const buttons = m.replyMarkup?.inline_keyboard.flat().length ?? 0;
+        return `  #${m.messageId}${buttons > 0 ? ` [${buttons} buttons]` : ''} ${m.text.slice(0, 200).replace(/\n/g, '⏎')}`;
+      });
+      return [
+        `${c.name} (chat ${c.chatId}${c.threadId === undefined ? '' : `, topic ${c.threadId}`}) sent ${c.sent.join(' ')}`,
+        ...lines,
+      ].join('\n');
+    });
+    const calls = telegram
+      .calls()
+      .filter((call) => call.method !== 'getUpdates')
+      .map(
+        (call) =>
+          `${call.at.toFixed(0)} ${call.method} ${call.chatId ?? ''} ${call.ok ? 'ok' : `${call.errorCode} ${call.description ?? ''}`}`,
+      );
+    writeFileSync(file, [...chats, '', '== calls', ...calls, '', '== logs', system.logs()].join('\n'));
+    return file;
+  };
   const evidence = () =>
     collectEvidence(system, conversations, {
       promptAnswers: presses.map((id) => ({ id, answers: telegram.callbackQuery(id)?.answer ? 1 : 0 })),
@@ -246,7 +274,12 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     },
     async answered(c, token, timeoutMs = 90_000) {
       const want = finalText(token);
-      await telegram.waitFor(() => texts(c).some((t) => t.includes(want)), { timeoutMs });
+      await telegram
+        .waitFor(() => texts(c).some((t) => t.includes(want)), { timeoutMs })
+        .catch((error) => {
+          const file = dump(`unanswered-${token}`);
+          throw new Error(`${token} not answered in ${timeoutMs} ms (see ${file}): ${String(error)}`);
+        });
     },
     async shows(c, text, timeoutMs = 60_000) {
       await telegram.waitFor(() => [...texts(c), draft(c)].some((t) => t.includes(text)), { timeoutMs });
@@ -292,6 +325,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
         )
         .catch(() => undefined); // the verdict reports what is still wrong
     },
+    dump,
     verdict: () => checkInvariants(evidence()),
     stop: () => system.stop(),
   };
