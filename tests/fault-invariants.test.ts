@@ -85,6 +85,26 @@ describe('invariant checker: every prompt answered once', () => {
   });
 });
 
+describe('invariant checker: progress cards', () => {
+  it('reports a card left working or waiting, and does not count a waiting card as a second prompt', () => {
+    const card = (text: string) =>
+      evidence({
+        botMessages: [
+          [
+            { messageId: 1, text: `🔐 Bash: echo q-a-1 >> log\n✅ Allowed` },
+            { messageId: 2, text },
+            { messageId: 3, text: answerTo('q-a-1') },
+          ],
+        ],
+      });
+    expect(rules(card(`❓ Waiting for your answer · 19s\n“q-a-1”\n❓ Bash echo q-a-1 >> log`))).toEqual([
+      'card: card 2 left open ("❓ Waiting for your answer · 19s")',
+    ]);
+    expect(rules(card('⚙️ Working · 1s\n“q-a-1”'))).toEqual(['card: card 2 left open ("⚙️ Working · 1s")']);
+    expect(rules(card('✅ Done · 6s\n“q-a-1”\n▶ Bash: echo q-a-1 >> log'))).toEqual([]);
+  });
+});
+
 describe('invariant checker: rich replies', () => {
   it('reads a rich message (its Markdown) as the answer, and a rich answer beside a classic one as doubled', () => {
     const rich = { messageId: 2, text: `**Done.** ${answerTo('q-a-1')}\n\n| a | b |\n|--|--|`, rich: true };

@@ -70,6 +70,7 @@ export interface Violation {
     | 'answered-twice'
     | 'placeholder'
     | 'pin'
+    | 'card'
     | 'prompt'
     | 'log';
   detail: string;
@@ -95,8 +96,14 @@ export const answerTo = (token: string): string => `Answer to ${token}.`;
 /** Every token in a text, in order. */
 export const tokensIn = (text: string): string[] => text.match(/\bq-[a-z0-9]+-\d+\b/g) ?? [];
 
-/** How a prompt's message starts: a permission request (🔐) or a question (❓), see the gateway's keyboards. */
-const PROMPT_MARK = /^(🔐|❓)/u;
+/**
+ * How a prompt's message starts: a permission request (🔐) or a question (❓), see the gateway's
+ * keyboards; not a progress card waiting for that answer, which starts with ❓ too.
+ */
+const PROMPT_MARK = /^(🔐|❓)(?! Waiting for your answer)/u;
+
+/** How a progress card that is not closed starts (see the card's renderer): no card may stay so. */
+const OPEN_CARD = /^(⚙️ Working|❓ Waiting for your answer)\b/u;
 
 /** Placeholders that a finished conversation must not show any more. */
 const TRANSIENT: readonly string[] = [
@@ -231,6 +238,13 @@ export function checkInvariants(evidence: Evidence): { violations: Violation[]; 
       }
     for (const id of evidence.pinned[i] ?? [])
       violations.push({ conversation: c, rule: 'pin', detail: `message ${id} left pinned` });
+    for (const m of messages)
+      if (OPEN_CARD.test(m.text))
+        violations.push({
+          conversation: c,
+          rule: 'card',
+          detail: `card ${m.messageId} left open ("${m.text.split('\n')[0]}")`,
+        });
     checkPrompts(
       plan,
       messages,
