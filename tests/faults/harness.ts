@@ -232,6 +232,16 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   const draft = (c: Conversation): string =>
     c.threadId === undefined ? (telegram.chat(c.chatId).drafts.at(-1)?.text ?? '') : '';
   const runLog = path.join(system.dir, 'work', RUN_LOG);
+  /** Waits for `check` as `telegram.waitFor` does; on a timeout, dumps the evidence and says where. */
+  const evidenced = <T>(
+    label: string,
+    what: string,
+    timeoutMs: number,
+    check: () => T | undefined | null | false,
+  ): Promise<T> =>
+    telegram.waitFor(check, { timeoutMs }).catch((error: unknown) => {
+      throw new Error(`${what}: not within ${timeoutMs} ms (see ${dump(label)}): ${String(error)}`);
+    });
   const dump = (label: string): string => {
     const file = path.join(tmpdir(), `switchyard-${label.replace(/[^\w.-]+/g, '-')}-${Date.now()}.txt`);
     const chats = conversations.map((c) => {
@@ -274,15 +284,14 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     },
     async answered(c, token, timeoutMs = 90_000) {
       const want = finalText(token);
-      await telegram
-        .waitFor(() => texts(c).some((t) => t.includes(want)), { timeoutMs })
-        .catch((error) => {
-          const file = dump(`unanswered-${token}`);
-          throw new Error(`${token} not answered in ${timeoutMs} ms (see ${file}): ${String(error)}`);
-        });
+      await evidenced(`unanswered-${token}`, `${token} answered`, timeoutMs, () =>
+        texts(c).some((t) => t.includes(want)),
+      );
     },
     async shows(c, text, timeoutMs = 60_000) {
-      await telegram.waitFor(() => [...texts(c), draft(c)].some((t) => t.includes(text)), { timeoutMs });
+      await evidenced(`not-shown-${c.name}`, `"${text}" shown in ${c.name}`, timeoutMs, () =>
+        [...texts(c), draft(c)].some((t) => t.includes(text)),
+      );
     },
     async connected(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
@@ -292,15 +301,13 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
       }
     },
     prompt: (c, token, timeoutMs = 60_000) =>
-      telegram.waitFor(
-        () =>
-          messages(c).find(
-            (m) =>
-              /^(🔐|❓)/u.test(m.text) &&
-              m.text.includes(token) &&
-              (m.replyMarkup?.inline_keyboard.length ?? 0) > 0,
-          ),
-        { timeoutMs },
+      evidenced(`no-prompt-${token}`, `${token}'s prompt with live buttons`, timeoutMs, () =>
+        messages(c).find(
+          (m) =>
+            /^(🔐|❓)/u.test(m.text) &&
+            m.text.includes(token) &&
+            (m.replyMarkup?.inline_keyboard.length ?? 0) > 0,
+        ),
       ),
     press(c, messageId, text, options = {}) {
       const message = telegram.message(c.chatId, messageId);
