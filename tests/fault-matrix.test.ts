@@ -2,56 +2,32 @@
  * The fault matrix (issue 14): both services as real processes with the real CLI against the Telegram
  * stand-in and the scripted model, faults injected at chosen points, and every run judged by one
  * invariant checker (`faults/invariants.ts`): every user message reached the model exactly once and in
- * order, every answer is shown exactly once, no transient placeholder and no pin is left, no log line
- * carries the bot token or a message's text.
+ * order, every answer is shown exactly once, no transient placeholder and no pin is left, every prompt
+ * (a permission request, a question) was shown once and answered once with its tool run once and no
+ * live buttons left, every button press was answered, no log line carries the bot token or a message's
+ * text. Replies take the classic path here; `fault-matrix-rich.test.ts` runs faults over rich replies.
  *
  * Cases that share nothing (each in its own conversation) run at once in one system; faults that hit a
  * whole service run as phases over several conversations (private chats and forum topics) at once.
  */
 import { hang, overloaded, rateLimited, type TelegramServer } from '@switchyard/sandbox';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type Conversation, type FaultWorld, startWorld } from './faults/harness.js';
-import { describeViolations } from './faults/invariants.js';
+import { describe, it } from 'vitest';
+import { faultCounter, judge as judgeWorld, pause, promptOpen, streaming } from './faults/cases.js';
+import { type FaultWorld, startWorld } from './faults/harness.js';
 import type { Service } from './system.js';
 
-const faults: Record<string, number> = {};
-const count = (name: string, n = 1) => {
-  faults[name] = (faults[name] ?? 0) + n;
-};
-afterAll(() => {
-  const total = Object.values(faults).reduce((a, b) => a + b, 0);
-  console.log(`fault matrix: ${total} faults injected: ${JSON.stringify(faults)}`);
-});
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs the world's checks, printing the services' logs when something is wrong. */
-async function judge(world: FaultWorld): Promise<void> {
-  await world.settled();
-  const { violations, tally } = world.verdict();
-  const interrupted = world.conversations.reduce((n, c) => n + c.interrupted.length, 0);
-  console.log(`fault matrix tally: ${JSON.stringify(tally)}, turns cut by their fault: ${interrupted}`);
-  if (violations.length > 0) console.log(world.system.logs().slice(-30_000));
-  expect(describeViolations(violations)).toBe('');
-}
-
-/** A long answer in `c`, waited for until it visibly streams. */
-async function streaming(world: FaultWorld, c: Conversation, lines?: number): Promise<string> {
-  const token = world.nextToken(c);
-  world.script(token, lines === undefined ? 'long' : { before: [], lines });
-  c.ask();
-  await world.shows(c, 'Line 2 of the answer');
-  return token;
-}
+const count = faultCounter('fault matrix');
+const judge = (world: FaultWorld) => judgeWorld(world, 'fault matrix');
 
 describe('fault matrix', () => {
   it('Telegram, model and CLI faults, each in its own conversation, all at once', async () => {
-    const world = await startWorld({ privateChats: 6, topics: 3, agent: { maxLiveSessions: 10 } });
+    const world = await startWorld({ privateChats: 8, topics: 3, agent: { maxLiveSessions: 12 } });
     try {
       const { system, conversations } = world;
       const { telegram } = system;
-      const [a, b, c, d, e, f, ta, tb, tc] = conversations;
-      if (!a || !b || !c || !d || !e || !f || !ta || !tb || !tc) throw new Error('missing conversations');
+      const [a, b, c, d, e, f, g, h, ta, tb, tc] = conversations;
+      if (!a || !b || !c || !d || !e || !f || !g || !h || !ta || !tb || !tc)
+        throw new Error('missing conversations');
       const cases: Promise<void>[] = [
         // The placeholder's sendMessage carried out, its answer lost; then a reply chunk's.
         (async () => {
@@ -137,6 +113,40 @@ describe('fault matrix', () => {
         (async () => {
           await world.answered(f, f.ask());
         })(),
+        // Permission prompts whose press or edit is lost, and a double press. g is the only chat
+        // pressing buttons in this phase, so `answerCallbackQuery` faults need no chat filter.
+        (async () => {
+          const lostAnswer = await promptOpen(world, g);
+          telegram.dropNext('answerCallbackQuery');
+          count('answerCallbackQuery answer lost');
+          world.press(g, lostAnswer.messageId, '✅ Allow');
+          await world.answered(g, lostAnswer.token);
+          const neverAnswered = await promptOpen(world, g);
+          telegram.dropNext('answerCallbackQuery', { afterCall: false });
+          count('answerCallbackQuery connection dropped before the call');
+          world.press(g, neverAnswered.messageId, '✅ Allow');
+          await world.answered(g, neverAnswered.token);
+          const lostEdit = await promptOpen(world, g);
+          telegram.dropNext('editMessageText', { chatId: g.chatId, afterCall: false });
+          count("prompt's edit dropped before the call");
+          world.press(g, lostEdit.messageId, '✅ Allow');
+          await world.answered(g, lostEdit.token);
+          const twice = await promptOpen(world, g);
+          world.press(g, twice.messageId, '✅ Allow');
+          world.press(g, twice.messageId, '✅ Allow', { force: true });
+          count('prompt pressed twice');
+          await world.answered(g, twice.token);
+        })(),
+        // A question of ~2,500 characters answered with ~3,000 typed ones.
+        (async () => {
+          const token = world.nextToken(h);
+          world.script(token, { prompt: 'question', padding: 2_500 });
+          h.ask();
+          await world.prompt(h, token);
+          telegram.sendText(h.chatId, `My answer: ${'go on, and mind the details. '.repeat(107)}`);
+          count('long question, long typed answer');
+          await world.answered(h, token);
+        })(),
       ];
       await Promise.all(cases);
       // Whole-service Telegram faults, two conversations at once.
@@ -155,15 +165,29 @@ describe('fault matrix', () => {
   }, 300_000);
 
   it('either service killed (SIGKILL, SIGTERM) at chosen points, private chats and a topic at once', async () => {
-    const world = await startWorld({ privateChats: 2, topics: 1, card: { showDelayMs: 1_000 } });
+    // Each topic in its own forum: a forum's 20 messages a minute, shared by two topics' replies, cards,
+    // done notices and prompts, made every row wait on Telegram's budget rather than on the fault.
+    const world = await startWorld({
+      privateChats: 3,
+      topics: 2,
+      forumPerTopic: true,
+      card: { showDelayMs: 1_000 },
+    });
     try {
       const { system, conversations } = world;
       const { telegram } = system;
-      const [a, b, t] = conversations;
-      if (!a || !b || !t) throw new Error('missing conversations');
-      const restart = async (service: Service, signal: NodeJS.Signals, downMs = 1_000) => {
+      const [a, b, p, t, tp] = conversations;
+      if (!a || !b || !p || !t || !tp) throw new Error('missing conversations');
+      /** Kills `service`, runs `whileDown`, and starts it again. */
+      const restart = async (
+        service: Service,
+        signal: NodeJS.Signals,
+        downMs = 1_000,
+        whileDown = () => {},
+      ) => {
         await system.kill(service, signal);
         count(`${service} ${signal}`);
+        whileDown();
         await pause(downMs);
         system.start(service);
       };
@@ -173,17 +197,33 @@ describe('fault matrix', () => {
         await Promise.all([world.answered(a, x ?? ''), world.answered(t, y ?? '')]);
       };
 
-      // Mid-stream, each service, each signal.
-      for (const [service, signal] of [
-        ['bridge', 'SIGKILL'],
-        ['bridge', 'SIGTERM'],
-        ['gateway', 'SIGKILL'],
-        ['gateway', 'SIGTERM'],
+      // Mid-stream, each service, each signal; meanwhile a permission prompt is open in a private chat
+      // and in a topic, and the user presses Allow while the service is down or once it is back. The
+      // prompts open first: opening one takes longer than a long answer streams, so streams started
+      // beside them had ended before the kill.
+      for (const [service, signal, pressed] of [
+        ['bridge', 'SIGKILL', 'while down'],
+        ['bridge', 'SIGTERM', 'after restart'],
+        ['gateway', 'SIGKILL', 'after restart'],
+        ['gateway', 'SIGTERM', 'while down'],
       ] as const) {
+        const prompts = await Promise.all([promptOpen(world, p), promptOpen(world, tp)]);
         const tokens = await twoStreaming();
-        // A message sent while it is down waits for it.
-        await restart(service, signal);
-        await bothAnswered(tokens);
+        const allow = () => {
+          world.press(p, prompts[0].messageId, '✅ Allow');
+          world.press(tp, prompts[1].messageId, '✅ Allow');
+        };
+        await restart(service, signal, 1_000, pressed === 'while down' ? allow : undefined);
+        count(`prompt open through ${service} ${signal}, pressed ${pressed}`, 2);
+        if (pressed === 'after restart') {
+          await pause(2_000); // the service is back at work: the press is not just queued for it
+          allow();
+        }
+        await Promise.all([
+          bothAnswered(tokens),
+          world.answered(p, prompts[0].token),
+          world.answered(tp, prompts[1].token),
+        ]);
       }
 
       // The queue non-empty: two more messages wait behind a streaming answer when the bridge dies.

@@ -135,6 +135,32 @@ describe('conversations', () => {
     expect(live()).toHaveLength(2);
   }, 120_000);
 
+  it('a message for a conversation whose process is being stopped for a slot waits for it to be gone, then is answered by a new one', async () => {
+    // The race this pins down: the eviction's stop is not awaited, so the evicted conversation's next
+    // message opened a new object that adopted the still-running, still-recorded process; it took the
+    // message and died with it (EPIPE), and the message was never answered.
+    rig = await createRig([]);
+    bridge = createBridge(bridgeOptions(rig, { maxLiveSessions: 2 }));
+    await bridge.start();
+    const r = rig;
+    const ask = async (route: Route, id: string, text: string) => {
+      const since = r.frames.length;
+      await r.send(messageIn(route, id, text));
+      const turn = await turnOf(r, id, since);
+      expect(await endOf(r, turn.turnId)).toMatchObject({ outcome: 'success' });
+    };
+    await ask(A, 'a1', 'first in A');
+    await ask(B, 'b1', 'first in B');
+    const pidA = bridge.status().sessions.find((s) => s.route.chatId === A.chatId)?.pid;
+    const since = r.frames.length;
+    // C evicts A; A's next message arrives while A's process is still being stopped.
+    await Promise.all([r.send(messageIn(C, 'c1', 'first in C')), r.send(messageIn(A, 'a2', 'back in A'))]);
+    const turn = await turnOf(r, 'a2', since);
+    expect(await endOf(r, turn.turnId)).toMatchObject({ outcome: 'success' });
+    expect(r.frames.slice(since).some((f) => f.type === 'operator_event')).toBe(false);
+    expect(bridge.status().sessions.find((s) => s.route.chatId === A.chatId)?.pid).not.toBe(pidA);
+  }, 120_000);
+
   it('an idle session stops after idleStopMs and resumes at its next message; its cost adds up across processes', async () => {
     rig = await createRig([rule('what came first', say('Mango came first.'))]);
     bridge = createBridge(bridgeOptions(rig, { idleStopMs: 1500 }));

@@ -3,7 +3,20 @@
  * (slowly, with API errors, or hanging, as a case asks), event-driven waits, and the final judgement with
  * the invariant checker. Used by the fault matrix and the soak; one {@link FaultWorld} per system.
  */
-import { type Rule, rule, type StepSource, say, type WireUser } from '@switchyard/sandbox';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  ask,
+  bash,
+  type CallbackQueryRecord,
+  type Rule,
+  rule,
+  type SandboxMessage,
+  type StepSource,
+  say,
+  type WireUser,
+} from '@switchyard/sandbox';
 import { type System, type SystemOptions, startSystem } from '../system.js';
 import {
   answerTo,
@@ -17,6 +30,8 @@ import {
 
 /** The bot's username, which group messages must mention. */
 export const BOT = '@switchyard_sandbox_bot';
+/** The file, in the working directory, that an allowed prompted tool appends its token to. */
+const RUN_LOG = 'prompted-runs.log';
 /** Filler that makes an answer stream for a while (no token in it). */
 const filler = (lines = 12) =>
   Array.from({ length: lines }, (_, i) => `Line ${i + 1} of the answer, streamed slowly.`).join('\n');
@@ -34,7 +49,17 @@ export type Behaviour =
   /** A long answer streamed slowly (several seconds): the window for mid-stream faults. */
   | 'long'
   /** Steps before the answer (API errors, a hang), then the long answer. */
-  | { before: StepSource[]; long?: boolean; lines?: number };
+  | { before: StepSource[]; long?: boolean; lines?: number }
+  /**
+   * The turn asks the user first, then gives the short answer: `permission`, Bash appending the token to
+   * the run log (a permission prompt); or `question`, an `AskUserQuestion` whose question is the token
+   * followed by `padding` characters, with two options.
+   */
+  | { prompt: 'permission' }
+  | { prompt: 'question'; padding?: number };
+
+/** Options of a scripted `AskUserQuestion`. */
+export const QUESTION_OPTIONS = ['Yes', 'No'] as const;
 
 /** A system with conversations and a script answering their tokens. */
 export interface FaultWorld {
@@ -49,10 +74,35 @@ export interface FaultWorld {
   finalText(token: string): string;
   /** Resolves when `token`'s final answer is shown in its conversation. */
   answered(conversation: Conversation, token: string, timeoutMs?: number): Promise<void>;
-  /** Resolves when the bot's text in the conversation includes `text` (e.g. a streamed line). */
+  /**
+   * Resolves when the bot's text in the conversation includes `text` (e.g. a streamed line): a message's,
+   * or in a private chat the newest draft's (the rich path streams there).
+   */
   shows(conversation: Conversation, text: string, timeoutMs?: number): Promise<void>;
+  /** Resolves with `token`'s prompt message once it shows live buttons. */
+  prompt(conversation: Conversation, token: string, timeoutMs?: number): Promise<SandboxMessage>;
+  /**
+   * Presses a button (by its text) on a prompt message, as the user; the press is judged too (it must be
+   * answered). `force` presses a stale keyboard's button (by its data) as a client showing it would.
+   */
+  press(
+    conversation: Conversation,
+    messageId: number,
+    text: string,
+    options?: { force?: boolean },
+  ): CallbackQueryRecord;
+  /**
+   * Resolves once the gateway has the bridge: until then a private chat's message gets a "queued"
+   * placeholder message, which a rich reply grows from, rather than drafts.
+   */
+  connected(timeoutMs?: number): Promise<void>;
   /** Resolves when every conversation is settled: no transient placeholder, no pin, every token answered. */
   settled(timeoutMs?: number): Promise<void>;
+  /**
+   * Writes what a failure needs to be understood to a file under the OS temp directory and returns its
+   * path: every conversation's bot messages (id, keyboard, text), the Bot API calls and the services' logs.
+   */
+  dump(label: string): string;
   /** The invariant checker's verdict over everything so far. */
   verdict(): { violations: Violation[]; tally: ReturnType<typeof checkInvariants>['tally'] };
   stop(): Promise<void>;
@@ -74,10 +124,27 @@ export interface WorldOptions {
 
 const NAMES = 'abcdefghijklmnopqrstuvwxyz';
 
+/** The model's steps before `token`'s answer: API errors or a hang, or the tool call that prompts. */
+function stepsBefore(token: string, b: Behaviour): StepSource[] {
+  if (typeof b !== 'object') return [];
+  if (!('prompt' in b)) return b.before;
+  if (b.prompt === 'permission') return [bash(`echo ${token} >> ${RUN_LOG}`, `Note ${token}`)];
+  const question = `Shall I go on with ${token}? ${'Some context for the question. '.repeat(200)}`;
+  return [
+    ask({
+      question: question.slice(0, token.length + 20 + (b.padding ?? 0)),
+      header: 'Go on',
+      options: QUESTION_OPTIONS.map((label) => ({ label, description: `${label}, for ${token}` })),
+    }),
+  ];
+}
+
 /** Starts a system with the conversations asked for, both services running. */
 export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   const behaviours = new Map<string, Behaviour>();
   const users: WireUser[] = [];
+  /** Callback queries pressed through {@link FaultWorld.press}. */
+  const presses: string[] = [];
   /** Tokens the script has answered: a turn's answer covers every earlier message not yet answered. */
   const answered = new Set<string>();
   /** The final text for `token`, preceded by the answers still due to earlier messages (read as steers). */
@@ -90,10 +157,8 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   };
   const rules = (): Rule[] => [
     ...[...behaviours].map(([token, b]) =>
-      rule(
-        new RegExp(`\\b${token}\\b(?![\\s\\S]*\\bq-[a-z0-9]+-\\d+\\b)`),
-        ...(typeof b === 'object' ? b.before : []),
-        () => say(answerUpTo(token), slow(b)),
+      rule(new RegExp(`\\b${token}\\b(?![\\s\\S]*\\bq-[a-z0-9]+-\\d+\\b)`), ...stepsBefore(token, b), () =>
+        say(answerUpTo(token), slow(b)),
       ),
     ),
     // Default: the newest message of the text and every earlier one not answered yet.
@@ -101,10 +166,12 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
   ];
   const finalText = (token: string): string => {
     const b = behaviours.get(token) ?? 'short';
-    if (b === 'short' || (typeof b === 'object' && b.long === false)) return answerTo(token);
+    if (b === 'short' || (typeof b === 'object' && ('prompt' in b || b.long === false)))
+      return answerTo(token);
     return `${answerTo(token)}\n${filler(typeof b === 'object' ? b.lines : undefined)}`;
   };
-  const slow = (b: Behaviour) => (b === 'short' ? {} : { chunkSize: 10, chunkDelayMs: 60 });
+  const slow = (b: Behaviour) =>
+    b === 'short' || (typeof b === 'object' && 'prompt' in b) ? {} : { chunkSize: 10, chunkDelayMs: 60 };
   const system = await startSystem({
     rules: rules(),
     chunkSize: 8,
@@ -114,9 +181,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     agent: (telegram) => {
       for (let i = 0; i < options.privateChats; i++)
         users.push(i === 0 ? telegram.defaultUser : telegram.addUser({ firstName: `User${i}` }));
-      // The classic reply path (placeholder, edits, HTML): what this matrix and its checker were built
-      // on. Rich replies' own loss and duplicate cases are tested in the gateway (rich-reply.test.ts)
-      // and tests/rich-replies; running this matrix over them is still to do.
+      // The classic reply path (placeholder, edits, HTML) unless the world asks for `replies: 'rich'`.
       return { allow: users.map((u) => u.id), replies: 'classic', ...options.agent };
     },
   });
@@ -130,6 +195,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
       ...(threadId !== undefined ? { threadId } : {}),
       sent: [],
       interrupted: [],
+      prompted: [],
       ask() {
         const token = nextToken(conversation);
         counters.set(name, (counters.get(name) ?? 0) + 1);
@@ -155,15 +221,54 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
       topicIndex++;
     }
   }
-  const texts = (c: Conversation): string[] =>
+  const messages = (c: Conversation): SandboxMessage[] =>
     telegram
       .messages(c.chatId)
       .filter(
         (m) =>
           m.from === 'bot' && m.kind !== 'service' && (c.threadId === undefined || m.threadId === c.threadId),
-      )
-      .map((m) => m.text);
-  const evidence = () => collectEvidence(system, conversations);
+      );
+  const texts = (c: Conversation): string[] => messages(c).map((m) => m.text);
+  const draft = (c: Conversation): string =>
+    c.threadId === undefined ? (telegram.chat(c.chatId).drafts.at(-1)?.text ?? '') : '';
+  const runLog = path.join(system.dir, 'work', RUN_LOG);
+  /** Waits for `check` as `telegram.waitFor` does; on a timeout, dumps the evidence and says where. */
+  const evidenced = <T>(
+    label: string,
+    what: string,
+    timeoutMs: number,
+    check: () => T | undefined | null | false,
+  ): Promise<T> =>
+    telegram.waitFor(check, { timeoutMs }).catch((error: unknown) => {
+      throw new Error(`${what}: not within ${timeoutMs} ms (see ${dump(label)}): ${String(error)}`);
+    });
+  const dump = (label: string): string => {
+    const file = path.join(tmpdir(), `switchyard-${label.replace(/[^\w.-]+/g, '-')}-${Date.now()}.txt`);
+    const chats = conversations.map((c) => {
+      const lines = messages(c).map((m) => {
+        const buttons = m.replyMarkup?.inline_keyboard.flat().length ?? 0;
+        return `  #${m.messageId}${buttons > 0 ? ` [${buttons} buttons]` : ''} ${m.text.slice(0, 200).replace(/\n/g, '⏎')}`;
+      });
+      return [
+        `${c.name} (chat ${c.chatId}${c.threadId === undefined ? '' : `, topic ${c.threadId}`}) sent ${c.sent.join(' ')}`,
+        ...lines,
+      ].join('\n');
+    });
+    const calls = telegram
+      .calls()
+      .filter((call) => call.method !== 'getUpdates')
+      .map(
+        (call) =>
+          `${call.at.toFixed(0)} ${call.method} ${call.chatId ?? ''} ${call.ok ? 'ok' : `${call.errorCode} ${call.description ?? ''}`}`,
+      );
+    writeFileSync(file, [...chats, '', '== calls', ...calls, '', '== logs', system.logs()].join('\n'));
+    return file;
+  };
+  const evidence = () =>
+    collectEvidence(system, conversations, {
+      promptAnswers: presses.map((id) => ({ id, answers: telegram.callbackQuery(id)?.answer ? 1 : 0 })),
+      toolRuns: existsSync(runLog) ? readFileSync(runLog, 'utf8').split('\n').filter(Boolean) : [],
+    });
   system.start('gateway');
   system.start('bridge');
   return {
@@ -173,14 +278,48 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     finalText,
     script(token, behaviour) {
       behaviours.set(token, behaviour);
+      if (typeof behaviour === 'object' && 'prompt' in behaviour)
+        conversations.find((c) => token.startsWith(`q-${c.name}-`))?.prompted?.push(token);
       system.model.setScript(rules());
     },
     async answered(c, token, timeoutMs = 90_000) {
       const want = finalText(token);
-      await telegram.waitFor(() => texts(c).some((t) => t.includes(want)), { timeoutMs });
+      await evidenced(`unanswered-${token}`, `${token} answered`, timeoutMs, () =>
+        texts(c).some((t) => t.includes(want)),
+      );
     },
     async shows(c, text, timeoutMs = 60_000) {
-      await telegram.waitFor(() => texts(c).some((t) => t.includes(text)), { timeoutMs });
+      await evidenced(`not-shown-${c.name}`, `"${text}" shown in ${c.name}`, timeoutMs, () =>
+        [...texts(c), draft(c)].some((t) => t.includes(text)),
+      );
+    },
+    async connected(timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!/"event":"bridge_connection","connected":true/.test(system.logs())) {
+        if (Date.now() > deadline) throw new Error('the bridge never connected to the gateway');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    prompt: (c, token, timeoutMs = 60_000) =>
+      evidenced(`no-prompt-${token}`, `${token}'s prompt with live buttons`, timeoutMs, () =>
+        messages(c).find(
+          (m) =>
+            /^(🔐|❓)/u.test(m.text) &&
+            m.text.includes(token) &&
+            (m.replyMarkup?.inline_keyboard.length ?? 0) > 0,
+        ),
+      ),
+    press(c, messageId, text, options = {}) {
+      const message = telegram.message(c.chatId, messageId);
+      const data = message?.replyMarkup?.inline_keyboard.flat().find((b) => b.text === text)?.callback_data;
+      const query = telegram.pressButton(
+        c.chatId,
+        messageId,
+        options.force && data !== undefined ? { data } : { text },
+        options.force ? { force: true } : {},
+      );
+      presses.push(query.id);
+      return query;
     },
     async settled(timeoutMs = 120_000) {
       await telegram
@@ -193,6 +332,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
         )
         .catch(() => undefined); // the verdict reports what is still wrong
     },
+    dump,
     verdict: () => checkInvariants(evidence()),
     stop: () => system.stop(),
   };

@@ -6,7 +6,13 @@
  *
  * The conventions it relies on (see {@link question} and {@link answerTo}): every user message carries a
  * unique token `q-<conversation>-<n>`, and the script answers each with `Answer to <token>.`, so the
- * token names one message wherever it shows up.
+ * token names one message wherever it shows up. A turn that asks the user something (a permission for a
+ * tool, an `AskUserQuestion`) puts its token in the tool's input, so the prompt's message, the tool call
+ * and its one result are found by the same token; a tool that was allowed appends the token to a run log.
+ *
+ * The checker reads the classic reply path (placeholder, edits, HTML) and the rich one (drafts, then one
+ * `sendRichMessage`; a group's placeholder edited into a rich message) alike: it reads only the messages
+ * that stay in the chat, whose text is the HTML text or the rich Markdown, and never a draft.
  */
 
 import { PLACEHOLDER } from '@switchyard/gateway';
@@ -27,13 +33,18 @@ export interface ConversationPlan {
    * still reached the model once, and its answer may be missing but never doubled.
    */
   interrupted: string[];
+  /**
+   * Tokens whose turn shows the user one prompt (a permission for a tool, or a question) that the user
+   * answers (allows, or answers the question): the tool must have run, and the model got its one result.
+   */
+  prompted?: string[];
 }
 
 /** Everything the checker reads; plain data. */
 export interface Evidence {
   conversations: readonly ConversationPlan[];
-  /** Per conversation (same order): the bot's visible messages there, oldest first. */
-  botMessages: readonly (readonly Pick<SandboxMessage, 'messageId' | 'text'>[])[];
+  /** Per conversation (same order): the bot's visible messages there (keyboard included), oldest first. */
+  botMessages: readonly (readonly Pick<SandboxMessage, 'messageId' | 'text' | 'replyMarkup'>[])[];
   /** Per conversation: message ids pinned in its chat at the end. */
   pinned: readonly (readonly number[])[];
   /** The model's main-agent Messages request bodies, in arrival order. */
@@ -44,6 +55,8 @@ export interface Evidence {
   secrets: readonly string[];
   /** Callback queries pressed on prompts, with how many answers each got. */
   promptAnswers?: readonly { id: string; answers: number }[];
+  /** The run log's lines: the token of each run of an allowed tool, one line per run. */
+  toolRuns?: readonly string[];
 }
 
 /** One broken promise, named for the report. */
@@ -57,6 +70,7 @@ export interface Violation {
     | 'answered-twice'
     | 'placeholder'
     | 'pin'
+    | 'card'
     | 'prompt'
     | 'log';
   detail: string;
@@ -69,6 +83,10 @@ export interface Tally {
   lost: number;
   duplicated: number;
   strayPlaceholders: number;
+  /** Prompt messages shown (permission requests and questions). */
+  prompts: number;
+  /** Prompted turns whose prompt was shown once, answered once, and whose tool ran once. */
+  promptsAnsweredOnce: number;
 }
 
 /** The user message carrying token `q-<conversation>-<n>`. */
@@ -77,6 +95,15 @@ export const question = (token: string): string => `please answer ${token} now`;
 export const answerTo = (token: string): string => `Answer to ${token}.`;
 /** Every token in a text, in order. */
 export const tokensIn = (text: string): string[] => text.match(/\bq-[a-z0-9]+-\d+\b/g) ?? [];
+
+/**
+ * How a prompt's message starts: a permission request (🔐) or a question (❓), see the gateway's
+ * keyboards; not a progress card waiting for that answer, which starts with ❓ too.
+ */
+const PROMPT_MARK = /^(🔐|❓)(?! Waiting for your answer)/u;
+
+/** How a progress card that is not closed starts (see the card's renderer): no card may stay so. */
+const OPEN_CARD = /^(⚙️ Working|❓ Waiting for your answer)\b/u;
 
 /** Placeholders that a finished conversation must not show any more. */
 const TRANSIENT: readonly string[] = [
@@ -100,17 +127,62 @@ function userTexts(body: unknown): string[] {
   });
 }
 
+/** A tool call of the model and the results the CLI sent back for it, in one request's history. */
+interface ToolCall {
+  id: string;
+  name: string;
+  input: string;
+  results: { isError: boolean; text: string }[];
+}
+
+/** The tool calls of a Messages request body, each with its results, in order. */
+function toolCalls(body: unknown): ToolCall[] {
+  const messages = (body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return [];
+  const calls: ToolCall[] = [];
+  for (const m of messages as { role?: unknown; content?: unknown }[]) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Record<string, unknown>[]) {
+      if (m.role === 'assistant' && b.type === 'tool_use')
+        calls.push({
+          id: String(b.id),
+          name: String(b.name),
+          input: JSON.stringify(b.input ?? null),
+          results: [],
+        });
+      if (m.role === 'user' && b.type === 'tool_result')
+        calls
+          .find((c) => c.id === b.tool_use_id)
+          ?.results.push({ isError: b.is_error === true, text: JSON.stringify(b.content ?? '') });
+    }
+  }
+  return calls;
+}
+
+/** A keyboard with at least one button. */
+const live = (m: Pick<SandboxMessage, 'replyMarkup'>): boolean =>
+  (m.replyMarkup?.inline_keyboard.flat().length ?? 0) > 0;
+
 /** Checks every invariant; returns the violations (none when the run kept every promise) and the tally. */
 export function checkInvariants(evidence: Evidence): { violations: Violation[]; tally: Tally } {
   const violations: Violation[] = [];
-  const tally: Tally = { sent: 0, answeredOnce: 0, lost: 0, duplicated: 0, strayPlaceholders: 0 };
+  const tally: Tally = {
+    sent: 0,
+    answeredOnce: 0,
+    lost: 0,
+    duplicated: 0,
+    strayPlaceholders: 0,
+    prompts: 0,
+    promptsAnsweredOnce: 0,
+  };
   const histories = evidence.requests.map((body) => userTexts(body).flatMap(tokensIn));
   evidence.conversations.forEach((plan, i) => {
     const c = plan.name;
     const mine = (t: string) => t.startsWith(`q-${c}-`);
     tally.sent += plan.sent.length;
     // The model: the newest request of this conversation holds its whole history, each message once.
-    const history = histories.findLast((h) => h.some(mine))?.filter(mine) ?? [];
+    const newest = histories.findLastIndex((h) => h.some(mine));
+    const history = histories[newest]?.filter(mine) ?? [];
     const order = [...new Set(history)];
     const expected = plan.sent.filter((t) => order.includes(t));
     if (order.join() !== expected.join())
@@ -166,6 +238,21 @@ export function checkInvariants(evidence: Evidence): { violations: Violation[]; 
       }
     for (const id of evidence.pinned[i] ?? [])
       violations.push({ conversation: c, rule: 'pin', detail: `message ${id} left pinned` });
+    for (const m of messages)
+      if (OPEN_CARD.test(m.text))
+        violations.push({
+          conversation: c,
+          rule: 'card',
+          detail: `card ${m.messageId} left open ("${m.text.split('\n')[0]}")`,
+        });
+    checkPrompts(
+      plan,
+      messages,
+      toolCalls(evidence.requests[newest]),
+      evidence.toolRuns ?? [],
+      violations,
+      tally,
+    );
   });
   for (const p of evidence.promptAnswers ?? [])
     if (p.answers !== 1)
@@ -184,11 +271,57 @@ export function checkInvariants(evidence: Evidence): { violations: Violation[]; 
   return { violations, tally };
 }
 
+/**
+ * Every prompt answered once, in one conversation: no prompt message keeps live buttons; each prompted
+ * token's prompt was shown in one message, the model called its tool once and got one result that is
+ * not an error (the user's answer, not a denial or a cancellation), and an allowed tool ran once.
+ * `calls` are the tool calls in the conversation's newest request (its whole history).
+ */
+function checkPrompts(
+  plan: ConversationPlan,
+  messages: readonly Pick<SandboxMessage, 'messageId' | 'text' | 'replyMarkup'>[],
+  calls: readonly ToolCall[],
+  runs: readonly string[],
+  violations: Violation[],
+  tally: Tally,
+): void {
+  const c = plan.name;
+  const prompts = messages.filter((m) => PROMPT_MARK.test(m.text));
+  tally.prompts += prompts.length;
+  for (const m of prompts)
+    if (live(m))
+      violations.push({
+        conversation: c,
+        rule: 'prompt',
+        detail: `prompt message ${m.messageId} left with live buttons`,
+      });
+  for (const token of plan.prompted ?? []) {
+    const problems: string[] = [];
+    const shown = prompts.filter((m) => tokensIn(m.text).includes(token)).length;
+    if (shown !== 1) problems.push(`its prompt shown ${shown} times`);
+    const mine = calls.filter((call) => tokensIn(call.input).includes(token));
+    if (mine.length !== 1) problems.push(`the model called its tool ${mine.length} times`);
+    for (const call of mine) {
+      const ok = call.results.filter((r) => !r.isError).length;
+      if (call.results.length !== 1 || ok !== 1)
+        problems.push(
+          `${call.name} got ${call.results.length} results (${call.results.length - ok} errors) for the user's one answer`,
+        );
+      if (call.name !== 'AskUserQuestion') {
+        const ran = runs.filter((line) => line === token).length;
+        if (ran !== 1) problems.push(`${call.name} ran ${ran} times`);
+      }
+    }
+    if (problems.length === 0) tally.promptsAnsweredOnce++;
+    else violations.push({ conversation: c, rule: 'prompt', detail: `${token}: ${problems.join('; ')}` });
+  }
+}
+
 /** Reads a running system into {@link Evidence} for `conversations`. */
 export function collectEvidence(
   system: System,
   conversations: readonly ConversationPlan[],
-  extra: Pick<Evidence, 'promptAnswers'> = {},
+  extra: Pick<Evidence, 'promptAnswers' | 'toolRuns'> = {},
 ): Evidence {
   const { telegram, model } = system;
   const inPlace = (plan: ConversationPlan, m: SandboxMessage) =>
@@ -199,7 +332,11 @@ export function collectEvidence(
       telegram
         .messages(plan.chatId)
         .filter((m) => inPlace(plan, m))
-        .map((m) => ({ messageId: m.messageId, text: m.text })),
+        .map((m) => ({
+          messageId: m.messageId,
+          text: m.text,
+          ...(m.replyMarkup ? { replyMarkup: m.replyMarkup } : {}),
+        })),
     ),
     pinned: conversations.map((plan) => telegram.chat(plan.chatId).pinned.map((m) => m.messageId)),
     requests: model

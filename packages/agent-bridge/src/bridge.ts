@@ -161,8 +161,11 @@ export function createBridge(options: BridgeOptions): Bridge {
   const waitingPath = join(options.stateDir, WAITING_FILE);
 
   const conversations = new Map<string, Conversation>();
-  /** Processes being stopped to free a slot (or for idleness): their slots are not free yet. */
-  const stopping = new Set<Promise<void>>();
+  /**
+   * Processes being stopped to free a slot (or for idleness), by conversation: their slots are not free
+   * yet, and their conversations are not opened again until they are gone (see `open`).
+   */
+  const stopping = new Map<string, Promise<void>>();
   let waiting: StartingFrame[] = [];
   let store: FileChannelStore | undefined;
   let endpoint: Endpoint | undefined;
@@ -190,6 +193,11 @@ export function createBridge(options: BridgeOptions): Bridge {
   const open = async (key: string, route: Route | undefined): Promise<Conversation> => {
     const existing = conversations.get(key);
     if (existing) return existing;
+    // A new object adopts the process its snapshot records: never the one still being stopped, which
+    // would take the frame and then die with it.
+    await stopping.get(key);
+    const reopened = conversations.get(key);
+    if (reopened) return reopened;
     if (!store || !endpoint) throw new Error('the bridge is not started');
     const conversation = new Conversation({
       key,
@@ -227,10 +235,10 @@ export function createBridge(options: BridgeOptions): Bridge {
       .stop('shutdown')
       .catch((err: unknown) => log.error({ err: describeError(err) }, 'could not stop a Claude process'))
       .finally(() => {
-        stopping.delete(done);
+        stopping.delete(conversation.key);
         void exclusive(drain);
       });
-    stopping.add(done);
+    stopping.set(conversation.key, done);
   };
 
   /** Whether `key` may start a process now; evicts the least recently used idle one when that helps. */
@@ -471,7 +479,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       if (timer) clearInterval(timer);
       await chain.catch(() => {});
       await Promise.all([...conversations.values()].map((c) => c.stop(kind)));
-      await Promise.all([...stopping]);
+      await Promise.all([...stopping.values()]);
       await endpoint?.stop();
       store?.close();
     },

@@ -18,7 +18,7 @@
  *   (I2, I3), then a `closed` notice. A new turn's card is not sent before the older cards of its lane
  *   closed, so pins never overlap. Running sub-agents of a superseded card move to the new card.
  */
-import type { CardEvent } from './event.js';
+import type { CardEvent, TurnEndedEvent } from './event.js';
 import { closeCard, handOver, reduce } from './reducer.js';
 import { DEFAULT_STUCK_AFTER_MS, type RenderOptions, render } from './render.js';
 import {
@@ -115,6 +115,17 @@ export interface CadenceStep<R> {
   readonly wakeAt: number | undefined;
 }
 
+/** A card an earlier process sent and never closed; see {@link Cadence.adopt}. */
+export interface AdoptedCard<R> {
+  readonly route: R;
+  readonly turnId: string;
+  readonly messageId: number;
+  readonly request: string;
+  readonly startedAt: number;
+  /** Set when the turn ended while no cadence followed it. */
+  readonly ended?: TurnEndedEvent;
+}
+
 /** A read-only view of a live card, for `/status`-like commands and tests. */
 export interface CardView<R> {
   readonly cardId: string;
@@ -131,6 +142,15 @@ export interface CardView<R> {
 export interface Cadence<R> {
   /** Applies a turn event. `event.at` is the current time. */
   event(route: R, turnId: string, event: CardEvent): CadenceStep<R>;
+  /**
+   * Takes over cards an earlier process sent and never closed: each is edited from now on as if this
+   * cadence had sent it, from a state rebuilt from its turn's request (the steps it showed are not
+   * known) and, for a turn that ended meanwhile, its end. It is pinned again while its turn runs and
+   * closed as any card is; its shown text is unknown, so its next render is always sent. A turn that
+   * has a card here, or closed one, is left alone. Within a lane the newest adopted card supersedes the
+   * older ones (give them in start order).
+   */
+  adopt(cards: readonly AdoptedCard<R>[], now: number): CadenceStep<R>;
   /** Lets time pass: call at `wakeAt` (early or late calls are harmless). */
   tick(now: number): CadenceStep<R>;
   /** Reports the outcome of the action for `cardId` that is in flight. */
@@ -387,6 +407,19 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
           byAgent.set(event.agentId, card);
           card.showAt = Math.min(card.showAt, now);
         }
+      }
+      return run(now);
+    },
+
+    adopt(adopted, at) {
+      const now = advanceClock(at);
+      for (const shown of adopted) {
+        if (byTurn.has(shown.turnId) || recent.has(shown.turnId)) continue;
+        const card = open(shown.route, shown.turnId, now);
+        const start = { type: 'turn_started', at: shown.startedAt, request: shown.request } as const;
+        card.state = reduce(card.state, start);
+        if (shown.ended) card.state = reduce(card.state, shown.ended);
+        Object.assign(card, { messageId: shown.messageId, dirtySince: now });
       }
       return run(now);
     },

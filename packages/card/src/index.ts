@@ -14,7 +14,15 @@
  */
 
 /** The cadence's types: options, actions, their results, and what each input returns. */
-export type { ActionResult, Cadence, CadenceOptions, CadenceStep, CardAction, CardView } from './cadence.js';
+export type {
+  ActionResult,
+  AdoptedCard,
+  Cadence,
+  CadenceOptions,
+  CadenceStep,
+  CardAction,
+  CardView,
+} from './cadence.js';
 /** Creating the cadence, and its default timings. */
 export { CADENCE_DEFAULTS, createCadence } from './cadence.js';
 /** The card's input events; see each member's documentation. */

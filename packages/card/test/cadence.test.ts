@@ -82,6 +82,21 @@ function harness(options: Partial<CadenceOptions<string>> = {}, fail: Failures =
       apply(cadence.event(route, turnId, event));
     },
     until,
+    /** Lets time pass to `at`, then adopts cards an earlier process sent (route 'chat', request as `ev.start`). */
+    adopt(at: number, cards: { turnId?: string; messageId: number; startedAt?: number; ended?: number }[]) {
+      until(at);
+      const adopted = cards.map((c) => ({
+        route: 'chat',
+        turnId: c.turnId ?? 't1',
+        messageId: c.messageId,
+        request: 'fix the build',
+        startedAt: c.startedAt ?? 0,
+        ...(c.ended === undefined
+          ? {}
+          : { ended: { type: 'turn_ended', at: c.ended, outcome: 'success' } as const }),
+      }));
+      apply(cadence.adopt(adopted, at));
+    },
     /** Reports the oldest held action's result (manual mode). */
     settle(result?: ActionResult) {
       const action = held.shift();
@@ -307,6 +322,58 @@ describe('cadence: closing', () => {
     h.until(60_000);
     expect(h.kinds().slice(-3)).toEqual(['edit', 'unpin', 'closed']);
     expect(h.edits().at(-1)?.final).toBe(true);
+  });
+});
+
+describe('cadence: a card left open by an earlier process', () => {
+  it('is re-rendered at once and pinned again while its turn runs, then closed as Done', () => {
+    const h = harness();
+    h.adopt(50_000, [{ messageId: 7 }]);
+    h.until(50_400);
+    expect(h.kinds()).toEqual(['pin', 'edit']);
+    expect(h.edits()[0]).toMatchObject({ messageId: 7, final: false });
+    expect(h.edits()[0]?.html).toContain('fix the build');
+    h.send(ev.end(60_000));
+    h.until(100_000);
+    expect(h.kinds().slice(-3)).toEqual(['edit', 'unpin', 'closed']);
+    expect(h.kinds().filter((k) => k === 'send' || k === 'pin')).toEqual(['pin']);
+    expect(h.edits().at(-1)).toMatchObject({ messageId: 7, final: true });
+    expect(h.edits().at(-1)?.html).toMatch(/Done/);
+    expect(h.pinned.size).toBe(0);
+  });
+
+  it('of a turn that ended meanwhile: one final edit, no pin', () => {
+    const h = harness();
+    h.adopt(50_000, [{ messageId: 7, ended: 40_000 }]);
+    h.until(100_000);
+    expect(h.kinds()).toEqual(['edit', 'closed']);
+    expect(h.edits()[0]).toMatchObject({ messageId: 7, final: true });
+    expect(h.edits()[0]?.html).toMatch(/Done/);
+  });
+
+  it('is not adopted over a card the turn has here, nor after its card closed', () => {
+    const h = harness();
+    h.send(ev.start(0));
+    h.until(12_000);
+    h.adopt(12_000, [{ messageId: 7 }]);
+    expect(h.cadence.cards().map((c) => c.messageId)).toEqual([100]);
+    h.send(ev.end(13_000));
+    h.until(100_000);
+    h.adopt(100_000, [{ messageId: 7 }]);
+    expect(h.cadence.cards()).toEqual([]);
+    expect(h.log.some((e) => 'messageId' in e.action && e.action.messageId === 7)).toBe(false);
+  });
+
+  it('the newest of a lane supersedes the older ones: those get their final edit, unpinned', () => {
+    const h = harness();
+    h.adopt(50_000, [
+      { turnId: 't1', messageId: 7 },
+      { turnId: 't2', messageId: 8, startedAt: 1_000 },
+    ]);
+    h.until(100_000);
+    expect(h.kinds('t1')).toEqual(['edit', 'closed']);
+    expect(h.kinds('t2').slice(0, 2)).toEqual(['pin', 'edit']);
+    expect(h.cadence.cards().map((c) => [c.turnId, c.messageId, c.pinned])).toEqual([['t2', 8, true]]);
   });
 });
 

@@ -98,6 +98,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
   const api = journaledApi(bot.api, journal);
   const cards = createCardDriver({
     api,
+    journal,
     courier,
     pins,
     logger: logger.child({ component: 'card' }),

@@ -5,7 +5,7 @@
  */
 import { autoRetry } from '@grammyjs/auto-retry';
 import type { Logger } from '@switchyard/protocol';
-import { type Api, Bot, GrammyError, HttpError } from 'grammy';
+import { type Api, Bot, GrammyError, HttpError, type Transformer } from 'grammy';
 import type { Budget } from './budget.js';
 
 /** The Bot API methods the gateway calls. */
@@ -110,11 +110,49 @@ export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail'
   return 'fail';
 }
 
+/** How long one call keeps waiting out Telegram's 429s before its caller (and auto-retry) hears of one. */
+export const RATE_LIMIT_PATIENCE_MS = 60_000;
+
+/** Sleeps `ms`, or less when `signal` aborts. */
+const pauseFor = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Waits out 429s as Telegram asks (`retry_after`), for up to `patienceMs` in all per call, then hands
+ * the 429 on. A 429 storm is Telegram's to end, so it must not spend auto-retry's five attempts, which
+ * are for server and network errors: a final edit refused for more than five one-second `retry_after`s
+ * was otherwise dropped for good, leaving the reply cut short.
+ */
+export function waitOutRateLimits(
+  patienceMs = RATE_LIMIT_PATIENCE_MS,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void> = pauseFor,
+): Transformer {
+  return async (prev, method, payload, signal) => {
+    let waited = 0;
+    for (;;) {
+      const result = await prev(method, payload, signal);
+      const after = result.ok || result.error_code !== 429 ? undefined : result.parameters?.retry_after;
+      if (after === undefined || waited + after * 1_000 > patienceMs || signal?.aborted) return result;
+      // grammY types its signal with the abort-controller polyfill's declaration; at run time it is Node's.
+      await sleep(after * 1_000, signal as AbortSignal | undefined);
+      waited += after * 1_000;
+    }
+  };
+}
+
 /**
  * The gateway's `Bot`: every raw 429 tightens the chat's send budget (an inner transformer, so it sees
- * each one before auto-retry, installed after it and so outermost, waits it out and retries; auto-retry
- * also retries server errors, and network errors of every method but those that create a message, up to
- * five times).
+ * each one before the outer ones); {@link waitOutRateLimits} waits 429s out for up to a minute; auto-retry,
+ * outermost, retries server errors, and network errors of every method but those that create a message,
+ * up to five times).
  */
 export function createBot(options: {
   token: string;
@@ -140,6 +178,7 @@ export function createBot(options: {
     }
     return result;
   });
+  bot.api.config.use(waitOutRateLimits());
   const retry = { maxRetryAttempts: 5, maxDelaySeconds: 120 };
   const retryAll = autoRetry({ ...retry, rethrowHttpErrors: false, rethrowInternalServerErrors: false });
   // A send that creates a message is not retried after its answer was lost (a second message would

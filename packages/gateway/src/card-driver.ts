@@ -9,6 +9,7 @@
  */
 import {
   type ActionResult,
+  type AdoptedCard,
   type CadenceOptions,
   type CadenceStep,
   type CardEvent,
@@ -20,6 +21,7 @@ import type { AppFrame, Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified } from './bot-api.js';
 import type { Courier } from './courier.js';
 import type { Pins } from './pins.js';
+import type { SendJournal } from './send-journal.js';
 
 /** Timing of the card; see the card package's `CadenceOptions`. */
 export type CardOptions = Omit<CadenceOptions<Route>, 'laneKey'>;
@@ -27,19 +29,39 @@ export type CardOptions = Omit<CadenceOptions<Route>, 'laneKey'>;
 /** What the card driver needs. */
 export interface CardDriverOptions {
   api: Pick<BotApi, 'sendMessage' | 'editMessageText'>;
+  /**
+   * Sends a card as its turn's (see `send-journal.ts`), so a card whose send a crash left unresolved is
+   * found and adopted at boot; without it cards go out through `api.sendMessage`.
+   */
+  journal?: Pick<SendJournal, 'send'>;
   courier: Courier;
   pins: Pins;
   logger: Logger;
   card?: CardOptions;
-  /** Told when a card message exists for a turn (for `/status` and the turn record). */
-  onCardMessage?(turnId: string, messageId: number): void;
+  /**
+   * Told when a card message exists for a turn, and (`undefined`) when it closed: the turn record keeps
+   * the id exactly while the card may still need its final render. With `journal`, called inside the
+   * transaction that ends the send.
+   */
+  onCardMessage?(turnId: string, messageId: number | undefined): void;
   now?(): number;
 }
+
+/** A card a previous process left open (sent, not closed), to be taken over; see {@link CardDriver.adopt}. */
+export type LeftOpenCard = Omit<AdoptedCard<Route>, 'ended'> & {
+  /** How its turn ended, when it ended while nobody followed the card. */
+  ended?: { outcome: string; error?: string | undefined };
+};
 
 /** The card driver's handle. */
 export interface CardDriver {
   /** Maps a bridge frame to a card event, if it is one the card shows. */
   frame(route: Route, turnId: string, frame: AppFrame): void;
+  /**
+   * Takes over cards a previous process left open, oldest first: each is edited, pinned and closed from
+   * now on as if this driver had sent it, so none stays "working" or "waiting" after a restart.
+   */
+  adopt(cards: readonly LeftOpenCard[]): void;
   /** Live cards, for `/status` and `/pins`. */
   live(): { turnId: string; route: Route; messageId: number | undefined; pinned: boolean; stage: string }[];
   /** Stops the timer; in-flight calls finish on their own. */
@@ -99,6 +121,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
   const perform = (step: CadenceStep<Route>): void => {
     for (const action of step.actions) {
       if (action.kind === 'closed') {
+        if (action.messageId !== undefined) options.onCardMessage?.(action.turnId, undefined);
         logger.info({
           event: 'card_closed',
           chat: action.route.chatId,
@@ -140,15 +163,19 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     switch (action.kind) {
       case 'send':
         try {
+          const other = { ...thread, parse_mode: 'HTML', disable_notification: true } as const;
+          const record = (id: number) => options.onCardMessage?.(action.turnId, id);
+          const journal = options.journal;
           const sent = await courier.call(chatId, () =>
-            api.sendMessage(chatId, action.html, {
-              ...thread,
-              parse_mode: 'HTML',
-              disable_notification: true,
-            }),
+            journal
+              ? journal.send(chatId, action.html, other, {
+                  owner: { kind: 'card', turnId: action.turnId },
+                  adopt: record,
+                })
+              : api.sendMessage(chatId, action.html, other),
           );
           if (!sent) return { kind: 'send_failed' };
-          options.onCardMessage?.(action.turnId, sent.message_id);
+          if (!journal) record(sent.message_id);
           return { kind: 'sent', messageId: sent.message_id };
         } catch (error) {
           logger.warn({
@@ -211,6 +238,16 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     frame(route, turnId, frame) {
       const event = toCardEvent(frame, now());
       if (event) perform(cadence.event(route, turnId, event));
+    },
+    adopt(cards) {
+      const at = now();
+      const adopted = cards.map(({ ended, ...card }): AdoptedCard<Route> => {
+        if (!ended) return card;
+        const outcome =
+          ended.outcome === 'error' || ended.outcome === 'interrupted' ? ended.outcome : 'success';
+        return { ...card, ended: { type: 'turn_ended', at, outcome, error: ended.error } };
+      });
+      if (adopted.length > 0) perform(cadence.adopt(adopted, at));
     },
     live() {
       return cadence.cards().map((c) => ({

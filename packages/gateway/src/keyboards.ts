@@ -158,6 +158,12 @@ export function permissionAnswered(
   return `🔐 <b>${escapeHtml(frame.toolName)}</b>: ${escapeHtml(frame.summary.slice(0, 1500))}\n${word}`;
 }
 
+/**
+ * How much of an answer a question prompt repeats once answered: the whole answer went to the agent, and
+ * a long typed one beside a long question would take the message past Telegram's 4096 characters.
+ */
+export const ANSWER_ECHO_LIMIT = 300;
+
 /** The text and keyboard of a question prompt, with the current multi-select toggles ticked. */
 export function questionPrompt(
   frame: FrameOf<'question'>,
@@ -176,7 +182,8 @@ export function questionPrompt(
     }
     const answer = answered[q.question];
     if (answer !== undefined) {
-      lines.push(`→ ${escapeHtml(answer)}`);
+      const echo = answer.length > ANSWER_ECHO_LIMIT ? `${answer.slice(0, ANSWER_ECHO_LIMIT)}…` : answer;
+      lines.push(`→ ${escapeHtml(echo)}`);
       return;
     }
     const chosen = new Set(selection[String(qi)] ?? []);

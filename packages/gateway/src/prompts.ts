@@ -141,7 +141,17 @@ export function createPrompts(options: PromptsOptions): Prompts {
         { key: `prompt:${row.token}` },
       )
       .catch((error: unknown) => {
-        if (!isNotModified(error)) logger.warn({ event: 'prompt_edit_failed', error: errorText(error) });
+        if (isNotModified(error)) return;
+        logger.warn({ event: 'prompt_edit_failed', error: errorText(error) });
+        // The text was refused (too long, say): a closed prompt must still lose its buttons.
+        if (keyboard === undefined)
+          void courier
+            .call(row.route.chatId, () =>
+              api.editMessageReplyMarkup(row.route.chatId, messageId, {
+                reply_markup: { inline_keyboard: [] },
+              }),
+            )
+            .catch(() => {});
       });
   };
 

@@ -51,7 +51,9 @@ export type SendOwner =
   /** The placeholder of an inbound message, saying `placeholderKind`. */
   | { kind: 'placeholder'; inboundId: string; placeholderKind: string }
   /** A prompt's keyboard message. */
-  | { kind: 'prompt'; token: string };
+  | { kind: 'prompt'; token: string }
+  /** A turn's progress card. */
+  | { kind: 'card'; turnId: string };
 
 /** What a reconciliation found: messages adopted by their owners, and strays deleted. */
 export interface ReconcileReport {
@@ -112,7 +114,7 @@ const MAX_UNKNOWN_ATTEMPTS = 3;
 
 /**
  * `base` with its `sendMessage` journaled (ownerless), for the modules whose messages no one needs to
- * adopt after a crash (command replies, cards, notices): journaling them keeps every chat's floor exact.
+ * adopt after a crash (command replies, notices): journaling them keeps every chat's floor exact.
  * The view inherits every other method from `base` through the prototype chain.
  */
 export function journaledApi(base: BotApi, journal: SendJournal): BotApi {
@@ -292,6 +294,13 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
         const prompt = store.getPromptByToken(owner.token);
         if (!prompt) return false;
         if (prompt.messageId === undefined) store.setPromptMessage(owner.token, messageId);
+        return true;
+      }
+      case 'card': {
+        // Adopted, the turn's card is taken over at boot (`turns.resume`) and closed as any card is.
+        const turn = store.getTurn(owner.turnId);
+        if (!turn || (turn.cardMessageId !== undefined && turn.cardMessageId !== messageId)) return false;
+        store.setTurnCard(owner.turnId, messageId);
         return true;
       }
     }

@@ -87,7 +87,7 @@ export interface Turns {
    * reply sends no more drafts. The caller interrupts the turn as `/stop` does.
    */
   draftStopped(route: Route): void;
-  /** Re-attaches turns left running or unrendered by a previous process. */
+  /** Re-attaches turns left running or unrendered by a previous process, and the cards they left open. */
   resume(): void;
   /** Stops typing timers and waits for final renders in flight. */
   stop(): Promise<void>;
@@ -471,6 +471,25 @@ export function createTurns(options: TurnsOptions): Turns {
       sweepDue();
       sweeper ??= setInterval(sweepDue, options.placeholderRetryMs ?? 15_000);
       sweeper.unref();
+      // Cards first: the resumed turns' next frames then reach the card they already have.
+      cards.adopt(
+        store.openCards().flatMap((row) =>
+          row.cardMessageId === undefined
+            ? []
+            : [
+                {
+                  route: row.route,
+                  turnId: row.turnId,
+                  messageId: row.cardMessageId,
+                  request: row.request,
+                  startedAt: row.startedAt,
+                  ...(row.state === 'running'
+                    ? {}
+                    : { ended: { outcome: row.outcome ?? 'success', error: row.error } }),
+                },
+              ],
+        ),
+      );
       for (const row of store.unfinishedTurns()) {
         if (row.state === 'ended') finish(undefined, row);
         else if (!live.has(row.turnId)) {

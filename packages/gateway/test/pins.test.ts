@@ -166,7 +166,7 @@ describe('pinned progress card', () => {
       name: 'Bash',
       input: { command: 'x' },
     });
-    await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
+    const card = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
     await bridge.stop();
     bridge = undefined;
     await world.gateway.stop(); // the pin stays recorded, as after a crash
@@ -189,8 +189,13 @@ describe('pinned progress card', () => {
     expect(world.gateway.sweep?.recorded).toBe(1);
     expect(seen[0]).toBe('pins:0'); // the sweep came first …
     expect(seen.indexOf('pins:0')).toBeLessThan(seen.findIndex((s) => s.startsWith('message:'))); // … then traffic
-    expect(tg.chat(chatId).pinned).toHaveLength(0);
-    expect(world.gateway.status().pins).toBe(0);
+    // The turn still runs as far as the gateway knows: its card, taken over, is pinned again after the sweep.
+    await waitUntil(
+      () => tg.chat(chatId).pinned[0]?.messageId === card.messageId,
+      5000,
+      'the card pinned again',
+    );
+    expect(world.gateway.status().pins).toBe(1);
   });
 
   it('T8/F4: 20 rapid long turns each pin and unpin with no 429 reaching anyone', async () => {
@@ -212,4 +217,53 @@ describe('pinned progress card', () => {
     );
     expect(tg.stats().tooManyRequests).toBe(0);
   }, 30_000);
+});
+
+describe('a card open through a gateway restart', () => {
+  const cardOf = (w: World, chatId: number) =>
+    w.tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('do work'));
+
+  it("is taken over: the turn's end still turns it into Done, and it is unpinned", async () => {
+    world = await startWorld({ card: CARD });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await startTurn(bridge, { turnId: 'r', route: { chatId }, request: 'do work' });
+    await bridge.send({ type: 'tool_started', turnId: 'r', toolUseId: 'u', name: 'Bash', input: {} });
+    const card = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
+    await world.restart();
+    const b = bridge;
+    await waitUntil(() => b.endpoint.connected, 5000, 'the bridge back');
+    await b.send({ type: 'tool_finished', turnId: 'r', toolUseId: 'u', isError: false });
+    await b.send({ type: 'turn_ended', turnId: 'r', outcome: 'success' });
+    await waitUntil(
+      () =>
+        /Done/.test(tg.message(chatId, card.messageId)?.text ?? '') && tg.chat(chatId).pinned.length === 0,
+      5000,
+      'the card closed as Done',
+    );
+    expect(cardOf(world, chatId).map((m) => m.messageId)).toEqual([card.messageId]);
+    expect(world.gateway.status().pins).toBe(0);
+  });
+
+  it('of a turn that ended while the gateway was down gets its final render', async () => {
+    world = await startWorld({ card: CARD });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await startTurn(bridge, { turnId: 'd', route: { chatId }, request: 'do work' });
+    const card = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
+    await world.gateway.stop();
+    await bridge.send({ type: 'turn_ended', turnId: 'd', outcome: 'success' }); // queued in the channel
+    const { createGateway } = await import('../src/index.js');
+    world.gateway = createGateway(world.options);
+    await world.gateway.start();
+    await waitUntil(
+      () =>
+        /Done/.test(tg.message(chatId, card.messageId)?.text ?? '') && tg.chat(chatId).pinned.length === 0,
+      5000,
+      'the card closed as Done',
+    );
+    expect(cardOf(world, chatId)).toHaveLength(1);
+  });
 });

@@ -342,4 +342,24 @@ describe('questions (AskUserQuestion)', () => {
     tg.sendText(chatId, 'thanks');
     await waitUntil(() => framesOf(b, 'user_message').length === 1);
   });
+
+  it('closes a 2,500-character question answered with 3,000 typed characters: the whole answer goes, no live buttons stay', async () => {
+    const { tg, b, chatId } = await setUp();
+    const question = `Which way? ${'Some context for the question. '.repeat(83)}`;
+    await b.send({
+      type: 'question',
+      requestId: 'q1',
+      route: { chatId },
+      questions: [{ ...single, question }],
+    });
+    const m = await botMessage(tg, chatId, (t) => t.includes('Which way?'));
+    const typed = `My answer: ${'go on, and mind the details. '.repeat(107)}`;
+    tg.sendText(chatId, typed);
+    await waitUntil(() => framesOf(b, 'question_answer').length === 1);
+    expect(framesOf(b, 'question_answer')[0]?.answers).toEqual({ [question]: typed });
+    await tg.waitFor(() => {
+      const now = tg.message(chatId, m.messageId);
+      return now && buttons(now).length === 0 && now.text.includes('My answer: go on') ? now : undefined;
+    });
+  });
 });

@@ -18,6 +18,7 @@ export interface TurnRow {
   blocks: { id: string; text: string }[];
   /** The reply's Telegram messages in order (the first is the placeholder it grew from). */
   messageIds: number[];
+  /** The progress card while it is open: set once it is sent, cleared once it closed (final render done). */
   cardMessageId: number | undefined;
   outcome: string | undefined;
   error: string | undefined;
@@ -35,6 +36,8 @@ export interface TurnTable {
   markTurnRendered(turnId: string): void;
   /** Turns that still need work after a restart: running, or ended but not rendered. */
   unfinishedTurns(): TurnRow[];
+  /** Turns whose card is open (sent, not closed), whatever their state, oldest first. */
+  openCards(): TurnRow[];
 }
 
 /** The turn table over `db` (rendered turns are forgotten by `retention.ts`). */
@@ -53,6 +56,9 @@ export function createTurnTable(db: Db): TurnTable {
     ),
     renderTurn: db.prepare("UPDATE turns SET state = 'rendered' WHERE turn_id = ?"),
     unfinished: db.prepare<[], TurnSql>("SELECT * FROM turns WHERE state != 'rendered' ORDER BY started_at"),
+    openCards: db.prepare<[], TurnSql>(
+      'SELECT * FROM turns WHERE card_message_id IS NOT NULL ORDER BY started_at',
+    ),
   };
 
   return {
@@ -83,6 +89,7 @@ export function createTurnTable(db: Db): TurnTable {
       q.renderTurn.run(turnId);
     },
     unfinishedTurns: () => q.unfinished.all().map((r) => toTurn(r) as TurnRow),
+    openCards: () => q.openCards.all().map((r) => toTurn(r) as TurnRow),
   };
 }
 
