@@ -23,7 +23,7 @@ import {
   type World,
   waitUntil,
 } from '../../packages/gateway/test/harness.js';
-import { type Formatted, renderedWhole, replyDifference } from '../../packages/gateway/test/reply-text.js';
+import { botReply, renderedWhole, replyDifference } from '../../packages/gateway/test/reply-text.js';
 
 let world: World | undefined;
 let child: ChildProcess | undefined;
@@ -119,12 +119,6 @@ const PLANS: KillPlan[] = [
   { afterMs: 3300 }, // during the final render
 ];
 
-const botReply = (w: World, chatId: number): Formatted[] =>
-  w.tg
-    .messages(chatId)
-    .filter((m) => m.from === 'bot')
-    .map((m) => ({ text: m.text, entities: m.entities }));
-
 describe('a reply across kill -9 of the gateway', () => {
   it('shows the model’s text exactly once and no stray message, wherever the kill lands', async () => {
     const text = modelText();
@@ -192,7 +186,7 @@ describe('a reply across kill -9 of the gateway', () => {
       try {
         await waitUntil(
           () => {
-            difference = replyDifference(reference, botReply(w, chatId));
+            difference = replyDifference(reference, botReply(w.tg, chatId));
             return difference === undefined;
           },
           25_000,
@@ -202,7 +196,7 @@ describe('a reply across kill -9 of the gateway', () => {
         throw new Error(`${JSON.stringify(plan)}: ${difference}`);
       }
       await sleep(600); // and it stays that way: nothing more arrives
-      expect(replyDifference(reference, botReply(w, chatId)), JSON.stringify(plan)).toBeUndefined();
+      expect(replyDifference(reference, botReply(w.tg, chatId)), JSON.stringify(plan)).toBeUndefined();
       // (`replyDifference` over every visible bot message: a stray partial message, a "…" placeholder
       // left behind or a doubled chunk would each be text that is not the reply's next part.)
 

@@ -14,7 +14,7 @@
  *
  * Not a test file itself; not part of the package.
  */
-import { parseTelegramHtml, type WireMessageEntity } from '@switchyard/sandbox';
+import { parseTelegramHtml, type TelegramServer, type WireMessageEntity } from '@switchyard/sandbox';
 import { markdownToRuns, runsToHtml } from '../src/markdown.js';
 
 /** A message's text and entities, as Telegram stores them. */
@@ -91,3 +91,10 @@ export function replyDifference(reference: Formatted, parts: readonly Formatted[
     return `text missing after the last message: ${JSON.stringify(text.slice(at, at + 60))}…`;
   return undefined;
 }
+
+/** The bot's messages in `chatId` as the user sees them, oldest first. */
+export const botReply = (tg: Pick<TelegramServer, 'messages'>, chatId: number): Formatted[] =>
+  tg
+    .messages(chatId)
+    .filter((m) => m.from === 'bot')
+    .map((m) => ({ text: m.text, entities: m.entities }));

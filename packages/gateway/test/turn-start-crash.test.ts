@@ -6,14 +6,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createGateway, PLACEHOLDER } from '../src/index.js';
-import { connectBridge, sleep, startTurn, startWorld, type World, waitUntil } from './harness.js';
-import { type Formatted, renderedWhole, replyDifference } from './reply-text.js';
-
-const botReply = (w: World, chatId: number): Formatted[] =>
-  w.tg
-    .messages(chatId)
-    .filter((m) => m.from === 'bot')
-    .map((m) => ({ text: m.text, entities: m.entities }));
+import { connectBridge, sleep, startTurn, startWorld, waitUntil } from './harness.js';
+import { botReply, renderedWhole, replyDifference } from './reply-text.js';
 
 describe('a crash inside the bookkeeping of turn_started', () => {
   // The kill lands between two of the frame's writes: the turn is recorded, its opening message not yet
@@ -47,7 +41,7 @@ describe('a crash inside the bookkeeping of turn_started', () => {
     try {
       await waitUntil(
         () => {
-          difference = replyDifference(reference, botReply(w, chatId));
+          difference = replyDifference(reference, botReply(w.tg, chatId));
           return difference === undefined;
         },
         10_000,
@@ -57,6 +51,6 @@ describe('a crash inside the bookkeeping of turn_started', () => {
       throw new Error(String(difference));
     }
     await sleep(300);
-    expect(replyDifference(reference, botReply(w, chatId))).toBeUndefined();
+    expect(replyDifference(reference, botReply(w.tg, chatId))).toBeUndefined();
   });
 });
