@@ -67,11 +67,6 @@ export interface SessionState {
   /** The first request text of an awaiting message, for the `turn_started` it may open (bounded). */
   awaitingRequest?: string;
   /**
-   * The request texts of awaiting messages after the first (bounded), for when the first is taken by an
-   * echo and the next one becomes first. Optional: snapshots from before it existed have none.
-   */
-  awaitingLater?: Record<string, string>;
-  /**
    * With `echoesInput`: the messages written to this process that no model call has taken yet (no echo),
    * oldest first — a turn's opening message until its first call, a steer until the call that reads it.
    * If the process dies first they are written again to the next one (see `processExited`).

@@ -125,7 +125,6 @@ export class Session {
     if (s.echoesInput) s.untaken = [...(s.untaken ?? []), message];
     if (this.running) {
       if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
-      else s.awaitingLater = { ...s.awaitingLater, [message.inboundId]: message.text.slice(0, 4096) };
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
     }
@@ -316,7 +315,6 @@ export class Session {
   #clearAwaiting(): void {
     this.state.awaiting = [];
     delete this.state.awaitingRequest;
-    delete this.state.awaitingLater;
   }
 
   #announceSteers(step: Step): void {
@@ -360,24 +358,20 @@ export class Session {
         return;
       }
       case 'input_taken': {
-        if (s.untaken) {
-          s.untaken = s.untaken.filter((m) => !event.inboundIds.includes(m.inboundId));
-          if (s.untaken.length === 0) delete s.untaken;
-        }
         // The proof a steer was read: the model call being made now has it.
         const taken = s.awaiting.filter((id) => event.inboundIds.includes(id));
-        if (taken.length === 0) return;
-        const turn = this.#proveTurn(now, step);
-        step.frames.push({ type: 'message_taken', turnId: turn.id, inboundIds: taken });
-        const first = s.awaiting[0];
-        s.awaiting = s.awaiting.filter((id) => !taken.includes(id));
-        const next = s.awaiting[0];
-        if (next === undefined) this.#clearAwaiting();
-        else if (next !== first) {
-          s.awaitingRequest = s.awaitingLater?.[next] ?? '';
-          delete s.awaitingLater?.[next];
+        if (taken.length > 0) {
+          const turn = this.#proveTurn(now, step);
+          step.frames.push({ type: 'message_taken', turnId: turn.id, inboundIds: taken });
+          s.awaiting = s.awaiting.filter((id) => !taken.includes(id));
+          // The request a next turn would show is the first message still waiting (its text is in `untaken`).
+          const next = s.untaken?.find((m) => m.inboundId === s.awaiting[0]);
+          if (next === undefined) this.#clearAwaiting();
+          else s.awaitingRequest = next.text.slice(0, 4096);
         }
-        for (const id of taken) delete s.awaitingLater?.[id];
+        const untaken = s.untaken?.filter((m) => !event.inboundIds.includes(m.inboundId)) ?? [];
+        if (untaken.length > 0) s.untaken = untaken;
+        else delete s.untaken;
         return;
       }
       case 'block_started':
