@@ -135,29 +135,43 @@ export function createTurns(options: TurnsOptions): Turns {
    * Telegram outage or a placeholder still in flight is made by the next sweep instead of leaving "⏳ will
    * be read" or "queued" beside an answered message.
    */
+  /**
+   * Edits the placeholder to `text` once, after its send if that is still in flight. `shown`: Telegram
+   * has it; `gone`: it says that already, or can never be edited again; `replaced`: a newer edit of the
+   * same message took this one's place in the chat's queue.
+   */
+  const edit = async (
+    inboundId: string,
+    text: string,
+    retried: boolean,
+  ): Promise<'shown' | 'gone' | 'replaced' | 'failed' | 'no message'> => {
+    await placeholders.get(inboundId);
+    const row = store.getInbound(inboundId);
+    const id = row?.placeholderId;
+    if (!row || id === undefined) return 'no message';
+    const chatId = row.route.chatId;
+    try {
+      const done = await courier.call(chatId, () => api.editMessageText(chatId, id, text), {
+        key: `ph:${id}`,
+      });
+      return done === undefined ? 'replaced' : 'shown';
+    } catch (error) {
+      const words = errorText(error);
+      const gone = /not modified|not found|can't be edited/i.test(words);
+      logger.warn({ event: 'placeholder_edit_failed', error: words, retry: retried && !gone });
+      return gone ? 'gone' : 'failed';
+    }
+  };
+
   const applyDue = (inboundId: string): void => {
     if (editing.has(inboundId)) return;
     editing.add(inboundId);
     void (async () => {
       await placeholders.get(inboundId);
-      const row = store.getInbound(inboundId);
-      const id = row?.placeholderId;
-      const due = row?.placeholderDue;
-      if (!row || id === undefined || due === undefined) return;
-      const chatId = row.route.chatId;
-      try {
-        const done = await courier.call(chatId, () => api.editMessageText(chatId, id, due), {
-          key: `ph:${id}`,
-        });
-        // `undefined`: a newer edit of the same message replaced this one in the chat's queue.
-        if (done !== undefined) store.placeholderShown(inboundId, due);
-      } catch (error) {
-        const words = errorText(error);
-        // Already saying it, or gone for good (deleted, too old to edit): nothing left to do.
-        const settled = /not modified|not found|can't be edited/i.test(words);
-        if (settled) store.placeholderShown(inboundId, due);
-        logger.warn({ event: 'placeholder_edit_failed', error: words, retry: !settled });
-      }
+      const due = store.getInbound(inboundId)?.placeholderDue;
+      if (due === undefined) return;
+      const outcome = await edit(inboundId, due, true);
+      if (outcome === 'shown' || outcome === 'gone') store.placeholderShown(inboundId, due);
     })().finally(() => editing.delete(inboundId));
   };
 
@@ -165,17 +179,7 @@ export function createTurns(options: TurnsOptions): Turns {
   const editPlaceholder = (inboundId: string, text: string, kind: string): void => {
     if (kind === 'reply') {
       store.placeholderDue(inboundId, kind, undefined);
-      void (async () => {
-        const id = await (placeholders.get(inboundId) ??
-          Promise.resolve(store.getInbound(inboundId)?.placeholderId));
-        const row = store.getInbound(inboundId);
-        if (id === undefined || !row) return;
-        await courier
-          .call(row.route.chatId, () => api.editMessageText(row.route.chatId, id, text), { key: `ph:${id}` })
-          .catch((error: unknown) =>
-            logger.warn({ event: 'placeholder_edit_failed', error: errorText(error), retry: false }),
-          );
-      })();
+      void edit(inboundId, text, false);
       return;
     }
     store.placeholderDue(inboundId, kind, text);

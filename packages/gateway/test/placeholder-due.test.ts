@@ -31,23 +31,33 @@ async function steerDuringTurn(
   return { chatId, inboundId: frame.inboundId, placeholderId: ph.messageId };
 }
 
+/** Telegram refuses the next edit in the chat; the bridge then reports the steer taken. */
+async function takenWithRefusedEdit(
+  world: Awaited<ReturnType<typeof startWorld>>,
+  bridge: FakeBridge,
+  chatId: number,
+  inboundId: string,
+): Promise<void> {
+  world.tg.failNext(
+    'editMessageText',
+    { errorCode: 400, description: 'Bad Request: an odd refusal' },
+    { chatId },
+  );
+  await bridge.send({ type: 'message_taken', turnId: 't', inboundIds: [inboundId] });
+  await waitUntil(
+    () => world.logger.lines.find((l) => l.fields.event === 'placeholder_edit_failed'),
+    3000,
+    'the refused edit',
+  );
+}
+
 describe('placeholder edits are owed until Telegram confirms them', () => {
   it('makes a refused "taken" edit again at the next sweep', async () => {
     const world = await startWorld({ placeholderRetryMs: 200 });
     const bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const { chatId, inboundId, placeholderId } = await steerDuringTurn(world, bridge);
-    tg.failNext(
-      'editMessageText',
-      { errorCode: 400, description: 'Bad Request: an odd refusal' },
-      { chatId },
-    );
-    await bridge.send({ type: 'message_taken', turnId: 't', inboundIds: [inboundId] });
-    await waitUntil(
-      () => world.logger.lines.find((l) => l.fields.event === 'placeholder_edit_failed'),
-      3000,
-      'the refused edit',
-    );
+    await takenWithRefusedEdit(world, bridge, chatId, inboundId);
     await tg.waitFor(() => tg.message(chatId, placeholderId)?.text === PLACEHOLDER.taken || undefined, {
       timeoutMs: 3000,
     });
@@ -60,17 +70,7 @@ describe('placeholder edits are owed until Telegram confirms them', () => {
     const bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const { chatId, inboundId, placeholderId } = await steerDuringTurn(world, bridge);
-    tg.failNext(
-      'editMessageText',
-      { errorCode: 400, description: 'Bad Request: an odd refusal' },
-      { chatId },
-    );
-    await bridge.send({ type: 'message_taken', turnId: 't', inboundIds: [inboundId] });
-    await waitUntil(
-      () => world.logger.lines.find((l) => l.fields.event === 'placeholder_edit_failed'),
-      3000,
-      'the lost edit',
-    );
+    await takenWithRefusedEdit(world, bridge, chatId, inboundId);
     expect(tg.message(chatId, placeholderId)?.text).toBe(PLACEHOLDER.steer);
     await world.restart();
     await tg.waitFor(() => tg.message(chatId, placeholderId)?.text === PLACEHOLDER.taken || undefined, {
