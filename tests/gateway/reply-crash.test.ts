@@ -23,7 +23,12 @@ import {
   type World,
   waitUntil,
 } from '../../packages/gateway/test/harness.js';
-import { botReply, renderedWhole, replyDifference } from '../../packages/gateway/test/reply-text.js';
+import {
+  botReply,
+  renderedWhole,
+  replyDifference,
+  waitForReply,
+} from '../../packages/gateway/test/reply-text.js';
 
 let world: World | undefined;
 let child: ChildProcess | undefined;
@@ -182,19 +187,7 @@ describe('a reply across kill -9 of the gateway', () => {
 
       gw = spawnGateway();
       child = gw;
-      let difference: string | undefined = 'not checked';
-      try {
-        await waitUntil(
-          () => {
-            difference = replyDifference(reference, botReply(w.tg, chatId));
-            return difference === undefined;
-          },
-          25_000,
-          'the final reply',
-        );
-      } catch {
-        throw new Error(`${JSON.stringify(plan)}: ${difference}`);
-      }
+      await waitForReply(w.tg, chatId, reference, 25_000, `${JSON.stringify(plan)}: `);
       await sleep(600); // and it stays that way: nothing more arrives
       expect(replyDifference(reference, botReply(w.tg, chatId)), JSON.stringify(plan)).toBeUndefined();
       // (`replyDifference` over every visible bot message: a stray partial message, a "…" placeholder

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLAUDE_STREAM_ARGS } from '@switchyard/agent-bridge';
 import {
   bash,
   createScriptedModel,
@@ -46,17 +47,8 @@ async function startCli(rules: readonly Rule[]): Promise<{ cli: Cli; model: Scri
   for (const d of [cwd, configDir]) mkdirSync(d);
   const child: ChildProcessWithoutNullStreams = spawn(
     CLAUDE,
-    [
-      '-p',
-      '--verbose',
-      '--input-format',
-      'stream-json',
-      '--output-format',
-      'stream-json',
-      '--include-partial-messages',
-      '--permission-prompt-tool',
-      'stdio',
-    ],
+    // The flags the bridge starts the CLI with, so the scripted API is tested as the bridge meets it.
+    [...CLAUDE_STREAM_ARGS],
     {
       cwd,
       env: {

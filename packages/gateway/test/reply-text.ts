@@ -98,3 +98,24 @@ export const botReply = (tg: Pick<TelegramServer, 'messages'>, chatId: number): 
     .messages(chatId)
     .filter((m) => m.from === 'bot')
     .map((m) => ({ text: m.text, entities: m.entities }));
+
+/**
+ * Waits until the bot's messages in `chatId` show `reference` exactly; on timeout, throws the last
+ * difference found (prefixed with `label`), which says what is wrong better than a timeout does.
+ */
+export async function waitForReply(
+  tg: Pick<TelegramServer, 'messages'>,
+  chatId: number,
+  reference: Formatted,
+  timeoutMs: number,
+  label = '',
+): Promise<void> {
+  let difference: string | undefined = 'not checked';
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    difference = replyDifference(reference, botReply(tg, chatId));
+    if (difference === undefined) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${label}${difference}`);
+}

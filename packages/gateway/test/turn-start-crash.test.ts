@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createGateway, PLACEHOLDER } from '../src/index.js';
 import { connectBridge, sleep, startTurn, startWorld, waitUntil } from './harness.js';
-import { botReply, renderedWhole, replyDifference } from './reply-text.js';
+import { botReply, renderedWhole, replyDifference, waitForReply } from './reply-text.js';
 
 describe('a crash inside the bookkeeping of turn_started', () => {
   // The kill lands between two of the frame's writes: the turn is recorded, its opening message not yet
@@ -37,19 +37,7 @@ describe('a crash inside the bookkeeping of turn_started', () => {
     w.gateway = createGateway(w.options);
     await w.gateway.start();
     const reference = renderedWhole('The **answer**.');
-    let difference: string | undefined = 'not checked';
-    try {
-      await waitUntil(
-        () => {
-          difference = replyDifference(reference, botReply(w.tg, chatId));
-          return difference === undefined;
-        },
-        10_000,
-        'the reply',
-      );
-    } catch {
-      throw new Error(String(difference));
-    }
+    await waitForReply(w.tg, chatId, reference, 10_000);
     await sleep(300);
     expect(replyDifference(reference, botReply(w.tg, chatId))).toBeUndefined();
   });
