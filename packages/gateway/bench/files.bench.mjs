@@ -36,18 +36,23 @@ const tg = createTelegramServer({ rateLimits: false });
 const { apiRoot } = await tg.start();
 /** Each sample goes to a chat of its own, so neither side waits for a chat's send budget. */
 let chatId = 0;
-let nextUser = 9000;
+// The gateway lets the bridge address only chats the agent talked in: each user is allowed, and writes
+// first in the tool's samples (see `viaTool`).
+const users = Array.from({ length: 2 * (RUNS + 1) }, (_, i) => tg.addUser({ id: 9000 + i, firstName: 'u' }));
 const freshChat = () => {
-  chatId = tg.privateChat(tg.addUser({ id: nextUser++, firstName: 'u' })).id;
+  chatId = tg.privateChat(users.shift()).id;
 };
+/** Chats whose first message reached the bridge's side. */
+const talkedIn = new Set();
 const socketPath = join(dir, 'g.sock');
 const gateway = createGateway({
   agent: 'bench',
   token: tg.token,
   apiRoot,
-  allowUsers: [tg.defaultUser.id],
+  allowUsers: [tg.defaultUser.id, ...users.map((u) => u.id)],
   stateDir: join(dir, 'g'),
   socketPath,
+  exchange: { dir: join(dir, 'files') },
 });
 await gateway.start();
 
@@ -60,12 +65,15 @@ const channel = createProtocolClient({
     if (frame.type === 'file_sent') {
       tools.settle(frame);
     }
+    if (frame.type === 'user_message') talkedIn.add(frame.route.chatId);
   },
   logger: silentLogger,
 });
 tools = createFileTools({
   stateDir: bridgeState,
   workDir: work,
+  // The directory the gateway uploads from (both services are given the same one).
+  exchange: { dir: join(dir, 'files') },
   emit: (frame) => {
     void channel.send(frame);
   },
@@ -85,6 +93,8 @@ const plain = async () => {
 };
 const viaTool = async () => {
   freshChat();
+  tg.sendText(chatId, 'hi');
+  while (!talkedIn.has(chatId)) await new Promise((resolve) => setTimeout(resolve, 5));
   const started = performance.now();
   const answer = await ask({ tool: 'send_file', paths: [file] });
   if (!answer.ok || !answer.text.startsWith('Sent')) throw new Error(`the tool call failed: ${answer.text}`);
