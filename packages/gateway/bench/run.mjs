@@ -88,6 +88,9 @@ const gw = await startBot('gateway', {
   stateDir: join(dir, 's'),
   socketPath: join(dir, 'b.sock'),
   polling: { timeoutSec: 1 },
+  // What (a) and (b) measure is the placeholder message and its edits; rich replies (the default) show
+  // a private chat's answer as drafts and one message, which the reply-text and files benches cover.
+  replies: 'classic',
 });
 const bridge = createProtocolClient({
   socketPath: join(dir, 'b.sock'),
