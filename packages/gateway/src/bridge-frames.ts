@@ -1,19 +1,12 @@
 /**
  * The bridge-frame dispatch: every frame the agent's bridge sends, routed to the module that owns it —
  * turn and text events to the turns (and through them the card), prompts to the prompts and the turns
- * (the card shows the wait), command results and status to the command runner. The switch is exhaustive
- * over the protocol's union, so a new frame type does not compile until it is routed here.
+ * (the card shows the wait), command results and status to the command runner. Who owns which frame is
+ * the table in `core/frame-owner.ts`; the switch here is exhaustive over its owners.
  */
-import {
-  type AppFrame,
-  assertNever,
-  type BridgeToGateway,
-  type FrameOf,
-  type GatewayToBridge,
-  type Logger,
-  type Route,
-} from '@switchyard/protocol';
+import { type AppFrame, assertNever, type FrameOf, type Logger, type Route } from '@switchyard/protocol';
 import type { CommandRunner } from './commands.js';
+import { ownerOf } from './core/frame-owner.js';
 import type { FileSender } from './files.js';
 import type { Prompts } from './prompts.js';
 import type { Turns } from './turns.js';
@@ -42,79 +35,57 @@ export interface FrameDispatchOptions {
 export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppFrame) => void {
   const { commands, logger } = options;
   return (frame) => {
-    const f = frame as BridgeToGateway | GatewayToBridge;
-    const route = 'route' in f ? f.route : undefined;
+    const route = 'route' in frame ? frame.route : undefined;
     if (route && !options.allows(route)) {
       // The bridge may speak only for this agent's own conversations.
       logger.warn(
-        { event: 'frame_for_unknown_chat', type: f.type, chat: route.chatId },
+        { event: 'frame_for_unknown_chat', type: frame.type, chat: route.chatId },
         'dropped a bridge frame naming a chat this agent never talked in',
       );
       return;
     }
-    switch (f.type) {
-      case 'turn_started':
-      case 'turn_ended':
-      case 'text_delta':
-      case 'text':
-      case 'thinking':
-      case 'tool_started':
-      case 'tool_finished':
-      case 'subagent_started':
-      case 'subagent_tool_started':
-      case 'subagent_tool_finished':
-      case 'subagent_text':
-      case 'subagent_finished':
-      case 'message_taken':
-      case 'messages_unread':
-        options.live()?.turns.frame(f);
-        if (f.type === 'turn_ended' && f.outcome === 'error') options.setLastError(f.error);
+    const owned = ownerOf(frame);
+    switch (owned.owner) {
+      case 'turn': {
+        const turnFrame = owned.frame;
+        options.live()?.turns.frame(turnFrame);
+        if (turnFrame.type === 'turn_ended' && turnFrame.outcome === 'error')
+          options.setLastError(turnFrame.error);
         return;
-      case 'permission_request':
-      case 'question':
-      case 'prompt_closed':
-        options.live()?.prompts.frame(f);
-        options.live()?.turns.frame(f);
+      }
+      case 'prompt':
+        options.live()?.prompts.frame(owned.frame);
+        options.live()?.turns.frame(owned.frame);
         return;
       case 'status':
-        options.onAgentStatus(f);
-        commands.answer(f);
+        options.onAgentStatus(owned.frame);
+        commands.answer(owned.frame);
         return;
-      case 'sessions':
-        commands.answer(f);
+      case 'command':
+        commands.answer(owned.frame);
         return;
-      case 'session_waiting':
-        options.live()?.turns.frame(f);
+      case 'operator': {
+        const event = owned.frame;
+        options.setLastError(event.message);
+        logger.warn(
+          { event: 'operator_event', kind: event.kind, turn: event.turnId },
+          'agent reported a problem',
+        );
+        options.onOperatorEvent?.(event);
+        if (event.route) options.reply(event.route, `⚠️ ${event.message}`);
         return;
-      case 'operator_event':
-        options.setLastError(f.message);
-        logger.warn({ event: 'operator_event', kind: f.kind, turn: f.turnId }, 'agent reported a problem');
-        options.onOperatorEvent?.(f);
-        if (f.route) options.reply(f.route, `⚠️ ${f.message}`);
+      }
+      case 'file':
+        options.files.frame(owned.frame);
         return;
-      case 'command_result':
-        commands.answer(f);
-        return;
-      case 'file_send':
-        options.files.frame(f);
-        return;
-      case 'user_message':
-      case 'permission_answer':
-      case 'question_answer':
-      case 'interrupt':
-      case 'set_model':
-      case 'set_mode':
-      case 'compact':
-      case 'clear':
-      case 'status_request':
-      case 'rename':
-      case 'stop_session':
-      case 'sessions_request':
-      case 'file_sent':
-        logger.warn({ event: 'unexpected_frame', type: f.type }, 'the bridge sent a gateway-to-bridge frame');
+      case 'wrong_way':
+        logger.warn(
+          { event: 'unexpected_frame', type: owned.frame.type },
+          'the bridge sent a gateway-to-bridge frame',
+        );
         return;
       default:
-        assertNever(f);
+        assertNever(owned);
     }
   };
 }

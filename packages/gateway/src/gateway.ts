@@ -29,6 +29,7 @@ import { createFrameDispatch } from './bridge-frames.js';
 import { type BudgetOptions, createBudget } from './budget.js';
 import type { CardOptions } from './card-driver.js';
 import { createCommandRunner, type InlineButton } from './commands.js';
+import { threadParams } from './core/route.js';
 import { createCourier } from './courier.js';
 import { createFileSender } from './files.js';
 import { createKnownChats } from './known-chats.js';
@@ -189,18 +190,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const reply = (route: Route, text: string): Promise<unknown> =>
     courier
       .call(route.chatId, () =>
-        (renderers?.api ?? bot.api).sendMessage(
-          route.chatId,
-          text,
-          route.threadId === undefined ? {} : { message_thread_id: route.threadId },
-        ),
+        (renderers?.api ?? bot.api).sendMessage(route.chatId, text, threadParams(route)),
       )
       .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
   const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
     courier
       .call(route.chatId, () =>
         (renderers?.api ?? bot.api).sendMessage(route.chatId, text, {
-          ...(route.threadId === undefined ? {} : { message_thread_id: route.threadId }),
+          ...threadParams(route),
           reply_markup: { inline_keyboard: buttons },
         }),
       )

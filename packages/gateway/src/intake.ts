@@ -153,17 +153,6 @@ export function inboundIdOf(message: Pick<Message, 'chat' | 'message_id'>): stri
   return `tg:${message.chat.id}:${message.message_id}`;
 }
 
-/** The lane (chat, or forum topic in it) an update belongs to, for `sequentialize`. */
-export function laneOf(update: Update): string | undefined {
-  const stopped = update.stopped_message_generation;
-  if (stopped) return `${stopped.chat.id}:${stopped.message_thread_id ?? ''}`;
-  const message = update.message ?? update.callback_query?.message;
-  if (!message) return undefined;
-  const thread =
-    'is_topic_message' in message && message.is_topic_message ? message.message_thread_id : undefined;
-  return `${message.chat.id}:${thread ?? ''}`;
-}
-
 /** Unsupported message kinds, with the word used in the reply. */
 export function unsupportedKind(message: Message): string | undefined {
   if (message.voice || message.audio) return 'Voice and audio messages';

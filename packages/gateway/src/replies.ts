@@ -6,6 +6,7 @@
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { createDraftPacer, createRichReply, type RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
@@ -99,7 +100,7 @@ export function createReplies(options: RepliesOptions): Replies {
       // Drafts spend no send budget (they are not messages), so this bypasses the courier.
       void api
         .sendMessageDraft(route.chatId, draftId, '', {
-          ...(route.threadId === undefined ? {} : { message_thread_id: route.threadId }),
+          ...threadParams(route),
           can_stop: true,
         })
         .catch((error: unknown) =>

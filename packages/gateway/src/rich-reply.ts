@@ -27,6 +27,7 @@
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isMethodMissing, isNotModified, isRichRefused } from './bot-api.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { splitPlain } from './markdown.js';
 import { RICH_TEXT_LIMIT, splitRich, toRichMarkdown } from './rich-markdown.js';
@@ -136,7 +137,7 @@ export function createRichReply(options: RichReplyOptions): RichReply {
   const refresh = options.draftRefreshMs ?? DRAFT_REFRESH_MS;
   const pacer = options.pacer ?? createDraftPacer(every);
   const chatId = route.chatId;
-  const thread = route.threadId === undefined ? {} : { message_thread_id: route.threadId };
+  const thread = threadParams(route);
   const ids = [...options.messageIds];
   const liveKey = `stream:${options.key}`;
   let latest: () => string = () => '';

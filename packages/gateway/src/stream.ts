@@ -23,6 +23,7 @@
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified, isParseError } from './bot-api.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { type HtmlChunk, renderMarkdown, splitPlain } from './markdown.js';
 import type { SendJournal } from './send-journal.js';
@@ -65,7 +66,7 @@ export interface ReplyStream {
 export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
   const { api, journal, courier, route, logger } = options;
   const chatId = route.chatId;
-  const thread = route.threadId === undefined ? {} : { message_thread_id: route.threadId };
+  const thread = threadParams(route);
   const ids = [...options.messageIds];
   /** What each message shows now (live text), so unchanged messages are not edited. */
   const shown: (string | undefined)[] = [];

@@ -17,7 +17,8 @@ import { addressedToBot, isGroupChat, repliedMessage, stripMention } from './add
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
 import { type CommandRunner, parseCommand, SESSION_BUTTON_PREFIX } from './commands.js';
-import { inboundIdOf, laneOf, unsupportedKind } from './intake.js';
+import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
+import { inboundIdOf, unsupportedKind } from './intake.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import type { Prompts } from './prompts.js';
 import type { GatewayStore } from './store.js';
@@ -59,7 +60,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
 
   const onMessage = async (ctx: Context, message: Message): Promise<void> => {
     const s = db();
-    const route = routeOf(message);
+    const route = routeOfMessage(message);
     const updateId = ctx.update.update_id;
     const done = (): void => s.markHandled(updateId);
     const me = { id: bot.botInfo.id, username: bot.botInfo.username };
@@ -145,7 +146,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   // answered once) but never wait behind a message's handler (a download, a queued reply).
   bot.use(
     sequentialize((ctx: Context) => {
-      const lane = laneOf(ctx.update);
+      const lane = laneOfUpdate(ctx.update);
       const press = ctx.callbackQuery || ctx.update.stopped_message_generation;
       return press && lane !== undefined ? `${lane}:press` : lane;
     }),
@@ -154,10 +155,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     const data = ctx.callbackQuery.data ?? '';
     const message = ctx.callbackQuery.message;
     if (data.startsWith(SESSION_BUTTON_PREFIX) && message) {
-      const route: Route =
-        message.message_thread_id !== undefined && (message as Message).is_topic_message
-          ? { chatId: message.chat.id, threadId: message.message_thread_id }
-          : { chatId: message.chat.id };
+      const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route);
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
       db().markHandled(ctx.update.update_id);
@@ -173,10 +171,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   bot.use(async (ctx, next) => {
     const stopped = ctx.update.stopped_message_generation;
     if (!stopped) return next();
-    const route: Route =
-      stopped.message_thread_id === undefined
-        ? { chatId: stopped.chat.id }
-        : { chatId: stopped.chat.id, threadId: stopped.message_thread_id };
+    const route = routeOfStoppedDraft(stopped);
     options.live()?.turns.draftStopped(route);
     db().markHandled(ctx.update.update_id);
     await options.commands.run({ name: 'stop' }, route);
@@ -191,13 +186,6 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       'update handler failed',
     );
   });
-}
-
-/** The chat (and forum topic) a message came from, where its answer goes. */
-export function routeOf(message: Message): Route {
-  return message.is_topic_message && message.message_thread_id !== undefined
-    ? { chatId: message.chat.id, threadId: message.message_thread_id }
-    : { chatId: message.chat.id };
 }
 
 /** The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to. */

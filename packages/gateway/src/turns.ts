@@ -17,6 +17,7 @@
 import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
+import { laneKey, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { createReplies } from './replies.js';
 import { ReplyText } from './reply-text.js';
@@ -93,8 +94,6 @@ export interface Turns {
   stop(): Promise<void>;
 }
 
-const laneKey = (r: Route): string => `${r.chatId}:${r.threadId ?? ''}`;
-
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
   const { api, journal, courier, store, cards, logger } = options;
@@ -123,8 +122,6 @@ export function createTurns(options: TurnsOptions): Turns {
   const unplaced = new Set<string>();
   /** Those of them whose "Thinking…" draft went out (the chat's draft bucket allowed it). */
   const thought = new Set<string>();
-
-  const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
   /** Placeholders whose edit is on its way, so the retry sweep does not queue a second one. */
   const editing = new Set<string>();
@@ -195,7 +192,7 @@ export function createTurns(options: TurnsOptions): Turns {
   const startTyping = (turn: LiveTurn): void => {
     // Chat actions are not messages: they do not spend the chat's send budget, so they bypass the courier.
     const tick = (): void => {
-      void api.sendChatAction(turn.route.chatId, 'typing', thread(turn.route)).catch(() => {});
+      void api.sendChatAction(turn.route.chatId, 'typing', threadParams(turn.route)).catch(() => {});
     };
     tick();
     turn.typing = setInterval(tick, typingEvery);
@@ -264,7 +261,7 @@ export function createTurns(options: TurnsOptions): Turns {
       await s.finish(reply.length > 0 ? reply : (note ?? '(no text)'));
       if (note && reply.length > 0) {
         await courier.call(row.route.chatId, () =>
-          api.sendMessage(row.route.chatId, note, thread(row.route)),
+          api.sendMessage(row.route.chatId, note, threadParams(row.route)),
         );
       }
       store.markTurnRendered(row.turnId);
@@ -358,7 +355,7 @@ export function createTurns(options: TurnsOptions): Turns {
               chatId,
               PLACEHOLDER[kind],
               {
-                ...thread(row.route),
+                ...threadParams(row.route),
                 reply_parameters: { message_id: row.telegramMessageId, allow_sending_without_reply: true },
               },
               {
