@@ -29,7 +29,7 @@ import { createPins, type SweepReport } from './pins.js';
 import { createPrompts, type Prompts } from './prompts.js';
 import { createSendJournal, journaledApi } from './send-journal.js';
 import type { GatewayStore } from './store.js';
-import { createTurns, type Turns } from './turns.js';
+import { createTurns, type Turns, type TurnsOptions } from './turns.js';
 
 /** What renders the agent's work into Telegram once booted; `api` journals every `sendMessage`. */
 export interface Renderers {
@@ -54,6 +54,7 @@ export interface BootOptions {
     | 'polling'
     | 'replies'
     | 'placeholderRetryMs'
+    | 'bridgeGraceMs'
   >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
@@ -62,7 +63,8 @@ export interface BootOptions {
   /** Sends a frame to the bridge through the endpoint handed to `ready`. */
   send(frame: GatewayToBridge): Promise<void>;
   onFrame(frame: AppFrame): void;
-  bridgeConnected(): boolean;
+  /** The bridge's connection, as the turns read it (see `core/arrival.ts`). */
+  bridge: TurnsOptions['bridge'];
   onConnectionChange(connected: boolean): void;
   onPollingHealth(health: { ok: boolean; error?: string }): void;
   /**
@@ -112,7 +114,8 @@ export async function boot(options: BootOptions): Promise<Booted> {
     store,
     cards,
     logger: logger.child({ component: 'turns' }),
-    bridgeConnected: options.bridgeConnected,
+    bridge: options.bridge,
+    ...(config.bridgeGraceMs !== undefined ? { bridgeGraceMs: config.bridgeGraceMs } : {}),
     ...(config.replies ? { replies: config.replies } : {}),
     ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
   });

@@ -96,6 +96,11 @@ export interface GatewayOptions {
    * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
    */
   replies?: 'rich' | 'classic';
+  /**
+   * How long a message waits silently for a connecting bridge (after a start or a restart) before its
+   * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
+   */
+  bridgeGraceMs?: number;
   /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
   placeholderRetryMs?: number;
   /** Long-polling knobs; the defaults suit Telegram. */
@@ -171,6 +176,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   let stopping = new AbortController();
   let sweep: SweepReport | undefined;
   let connected = false;
+  /** Messages waiting for the bridge to connect (`core/arrival.ts`), woken when it does. */
+  const connectWaiters = new Set<() => void>();
   /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
   const conversationStatus = new Map<string, FrameOf<'status'>>();
   let agentStatus: FrameOf<'status'> | undefined;
@@ -320,9 +327,23 @@ export function createGateway(options: GatewayOptions): Gateway {
         keep: allowed,
         send,
         onFrame: metrics.observeFrames(onFrame),
-        bridgeConnected: () => connected,
+        bridge: {
+          connected: () => connected,
+          whenConnected: (timeoutMs) =>
+            new Promise<void>((resolve) => {
+              if (connected) return resolve();
+              const done = (): void => {
+                clearTimeout(timer);
+                connectWaiters.delete(done);
+                resolve();
+              };
+              const timer = setTimeout(done, timeoutMs);
+              connectWaiters.add(done);
+            }),
+        },
         onConnectionChange: (state) => {
           connected = state;
+          if (state) for (const done of [...connectWaiters]) done();
           metrics.bridgeConnected(state);
         },
         onPollingHealth: (health) => {

@@ -17,6 +17,8 @@ export { COMMANDS } from './commands.js';
 export { createGateway, type Gateway, type GatewayOptions, type GatewayStatus } from './gateway.js';
 /** Markdown → Telegram HTML, for callers that render replies the same way. */
 export { type HtmlChunk, renderMarkdown, splitPlain, TELEGRAM_TEXT_LIMIT } from './markdown.js';
+/** Texts the user sees for placeholders and refusals, for tests and docs. */
+export { PLACEHOLDER } from './markers.js';
 /** Prometheus metrics (off by default): the endpoint the cli starts and the interface the gateway calls. */
 export {
   createMetrics,
@@ -35,5 +37,3 @@ export {
 } from './store/inspect.js';
 /** The SQLite store, for operator tools that inspect a gateway's state. */
 export { type GatewayStore, openGatewayStore } from './store.js';
-/** Texts the user sees for placeholders and refusals, for tests and docs. */
-export { PLACEHOLDER } from './turns.js';

@@ -1,7 +1,8 @@
 /**
- * Turns as the user sees them: the placeholder sent for each inbound message, the reply stream it
- * grows into, the typing indicator, steers marked as taken, unread messages reported, and the final
- * render when the turn ends.
+ * Turns as the user sees them: the reply stream each turn grows into (from its opening message's
+ * placeholder, or as a draft), the typing indicator, steers marked as taken, unread messages reported,
+ * and the final render when the turn ends. How each inbound message is acknowledged is `arrivals.ts`;
+ * the markers' texts and their durable edits are `markers.ts`.
  *
  * Replies are rich (`replies: rich`, the default; `rich-reply.ts`) or classic (`stream.ts`). Rich in a
  * private chat means no "…" placeholder: a "Thinking…" draft appears at once and the answer is one
@@ -15,26 +16,19 @@
  * ended but not yet rendered from SQLite.
  */
 import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protocol';
+import { createArrivals } from './arrivals.js';
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
+import { finalText } from './core/final-text.js';
 import { laneKey, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
+import { createMarkers, PLACEHOLDER } from './markers.js';
 import { createReplies } from './replies.js';
 import { ReplyText } from './reply-text.js';
 import type { RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
 import type { ReplyStream } from './stream.js';
-
-/** Placeholder texts; the user reads these. */
-export const PLACEHOLDER = {
-  reply: '…',
-  steer: '⏳ will be read at the agent’s next step',
-  queued: 'agent restarting — your message is queued',
-  waiting: '⏳ waiting for a free session — every Claude process of this agent is busy; you are next in line',
-  taken: '✓ taken into the current turn',
-  merged: '✓ read together with the message above',
-} as const;
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
@@ -55,8 +49,10 @@ export interface TurnsOptions {
   store: GatewayStore;
   cards: CardDriver;
   logger: Logger;
-  /** Whether the bridge is connected right now. */
-  bridgeConnected(): boolean;
+  /** The bridge's connection: whether it is up, and a wait for it (resolves early when it connects). */
+  bridge: { connected(): boolean; whenConnected(timeoutMs: number): Promise<void> };
+  /** How long a message waits silently for a connecting bridge; default `BRIDGE_GRACE_MS` (3 s). */
+  bridgeGraceMs?: number;
   /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
   typingEveryMs?: number;
   /** How often placeholder edits that failed are tried again; default 15 s. */
@@ -100,7 +96,6 @@ export function createTurns(options: TurnsOptions): Turns {
   const typingEvery = options.typingEveryMs ?? 4500;
   const live = new Map<string, LiveTurn>();
   const byLane = new Map<string, string>();
-  const placeholders = new Map<string, Promise<number | undefined>>();
   const finishing = new Set<Promise<void>>();
   /**
    * Turns whose final render is in flight. A second `finish` for the same turn (a `turn_ended` resent
@@ -108,8 +103,6 @@ export function createTurns(options: TurnsOptions): Turns {
    * send the continuation chunks twice; it is ignored instead.
    */
   const rendering = new Set<string>();
-  /** Inbound id → the turn it opened, while that turn waits for the inbound's placeholder to be sent. */
-  const opening = new Map<string, string>();
   const replies = createReplies({
     api,
     journal,
@@ -118,76 +111,25 @@ export function createTurns(options: TurnsOptions): Turns {
     replies: options.replies,
     logger,
   });
-  /** Inbound messages that got no placeholder message (private chats, rich replies). */
-  const unplaced = new Set<string>();
-  /** Those of them whose "Thinking…" draft went out (the chat's draft bucket allowed it). */
-  const thought = new Set<string>();
-
-  /** Placeholders whose edit is on its way, so the retry sweep does not queue a second one. */
-  const editing = new Set<string>();
-
-  /**
-   * Makes the placeholder show what it is due (see `placeholderDue` in the store): the edit is recorded
-   * before it is tried and forgotten only once Telegram confirms it, so an edit lost to a crash, a
-   * Telegram outage or a placeholder still in flight is made by the next sweep instead of leaving "⏳ will
-   * be read" or "queued" beside an answered message.
-   */
-  /**
-   * Edits the placeholder to `text` once, after its send if that is still in flight. `shown`: Telegram
-   * has it; `gone`: it says that already, or can never be edited again; `replaced`: a newer edit of the
-   * same message took this one's place in the chat's queue.
-   */
-  const edit = async (
-    inboundId: string,
-    text: string,
-    retried: boolean,
-  ): Promise<'shown' | 'gone' | 'replaced' | 'failed' | 'no message'> => {
-    await placeholders.get(inboundId);
-    const row = store.getInbound(inboundId);
-    const id = row?.placeholderId;
-    if (!row || id === undefined) return 'no message';
-    const chatId = row.route.chatId;
-    try {
-      const done = await courier.call(chatId, () => api.editMessageText(chatId, id, text), {
-        key: `ph:${id}`,
-      });
-      return done === undefined ? 'replaced' : 'shown';
-    } catch (error) {
-      const words = errorText(error);
-      const gone = /not modified|not found|can't be edited/i.test(words);
-      logger.warn({ event: 'placeholder_edit_failed', error: words, retry: retried && !gone });
-      return gone ? 'gone' : 'failed';
-    }
-  };
-
-  const applyDue = (inboundId: string): void => {
-    if (editing.has(inboundId)) return;
-    editing.add(inboundId);
-    void (async () => {
-      await placeholders.get(inboundId);
-      const due = store.getInbound(inboundId)?.placeholderDue;
-      if (due === undefined) return;
-      const outcome = await edit(inboundId, due, true);
-      if (outcome === 'shown' || outcome === 'gone') store.placeholderShown(inboundId, due);
-    })().finally(() => editing.delete(inboundId));
-  };
-
-  /** The placeholder is to say `text`; `reply` hands it to the turn's reply, which writes it from then on. */
-  const editPlaceholder = (inboundId: string, text: string, kind: string): void => {
-    if (kind === 'reply') {
-      store.placeholderDue(inboundId, kind, undefined);
-      void edit(inboundId, text, false);
-      return;
-    }
-    store.placeholderDue(inboundId, kind, text);
-    applyDue(inboundId);
-  };
-
-  /** Edits every placeholder still due its text; at start and then every `placeholderRetryMs`. */
-  const sweepDue = (): void => {
-    for (const row of store.duePlaceholders()) applyDue(row.inboundId);
-  };
-  let sweeper: NodeJS.Timeout | undefined;
+  const arrivals = createArrivals({
+    courier,
+    journal,
+    store,
+    replies,
+    logger,
+    bridge: options.bridge,
+    ...(options.bridgeGraceMs !== undefined ? { graceMs: options.bridgeGraceMs } : {}),
+    laneBusy: (route) => byLane.has(laneKey(route)),
+  });
+  const markers = createMarkers({
+    api,
+    courier,
+    store,
+    logger,
+    settled: (inboundId) => arrivals.settled(inboundId),
+    ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
+  });
+  const editPlaceholder = markers.set;
 
   const startTyping = (turn: LiveTurn): void => {
     // Chat actions are not messages: they do not spend the chat's send budget, so they bypass the courier.
@@ -197,8 +139,6 @@ export function createTurns(options: TurnsOptions): Turns {
     tick();
     turn.typing = setInterval(tick, typingEvery);
   };
-
-  const text = (turn: LiveTurn): string => turn.reply.text;
 
   /**
    * `opener`: the id of the message that opened the turn (its drafts use it as their id); `thinking`:
@@ -234,36 +174,21 @@ export function createTurns(options: TurnsOptions): Turns {
     live.delete(row.turnId);
     if (byLane.get(laneKey(row.route)) === row.turnId) byLane.delete(laneKey(row.route));
     const reply = turn
-      ? text(turn)
+      ? turn.reply.text
       : row.blocks
           .map((b) => b.text)
           .filter((t) => t.length > 0)
           .join('\n\n');
-    const failed = row.outcome !== undefined && row.outcome !== 'success';
-    const note =
-      row.outcome === 'interrupted'
-        ? '⏹ Stopped.'
-        : failed
-          ? `⚠️ The turn failed: ${row.error ?? 'unknown error'}`
-          : undefined;
     const stream = turn?.stream ?? Promise.resolve(replies.stream(row, row.messageIds));
     const work = (async () => {
       const s = await stream;
-      if (s.notesInline) {
-        // One rich message: the model's text, then what became of the turn.
-        await s.finish(
-          reply.length > 0 ? (note ? `${reply}\n\n---\n\n${note}` : reply) : (note ?? '(no text)'),
-        );
-        store.markTurnRendered(row.turnId);
-        return;
-      }
-      // The reply holds exactly the model's text; a failure is said in a message of its own.
-      await s.finish(reply.length > 0 ? reply : (note ?? '(no text)'));
-      if (note && reply.length > 0) {
+      const final = finalText({ text: reply, outcome: row.outcome, error: row.error }, s.notesInline);
+      await s.finish(final.reply);
+      const note = final.separateNote;
+      if (note)
         await courier.call(row.route.chatId, () =>
           api.sendMessage(row.route.chatId, note, threadParams(row.route)),
         );
-      }
       store.markTurnRendered(row.turnId);
     })()
       .catch((error: unknown) =>
@@ -283,11 +208,7 @@ export function createTurns(options: TurnsOptions): Turns {
     const [first, ...rest] = frame.inboundIds;
     // A private chat's rich reply is a draft when its opening message got "Thinking…" (a draft) rather
     // than a placeholder message; one with a placeholder message ("queued") grows from it.
-    const drafted =
-      replies.mode(frame.route) === 'draft' &&
-      (first === undefined ||
-        unplaced.has(first) ||
-        (!placeholders.has(first) && store.getInbound(first)?.placeholderId === undefined));
+    const drafted = replies.mode(frame.route) === 'draft' && (first === undefined || arrivals.drafted(first));
     // One transaction: the turn, the messages it takes and the placeholder it grows from (if its id is
     // known) are recorded together. Written one by one, a `kill -9` between them left a turn that the
     // restart resumed with no messages while its opening message was not taken: the resent
@@ -311,8 +232,10 @@ export function createTurns(options: TurnsOptions): Turns {
     });
     if (live.has(frame.turnId) || row.state !== 'running') return;
     // A placeholder still in flight becomes the turn's first message in the transaction that ends its send.
-    const inFlight = first === undefined || drafted ? undefined : placeholders.get(first);
-    if (first !== undefined && row.messageIds.length === 0 && inFlight) opening.set(first, frame.turnId);
+    const inFlight =
+      first === undefined || drafted || row.messageIds.length > 0
+        ? undefined
+        : arrivals.opens(first, frame.turnId);
     // A known placeholder id is already in `row.messageIds`; otherwise only one in flight can be.
     const ids = (async (): Promise<number[]> => {
       if (row.messageIds.length > 0) return row.messageIds;
@@ -323,7 +246,9 @@ export function createTurns(options: TurnsOptions): Turns {
     // A placeholder that said "queued" or "next step" now becomes the reply: reset its text.
     if (first !== undefined && firstRow?.placeholderKind && firstRow.placeholderKind !== 'reply')
       editPlaceholder(first, PLACEHOLDER.reply, 'reply');
-    const turn = attach(row, ids, firstRow?.telegramMessageId, !(first !== undefined && thought.has(first)));
+    const thinking = !(first !== undefined && arrivals.thought(first));
+    const turn = attach(row, ids, firstRow?.telegramMessageId, thinking);
+    arrivals.settle(frame.inboundIds);
     startTyping(turn);
     cards.frame(frame.route, frame.turnId, frame);
   };
@@ -334,55 +259,7 @@ export function createTurns(options: TurnsOptions): Turns {
   };
 
   return {
-    async placeholder(row) {
-      if (row.placeholderId !== undefined || placeholders.has(row.inboundId)) return;
-      const kind = !options.bridgeConnected() ? 'queued' : byLane.has(laneKey(row.route)) ? 'steer' : 'reply';
-      const chatId = row.route.chatId;
-      if (kind === 'reply' && replies.mode(row.route) === 'draft') {
-        // No placeholder message: "Thinking…" as a draft at once, under the id the turn's drafts will
-        // use, so the preview carries on; with the chat's draft bucket empty the turn shows it instead.
-        unplaced.add(row.inboundId);
-        if (replies.thinking(row.route, row.telegramMessageId)) thought.add(row.inboundId);
-        const thinking = Promise.resolve(undefined);
-        placeholders.set(row.inboundId, thinking);
-        return;
-      }
-      const pending = courier
-        .call(
-          chatId,
-          () =>
-            journal.send(
-              chatId,
-              PLACEHOLDER[kind],
-              {
-                ...threadParams(row.route),
-                reply_parameters: { message_id: row.telegramMessageId, allow_sending_without_reply: true },
-              },
-              {
-                owner: { kind: 'placeholder', inboundId: row.inboundId, placeholderKind: kind },
-                adopt: (id) => {
-                  store.setPlaceholder(row.inboundId, id, kind);
-                  // Taken into a turn while in flight: the turn's list names it in the same transaction,
-                  // so a crash right after cannot resume that turn without its placeholder.
-                  const turnId = opening.get(row.inboundId);
-                  opening.delete(row.inboundId);
-                  const turn = turnId === undefined ? undefined : store.getTurn(turnId);
-                  if (turn && turn.state !== 'rendered' && turn.messageIds.length === 0)
-                    store.setTurnMessages(turn.turnId, [id]);
-                },
-              },
-            ),
-          { priority: 'urgent' },
-        )
-        .then((sent) => sent?.message_id)
-        .catch((error: unknown) => {
-          logger.warn({ event: 'placeholder_failed', chat: chatId, error: errorText(error) });
-          return undefined;
-        })
-        .finally(() => opening.delete(row.inboundId));
-      placeholders.set(row.inboundId, pending);
-      await pending;
-    },
+    placeholder: (row) => arrivals.placeholder(row),
 
     frame(frame) {
       switch (frame.type) {
@@ -415,6 +292,7 @@ export function createTurns(options: TurnsOptions): Turns {
         }
         case 'message_taken': {
           // The turn's opening messages were marked at `turn_started`; the rest are steers.
+          arrivals.settle(frame.inboundIds);
           for (const id of frame.inboundIds) {
             const row = store.getInbound(id);
             if (!row || row.state === 'taken') continue;
@@ -435,6 +313,7 @@ export function createTurns(options: TurnsOptions): Turns {
         }
         case 'messages_unread': {
           store.setInboundState(frame.inboundIds, 'unread');
+          arrivals.settle(frame.inboundIds);
           for (const id of frame.inboundIds) {
             editPlaceholder(
               id,
@@ -469,9 +348,7 @@ export function createTurns(options: TurnsOptions): Turns {
     },
 
     resume() {
-      sweepDue();
-      sweeper ??= setInterval(sweepDue, options.placeholderRetryMs ?? 15_000);
-      sweeper.unref();
+      markers.start();
       // Cards first: the resumed turns' next frames then reach the card they already have.
       cards.adopt(
         store.openCards().flatMap((row) =>
@@ -501,7 +378,7 @@ export function createTurns(options: TurnsOptions): Turns {
     },
 
     async stop() {
-      clearInterval(sweeper);
+      markers.stop();
       for (const turn of live.values()) if (turn.typing) clearInterval(turn.typing);
       await Promise.all([...finishing]);
     },

@@ -151,6 +151,8 @@ export async function startWorld(
     // tests (`rich-reply.test.ts`) pass `replies: 'rich'`.
     replies: 'classic',
     budget: { privateIntervalMs: 105, groupIntervalMs: 310, globalPerSecond: 250, penaltyMs: 6000 },
+    // The start-up grace, ten times faster too.
+    bridgeGraceMs: 300,
     ...overrides,
   };
   /** Closing is once: a test may close a world itself, and the test's end closes it again. */
