@@ -12,6 +12,7 @@ const benches = [
   ['gateway', 'packages/gateway/bench/run.mjs'],
   ['files', 'packages/gateway/bench/files.bench.mjs'],
   ['reply-text', 'packages/gateway/bench/reply-text.bench.mjs'],
+  ['gateway-heap', 'packages/gateway/bench/heap.bench.mjs'],
 ];
 const only = process.argv.slice(2);
 let failed = 0;

@@ -1,7 +1,7 @@
 // One bot for the benchmark, in a process of its own so that its latency and resident memory are its
 // own (the sandbox and the bench live in the parent). argv[2] is `echo` (a bare grammY echo bot, the
 // baseline) or `gateway` (options as JSON in BENCH_OPTIONS). Answers `{ rss: true }` on IPC with its
-// RSS, and stops on `{ stop: true }`.
+// RSS, `{ heap: true }` with its heap after a full collection, and stops on `{ stop: true }`.
 import { Bot } from 'grammy';
 import { createGateway } from '../dist/index.js';
 
@@ -20,6 +20,11 @@ if (kind === 'echo') {
 }
 process.on('message', async (message) => {
   if (message.rss) process.send?.({ rss: process.memoryUsage().rss });
+  if (message.heap) {
+    // Run with --expose-gc (bench/run.js passes it on): the heap that survives a full collection.
+    globalThis.gc?.();
+    process.send?.({ heap: process.memoryUsage().heapUsed });
+  }
   if (message.stop) {
     await stop();
     process.exit(0);
