@@ -3,7 +3,7 @@
  * agent that has a token (here against the local Telegram server standing in for Telegram).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspectGatewayStore } from '@switchyard/gateway';
@@ -82,6 +82,77 @@ describe('the switchyard command', () => {
       expect(missing.err).toContain('copy deploy/switchyard.example.yaml');
       expect(cli(['frobnicate']).code).toBe(2);
       expect(cli(['help']).out).toContain('usage: switchyard');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`config check` summarises a valid file and reports unknown keys together with host problems', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
+    try {
+      const file = path.join(dir, 'switchyard.yaml');
+      const work = path.join(dir, 'work');
+      writeFileSync(
+        file,
+        `agents:\n  - { name: demo, allow: [1], workDir: ${work}, claude: { bin: /nonexistent/claude } }\n`,
+      );
+      const valid = cli(['--config', file, 'config', 'check']);
+      // A short summary, not the whole config as JSON (that is --json).
+      expect(valid.out.split('\n').filter(Boolean)).toEqual([
+        `${file}: 1 agent(s)`,
+        expect.stringMatching(/^ {2}demo: no token \(local sandbox\); works in .*work; state in /),
+      ]);
+      expect(valid.out).not.toContain('{');
+      expect(valid.err).toContain(`ERROR agents[0].workDir: the working directory ${work} does not exist`);
+      expect(valid.code).toBe(1);
+
+      writeFileSync(
+        file,
+        `agents:\n  - { name: demo, allow: [1], wrkDir: /x, workDir: ${work}, claude: { bin: /nonexistent/claude } }\n`,
+      );
+      const typo = cli(['--config', file, 'config', 'check']);
+      expect(typo.err).toContain('ERROR agents[0]: unknown setting "wrkDir" (did you mean workDir?)');
+      // The check goes on to the host.
+      expect(typo.err).toContain('ERROR agents[0].workDir: the working directory');
+      expect(typo.err).toContain('ERROR agents[0].claude.bin:');
+      expect(typo.code).toBe(2);
+      const json = cli(['--config', file, 'config', 'check', '--json']);
+      expect(JSON.parse(json.out)).toMatchObject({
+        ok: false,
+        problems: [expect.stringContaining('did you mean workDir?')],
+        findings: expect.arrayContaining([
+          expect.objectContaining({ level: 'error', path: 'agents[0].workDir' }),
+        ]),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`--json` commands report a refused config as JSON, and `backup` of an agent that never ran fails', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
+    try {
+      const file = path.join(dir, 'switchyard.yaml');
+      writeFileSync(file, 'agents:\n  - { name: demo, allow: [1], workDir: 5 }\n');
+      const status = cli(['--config', file, 'status', '--json']);
+      expect(status.code).toBe(2);
+      expect(JSON.parse(status.out)).toEqual({
+        ok: false,
+        error: expect.objectContaining({
+          kind: 'config',
+          file,
+          problems: [
+            'agents[0].workDir: must be text, but it is the number 5; to mean the text, quote it: "5"',
+          ],
+        }),
+      });
+
+      writeFileSync(file, `agents:\n  - { name: demo, allow: [1], workDir: ${dir} }\n`);
+      const dest = path.join(dir, 'backup');
+      const backup = cli(['--config', file, 'backup', 'demo', dest]);
+      expect(backup.code).not.toBe(0);
+      expect(backup.err).toMatch(/agent "demo" has no state to back up: .* is missing or empty/);
+      expect(existsSync(dest)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
