@@ -197,8 +197,17 @@ describe('the switchyard command', () => {
     expect(agent.claude).toHaveLength(1);
     expect(agent.claude[0]).toMatchObject({ state: 'alive', sessionId: expect.any(String) });
     expect(agent.store).toMatchObject({ runningTurns: [], openPrompts: 0, schemaCurrent: true });
+    // The turn's cost as the CLI reported it: today's (the gateway's record) and the session's (the bridge's).
+    expect(agent.cost.todayUsd).toBeGreaterThan(0);
+    expect(agent.cost.conversations).toEqual([
+      { conversation: `c${chatId}`, todayUsd: agent.cost.todayUsd, sessionUsd: agent.cost.todayUsd },
+    ]);
     expect(status.code).toBe(0);
-    expect(cli(['--config', system.configPath, 'status']).out).toMatch(/^e2e: serving$/m);
+    const shown = cli(['--config', system.configPath, 'status']).out;
+    expect(shown).toMatch(/^e2e: serving$/m);
+    expect(shown).toMatch(
+      new RegExp(`^ {2}cost {5}\\[c${chatId}\\] \\$[\\d.]+ today, \\$[\\d.]+ this session$`, 'm'),
+    );
 
     const doctor = await cliAsync(['--config', system.configPath, 'doctor', 'e2e', '--json']);
     const report = JSON.parse(doctor.out);
