@@ -158,6 +158,15 @@ describe('the switchyard command', () => {
     }
   });
 
+  it('`pnpm start` says it is building before the silent tsc -b', () => {
+    const root = path.resolve(path.dirname(MAIN), '../../..');
+    const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const [first, ...rest] = String(scripts.start).split(' && ');
+    expect(rest[0]).toBe('tsc -b');
+    const said = spawnSync('sh', ['-c', first ?? ''], { encoding: 'utf8' });
+    expect(said.stdout).toMatch(/^switchyard: building/);
+  });
+
   it('`up` runs every agent that has a token, answers, and stops cleanly on SIGINT', async () => {
     const system = await startSystem({ rules: [rule('ping', say('pong'))] });
     const { telegram, chatId } = system;

@@ -107,7 +107,7 @@ const agentSchema = z.strictObject({
   replies: z.enum(['rich', 'classic']).optional(),
   /** `per-chat` (default): every chat and forum topic is its own Claude session. `shared`: one for all. */
   conversations: z.enum(['per-chat', 'shared']).optional(),
-  /** Claude processes kept at most (each ~170 MB); the least recently used idle one is stopped. */
+  /** Claude processes kept at most (each 190–234 MB RSS measured); the least recently used idle one is stopped. */
   maxLiveSessions: z.number().int().min(1).max(64).optional(),
   /** An idle Claude process is stopped after this long; the next message resumes it. */
   idleStopMinutes: z.number().positive().optional(),
