@@ -3,7 +3,7 @@
  * agent that has a token (here against the local Telegram server standing in for Telegram).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspectGatewayStore } from '@switchyard/gateway';
@@ -87,6 +87,86 @@ describe('the switchyard command', () => {
     }
   });
 
+  it('`config check` summarises a valid file and reports unknown keys together with host problems', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
+    try {
+      const file = path.join(dir, 'switchyard.yaml');
+      const work = path.join(dir, 'work');
+      writeFileSync(
+        file,
+        `agents:\n  - { name: demo, allow: [1], workDir: ${work}, claude: { bin: /nonexistent/claude } }\n`,
+      );
+      const valid = cli(['--config', file, 'config', 'check']);
+      // A short summary, not the whole config as JSON (that is --json).
+      expect(valid.out.split('\n').filter(Boolean)).toEqual([
+        `${file}: 1 agent(s)`,
+        expect.stringMatching(/^ {2}demo: no token \(local sandbox\); works in .*work; state in /),
+      ]);
+      expect(valid.out).not.toContain('{');
+      expect(valid.err).toContain(`ERROR agents[0].workDir: the working directory ${work} does not exist`);
+      expect(valid.code).toBe(1);
+
+      writeFileSync(
+        file,
+        `agents:\n  - { name: demo, allow: [1], wrkDir: /x, workDir: ${work}, claude: { bin: /nonexistent/claude } }\n`,
+      );
+      const typo = cli(['--config', file, 'config', 'check']);
+      expect(typo.err).toContain('ERROR agents[0]: unknown setting "wrkDir" (did you mean workDir?)');
+      // The check goes on to the host.
+      expect(typo.err).toContain('ERROR agents[0].workDir: the working directory');
+      expect(typo.err).toContain('ERROR agents[0].claude.bin:');
+      expect(typo.code).toBe(2);
+      const json = cli(['--config', file, 'config', 'check', '--json']);
+      expect(JSON.parse(json.out)).toMatchObject({
+        ok: false,
+        problems: [expect.stringContaining('did you mean workDir?')],
+        findings: expect.arrayContaining([
+          expect.objectContaining({ level: 'error', path: 'agents[0].workDir' }),
+        ]),
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`--json` commands report a refused config as JSON, and `backup` of an agent that never ran fails', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-cli-'));
+    try {
+      const file = path.join(dir, 'switchyard.yaml');
+      writeFileSync(file, 'agents:\n  - { name: demo, allow: [1], workDir: 5 }\n');
+      const status = cli(['--config', file, 'status', '--json']);
+      expect(status.code).toBe(2);
+      expect(JSON.parse(status.out)).toEqual({
+        ok: false,
+        error: expect.objectContaining({
+          kind: 'config',
+          file,
+          problems: [
+            'agents[0].workDir: must be text, but it is the number 5; to mean the text, quote it: "5"',
+          ],
+        }),
+      });
+
+      writeFileSync(file, `agents:\n  - { name: demo, allow: [1], workDir: ${dir} }\n`);
+      const dest = path.join(dir, 'backup');
+      const backup = cli(['--config', file, 'backup', 'demo', dest]);
+      expect(backup.code).not.toBe(0);
+      expect(backup.err).toMatch(/agent "demo" has no state to back up: .* is missing or empty/);
+      expect(existsSync(dest)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`pnpm start` says it is building before the silent tsc -b', () => {
+    const root = path.resolve(path.dirname(MAIN), '../../..');
+    const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const [first, ...rest] = String(scripts.start).split(' && ');
+    expect(rest[0]).toBe('tsc -b');
+    const said = spawnSync('sh', ['-c', first ?? ''], { encoding: 'utf8' });
+    expect(said.stdout).toMatch(/^switchyard: building/);
+  });
+
   it('`up` runs every agent that has a token, answers, and stops cleanly on SIGINT', async () => {
     const system = await startSystem({ rules: [rule('ping', say('pong'))] });
     const { telegram, chatId } = system;
@@ -126,8 +206,17 @@ describe('the switchyard command', () => {
     expect(agent.claude).toHaveLength(1);
     expect(agent.claude[0]).toMatchObject({ state: 'alive', sessionId: expect.any(String) });
     expect(agent.store).toMatchObject({ runningTurns: [], openPrompts: 0, schemaCurrent: true });
+    // The turn's cost as the CLI reported it: today's (the gateway's record) and the session's (the bridge's).
+    expect(agent.cost.todayUsd).toBeGreaterThan(0);
+    expect(agent.cost.conversations).toEqual([
+      { conversation: `c${chatId}`, todayUsd: agent.cost.todayUsd, sessionUsd: agent.cost.todayUsd },
+    ]);
     expect(status.code).toBe(0);
-    expect(cli(['--config', system.configPath, 'status']).out).toMatch(/^e2e: serving$/m);
+    const shown = cli(['--config', system.configPath, 'status']).out;
+    expect(shown).toMatch(/^e2e: serving$/m);
+    expect(shown).toMatch(
+      new RegExp(`^ {2}cost {5}\\[c${chatId}\\] \\$[\\d.]+ today, \\$[\\d.]+ this session$`, 'm'),
+    );
 
     const doctor = await cliAsync(['--config', system.configPath, 'doctor', 'e2e', '--json']);
     const report = JSON.parse(doctor.out);

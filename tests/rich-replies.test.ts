@@ -90,6 +90,8 @@ describe('end to end: rich replies', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(system.model.messageRequests().length).toBe(requests);
     expect(botMessages(telegram, chatId).filter((m) => m.rich)).toHaveLength(1);
+    // Said once, by the answer: no "Stopping…" before it and no "Done." after it.
+    expect(botMessages(telegram, chatId).filter((m) => /^Stopping|^Done\.$/.test(m.text))).toEqual([]);
     expect(telegram.stats().tooManyRequests).toBe(0);
   }, 120_000);
 

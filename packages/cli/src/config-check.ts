@@ -173,3 +173,33 @@ export function formatFindings(findings: readonly Finding[], options: { all?: bo
         `${f.level === 'ok' ? 'ok   ' : f.level === 'warn' ? 'warn ' : 'ERROR'} ${f.path}: ${f.message}${f.fix ? `\n      fix: ${f.fix}` : ''}`,
     );
 }
+
+/**
+ * The config in a few lines for `config check`: one line an agent with what a person checks first
+ * (token source, directories, who may talk to it). `--json` has every setting.
+ */
+export function summarizeConfig(config: Config): string[] {
+  const token = (agent: AgentConfig) => {
+    const source = agent.token;
+    if (!source) return 'no token (local sandbox)';
+    switch (source.kind) {
+      case 'inline':
+        return 'token inline';
+      case 'file':
+        return `token from ${source.path}`;
+      case 'env':
+        return `token from $${source.name}`;
+      case 'credential':
+        return `token from systemd credential ${source.name}`;
+    }
+  };
+  return [
+    `${config.file}: ${config.agents.length} agent(s)`,
+    ...config.agents.map(
+      (agent) =>
+        `  ${agent.name}: ${token(agent)}; works in ${agent.workDir}; state in ${agent.stateDir}; ${agent.allow.length} allowed user(s)${
+          agent.chats.length > 0 ? `; ${agent.chats.length} chat setting(s)` : ''
+        }`,
+    ),
+  ];
+}

@@ -8,8 +8,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PERMISSION_MODES } from '@switchyard/protocol';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
 
 /** A problem with the config the operator must fix; the message lists every one found. */
 export class ConfigError extends Error {
@@ -106,7 +107,7 @@ const agentSchema = z.strictObject({
   replies: z.enum(['rich', 'classic']).optional(),
   /** `per-chat` (default): every chat and forum topic is its own Claude session. `shared`: one for all. */
   conversations: z.enum(['per-chat', 'shared']).optional(),
-  /** Claude processes kept at most (each ~170 MB); the least recently used idle one is stopped. */
+  /** Claude processes kept at most (each 190–234 MB RSS measured); the least recently used idle one is stopped. */
   maxLiveSessions: z.number().int().min(1).max(64).optional(),
   /** An idle Claude process is stopped after this long; the next message resumes it. */
   idleStopMinutes: z.number().positive().optional(),
@@ -249,9 +250,21 @@ export function resolveConfigPath(flag: string | undefined, { env, cwd }: Config
 
 /** Reads, parses and validates a config file. Throws `ConfigError` listing every problem. */
 export function loadConfig(file: string, environment: ConfigEnvironment): Config {
-  let text: string;
+  return parseConfig(readConfigText(file), file, environment);
+}
+
+/**
+ * Reads and validates a config file without refusing it: every problem, and the config when its
+ * problems do not keep it from being used for further checks (unknown keys only), so `config check`
+ * can go on to the host. Throws `ConfigError` only when the file cannot be read.
+ */
+export function checkConfigFile(file: string, environment: ConfigEnvironment): ConfigValidation {
+  return validateConfig(readConfigText(file), file, environment);
+}
+
+function readConfigText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const hint =
@@ -262,26 +275,49 @@ export function loadConfig(file: string, environment: ConfigEnvironment): Config
           : String(err);
     throw new ConfigError(file, [hint]);
   }
-  return parseConfig(text, file, environment);
 }
 
 /** Parses and validates config text (YAML). `file` is used for messages and to resolve relative paths. */
 export function parseConfig(text: string, file: string, environment: ConfigEnvironment): Config {
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const { config, problems } = validateConfig(text, file, environment);
+  if (config === undefined || problems.length > 0) throw new ConfigError(file, problems);
+  return config;
+}
+
+/**
+ * Every problem of config text, and the config as it would be used when the only problems are
+ * unknown keys (which are dropped for it). A config with problems is never started; it is returned
+ * so that what it points at can still be checked.
+ */
+export interface ConfigValidation {
+  config: Config | undefined;
+  problems: string[];
+}
+
+/** Validates config text; see {@link ConfigValidation}. */
+export function validateConfig(text: string, file: string, environment: ConfigEnvironment): ConfigValidation {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter: lines });
   if (doc.errors.length > 0) {
-    throw new ConfigError(
-      file,
-      doc.errors.map((e) => `line ${(e.linePos?.[0]?.line ?? 0).toString()}: ${e.message.split('\n')[0]}`),
-    );
+    return { config: undefined, problems: doc.errors.map((e) => describeYamlError(e, doc, lines)) };
   }
-  const result = fileSchema.safeParse(doc.toJS());
+  const data: unknown = doc.toJS();
+  const schemaProblems: string[] = [];
+  let result = fileSchema.safeParse(data, { error: configIssueMessage });
   if (!result.success) {
-    throw new ConfigError(
-      file,
-      result.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`),
+    const { issues } = result.error;
+    schemaProblems.push(
+      ...issues.map((issue) =>
+        issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`,
+      ),
     );
+    if (issues.every((issue) => issue.code === 'unrecognized_keys')) {
+      dropUnknownKeys(data, issues);
+      result = fileSchema.safeParse(data, { error: configIssueMessage });
+    }
+    if (!result.success) return { config: undefined, problems: schemaProblems };
   }
-  const problems: string[] = [];
+  const problems: string[] = [...schemaProblems];
   const names = new Set<string>();
   result.data.agents.forEach((agent, i) => {
     if (names.has(agent.name)) problems.push(`agents[${i}].name: "${agent.name}" is used by another agent`);
@@ -310,8 +346,7 @@ export function parseConfig(text: string, file: string, environment: ConfigEnvir
       );
     }
   });
-  if (problems.length > 0) throw new ConfigError(file, problems);
-  return { file, agents };
+  return { config: { file, agents }, problems };
 }
 
 function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): AgentConfig {

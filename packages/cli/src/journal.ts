@@ -29,10 +29,3 @@ export function journalDestination(out: { write(chunk: string): unknown } = proc
     { dedupe: true },
   );
 }
-
-/** The destination for a service's logger in `env`: the journal's when {@link wantsJournal}, else pino's default. */
-export function journalDestinationFor(
-  env: Record<string, string | undefined>,
-): pino.DestinationStream | undefined {
-  return wantsJournal(env) ? journalDestination() : undefined;
-}

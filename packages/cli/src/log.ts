@@ -1,6 +1,8 @@
 /**
  * The process logger: pino JSON on stdout, one line an event (STYLE.md §9). Level from
  * `$SWITCHYARD_LOG_LEVEL` (default `info`). Every line carries the agent and the service.
+ * At a terminal (`run`, the sandbox) the lines are printed readable instead, as `switchyard logs`
+ * prints them; under systemd they keep journald's priority prefix (see {@link destinationFor}).
  *
  * Invariant: no line carries a bot token, an Anthropic key or a field that holds a user's text, at any
  * depth. pino's `redact` paths name fixed depths only, so every line's fields, its message and every
@@ -9,7 +11,8 @@
 import type { Logger } from '@switchyard/protocol';
 import { REDACTED, redactSecrets } from '@switchyard/protocol';
 import { type DestinationStream, pino } from 'pino';
-import { journalDestinationFor } from './journal.js';
+import { journalDestination, wantsJournal } from './journal.js';
+import { prettyLine } from './log-view.js';
 
 /** Field names whose value is never written, wherever they appear: secrets, and a user's words. */
 const CENSORED_KEYS = new Set([
@@ -47,11 +50,36 @@ export function scrubLogFields(value: unknown, depth = 0, seen = new WeakSet<obj
   return out;
 }
 
+/** Where the lines go: stdout, or a terminal standing in for it. */
+export interface LogOutput {
+  isTTY?: boolean;
+  write(chunk: string): unknown;
+}
+
+/**
+ * The destination of a service's lines in `env`, writing to `out`: journald's prefixed JSON under
+ * systemd (`$JOURNAL_STREAM`) or with `SWITCHYARD_LOG_FORMAT=journal`; readable lines when `out` is a
+ * terminal or with `=pretty`; otherwise (and with `=json`) undefined, pino's own JSON on stdout.
+ */
+export function destinationFor(
+  env: Record<string, string | undefined>,
+  out: LogOutput = process.stdout,
+): DestinationStream | undefined {
+  if (wantsJournal(env)) return journalDestination(out);
+  const format = env.SWITCHYARD_LOG_FORMAT;
+  if (format === 'pretty' || (!format && out.isTTY === true)) {
+    return {
+      write: (line: string) => out.write(`${prettyLine(line.replace(/\n$/, ''), out.isTTY === true)}\n`),
+    };
+  }
+  return undefined;
+}
+
 /** The pino logger for one service process; `bindings` are stamped on every line. */
 export function createLogger(
   bindings: { agent?: string; service: string },
   env = process.env,
-  destination?: DestinationStream,
+  destination: DestinationStream | undefined = destinationFor(env),
 ): Logger {
   const options: pino.LoggerOptions = {
     level: env.SWITCHYARD_LOG_LEVEL ?? 'info',
@@ -67,9 +95,7 @@ export function createLogger(
       },
     },
   };
-  // Under systemd (or SWITCHYARD_LOG_FORMAT=journal) each line carries its syslog priority prefix.
-  const target = destination ?? journalDestinationFor(env);
-  return scrubbingChildren(target ? pino(options, target) : pino(options));
+  return scrubbingChildren(destination ? pino(options, destination) : pino(options));
 }
 
 /** pino applies no formatter to a child's bindings: they are scrubbed on the way in instead. */

@@ -4,6 +4,7 @@
  * hands typed options to the services' factories. See `switchyard help`.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -14,11 +15,12 @@ import {
   type AgentConfig,
   type Config,
   ConfigError,
+  checkConfigFile,
   describeConfig,
   loadConfig,
   resolveConfigPath,
 } from './config.js';
-import { checkConfigResources, formatFindings } from './config-check.js';
+import { checkConfigResources, formatFindings, summarizeConfig } from './config-check.js';
 import { doctorAgent } from './doctor.js';
 import { createLogger } from './log.js';
 import { OperateError, restartAgent, showLogs } from './operate.js';
@@ -41,12 +43,14 @@ commands:
   bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
   doctor [AGENT]     check every agent (or AGENT) can start, and say how to fix what is wrong
-  status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error
+  status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error,
+                     cost today and per session
   restart AGENT      restart the bridge (Claude processes are adopted); --hard ends them too
   logs AGENT [-f]    the agent's logs from journald (pretty at a terminal; -f follows)
   backup AGENT DEST  a consistent copy of the agent's state (online SQLite backup) into DEST
   config check       validate the config and what it points at (token source, working directory,
-                     claude binary); print it as it will be used, secrets masked
+                     claude binary); a line per agent (--json: every setting as it
+                     will be used, secrets masked)
   unit-stopped AGENT the agent unit's ExecStopPost= hook: stop Claude if the unit is being stopped,
                      keep it for a restart (see deploy/README.md)
   help               this text
@@ -90,20 +94,25 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'config': {
       if (arg !== 'check') throw new UsageError('usage: switchyard config check [--json]');
-      const config = load();
-      const findings = checkConfigResources(config, environment);
-      const errors = findings.filter((f) => f.level === 'error').length;
+      const { config, problems } = checkConfigFile(configFile, environment);
+      // Unknown keys still leave a config whose host side can be checked: report both at once.
+      const findings = config ? checkConfigResources(config, environment) : [];
+      const errors = problems.length + findings.filter((f) => f.level === 'error').length;
       if (values.json) {
-        const described = JSON.parse(describeConfig(config)) as object;
-        console.log(JSON.stringify({ ...described, ok: errors === 0, findings }, null, 2));
+        const described = config ? (JSON.parse(describeConfig(config)) as object) : { file: configFile };
+        console.log(JSON.stringify({ ...described, ok: errors === 0, problems, findings }, null, 2));
       } else {
-        console.log(describeConfig(config));
+        if (config) for (const line of summarizeConfig(config)) console.log(line);
+        for (const problem of problems) console.error(`ERROR ${problem}`);
         for (const line of formatFindings(findings)) console.error(line);
         console.error(
-          errors === 0 ? `${configFile}: ok` : `${configFile}: ${errors} problem(s) with what it points at`,
+          errors === 0
+            ? `${configFile}: ok (--json shows every setting as it will be used)`
+            : `${configFile}: ${errors} problem(s): fix them and run switchyard config check again`,
         );
       }
-      return errors === 0 ? 0 : 1;
+      // 2, as for every refused config; 1 when only what it points at is wrong.
+      return problems.length > 0 ? 2 : errors === 0 ? 0 : 1;
     }
     case 'gateway': {
       const config = load();
@@ -204,11 +213,16 @@ async function main(argv: string[]): Promise<number> {
       const config = load();
       const agent = asServicesSee(agentOf(config), config.file);
       if (!extra) throw new UsageError('usage: switchyard backup AGENT DEST');
+      if (!hasFiles(agent.stateDir)) {
+        throw new OperateError(
+          `agent "${agent.name}" has no state to back up: ${agent.stateDir} is missing or empty (the agent has not run on this host, or stateDir points elsewhere); nothing was written to ${path.resolve(extra)}`,
+        );
+      }
       const manifest = await backupAgent(agent, path.resolve(extra));
       console.error(
         `backed up ${manifest.files.length} file(s) of agent "${agent.name}" to ${path.resolve(extra)}`,
       );
-      return 0;
+      return manifest.files.length > 0 ? 0 : 1;
     }
     case 'sandbox':
       return runSandbox({ mainPath });
@@ -244,6 +258,16 @@ class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** A failure as `--json` callers read it: its kind, its message, and a config's problems one by one. */
+function errorJson(err: unknown): { kind: string; message: string; file?: string; problems?: string[] } {
+  if (err instanceof ConfigError) {
+    return { kind: 'config', message: err.message, file: err.file, problems: err.problems };
+  }
+  if (err instanceof UsageError) return { kind: 'usage', message: err.message };
+  if (err instanceof OperateError) return { kind: 'operate', message: err.message };
+  return { kind: 'internal', message: describeError(err) };
+}
+
 /**
  * How `/restart` reaches the bridge: the dev supervisor over IPC, or systemd. The gateway unit's user
  * needs permission to restart the agent unit (see deploy/README.md).
@@ -271,10 +295,26 @@ function untilSignal(logger: ReturnType<typeof createLogger>, stop: () => Promis
   });
 }
 
-main(process.argv.slice(2)).then(
+/** Whether `dir` exists and holds anything. */
+function hasFiles(dir: string): boolean {
+  try {
+    return readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof ConfigError || err instanceof UsageError || err instanceof OperateError) {
+    const expected = err instanceof ConfigError || err instanceof UsageError || err instanceof OperateError;
+    // A caller that asked for JSON reads stdout as JSON, failures included.
+    if (argv.includes('--json')) {
+      console.log(JSON.stringify({ ok: false, error: errorJson(err) }, null, 2));
+      process.exit(expected ? 2 : 1);
+    }
+    if (expected) {
       console.error(err.message);
       process.exit(2);
     }

@@ -8,9 +8,15 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type ChildRecord, type Liveness, liveness } from '@switchyard/agent-bridge';
-import { type GatewayInspection, inspectGatewayStore } from '@switchyard/gateway';
-import { describeError } from '@switchyard/protocol';
+import {
+  type ChildRecord,
+  conversationDir,
+  type Liveness,
+  liveness,
+  SHARED_KEY,
+} from '@switchyard/agent-bridge';
+import { formatUsd, type GatewayInspection, inspectGatewayStore } from '@switchyard/gateway';
+import { conversationKey, describeError } from '@switchyard/protocol';
 import type { AgentConfig } from './config.js';
 import { acceptedConnections, findServiceProcesses, type ServiceProcess } from './host-probe.js';
 import { serviceStateDir } from './services.js';
@@ -23,6 +29,16 @@ export interface AgentStatus {
   claude: ClaudeStatus[];
   /** The gateway's store, or why it could not be read. */
   store: GatewayInspection | { unreadable: string } | undefined;
+  /** What the agent spent: today (turns ended since local midnight) and in each conversation's session. */
+  cost: CostStatus;
+}
+
+/** Costs in USD as the bridge reported them (the CLI's `total_cost_usd`). */
+export interface CostStatus {
+  /** Every conversation's turns that ended today, summed. */
+  todayUsd: number;
+  /** One entry per conversation with a recorded session or a turn ended today. */
+  conversations: Array<{ conversation: string; todayUsd: number; sessionUsd: number | undefined }>;
 }
 
 /** One recorded Claude process (one per live conversation). */
@@ -35,6 +51,8 @@ export interface ClaudeStatus {
   uptimeSeconds: number | undefined;
   runningTurn: string | undefined;
   crashLoop: boolean;
+  /** What the conversation has cost in all its Claude processes (the bridge's record). */
+  sessionCostUsd: number | undefined;
 }
 
 /**
@@ -52,6 +70,7 @@ export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatu
     }
   }
   const connections = acceptedConnections(agent.socketPath);
+  const claude = bridgeRecords(serviceStateDir(agent, 'bridge')).map(claudeStatus);
   return {
     agent: agent.name,
     gateway: {
@@ -62,8 +81,37 @@ export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatu
       running: findServiceProcesses('bridge', agent.name, configFile),
       connected: connections === undefined ? undefined : connections > 0,
     },
-    claude: bridgeRecords(serviceStateDir(agent, 'bridge')).map(claudeStatus),
+    claude,
     store,
+    cost: costStatus(claude, store, agent.conversations === 'shared'),
+  };
+}
+
+/**
+ * Joins the gateway's per-turn costs of today with the bridge's per-session totals, by conversation
+ * (the bridge's directory name for it; with `conversations: shared` every chat is the one session).
+ */
+export function costStatus(
+  claude: readonly ClaudeStatus[],
+  store: AgentStatus['store'],
+  shared: boolean,
+): CostStatus {
+  const byConversation = new Map<string, { todayUsd: number; sessionUsd: number | undefined }>();
+  for (const c of claude) byConversation.set(c.conversation, { todayUsd: 0, sessionUsd: c.sessionCostUsd });
+  let todayUsd = 0;
+  const today = store && !('unreadable' in store) ? store.costSince : [];
+  for (const row of today) {
+    const route =
+      row.threadId === null ? { chatId: row.chatId } : { chatId: row.chatId, threadId: row.threadId };
+    const name = conversationDir(shared ? SHARED_KEY : conversationKey(route));
+    const entry = byConversation.get(name) ?? { todayUsd: 0, sessionUsd: undefined };
+    entry.todayUsd += row.usd;
+    byConversation.set(name, entry);
+    todayUsd += row.usd;
+  }
+  return {
+    todayUsd,
+    conversations: [...byConversation].map(([conversation, c]) => ({ conversation, ...c })),
   };
 }
 
@@ -96,7 +144,7 @@ export function bridgeRecords(dir: string): Array<{ conversation: string; file: 
 
 interface SnapshotView {
   child?: ChildRecord;
-  session?: { sessionId?: string; turn?: { id?: string } };
+  session?: { sessionId?: string; turn?: { id?: string }; costUsd?: number };
   crashLoop?: boolean;
 }
 
@@ -117,6 +165,7 @@ function claudeStatus({ conversation, file }: { conversation: string; file: stri
     uptimeSeconds: child && state === 'alive' ? Math.round((Date.now() - child.startedAt) / 1000) : undefined,
     runningTurn: snapshot.session?.turn?.id,
     crashLoop: snapshot.crashLoop === true,
+    sessionCostUsd: typeof snapshot.session?.costUsd === 'number' ? snapshot.session.costUsd : undefined,
   };
 }
 
@@ -151,6 +200,15 @@ export function formatStatus(status: AgentStatus, now = Date.now()): string {
     lines.push(
       `  claude   [${c.conversation}] ${what}, session ${c.sessionId ?? '-'}${c.runningTurn ? `, turn ${c.runningTurn} running` : ''}${c.crashLoop ? ', CRASH LOOP' : ''}`,
     );
+  }
+  const spent = status.cost.conversations.filter((c) => c.todayUsd > 0 || (c.sessionUsd ?? 0) > 0);
+  if (spent.length > 0) {
+    lines.push(`  cost     ${formatUsd(status.cost.todayUsd)} today`);
+    for (const c of spent) {
+      lines.push(
+        `  cost     [${c.conversation}] ${formatUsd(c.todayUsd)} today, ${c.sessionUsd === undefined ? 'session unknown' : `${formatUsd(c.sessionUsd)} this session`}`,
+      );
+    }
   }
   const store = status.store;
   if (store === undefined) lines.push('  store    none yet');

@@ -113,7 +113,7 @@ describe('config', () => {
     expect(problems(`agents:\n  - { name: a, allow: [], workDir: /w }\n`)[0]).toMatch(
       /^agents\[0\]\.allow: list at least one/,
     );
-    expect(problems(`agents: [\n`)[0]).toMatch(/^line \d+: /);
+    expect(problems(`agents: [\n`)[0]).toMatch(/^line \d+, column \d+: /);
   });
 
   it('refuses a socket path over the Unix limit, naming the setting to change', () => {

@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, scrubLogFields } from '../src/log.js';
+import { createLogger, destinationFor, scrubLogFields } from '../src/log.js';
 
 const BOT_TOKEN = '1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq';
 const API_KEY = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789';
@@ -55,5 +55,37 @@ describe('log', () => {
     const a: Record<string, unknown> = { name: 'a' };
     a.self = a;
     expect(scrubLogFields(a)).toEqual({ name: 'a', self: '[…]' });
+  });
+
+  it('prints readable lines at a terminal, and JSON elsewhere and under systemd', () => {
+    const terminal = {
+      isTTY: true,
+      out: '',
+      write(chunk: string) {
+        this.out += chunk;
+      },
+    };
+    const logger = createLogger({ agent: 'demo', service: 'run' }, {}, destinationFor({}, terminal));
+    logger.warn({ event: 'poll_failed', attempt: 1 }, 'cannot reach Telegram');
+    expect(terminal.out).toMatch(
+      /^\S*\d\d:\d\d:\d\d\.\d{3} WARN {2}demo\/run: cannot reach Telegram event=poll_failed attempt=1\S*\n$/,
+    );
+    expect(terminal.out).not.toContain('{');
+
+    const pipe = { isTTY: false, write: () => true };
+    expect(destinationFor({}, pipe)).toBeUndefined();
+    expect(destinationFor({ SWITCHYARD_LOG_FORMAT: 'json' }, terminal)).toBeUndefined();
+    const journal = {
+      isTTY: true,
+      out: '',
+      write(chunk: string) {
+        this.out += chunk;
+      },
+    };
+    createLogger({ service: 'gateway' }, {}, destinationFor({ JOURNAL_STREAM: '8:1' }, journal)).error(
+      { event: 'x' },
+      'boom',
+    );
+    expect(journal.out).toMatch(/^<3>\{"level":50,/);
   });
 });

@@ -173,6 +173,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     api: bot.api,
     store,
     keep: options.keep,
+    botUsername: bot.botInfo.username,
     logger: logger.child({ component: 'intake' }),
     onHealth: options.onPollingHealth,
     ...(polling?.timeoutSec !== undefined ? { pollTimeoutSec: polling.timeoutSec } : {}),

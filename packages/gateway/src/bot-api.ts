@@ -101,6 +101,13 @@ export function isOutcomeUnknown(error: unknown): boolean {
  */
 const CREATES_MESSAGE = new Set(['sendMessage']);
 
+/**
+ * Methods whose callers retry every failure themselves, with their own capped backoff and a log line
+ * per failure (`intake.ts` for `getUpdates`, boot's `getMe`): auto-retry's own five attempts would keep
+ * an unreachable Telegram silent for the first 100 s, so only their 429s are waited out here.
+ */
+const RETRIED_BY_CALLER = new Set(['getUpdates', 'getMe']);
+
 /** Classifies a failure for the structured pin log. */
 export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail' {
   const code = errorCode(error);
@@ -184,14 +191,15 @@ export function createBot(options: {
   // A send that creates a message is not retried after its answer was lost (a second message would
   // appear): the error goes to the send journal, which looks for the message first. 429s still wait.
   const retryAnswered = autoRetry({ ...retry, rethrowHttpErrors: true, rethrowInternalServerErrors: false });
-  // A rich message's 5xx may also have created it (`answerLost`): thrown too (`SendJournal.sendRich`).
+  // A rich message's 5xx may also have created it (`answerLost`): thrown too (`SendJournal.sendRich`);
+  // and the methods in RETRIED_BY_CALLER hand every failure to their callers at once.
   const retryOnlyRefusals = autoRetry({
     ...retry,
     rethrowHttpErrors: true,
     rethrowInternalServerErrors: true,
   });
   bot.api.config.use((prev, method, payload, signal) =>
-    (method === 'sendRichMessage'
+    (method === 'sendRichMessage' || RETRIED_BY_CALLER.has(method)
       ? retryOnlyRefusals
       : CREATES_MESSAGE.has(method)
         ? retryAnswered

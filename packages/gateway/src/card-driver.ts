@@ -128,19 +128,8 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
           turn: action.turnId,
           stage: action.stage,
         });
-        // I11: a completion notice only in forum topics, where the card may scroll far away.
-        if (
-          action.route.threadId !== undefined &&
-          action.messageId !== undefined &&
-          action.stage === 'done'
-        ) {
-          const threadId = action.route.threadId;
-          void courier
-            .call(action.route.chatId, () =>
-              api.sendMessage(action.route.chatId, '✅ Done', { message_thread_id: threadId }),
-            )
-            .catch(() => {});
-        }
+        // No completion notice, in topics either: the card itself was edited to "✅ Done", and the
+        // reply is the turn's last message; a third message would say it again.
         continue;
       }
       void run(action).then((result) => perform(cadence.report(action.cardId, result, now())));

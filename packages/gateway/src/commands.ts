@@ -318,11 +318,25 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   };
   const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
-  const toBridge = async (frame: GatewayToBridge & { commandId: string }, route: Route, ack: string) => {
+  /**
+   * Interrupts whose success goes unsaid: the stopped turn's own reply ends "⏹ Stopped.", so an
+   * acknowledgement and a "Done." would say it three times. An entry leaves with its result (in memory:
+   * a result after a gateway restart is said, as any other).
+   */
+  const quietOnSuccess = new Set<string>();
+  const toBridge = async (
+    frame: GatewayToBridge & { commandId: string },
+    route: Route,
+    ack: string,
+    { quiet = false }: { quiet?: boolean } = {},
+  ) => {
     // Recorded before the frame is queued: a result can never arrive for a command with no route.
     options.routes.add(frame.commandId, route);
-    // The acknowledgement is queued first, so the result can never overtake it in the chat.
-    reply(route, options.connected() ? ack : `${ack}\n${QUEUED_NOTE}`);
+    if (quiet) quietOnSuccess.add(frame.commandId);
+    // The acknowledgement is queued first, so the result can never overtake it in the chat. A quiet
+    // command is acknowledged only when it has to wait for the bridge.
+    if (!options.connected()) reply(route, `${ack}\n${QUEUED_NOTE}`);
+    else if (!quiet) reply(route, ack);
     await options.send(frame);
   };
 
@@ -340,7 +354,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         case 'ignored':
           return;
         case 'stop':
-          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…');
+          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…', { quiet: true });
         case 'compact':
           return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…');
         case 'clear':
@@ -440,6 +454,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       if (frame.commandId === undefined) return;
       if (frame.type === 'command_result') {
         const route = options.routes.take(frame.commandId);
+        const quiet = quietOnSuccess.delete(frame.commandId) && frame.ok && frame.message === undefined;
+        if (quiet) return;
         if (route) reply(route, frame.message ?? (frame.ok ? 'Done.' : 'That did not work.'));
         else
           logger.info({ event: 'command_result_unrouted', command: frame.commandId }, 'no chat waits for it');

@@ -12,7 +12,7 @@ export type { BudgetOptions } from './budget.js';
 /** Progress-card timing (`GatewayOptions.card`). */
 export type { CardOptions } from './card-driver.js';
 /** The command table registered with Telegram. */
-export { COMMANDS } from './commands.js';
+export { COMMANDS, formatUsd } from './commands.js';
 /** The factory, its options, its handle and its status snapshot. */
 export { createGateway, type Gateway, type GatewayOptions, type GatewayStatus } from './gateway.js';
 /** Markdown → Telegram HTML, for callers that render replies the same way. */

@@ -34,6 +34,8 @@ export interface UpdateSourceOptions {
   stallGraceMs?: number;
   /** Backoff after failures; default 1 s doubling to 60 s. */
   backoff?: { initialMs: number; maxMs: number };
+  /** The bot's username, for the "polling as @name" line logged when the first poll succeeds. */
+  botUsername?: string;
   /** Told on every failure and recovery, for `/status`. */
   onHealth?(health: { ok: boolean; error?: string }): void;
   /** Aborts the poll in flight and any backoff wait, for good (the gateway's stop). */
@@ -68,6 +70,20 @@ export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpda
   const timeout = options.pollTimeoutSec ?? 30;
   const grace = options.stallGraceMs ?? 15_000;
   const backoff = options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
+  // Failures in a row, across calls: every one is logged as it happens (the backoff spaces them), and
+  // the first success after them says polling is back.
+  let failures = 0;
+  let announced = false;
+  const succeeded = (): void => {
+    if (!announced) {
+      announced = true;
+      const bot = options.botUsername === undefined ? 'this bot' : `@${options.botUsername}`;
+      logger.info({ event: 'polling', bot }, `polling as ${bot}`);
+    } else if (failures > 0) {
+      logger.info({ event: 'poll_recovered', failures }, `polling again after ${failures} failed attempt(s)`);
+    }
+    failures = 0;
+  };
 
   return async (args, runnerSignal) => {
     const signal = options.signal
@@ -93,6 +109,7 @@ export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpda
             updates.map((u) => ({ updateId: u.update_id, payload: options.keep(u) ? u : undefined })),
           ),
         );
+        succeeded();
         options.onHealth?.({ ok: true });
         return updates.filter((u) => fresh.has(u.update_id));
       } catch (error) {
@@ -107,18 +124,23 @@ export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpda
         }
         const code = errorCode(error);
         const text = errorText(error);
+        failures++;
+        const attempt = failures;
         if (code === 409) {
           logger.error(
-            { event: 'poll_conflict', retryInMs: delay },
+            { event: 'poll_conflict', retryInMs: delay, attempt },
             'another process is polling this bot token (or a webhook is set): stop the other gateway or delete the webhook; retrying',
           );
         } else if (code === 401) {
           logger.error(
-            { event: 'poll_unauthorized', retryInMs: delay },
+            { event: 'poll_unauthorized', retryInMs: delay, attempt },
             'Telegram rejected the bot token: check the token in the config; retrying',
           );
         } else {
-          logger.warn({ event: 'poll_failed', error: text, retryInMs: delay }, 'getUpdates failed; retrying');
+          logger.warn(
+            { event: 'poll_failed', error: text, retryInMs: delay, attempt },
+            'cannot reach Telegram (getUpdates failed); retrying',
+          );
         }
         options.onHealth?.({
           ok: false,

@@ -283,7 +283,7 @@ export function createTurns(options: TurnsOptions): Turns {
           return;
         }
         case 'turn_ended': {
-          store.endTurn(frame.turnId, frame.outcome, frame.error);
+          store.endTurn(frame.turnId, frame.outcome, frame.error, frame.costUsd);
           const row = store.getTurn(frame.turnId);
           const turn = live.get(frame.turnId);
           if (turn) cards.frame(turn.route, frame.turnId, frame);

@@ -2,8 +2,11 @@
  * The gateway's Bot API transformer chain: a 429 storm is waited out as Telegram asks, for up to a
  * minute, before a call fails; other errors are not this transformer's to retry.
  */
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { waitOutRateLimits } from '../src/bot-api.js';
+import { createBot, waitOutRateLimits } from '../src/bot-api.js';
+import { createBudget } from '../src/budget.js';
+import { memoryLogger } from './harness.js';
 
 type Answer =
   | { ok: true; result: true }
@@ -49,5 +52,26 @@ describe('waitOutRateLimits', () => {
       sleeps: [],
     });
     expect(await call([{ ok: true, result: true }])).toMatchObject({ calls: 1, sleeps: [] });
+  });
+});
+
+describe('createBot', () => {
+  it('hands an unreachable Telegram to getMe and getUpdates callers at once, who log and retry it', async () => {
+    // A port nothing listens on: every connection is refused.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const bot = createBot({
+      token: '1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      apiRoot: `http://127.0.0.1:${port}`,
+      budget: createBudget(),
+      logger: memoryLogger(),
+    });
+    for (const call of [() => bot.api.getMe(), () => bot.api.getUpdates({ timeout: 0 })]) {
+      const started = performance.now();
+      await expect(call()).rejects.toThrow();
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
   });
 });

@@ -44,7 +44,7 @@ describe('commands', () => {
     expect(world.gateway.status().inbox).toBe(0);
   });
 
-  it('/stop sends an interrupt and shows the bridge’s result', async () => {
+  it('/stop sends an interrupt and says nothing of its success (the stopped reply says it once)', async () => {
     world = await startWorld();
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
@@ -52,7 +52,19 @@ describe('commands', () => {
     tg.sendText(chatId, '/stop');
     const frame = await nextFrame(bridge, 'interrupt');
     expect(frame.route).toEqual({ chatId });
-    await botMessage(tg, chatId, (t) => t === 'Stopping…');
+    await bridge.send({ type: 'command_result', commandId: frame.commandId, ok: true });
+    await sleep(500);
+    // Neither "Stopping…" nor "Done.": the turn's own reply ends "⏹ Stopped.".
+    expect(botMessages(tg, chatId)).toEqual([]);
+  });
+
+  it('/stop shows what the bridge says when it has something to say, and a failure', async () => {
+    world = await startWorld();
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/stop');
+    const frame = await nextFrame(bridge, 'interrupt');
     await bridge.send({
       type: 'command_result',
       commandId: frame.commandId,

@@ -89,6 +89,20 @@ describe('polling', () => {
     await waitUntil(() => world?.gateway.status().polling.ok, 3000, 'healthy');
   }, 20_000);
 
+  it('says "polling as @bot" once polling works, and logs the first failure at once when Telegram goes away', async () => {
+    world = await startWorld({ polling: { timeoutSec: 1, backoff: { initialMs: 200, maxMs: 400 } } });
+    const w = world;
+    await waitUntil(() => linesOf(w, 'polling').length === 1, 5000, 'polling announced');
+    expect(linesOf(w, 'polling')[0]?.msg).toBe(`polling as @${w.tg.botUser.username}`);
+    await w.tg.stop();
+    const gone = performance.now();
+    // Not after auto-retry's five silent attempts (about 100 s): the first failed poll is the first line.
+    await waitUntil(() => linesOf(w, 'poll_failed').length >= 1, 3000, 'first failure logged');
+    expect(performance.now() - gone).toBeLessThan(3000);
+    expect(linesOf(w, 'poll_failed')[0]).toMatchObject({ level: 'warn', fields: { attempt: 1 } });
+    expect(linesOf(w, 'polling')).toHaveLength(1);
+  }, 20_000);
+
   it('a stalled poll connection is aborted after timeout + grace and polling resumes', async () => {
     world = await startWorld({
       polling: { timeoutSec: 1, stallGraceMs: 300, backoff: { initialMs: 50, maxMs: 200 } },

@@ -1,9 +1,10 @@
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { inspectGatewayStore } from '../src/store/inspect.js';
 import { openGatewayStore } from '../src/store.js';
 
 const frame = (n: number): FrameOf<'user_message'> => ({
@@ -18,6 +19,27 @@ const frame = (n: number): FrameOf<'user_message'> => ({
 });
 
 describe('store', () => {
+  it('keeps what each turn cost, which inspection sums per conversation since a time (status: cost today)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gws-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'g.sqlite');
+    const s = openGatewayStore(path);
+    const turn = (turnId: string, route: { chatId: number; threadId?: number }, cost?: number) => {
+      s.upsertTurn({ turnId, route, request: 'r', startedAt: Date.now() });
+      s.endTurn(turnId, 'success', undefined, cost);
+    };
+    turn('a', { chatId: 1 }, 0.25);
+    turn('b', { chatId: 1 }, 0.5);
+    turn('c', { chatId: 1, threadId: 5 }, 0.125);
+    turn('d', { chatId: 2 });
+    s.close();
+    expect(inspectGatewayStore(path, 0).costSince).toEqual([
+      { chatId: 1, threadId: null, usd: 0.75, turns: 2 },
+      { chatId: 1, threadId: 5, usd: 0.125, turns: 1 },
+    ]);
+    expect(inspectGatewayStore(path, Date.now() + 60_000).costSince).toEqual([]);
+  });
+
   it('keeps inbox rows until the bridge acknowledges their frames, across reopen', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
     let s = openGatewayStore(path);
@@ -93,7 +115,7 @@ describe('store file format', () => {
     const old = fixture();
     openGatewayStore(old).close();
     expect(schema(path)).toEqual(schema(old));
-    expect(schema(path)[0]).toBe(4);
+    expect(schema(path)[0]).toBe(5);
   });
 
   it('opens a database written by an earlier gateway with its state intact', () => {

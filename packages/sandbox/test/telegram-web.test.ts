@@ -156,14 +156,22 @@ describe('the web chat view', () => {
     expect(server.messages(chat.id)).toEqual([]);
   });
 
-  it('creates forums with topics from the view', async () => {
+  it('creates a forum from the view with only its General topic, as Telegram does, and topics on request', async () => {
     const res = await fetch(`${root}/web/api/chats`, {
       method: 'POST',
       headers: view,
       body: JSON.stringify({ kind: 'forum', title: 'Team' }),
     });
     const chat = (await res.json()) as { id: number; isForum: boolean; topics: { name: string }[] };
-    expect(chat).toMatchObject({ isForum: true, topics: [{ name: 'General chat' }] });
+    expect(chat).toMatchObject({ isForum: true, topics: [] });
+    expect(server.messages(chat.id)).toEqual([]);
+    const topic = await fetch(`${root}/web/api/topics`, {
+      method: 'POST',
+      headers: view,
+      body: JSON.stringify({ chatId: chat.id, name: 'work' }),
+    });
+    expect(await topic.json()).toMatchObject({ name: 'work' });
+    expect(server.chat(chat.id).chat.topics.map((t) => t.name)).toEqual(['work']);
   });
 
   it('ends open event streams on stop()', async () => {

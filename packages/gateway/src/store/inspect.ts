@@ -24,10 +24,18 @@ export interface GatewayInspection {
   lastError: { turnId: string; endedAt: number; error: string } | undefined;
   /** The highest Telegram update id stored (handled or not). */
   lastUpdateId: number | undefined;
+  /**
+   * What turns that ended since `since` cost, per conversation (USD, as the bridge reported each turn's
+   * cost); empty when none did or the file predates the column.
+   */
+  costSince: Array<{ chatId: number; threadId: number | null; usd: number; turns: number }>;
 }
 
-/** Opens `path` read-only (it must exist) and reads the counts; the file is closed before returning. */
-export function inspectGatewayStore(path: string): GatewayInspection {
+/**
+ * Opens `path` read-only (it must exist) and reads the counts; the file is closed before returning.
+ * `since` (epoch ms, default the start of the local day) bounds {@link GatewayInspection.costSince}.
+ */
+export function inspectGatewayStore(path: string, since = startOfLocalDay(Date.now())): GatewayInspection {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -55,6 +63,10 @@ export function inspectGatewayStore(path: string): GatewayInspection {
     const lastUpdate = db
       .prepare<[], { id: number | null }>('SELECT MAX(update_id) AS id FROM updates')
       .get();
+    const hasCost = db
+      .prepare<[], { name: string }>("SELECT name FROM pragma_table_info('turns')")
+      .all()
+      .some((c) => c.name === 'cost_usd');
     return {
       schemaVersion,
       schemaCurrent: schemaVersion === MIGRATIONS.length,
@@ -64,10 +76,26 @@ export function inspectGatewayStore(path: string): GatewayInspection {
       pinnedCards: count('SELECT COUNT(*) AS n FROM pins'),
       lastError,
       lastUpdateId: lastUpdate?.id ?? undefined,
+      costSince: hasCost
+        ? db
+            .prepare<[number], GatewayInspection['costSince'][number]>(
+              `SELECT chat_id AS chatId, thread_id AS threadId, SUM(cost_usd) AS usd, COUNT(*) AS turns
+               FROM turns WHERE cost_usd IS NOT NULL AND ended_at >= ?
+               GROUP BY chat_id, thread_id ORDER BY chat_id, thread_id`,
+            )
+            .all(since)
+        : [],
     };
   } finally {
     db.close();
   }
+}
+
+/** Midnight, local time, of the day `now` (epoch ms) falls in. */
+export function startOfLocalDay(now: number): number {
+  const day = new Date(now);
+  day.setHours(0, 0, 0, 0);
+  return day.getTime();
 }
 
 /**

@@ -91,6 +91,8 @@ export const MIGRATIONS: readonly string[] = [
   // read", …). Kept so that an edit lost to a crash or a Telegram outage is made again (store/inbox.ts).
   `ALTER TABLE inbound ADD COLUMN placeholder_due TEXT;
    CREATE INDEX inbound_placeholder_due ON inbound (created_at) WHERE placeholder_due IS NOT NULL;`,
+  // 5: what each turn cost (the bridge's `turn_ended.costUsd`), for `switchyard status`'s cost today.
+  `ALTER TABLE turns ADD COLUMN cost_usd REAL;`,
 ];
 
 /** Runs the migrations `db` has not seen yet, each in its own transaction with its version bump. */

@@ -32,7 +32,8 @@ export interface TurnTable {
   setTurnBlock(turnId: string, blockId: string, text: string): void;
   setTurnMessages(turnId: string, messageIds: readonly number[]): void;
   setTurnCard(turnId: string, messageId: number | undefined): void;
-  endTurn(turnId: string, outcome: string, error: string | undefined): void;
+  /** Ends a running turn; `costUsd` is what it cost, when the bridge said. */
+  endTurn(turnId: string, outcome: string, error: string | undefined, costUsd?: number): void;
   markTurnRendered(turnId: string): void;
   /** Turns that still need work after a restart: running, or ended but not rendered. */
   unfinishedTurns(): TurnRow[];
@@ -52,7 +53,7 @@ export function createTurnTable(db: Db): TurnTable {
     setMessages: db.prepare('UPDATE turns SET message_ids = ? WHERE turn_id = ?'),
     setCard: db.prepare('UPDATE turns SET card_message_id = ? WHERE turn_id = ?'),
     endTurn: db.prepare(
-      "UPDATE turns SET state = 'ended', outcome = ?, error = ?, ended_at = ? WHERE turn_id = ? AND state = 'running'",
+      "UPDATE turns SET state = 'ended', outcome = ?, error = ?, cost_usd = ?, ended_at = ? WHERE turn_id = ? AND state = 'running'",
     ),
     renderTurn: db.prepare("UPDATE turns SET state = 'rendered' WHERE turn_id = ?"),
     unfinished: db.prepare<[], TurnSql>("SELECT * FROM turns WHERE state != 'rendered' ORDER BY started_at"),
@@ -82,8 +83,8 @@ export function createTurnTable(db: Db): TurnTable {
     setTurnCard: (turnId, messageId) => {
       q.setCard.run(messageId ?? null, turnId);
     },
-    endTurn: (turnId, outcome, error) => {
-      q.endTurn.run(outcome, error ?? null, Date.now(), turnId);
+    endTurn: (turnId, outcome, error, costUsd) => {
+      q.endTurn.run(outcome, error ?? null, costUsd ?? null, Date.now(), turnId);
     },
     markTurnRendered: (turnId) => {
       q.renderTurn.run(turnId);

@@ -161,11 +161,11 @@ export function createWebView(host: WebViewHost): WebView {
         return host.server.stopDraft(chatId);
       case 'chats': {
         const forum = input.kind === 'forum';
+        // A new forum has only its General topic, as in Telegram; topics are opened with "+ Topic".
         const chat = host.server.createGroup({
           title: String(input.title || (forum ? 'Sandbox forum' : 'Sandbox group')),
           supergroup: true,
           forum,
-          topics: forum ? ['General chat'] : [],
         });
         return chat;
       }

@@ -1,0 +1,79 @@
+/**
+ * `switchyard status`'s cost: today's from the gateway's per-turn record, the session's from each
+ * conversation's bridge record, joined by conversation.
+ */
+import { describe, expect, it } from 'vitest';
+import { type AgentStatus, type ClaudeStatus, costStatus, formatStatus } from '../src/status.js';
+
+const claude = (conversation: string, sessionCostUsd: number | undefined): ClaudeStatus => ({
+  conversation,
+  pid: 10,
+  state: 'alive',
+  sessionId: 's',
+  uptimeSeconds: 5,
+  runningTurn: undefined,
+  crashLoop: false,
+  sessionCostUsd,
+});
+
+const store = (costSince: Array<{ chatId: number; threadId: number | null; usd: number; turns: number }>) =>
+  ({
+    schemaVersion: 5,
+    schemaCurrent: true,
+    queued: [],
+    runningTurns: [],
+    openPrompts: 0,
+    pinnedCards: 0,
+    lastError: undefined,
+    lastUpdateId: 1,
+    costSince,
+  }) satisfies AgentStatus['store'];
+
+describe('status cost', () => {
+  it("joins today's turn costs to each conversation's session cost", () => {
+    const cost = costStatus(
+      [claude('c100', 1.5), claude('c-200_t7', 0.25)],
+      store([
+        { chatId: 100, threadId: null, usd: 0.5, turns: 2 },
+        { chatId: -200, threadId: 7, usd: 0.125, turns: 1 },
+        { chatId: 300, threadId: null, usd: 0.01, turns: 1 },
+      ]),
+      false,
+    );
+    expect(cost).toEqual({
+      todayUsd: 0.635,
+      conversations: [
+        { conversation: 'c100', todayUsd: 0.5, sessionUsd: 1.5 },
+        { conversation: 'c-200_t7', todayUsd: 0.125, sessionUsd: 0.25 },
+        { conversation: 'c300', todayUsd: 0.01, sessionUsd: undefined },
+      ],
+    });
+    // One session for every chat: all of today's cost is its.
+    expect(
+      costStatus(
+        [claude('cshared', 2)],
+        store([
+          { chatId: 1, threadId: null, usd: 0.5, turns: 1 },
+          { chatId: 2, threadId: null, usd: 0.25, turns: 1 },
+        ]),
+        true,
+      ).conversations,
+    ).toEqual([{ conversation: 'cshared', todayUsd: 0.75, sessionUsd: 2 }]);
+  });
+
+  it("shows today's and each session's cost", () => {
+    const claudes = [claude('c100', 1.5)];
+    const gateway = store([{ chatId: 100, threadId: null, usd: 0.5, turns: 2 }]);
+    const status: AgentStatus = {
+      agent: 'demo',
+      gateway: { running: [], listening: false },
+      bridge: { running: [], connected: undefined },
+      claude: claudes,
+      store: gateway,
+      cost: costStatus(claudes, gateway, false),
+    };
+    const lines = formatStatus(status).split('\n');
+    expect(lines).toContain('  cost     $0.500 today');
+    expect(lines).toContain('  cost     [c100] $0.500 today, $1.50 this session');
+  });
+});
