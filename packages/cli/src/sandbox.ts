@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveBinary, stopRecordedClaude } from '@switchyard/agent-bridge';
-import { describeError } from '@switchyard/protocol';
+import { describeError, lockStateDir, stateLockHolder } from '@switchyard/protocol';
 import {
   createScriptedModel,
   createTelegramServer,
@@ -51,15 +51,35 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     options.cwd ?? process.cwd(),
     env.SWITCHYARD_SANDBOX_DIR ?? '.switchyard/sandbox',
   );
-  // The sandbox talks to a person at a terminal: plain sentences, and JSON log lines only for problems.
-  const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
-  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   const say = (line: string) => process.stderr.write(`${line}\n`);
   if (process.platform !== 'linux') {
     say(`switchyard: Switchyard runs on Linux only (it uses /proc and FIFOs); this is ${process.platform}.`);
     say('            On macOS, run it in a Linux VM or container (see "Platforms" in README.md).');
     return 1;
   }
+  // Before anything else: a second sandbox on this directory would remove the first one's state.
+  const taken = lockStateDir(base, 'sandbox');
+  if (!taken.ok) {
+    say(`switchyard: ${taken.message}`);
+    say('            For a second sandbox beside it, set SWITCHYARD_SANDBOX_DIR to another directory.');
+    return 1;
+  }
+  try {
+    return await runLocked(base, env, options, say);
+  } finally {
+    taken.lock.release();
+  }
+}
+
+async function runLocked(
+  base: string,
+  env: NodeJS.ProcessEnv,
+  options: SandboxOptions,
+  say: (line: string) => void,
+): Promise<number> {
+  // The sandbox talks to a person at a terminal: plain sentences, and JSON log lines only for problems.
+  const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
+  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   mkdirSync(path.join(base, 'work'), { recursive: true });
   // A picture the scripted model's "send me a picture" sends with the file tools.
   const picture = path.join(base, 'work', SAMPLE_PICTURE);
@@ -153,6 +173,15 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
  */
 async function freshState(stateDir: string, logger: ReturnType<typeof createLogger>): Promise<void> {
   if (!existsSync(stateDir)) return;
+  // A service of an earlier run that outlived it (its sandbox was killed) still uses this state.
+  for (const service of ['gateway', 'bridge']) {
+    const holder = stateLockHolder(path.join(stateDir, service));
+    if (holder) {
+      throw new Error(
+        `the ${service} of an earlier sandbox (pid ${holder.pid}) still runs on ${stateDir}: stop it (kill ${holder.pid}), then start again`,
+      );
+    }
+  }
   const outcome = await stopRecordedClaude({ stateDir: path.join(stateDir, 'bridge'), logger });
   if (outcome === 'unknown') {
     throw new Error(

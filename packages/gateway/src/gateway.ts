@@ -17,8 +17,10 @@ import {
   type FrameOf,
   type GatewayToBridge,
   type Logger,
+  lockStateDir,
   prepareExchange,
   type Route,
+  type StateLock,
   silentLogger,
 } from '@switchyard/protocol';
 import { createAccess } from './access.js';
@@ -166,6 +168,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const courier = createCourier(budget);
 
   let store: GatewayStore | undefined;
+  /** Held from the first thing `start()` does to the last thing `stop()` does. */
+  let lock: StateLock | undefined;
   let retention: Retention | undefined;
   const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   /** Set by the boot sequence before the bridge can connect; `api` journals every `sendMessage`. */
@@ -304,6 +308,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     async start() {
+      const taken = lockStateDir(options.stateDir, 'gateway');
+      if (!taken.ok) throw new Error(taken.message);
+      lock = taken.lock;
       prepareExchange(exchange);
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
@@ -380,6 +387,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       retention = undefined;
       store?.close();
       store = undefined;
+      lock?.release();
+      lock = undefined;
       logger.info({ event: 'stopped' }, 'gateway stopped');
     },
   };
