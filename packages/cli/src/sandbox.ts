@@ -20,6 +20,7 @@ import { describeError, lockStateDir, stateLockHolder } from '@switchyard/protoc
 import {
   createScriptedModel,
   createTelegramServer,
+  SCRIPTED_DEMOS,
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
@@ -123,6 +124,7 @@ async function runLocked(
   }
   await freshState(path.join(base, 'state'), logger);
   const userId = telegram.defaultUser.id;
+  if (claude.kind === 'scripted') await postDemos(address.apiRoot, telegram.privateChat().id);
   const configFile = path.join(base, 'switchyard.yaml');
   writeFileSync(
     configFile,
@@ -164,6 +166,28 @@ async function runLocked(
     { onSignal: () => say('switchyard: stopping the sandbox…') },
   );
   return 0;
+}
+
+/**
+ * The scripted model's demos as the chat's first message, sent as the bot through the Bot API, so that a
+ * newcomer sees what to try before typing anything.
+ */
+async function postDemos(apiRoot: string, chatId: number): Promise<void> {
+  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const code = (s: string) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+  const text = [
+    '<b>Scripted model</b>: the answers are canned, no real Claude is answering. Say one of these:',
+    '',
+    ...SCRIPTED_DEMOS.map((d) => `• <code>${escape(d.say)}</code> — ${code(d.shows)}`),
+    '',
+    'Anything else is echoed back; <code>help</code> shows this list again.',
+  ].join('\n');
+  const res = await fetch(`${apiRoot}/bot${SANDBOX_TOKEN}/sendMessage`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ chat_id: chatId, text, parse_mode: 'HTML' }),
+  });
+  if (!res.ok) throw new Error(`the sandbox could not post its welcome: ${res.status} ${await res.text()}`);
 }
 
 /**
