@@ -173,12 +173,12 @@ async function runLocked(
  * newcomer sees what to try before typing anything.
  */
 async function postDemos(apiRoot: string, chatId: number): Promise<void> {
-  const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const code = (s: string) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+  const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const code = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
   const text = [
     '<b>Scripted model</b>: the answers are canned, no real Claude is answering. Say one of these:',
     '',
-    ...SCRIPTED_DEMOS.map((d) => `• <code>${escape(d.say)}</code> — ${code(d.shows)}`),
+    ...SCRIPTED_DEMOS.map((d) => `• <code>${escapeHtml(d.say)}</code> — ${code(d.shows)}`),
     '',
     'Anything else is echoed back; <code>help</code> shows this list again.',
   ].join('\n');

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultScript, SCRIPTED_DEMOS } from '../src/anthropic/default-script.js';
+import type { Reply } from '../src/anthropic/reply.js';
 import { viewRequest } from '../src/anthropic/request.js';
-import { type Reply, type Step, stepsFor, type TurnContext } from '../src/anthropic/script.js';
+import { type Step, stepsFor, type TurnContext } from '../src/anthropic/script.js';
 
 const HEADER = '[telegram chat=1000001 msg=7 from="Sandbox User (@sandbox_user)" inbound=ib-3]';
 
