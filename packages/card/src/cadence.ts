@@ -19,7 +19,7 @@
  *   closed, so pins never overlap. Running sub-agents of a superseded card move to the new card.
  */
 import type { CardEvent, TurnEndedEvent } from './event.js';
-import { closeCard, handOver, reduce } from './reducer.js';
+import { abandonSilentSubagents, closeCard, handOver, reduce } from './reducer.js';
 import { DEFAULT_STUCK_AFTER_MS, type RenderOptions, render } from './render.js';
 import {
   type CardState,
@@ -262,6 +262,11 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
         card.state = closeCard(card.state, now, 'idle');
         card.closing = true;
       }
+      if (!card.closing && isEnded(card.state) && runningSubagents(card.state) > 0) {
+        const before = card.state;
+        card.state = abandonSilentSubagents(card.state, now - t.zombieMs, now);
+        if (card.state !== before) card.dirtySince ??= now;
+      }
       if (!card.closing && isEnded(card.state) && runningSubagents(card.state) === 0) card.closing = true;
 
       if (card.messageId === undefined) {
@@ -373,7 +378,7 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
     // A new turn closes the older open cards of its lane and inherits their running sub-agents.
     for (const older of cards.values()) {
       if (older.lane !== lane || older.closing) continue;
-      older.state = closeCard(older.state, at, 'superseded');
+      older.state = abandonSilentSubagents(closeCard(older.state, at, 'superseded'), at - t.zombieMs, at);
       const moved = handOver(older.state, card.state);
       older.state = moved.from;
       card.state = moved.to;

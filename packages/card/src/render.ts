@@ -49,6 +49,7 @@ const HEADER = {
 const SUBAGENT_ICON = {
   running: '🔄',
   moved: '↪️',
+  abandoned: '⏸',
   success: '✅',
   error: '❌',
   killed: '⛔',
@@ -227,6 +228,8 @@ function subagentLine(row: SubagentRow, now: number, rows: readonly SubagentRow[
     parts.push(current === undefined ? 'thinking' : escapeHtml(current.label));
   } else if (row.status === 'moved') {
     parts.push('continues in the next card');
+  } else if (row.status === 'abandoned') {
+    parts.push('no word from it for a long time');
   }
   parts.push(`${row.toolCount} tool${row.toolCount === 1 ? '' : 's'}`);
   if (row.errorCount > 0) parts.push(`${row.errorCount} failed`);
