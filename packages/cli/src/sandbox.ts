@@ -30,10 +30,14 @@ import { createLogger } from './log.js';
 import { superviseAgent } from './services.js';
 import { untilStopSignal } from './signals.js';
 
-/** The sample picture in the sandbox's working directory (a 1×1 PNG), for the default script. */
+/** The sample picture in the sandbox's working directory (96×96: a track under a sun), for the default script. */
 const SAMPLE_PICTURE = 'switchyard.png';
-const SAMPLE_PNG =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const SAMPLE_PNG = [
+  'iVBORw0KGgoAAAANSUhEUgAAAGAAAABgCAIAAABt+uBvAAAA5klEQVR42u3ZsQ2DMBBA0duJKuukpEidISiYI7swCdkhaZEA',
+  'F4ZDSvysXyGqJ4TxEd34VqFAAAgQIECAAAECJECAAAEClN5n6gFtoOzVOlCB5hSmaEHniFE0olNtBOhPgSp06owAAQIE6DSd',
+  'CiNPECBAgAD5kgbkNG8eZKJoJg3IXw1AgAABAiRAgAABAgQIECABAgQIECBAvww03G/Lnq/HupbvAQQIUC7QbBUXIECAcoG8',
+  'pO1igAABAgQIECBAgAABMg9ymgcEyDzIS9ouBgjQVUCbVwUIECBAgAABAgQIASBAmX0BKlHAnzjcaJAAAAAASUVORK5CYII=',
+].join('');
 
 /** How `runSandbox` was asked for, and the process context it reads. */
 export interface SandboxOptions {
@@ -82,9 +86,9 @@ async function runLocked(
   const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
   const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   mkdirSync(path.join(base, 'work'), { recursive: true });
-  // A picture the scripted model's "send me a picture" sends with the file tools.
-  const picture = path.join(base, 'work', SAMPLE_PICTURE);
-  if (!existsSync(picture)) writeFileSync(picture, Buffer.from(SAMPLE_PNG, 'base64'));
+  // A picture the scripted model's "send me a picture" sends with the file tools; written on every start,
+  // so an earlier run's (once a 1×1 image, an empty-looking bubble) is replaced.
+  writeFileSync(path.join(base, 'work', SAMPLE_PICTURE), Buffer.from(SAMPLE_PNG, 'base64'));
 
   const claude = chooseClaude(env);
   let model: ScriptedModel | undefined;
