@@ -52,6 +52,8 @@ export interface CadenceOptions<R> {
   readonly stuckAfterMs?: number;
   /** Passed to the renderer. */
   readonly maxLength?: number;
+  /** Passed to the renderer: the model is a stand-in, so its cost is labelled simulated. */
+  readonly simulatedCost?: boolean;
 }
 
 /** Defaults of {@link CadenceOptions}. */
@@ -62,7 +64,7 @@ export const CADENCE_DEFAULTS = {
   heartbeatMs: 5_000,
   zombieMs: 600_000,
   stuckAfterMs: DEFAULT_STUCK_AFTER_MS,
-} as const satisfies Required<Omit<CadenceOptions<unknown>, 'laneKey' | 'maxLength'>>;
+} as const satisfies Required<Omit<CadenceOptions<unknown>, 'laneKey' | 'maxLength' | 'simulatedCost'>>;
 
 /** Fields every action carries: which card, which turn, where. */
 interface ActionBase<R> {
@@ -203,6 +205,7 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
   const renderOptions: RenderOptions = {
     stuckAfterMs: t.stuckAfterMs,
     ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
+    ...(options.simulatedCost === true ? { simulatedCost: true } : {}),
   };
   const cards = new Map<string, Card<R>>();
   const byTurn = new Map<string, Card<R>>();

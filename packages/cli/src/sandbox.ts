@@ -27,7 +27,7 @@ import {
 import { claudeLogin } from './claude-login.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
-import { superviseAgent } from './services.js';
+import { SIMULATED_MODEL_ENV, superviseAgent } from './services.js';
 import { untilStopSignal } from './signals.js';
 
 /** The sample picture in the sandbox's working directory (96×96: a track under a sun), for the default script. */
@@ -152,7 +152,9 @@ async function runLocked(
 
   const agent = loadConfig(configFile, { env, cwd: base }).agents[0];
   if (!agent) throw new Error(`${configFile} names no agent`);
-  const supervisor = superviseAgent({ mainPath: options.mainPath, configFile, agent, logger, env: quiet });
+  // The scripted model's costs were never spent: the gateway says so on cards and in /status.
+  const childEnv = claude.kind === 'scripted' ? { ...quiet, [SIMULATED_MODEL_ENV]: '1' } : quiet;
+  const supervisor = superviseAgent({ mainPath: options.mainPath, configFile, agent, logger, env: childEnv });
   supervisor.start();
   const url = address.webUrl ?? `${address.apiRoot}/`;
   say('');

@@ -47,6 +47,11 @@ export interface GatewayOptions {
   agent: string;
   /** The bot token. Never logged. */
   token: string;
+  /**
+   * The model is a stand-in (the sandbox's scripted model, which spends nothing): `/status` labels its
+   * model and cost as simulated. The card's label is `card.simulatedCost`.
+   */
+  simulatedModel?: boolean;
   /** Bot API root; default `https://api.telegram.org`. The sandbox and tests point it at a local server. */
   apiRoot?: string;
   /** Telegram user ids allowed to use the agent. */
@@ -234,6 +239,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     status: (route) => gateway.status(route),
     listPins: () => db().listPins(),
     restartBridge: options.restartBridge,
+    simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => db().addCommandRoute(commandId, route),
       take: (commandId) => db().takeCommandRoute(commandId),
