@@ -12,6 +12,7 @@
  * seen and drops them as duplicates) is removed at start, after the earlier run's Claude process, if one
  * survived, has been stopped. The working directory (`work/`) is kept.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -264,10 +265,13 @@ function installedClaude(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
-/** The socket must fit in 107 bytes; a deep checkout falls back to a directory under /tmp. */
+/**
+ * The socket must fit in 107 bytes; a deep checkout falls back to a directory under /tmp, one per sandbox
+ * directory (so two sandboxes in different directories never share a socket).
+ */
 function shortRuntimeDir(base: string): string {
   const preferred = path.join(base, 'run');
   if (Buffer.byteLength(path.join(preferred, 'bridge.sock')) <= 100) return preferred;
-  const dir = path.join('/tmp', `switchyard-${process.getuid?.() ?? 'user'}-sandbox`);
-  return dir;
+  const tag = createHash('sha256').update(base).digest('hex').slice(0, 12);
+  return path.join('/tmp', `switchyard-${process.getuid?.() ?? 'user'}-sandbox-${tag}`);
 }
