@@ -5,7 +5,8 @@
  * chat list is a page of its own. The same page also shows what people saw wrong there: a reload just
  * after an answer showed the answer's last draft under it with a live ■ Stop; the chat list showed a
  * rich answer's raw Markdown; a pin notice cut an emoji in half; the sample picture was 1×1 (an empty
- * bubble). Screenshots go to test-output/sandbox-phone/.
+ * bubble); the offline hint named `switchyard sandbox`, a command a checkout does not have on PATH.
+ * Screenshots go to test-output/sandbox-phone/.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,5 +180,17 @@ describe.runIf(haveBrowser)('the sandbox web view at a 390 px viewport', () => {
 
   test('the page raised no errors', () => {
     expect(pageErrors).toEqual([]);
+  });
+
+  test('with the sandbox stopped, the page says how to start it again in a checkout', async () => {
+    const report = await sandbox?.stop();
+    sandbox = undefined;
+    expect(report?.leftovers).toEqual([]);
+    const status = page.locator('#chat-status.offline');
+    await status.waitFor({ timeout: 15_000 });
+    await shot('06-offline');
+    const text = (await status.textContent()) ?? '';
+    expect(text).toContain('npx -y pnpm@12.4.2 start');
+    expect(text).not.toContain('switchyard sandbox');
   });
 });
