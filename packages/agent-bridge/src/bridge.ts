@@ -29,9 +29,11 @@ import {
   type ExchangeOptions,
   type FrameOf,
   type Logger,
+  lockStateDir,
   prepareExchange,
   type Route,
   type SessionInfo,
+  type StateLock,
   silentLogger,
 } from '@switchyard/protocol';
 import { Conversation, type ConversationSettings } from './conversation.js';
@@ -168,6 +170,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   const stopping = new Map<string, Promise<void>>();
   let waiting: StartingFrame[] = [];
   let store: FileChannelStore | undefined;
+  /** Held from the first thing `start()` does to the last thing `stop()` does. */
+  let lock: StateLock | undefined;
   let endpoint: Endpoint | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -447,6 +451,9 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   return {
     async start() {
+      const taken = lockStateDir(options.stateDir, 'bridge');
+      if (!taken.ok) throw new Error(taken.message);
+      lock = taken.lock;
       stopped = false;
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });
       prepareExchange(exchange);
@@ -482,6 +489,8 @@ export function createBridge(options: BridgeOptions): Bridge {
       await Promise.all([...stopping.values()]);
       await endpoint?.stop();
       store?.close();
+      lock?.release();
+      lock = undefined;
     },
 
     status() {

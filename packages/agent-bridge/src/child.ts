@@ -20,13 +20,13 @@ import {
   constants,
   existsSync,
   openSync,
-  readFileSync,
   readSync,
   statSync,
   writeSync,
 } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readStartTime } from '@switchyard/protocol';
 
 export const STDIN_FIFO = 'stdin.fifo';
 export const STDOUT_LOG = 'stdout.log';
@@ -43,23 +43,8 @@ export interface ChildRecord {
 /** Alive: the recorded process is running. Dead: it is not. Unknown: this machine would not say. */
 export type Liveness = 'alive' | 'dead' | 'unknown';
 
-/** Reads a process's start time, or says why not. */
-export function readStartTime(
-  pid: number,
-): { ok: true; startTime: string; zombie: boolean } | { ok: false; missing: boolean } {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (err) {
-    return { ok: false, missing: (err as NodeJS.ErrnoException).code === 'ENOENT' };
-  }
-  // The command name (field 2) is in parentheses and may itself contain spaces or ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0];
-  const startTime = fields[19];
-  if (startTime === undefined) return { ok: false, missing: false };
-  return { ok: true, startTime, zombie: state === 'Z' || state === 'X' };
-}
+/** Reads a process's start time (one reading for the bridge's records and the state locks). */
+export { readStartTime };
 
 /** Whether the recorded process is the one still running. Never guesses "dead" on an error. */
 export function liveness(record: ChildRecord): Liveness {

@@ -19,7 +19,7 @@
  *   closed, so pins never overlap. Running sub-agents of a superseded card move to the new card.
  */
 import type { CardEvent, TurnEndedEvent } from './event.js';
-import { closeCard, handOver, reduce } from './reducer.js';
+import { abandonSilentSubagents, closeCard, handOver, reduce } from './reducer.js';
 import { DEFAULT_STUCK_AFTER_MS, type RenderOptions, render } from './render.js';
 import {
   type CardState,
@@ -52,6 +52,8 @@ export interface CadenceOptions<R> {
   readonly stuckAfterMs?: number;
   /** Passed to the renderer. */
   readonly maxLength?: number;
+  /** Passed to the renderer: the model is a stand-in, so its cost is labelled simulated. */
+  readonly simulatedCost?: boolean;
 }
 
 /** Defaults of {@link CadenceOptions}. */
@@ -62,7 +64,7 @@ export const CADENCE_DEFAULTS = {
   heartbeatMs: 5_000,
   zombieMs: 600_000,
   stuckAfterMs: DEFAULT_STUCK_AFTER_MS,
-} as const satisfies Required<Omit<CadenceOptions<unknown>, 'laneKey' | 'maxLength'>>;
+} as const satisfies Required<Omit<CadenceOptions<unknown>, 'laneKey' | 'maxLength' | 'simulatedCost'>>;
 
 /** Fields every action carries: which card, which turn, where. */
 interface ActionBase<R> {
@@ -203,6 +205,7 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
   const renderOptions: RenderOptions = {
     stuckAfterMs: t.stuckAfterMs,
     ...(options.maxLength === undefined ? {} : { maxLength: options.maxLength }),
+    ...(options.simulatedCost === true ? { simulatedCost: true } : {}),
   };
   const cards = new Map<string, Card<R>>();
   const byTurn = new Map<string, Card<R>>();
@@ -261,6 +264,11 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
       if (!card.closing && now - card.state.lastEventAt >= t.zombieMs) {
         card.state = closeCard(card.state, now, 'idle');
         card.closing = true;
+      }
+      if (!card.closing && isEnded(card.state) && runningSubagents(card.state) > 0) {
+        const before = card.state;
+        card.state = abandonSilentSubagents(card.state, now - t.zombieMs, now);
+        if (card.state !== before) card.dirtySince ??= now;
       }
       if (!card.closing && isEnded(card.state) && runningSubagents(card.state) === 0) card.closing = true;
 
@@ -373,7 +381,7 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
     // A new turn closes the older open cards of its lane and inherits their running sub-agents.
     for (const older of cards.values()) {
       if (older.lane !== lane || older.closing) continue;
-      older.state = closeCard(older.state, at, 'superseded');
+      older.state = abandonSilentSubagents(closeCard(older.state, at, 'superseded'), at - t.zombieMs, at);
       const moved = handOver(older.state, card.state);
       older.state = moved.from;
       card.state = moved.to;

@@ -54,7 +54,7 @@ export { escapeHtml, RICH_MARKDOWN_TAGS, TELEGRAM_TAGS } from './html.js';
 /** Tool-call labels ("Read …/src/app.ts", "Bash: run the tests") and group summaries ("Read 12 files"). */
 export { LABEL_MAX, toolDetail, toolGroupSummary, toolLabel, urlHost } from './label.js';
 /** The reducer, and the two transitions the cadence makes on its own (closing, handing over sub-agents). */
-export { closeCard, handOver, reduce } from './reducer.js';
+export { abandonSilentSubagents, closeCard, handOver, reduce } from './reducer.js';
 /** The renderer and its options. */
 export type { RenderOptions } from './render.js';
 /** Rendering a state to Telegram HTML; its limit and default stuck threshold; the duration format. */

@@ -107,6 +107,23 @@ export function closeCard(state: CardState, at: number, reason: StopReason): Car
 }
 
 /**
+ * Gives up on the sub-agents of an ended turn that have been silent since `silentSince` or before (their
+ * end was lost: a restart, a crash): they show as `abandoned`, and no card stays open or pinned for them.
+ * A turn still running keeps its sub-agents; the zombie ceiling covers it.
+ */
+export function abandonSilentSubagents(state: CardState, silentSince: number, at: number): CardState {
+  if (!isEnded(state)) return state;
+  const silent = (row: SubagentRow) => row.status === 'running' && row.lastEventAt <= silentSince;
+  if (!state.subagents.some(silent)) return state;
+  return {
+    ...state,
+    subagents: state.subagents.map((row) =>
+      silent(row) ? { ...row, status: 'abandoned', endedAt: Math.max(row.startedAt, at), running: [] } : row,
+    ),
+  };
+}
+
+/**
  * Hands the sub-agents still running on `from` to `to` (the next card of the same chat): they show as
  * `moved` on the old card and carry on, with their counts, on the new one.
  */

@@ -32,6 +32,8 @@ export interface RenderOptions {
   readonly stuckAfterMs?: number;
   /** Upper bound on the output's length; clamped to below {@link MESSAGE_LIMIT}. Default 4095. */
   readonly maxLength?: number;
+  /** The model is a stand-in (the sandbox's scripted model): the cost line says it was never spent. */
+  readonly simulatedCost?: boolean;
 }
 
 /** Default for {@link RenderOptions.stuckAfterMs}. */
@@ -49,6 +51,7 @@ const HEADER = {
 const SUBAGENT_ICON = {
   running: '🔄',
   moved: '↪️',
+  abandoned: '⏸',
   success: '✅',
   error: '❌',
   killed: '⛔',
@@ -88,7 +91,7 @@ export function render(state: CardState, now: number, options: RenderOptions = {
   // Level-independent, so grouped once however many levels are tried.
   const groups = stepGroups(state.steps);
   for (const level of LEVELS) {
-    const fixed = composeFixed(state, now, stuckAfter, level);
+    const fixed = composeFixed(state, now, stuckAfter, level, options.simulatedCost === true);
     const html = withSteps(state, groups, fixed, max);
     if (html !== undefined) return html;
   }
@@ -101,7 +104,13 @@ interface Fixed {
   readonly bottom: readonly string[];
 }
 
-function composeFixed(state: CardState, now: number, stuckAfter: number, level: Level): Fixed {
+function composeFixed(
+  state: CardState,
+  now: number,
+  stuckAfter: number,
+  level: Level,
+  simulated: boolean,
+): Fixed {
   const top = [header(state, now)];
   if (state.request !== '') top.push(`<i>${escapeHtml(`“${cutText(state.request, level.request)}”`)}</i>`);
   if (state.error !== undefined) top.push(`❗ ${escapeHtml(cutText(state.error, level.request))}`);
@@ -114,7 +123,7 @@ function composeFixed(state: CardState, now: number, stuckAfter: number, level: 
   if (isActive(state) && silent >= stuckAfter) {
     bottom.push(`⚠️ No events for ${formatDuration(silent)}; it may be stuck.`);
   }
-  const footer = costLine(state);
+  const footer = costLine(state, simulated);
   if (footer !== undefined) bottom.push(footer);
   return { top, bottom };
 }
@@ -227,6 +236,8 @@ function subagentLine(row: SubagentRow, now: number, rows: readonly SubagentRow[
     parts.push(current === undefined ? 'thinking' : escapeHtml(current.label));
   } else if (row.status === 'moved') {
     parts.push('continues in the next card');
+  } else if (row.status === 'abandoned') {
+    parts.push('no word from it for a long time');
   }
   parts.push(`${row.toolCount} tool${row.toolCount === 1 ? '' : 's'}`);
   if (row.errorCount > 0) parts.push(`${row.errorCount} failed`);
@@ -234,14 +245,15 @@ function subagentLine(row: SubagentRow, now: number, rows: readonly SubagentRow[
   return `${prefix}${SUBAGENT_ICON[row.status]} ${tag('b', row.agentType)}${description} — ${parts.join(' · ')}`;
 }
 
-function costLine(state: CardState): string | undefined {
+function costLine(state: CardState, simulated: boolean): string | undefined {
   if (!isEnded(state)) return undefined;
   const parts: string[] = [];
   if (state.costUsd !== undefined) parts.push(`$${state.costUsd.toFixed(state.costUsd < 1 ? 3 : 2)}`);
   if (state.usage !== undefined) {
     parts.push(`${formatTokens(state.usage.inputTokens)} in / ${formatTokens(state.usage.outputTokens)} out`);
   }
-  return parts.length === 0 ? undefined : `💰 ${parts.join(' · ')}`;
+  if (parts.length === 0) return undefined;
+  return simulated ? `💰 ${parts.join(' · ')} (simulated: nothing was spent)` : `💰 ${parts.join(' · ')}`;
 }
 
 /** One line of the finished-steps list and how many steps it stands for. */

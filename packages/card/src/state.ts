@@ -43,13 +43,16 @@ export interface RunningTool {
   readonly startedAt: number;
 }
 
-/** One sub-agent. `moved`: handed to the next card of the same chat when a new turn began. */
+/**
+ * One sub-agent. `moved`: handed to the next card of the same chat when a new turn began. `abandoned`: it
+ * outlived its turn and then went silent past the zombie ceiling, so no card waits for it any longer.
+ */
 export interface SubagentRow {
   readonly id: string;
   readonly parentId?: string;
   readonly agentType: string;
   readonly description: string;
-  readonly status: 'running' | 'moved' | SubagentOutcome;
+  readonly status: 'running' | 'moved' | 'abandoned' | SubagentOutcome;
   readonly startedAt: number;
   readonly endedAt?: number;
   readonly lastEventAt: number;

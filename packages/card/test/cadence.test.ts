@@ -420,6 +420,45 @@ describe('cadence: turns in one lane', () => {
     expect(h.cadence.cards()[0]?.state.subagents[0]?.status).toBe('success');
   });
 
+  it('a sub-agent that finishes during the next turn leaves the cards: both of the next two end unpinned', () => {
+    const h = harness();
+    h.send(ev.start(0, 'delegate'), 'A');
+    h.send(ev.agent(1_000, 'bg', 'list the files'), 'A');
+    h.send(ev.end(2_000), 'A');
+    h.send(ev.start(30_000, 'next one'), 'B');
+    // The finish names the launching turn; it reaches the card that took the sub-agent over.
+    h.send(ev.agentEnd(33_000, 'bg'), 'A');
+    h.send(ev.end(40_000), 'B');
+    h.send(ev.start(45_000, 'and another'), 'C');
+    h.send(ev.end(80_000), 'C');
+    h.until(90_000);
+    expect(h.cadence.cards()).toEqual([]);
+    expect(h.pinned.size).toBe(0);
+    for (const turn of ['B', 'C']) expect(h.kinds(turn).slice(-2)).toEqual(['unpin', 'closed']);
+    expect(h.edits().filter((e) => e.final && /still running/.test(e.html))).toEqual([]);
+  });
+
+  it('gives up on a sub-agent that went silent after its turn: the card is not left pinned for it', () => {
+    const h = harness({ zombieMs: 60_000 });
+    h.send(ev.start(0, 'delegate'), 'A');
+    h.send(ev.agent(1_000, 'bg', 'list the files'), 'A');
+    h.send(ev.end(2_000), 'A');
+    // Its end was lost; two more turns come and go.
+    h.send(ev.start(30_000, 'next one'), 'B');
+    h.send(ev.end(40_000), 'B');
+    h.send(ev.start(50_000, 'and another'), 'C');
+    h.send(ev.end(70_000), 'C');
+    h.until(75_000);
+    expect(h.cadence.cards()).toEqual([]);
+    expect(h.pinned.size).toBe(0);
+    const final = h
+      .edits()
+      .filter((e) => e.final)
+      .at(-1);
+    expect(final?.html).toContain('no word from it');
+    expect(final?.html).not.toContain('still running');
+  });
+
   it('raises no new card for late events of a closed turn', () => {
     const h = harness();
     h.send(ev.start(0), 'A');

@@ -82,6 +82,14 @@ describe('render', () => {
     );
   });
 
+  it("labels the cost of a stand-in model (the sandbox's scripted one) as simulated, never as spent", () => {
+    const done = run([ev.start(0), ev.end(90_000)]);
+    expect(render(done, 500_000, { simulatedCost: true })).toContain(
+      '💰 $0.042 · 12.3k in / 678 out (simulated: nothing was spent)',
+    );
+    expect(render(done, 500_000)).not.toContain('simulated');
+  });
+
   it('says how many sub-agents still run after the turn is done', () => {
     const html = render(run([ev.start(0), ev.agent(1, 'bg'), ev.end(2)]), 5_000);
     expect(html.split('\n')[0]).toBe('✅ <b>Done</b> · 0s · 1 sub-agent still running');

@@ -12,6 +12,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { backupGatewayStore } from '@switchyard/gateway';
+import { STATE_LOCK_FILE } from '@switchyard/protocol';
 import type { AgentConfig } from './config.js';
 
 /** What a backup holds; also written to `DEST/manifest.json`. */
@@ -63,7 +64,12 @@ export async function backupAgent(
   };
   const gatewayDir = path.join(agent.stateDir, 'gateway');
   // The store and its WAL are taken by the online backup, never as files.
-  copyTree(agent.stateDir, dest, (name, at) => at === gatewayDir && name.startsWith(STORE));
+  // A lock names a process of this host: a restored copy must not carry it.
+  copyTree(
+    agent.stateDir,
+    dest,
+    (name, at) => name === STATE_LOCK_FILE || (at === gatewayDir && name.startsWith(STORE)),
+  );
   const store = path.join(gatewayDir, STORE);
   if (existsSync(store)) {
     const target = path.join(dest, 'gateway', STORE);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createMetrics } from '@switchyard/gateway';
-import { describeError } from '@switchyard/protocol';
+import { describeError, lockStateDir } from '@switchyard/protocol';
 import { backupAgent } from './backup.js';
 import {
   type AgentConfig,
@@ -167,9 +167,12 @@ async function main(argv: string[]): Promise<number> {
       const config = load();
       const agent = agentOf(config);
       const logger = createLogger({ agent: agent.name, service: 'run' });
+      const taken = lockStateDir(agent.stateDir, 'run');
+      if (!taken.ok) throw new Error(taken.message);
       const supervisor = superviseAgent({ mainPath, configFile: config.file, agent, logger });
       supervisor.start();
       await untilSignal(logger, () => supervisor.stop());
+      taken.lock.release();
       return 0;
     }
     case 'doctor': {
@@ -237,6 +240,8 @@ async function main(argv: string[]): Promise<number> {
       const withToken = config?.agents.filter((a) => a.token !== undefined) ?? [];
       if (!config || withToken.length === 0) return runSandbox({ mainPath });
       const logger = createLogger({ service: 'up' });
+      const locks = withToken.map((agent) => lockStateDir(agent.stateDir, 'run'));
+      for (const taken of locks) if (!taken.ok) throw new Error(taken.message);
       const supervisors = withToken.map((agent) =>
         superviseAgent({
           mainPath,
@@ -247,6 +252,7 @@ async function main(argv: string[]): Promise<number> {
       );
       for (const supervisor of supervisors) supervisor.start();
       await untilSignal(logger, () => Promise.all(supervisors.map((s) => s.stop())).then(() => undefined));
+      for (const taken of locks) if (taken.ok) taken.lock.release();
       return 0;
     }
     default:

@@ -12,27 +12,33 @@
  * seen and drops them as duplicates) is removed at start, after the earlier run's Claude process, if one
  * survived, has been stopped. The working directory (`work/`) is kept.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveBinary, stopRecordedClaude } from '@switchyard/agent-bridge';
-import { describeError } from '@switchyard/protocol';
+import { describeError, lockStateDir, stateLockHolder } from '@switchyard/protocol';
 import {
   createScriptedModel,
   createTelegramServer,
+  SCRIPTED_DEMOS,
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
 import { claudeLogin } from './claude-login.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
-import { superviseAgent } from './services.js';
+import { SIMULATED_MODEL_ENV, superviseAgent } from './services.js';
 import { untilStopSignal } from './signals.js';
 
-/** The sample picture in the sandbox's working directory (a 1×1 PNG), for the default script. */
+/** The sample picture in the sandbox's working directory (96×96: a track under a sun), for the default script. */
 const SAMPLE_PICTURE = 'switchyard.png';
-const SAMPLE_PNG =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const SAMPLE_PNG = [
+  'iVBORw0KGgoAAAANSUhEUgAAAGAAAABgCAIAAABt+uBvAAAA5klEQVR42u3ZsQ2DMBBA0duJKuukpEidISiYI7swCdkhaZEA',
+  'F4ZDSvysXyGqJ4TxEd34VqFAAAgQIECAAAECJECAAAEClN5n6gFtoOzVOlCB5hSmaEHniFE0olNtBOhPgSp06owAAQIE6DSd',
+  'CiNPECBAgAD5kgbkNG8eZKJoJg3IXw1AgAABAiRAgAABAgQIECABAgQIECBAvww03G/Lnq/HupbvAQQIUC7QbBUXIECAcoG8',
+  'pO1igAABAgQIECBAgAABMg9ymgcEyDzIS9ouBgjQVUCbVwUIECBAgAABAgQIASBAmX0BKlHAnzjcaJAAAAAASUVORK5CYII=',
+].join('');
 
 /** How `runSandbox` was asked for, and the process context it reads. */
 export interface SandboxOptions {
@@ -51,19 +57,39 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
     options.cwd ?? process.cwd(),
     env.SWITCHYARD_SANDBOX_DIR ?? '.switchyard/sandbox',
   );
-  // The sandbox talks to a person at a terminal: plain sentences, and JSON log lines only for problems.
-  const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
-  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   const say = (line: string) => process.stderr.write(`${line}\n`);
   if (process.platform !== 'linux') {
     say(`switchyard: Switchyard runs on Linux only (it uses /proc and FIFOs); this is ${process.platform}.`);
     say('            On macOS, run it in a Linux VM or container (see "Platforms" in README.md).');
     return 1;
   }
+  // Before anything else: a second sandbox on this directory would remove the first one's state.
+  const taken = lockStateDir(base, 'sandbox');
+  if (!taken.ok) {
+    say(`switchyard: ${taken.message}`);
+    say('            For a second sandbox beside it, set SWITCHYARD_SANDBOX_DIR to another directory.');
+    return 1;
+  }
+  try {
+    return await runLocked(base, env, options, say);
+  } finally {
+    taken.lock.release();
+  }
+}
+
+async function runLocked(
+  base: string,
+  env: NodeJS.ProcessEnv,
+  options: SandboxOptions,
+  say: (line: string) => void,
+): Promise<number> {
+  // The sandbox talks to a person at a terminal: plain sentences, and JSON log lines only for problems.
+  const quiet = { ...env, SWITCHYARD_LOG_LEVEL: env.SWITCHYARD_LOG_LEVEL ?? 'warn' };
+  const logger = createLogger({ agent: 'sandbox', service: 'sandbox' }, quiet);
   mkdirSync(path.join(base, 'work'), { recursive: true });
-  // A picture the scripted model's "send me a picture" sends with the file tools.
-  const picture = path.join(base, 'work', SAMPLE_PICTURE);
-  if (!existsSync(picture)) writeFileSync(picture, Buffer.from(SAMPLE_PNG, 'base64'));
+  // A picture the scripted model's "send me a picture" sends with the file tools; written on every start,
+  // so an earlier run's (once a 1×1 image, an empty-looking bubble) is replaced.
+  writeFileSync(path.join(base, 'work', SAMPLE_PICTURE), Buffer.from(SAMPLE_PNG, 'base64'));
 
   const claude = chooseClaude(env);
   let model: ScriptedModel | undefined;
@@ -103,6 +129,7 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
   }
   await freshState(path.join(base, 'state'), logger);
   const userId = telegram.defaultUser.id;
+  if (claude.kind === 'scripted') await postDemos(address.apiRoot, telegram.privateChat().id);
   const configFile = path.join(base, 'switchyard.yaml');
   writeFileSync(
     configFile,
@@ -126,7 +153,9 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
 
   const agent = loadConfig(configFile, { env, cwd: base }).agents[0];
   if (!agent) throw new Error(`${configFile} names no agent`);
-  const supervisor = superviseAgent({ mainPath: options.mainPath, configFile, agent, logger, env: quiet });
+  // The scripted model's costs were never spent: the gateway says so on cards and in /status.
+  const childEnv = claude.kind === 'scripted' ? { ...quiet, [SIMULATED_MODEL_ENV]: '1' } : quiet;
+  const supervisor = superviseAgent({ mainPath: options.mainPath, configFile, agent, logger, env: childEnv });
   supervisor.start();
   const url = address.webUrl ?? `${address.apiRoot}/`;
   say('');
@@ -147,12 +176,43 @@ export async function runSandbox(options: SandboxOptions): Promise<number> {
 }
 
 /**
+ * The scripted model's demos as the chat's first message, sent as the bot through the Bot API, so that a
+ * newcomer sees what to try before typing anything.
+ */
+async function postDemos(apiRoot: string, chatId: number): Promise<void> {
+  const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const code = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+  const text = [
+    '<b>Scripted model</b>: the answers are canned, no real Claude is answering. Say one of these:',
+    '',
+    ...SCRIPTED_DEMOS.map((d) => `• <code>${escapeHtml(d.say)}</code> — ${code(d.shows)}`),
+    '',
+    'Anything else is echoed back; <code>help</code> shows this list again.',
+  ].join('\n');
+  const res = await fetch(`${apiRoot}/bot${SANDBOX_TOKEN}/sendMessage`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ chat_id: chatId, text, parse_mode: 'HTML' }),
+  });
+  if (!res.ok) throw new Error(`the sandbox could not post its welcome: ${res.status} ${await res.text()}`);
+}
+
+/**
  * Removes an earlier run's service state so that ids numbered afresh by the stand-in Telegram are not
  * taken for duplicates. Its Claude process, should one have outlived that run (a `kill -9`), is stopped
  * first: deleting its record would otherwise leave it running unseen.
  */
 async function freshState(stateDir: string, logger: ReturnType<typeof createLogger>): Promise<void> {
   if (!existsSync(stateDir)) return;
+  // A service of an earlier run that outlived it (its sandbox was killed) still uses this state.
+  for (const service of ['gateway', 'bridge']) {
+    const holder = stateLockHolder(path.join(stateDir, service));
+    if (holder) {
+      throw new Error(
+        `the ${service} of an earlier sandbox (pid ${holder.pid}) still runs on ${stateDir}: stop it (kill ${holder.pid}), then start again`,
+      );
+    }
+  }
   const outcome = await stopRecordedClaude({ stateDir: path.join(stateDir, 'bridge'), logger });
   if (outcome === 'unknown') {
     throw new Error(
@@ -205,10 +265,13 @@ function installedClaude(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
-/** The socket must fit in 107 bytes; a deep checkout falls back to a directory under /tmp. */
+/**
+ * The socket must fit in 107 bytes; a deep checkout falls back to a directory under /tmp, one per sandbox
+ * directory (so two sandboxes in different directories never share a socket).
+ */
 function shortRuntimeDir(base: string): string {
   const preferred = path.join(base, 'run');
   if (Buffer.byteLength(path.join(preferred, 'bridge.sock')) <= 100) return preferred;
-  const dir = path.join('/tmp', `switchyard-${process.getuid?.() ?? 'user'}-sandbox`);
-  return dir;
+  const tag = createHash('sha256').update(base).digest('hex').slice(0, 12);
+  return path.join('/tmp', `switchyard-${process.getuid?.() ?? 'user'}-sandbox-${tag}`);
 }

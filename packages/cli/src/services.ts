@@ -85,6 +85,13 @@ export function exchangeFor(
   return underUnit(agent, service, env) ? { dir: agent.exchangeDir, group: gid } : { dir: agent.exchangeDir };
 }
 
+/**
+ * Set to `1` in the services' environment by the sandbox when the agent's model is the built-in scripted
+ * one: the gateway then labels costs and the model as simulated. An environment variable rather than a
+ * config key: only the sandbox sets it, for the children it starts, and no config file can claim it.
+ */
+export const SIMULATED_MODEL_ENV = 'SWITCHYARD_SIMULATED_MODEL';
+
 /** The gateway service of one agent; reads the bot token from its source (never logged). */
 export function makeGateway(
   agent: AgentConfig,
@@ -100,6 +107,7 @@ export function makeGateway(
       `agent "${agent.name}" has no bot token: add token: to its config, or run \`switchyard sandbox\` to try it locally`,
     );
   }
+  const simulated = environment.env[SIMULATED_MODEL_ENV] === '1';
   return createGateway({
     agent: agent.name,
     token,
@@ -112,7 +120,8 @@ export function makeGateway(
     socketPath: agent.socketPath,
     ...socketAccess(agent, environment.env),
     exchange: exchangeFor(agent, 'gateway', environment.env),
-    card: agent.card,
+    card: simulated ? { ...agent.card, simulatedCost: true } : agent.card,
+    ...(simulated ? { simulatedModel: true } : {}),
     retentionDays: agent.retention.days,
     replies: agent.replies,
     ...(restartBridge ? { restartBridge } : {}),

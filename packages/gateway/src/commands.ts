@@ -170,6 +170,8 @@ export interface CommandRunnerOptions {
   logger: Logger;
   /** How long `/status` waits for the bridge's answer before replying from what the gateway knows. */
   statusTimeoutMs?: number;
+  /** The model is a stand-in (the sandbox's scripted model): `/status` labels its model and cost. */
+  simulatedModel?: boolean;
 }
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
@@ -200,16 +202,23 @@ export const SESSION_BUTTON_PREFIX = 'ss:';
  * The `/status` text for one conversation: its state, model, mode, turn, queue and cost (from the
  * bridge's answer when there is one), then the agent's bridge, polling, last error, prompts and pins.
  */
-export function statusText(s: GatewayStatus, conversation?: FrameOf<'status'>, costUsd?: number): string {
+export function statusText(
+  s: GatewayStatus,
+  conversation?: FrameOf<'status'>,
+  costUsd?: number,
+  simulated = false,
+): string {
   const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
   const state = conversation?.state ?? s.agentState;
   const model = conversation?.model ?? s.model;
   const mode = conversation?.mode ?? s.mode;
   return [
     `Conversation: ${state === undefined ? 'unknown' : state === 'exited' ? 'no Claude process (resumes at your next message)' : state}`,
-    ...(costUsd !== undefined ? [`Cost so far: ${formatUsd(costUsd)}`] : []),
+    ...(costUsd !== undefined
+      ? [`Cost so far: ${formatUsd(costUsd)}${simulated ? ' (simulated: nothing was spent)' : ''}`]
+      : []),
     `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
-    `Model: ${model ?? 'unknown'} · Mode: ${mode ?? 'unknown'}`,
+    `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,
     `Current turn: ${turns}`,
     `Queue: ${s.inbox} message(s) waiting for the agent`,
     `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
@@ -387,14 +396,14 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           );
         case 'status': {
           if (!options.connected()) {
-            reply(route, statusText(options.status()));
+            reply(route, statusText(options.status(), undefined, undefined, options.simulatedModel));
             return;
           }
           // If the bridge does not answer, answer from what the gateway knows.
           awaitAnswer(commandId, route, () =>
             reply(
               route,
-              `${statusText(options.status())}\n(the agent did not answer; this is the gateway's view)`,
+              `${statusText(options.status(), undefined, undefined, options.simulatedModel)}\n(the agent did not answer; this is the gateway's view)`,
             ),
           );
           await options.send({ type: 'status_request', commandId, route });
@@ -474,7 +483,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       }
       reply(
         route,
-        [statusText(options.status(route), frame, frame.costUsd), historyText(frame.history)]
+        [
+          statusText(options.status(route), frame, frame.costUsd, options.simulatedModel),
+          historyText(frame.history),
+        ]
           .filter(Boolean)
           .join('\n\n'),
       );

@@ -17,8 +17,10 @@ import {
   type FrameOf,
   type GatewayToBridge,
   type Logger,
+  lockStateDir,
   prepareExchange,
   type Route,
+  type StateLock,
   silentLogger,
 } from '@switchyard/protocol';
 import { createAccess } from './access.js';
@@ -45,6 +47,11 @@ export interface GatewayOptions {
   agent: string;
   /** The bot token. Never logged. */
   token: string;
+  /**
+   * The model is a stand-in (the sandbox's scripted model, which spends nothing): `/status` labels its
+   * model and cost as simulated. The card's label is `card.simulatedCost`.
+   */
+  simulatedModel?: boolean;
   /** Bot API root; default `https://api.telegram.org`. The sandbox and tests point it at a local server. */
   apiRoot?: string;
   /** Telegram user ids allowed to use the agent. */
@@ -166,6 +173,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const courier = createCourier(budget);
 
   let store: GatewayStore | undefined;
+  /** Held from the first thing `start()` does to the last thing `stop()` does. */
+  let lock: StateLock | undefined;
   let retention: Retention | undefined;
   const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   /** Set by the boot sequence before the bridge can connect; `api` journals every `sendMessage`. */
@@ -230,6 +239,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     status: (route) => gateway.status(route),
     listPins: () => db().listPins(),
     restartBridge: options.restartBridge,
+    simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => db().addCommandRoute(commandId, route),
       take: (commandId) => db().takeCommandRoute(commandId),
@@ -304,6 +314,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     async start() {
+      const taken = lockStateDir(options.stateDir, 'gateway');
+      if (!taken.ok) throw new Error(taken.message);
+      lock = taken.lock;
       prepareExchange(exchange);
       const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
       store = s;
@@ -380,6 +393,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       retention = undefined;
       store?.close();
       store = undefined;
+      lock?.release();
+      lock = undefined;
       logger.info({ event: 'stopped' }, 'gateway stopped');
     },
   };

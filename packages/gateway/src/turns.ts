@@ -325,8 +325,12 @@ export function createTurns(options: TurnsOptions): Turns {
         }
         default: {
           const turnId = 'turnId' in frame ? frame.turnId : undefined;
-          const turn = turnId ? live.get(turnId) : undefined;
-          if (turn && turnId) cards.frame(turn.route, turnId, frame);
+          if (turnId === undefined) return;
+          // Sub-agents outlive their turn: their frames still reach the card that holds them.
+          const route =
+            live.get(turnId)?.route ??
+            (frame.type.startsWith('subagent_') ? store.getTurn(turnId)?.route : undefined);
+          if (route) cards.frame(route, turnId, frame);
         }
       }
     },

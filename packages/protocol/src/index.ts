@@ -62,4 +62,13 @@ export {
   prepareSocketPath,
   type ServerOptions,
 } from './server.js';
+export {
+  type LockHolder,
+  type LockOutcome,
+  lockStateDir,
+  readStartTime,
+  STATE_LOCK_FILE,
+  type StateLock,
+  stateLockHolder,
+} from './state-lock.js';
 export { type ChannelStore, createMemoryChannelStore, type PeerCursor, type PendingFrame } from './store.js';

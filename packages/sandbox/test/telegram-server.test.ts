@@ -546,6 +546,16 @@ describe('chat actions, drafts, commands and events', () => {
     expect((await call('sendMessageDraft', { chat_id: group.id, draft_id: 1, text: 'x' })).ok).toBe(false);
   });
 
+  it("ends the draft at the bot's next message, so a reloaded view shows no stale draft or stop button", async () => {
+    const chat = server.privateChat();
+    await ok('sendMessageDraft', { chat_id: chat.id, draft_id: 3, text: 'half an answ', can_stop: true });
+    expect(server.chat(chat.id).drafts.at(-1)?.superseded).toBeUndefined();
+    await ok('sendMessage', { chat_id: chat.id, text: 'half an answer, whole' });
+    expect(server.chat(chat.id).drafts.at(-1)).toMatchObject({ draftId: 3, superseded: true });
+    await ok('sendMessageDraft', { chat_id: chat.id, draft_id: 4, text: 'the next one' });
+    expect(server.chat(chat.id).drafts.at(-1)?.superseded).toBeUndefined();
+  });
+
   it('keeps commands per scope', async () => {
     const commands = [{ command: 'stop', description: 'Interrupt the agent' }];
     await ok('setMyCommands', { commands });

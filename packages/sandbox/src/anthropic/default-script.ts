@@ -25,19 +25,31 @@ import {
 /** Pause between streamed chunks in the demo, slow enough for live editing (and a card) to show. */
 const DEMO_DELAY_MS = 120;
 
+/** The demos of the default script: what to say, and what it shows. The help and the sandbox's welcome list these. */
+export const SCRIPTED_DEMOS = [
+  { say: 'write a file', shows: 'I ask to write a file (a permission prompt)' },
+  { say: 'run a command', shows: 'I ask to run a `node` command (a permission prompt)' },
+  { say: 'ask me', shows: 'I ask you a question with buttons' },
+  { say: 'think', shows: 'I think first, then answer' },
+  { say: 'long answer', shows: 'a slow answer, long enough for the progress card' },
+  { say: 'show me a table', shows: 'an answer with a heading, a table and a task list' },
+  { say: 'count slowly', shows: "a very slow answer, to try the draft's stop button" },
+  { say: 'send me a picture', shows: 'I send a picture with the file tools' },
+  { say: 'delegate', shows: 'a sub-agent does some work' },
+  { say: 'overloaded', shows: 'the API fails once and the CLI retries' },
+] as const satisfies readonly { say: string; shows: string }[];
+
 const HELP = `I am Switchyard's **scripted model**: no real Claude is answering. Try:
 
-- \`write a file\` — I ask to write a file (a permission prompt)
-- \`run a command\` — I ask to run \`ls\`
-- \`ask me\` — I ask you a question with buttons
-- \`think\` — I think first, then answer
-- \`long answer\` — a slow answer, long enough for the progress card
-- \`show me a table\` — an answer with a heading, a table and a task list
-- \`count slowly\` — a very slow answer, to try the draft's stop button
-- \`delegate\` — a sub-agent does some work
-- \`overloaded\` — the API fails once and the CLI retries
+${SCRIPTED_DEMOS.map((d) => `- \`${d.say}\` — ${d.shows}`).join('\n')}
 
 Anything else is echoed back.`;
+
+/**
+ * A command the CLI asks permission for in every mode (it runs code), unlike `ls`, which it allows by
+ * itself.
+ */
+const DEMO_COMMAND = `node -e "console.log('Hello from Node ' + process.version)"`;
 
 function cwdPath(ctx: TurnContext, name: string): string {
   return `${ctx.cwd ?? '/tmp'}/${name}`;
@@ -80,14 +92,14 @@ export function defaultScript(): Script {
   const slow = { chunkDelayMs: DEMO_DELAY_MS };
   return {
     rules: [
-      rule(/^\/?help\b/i, say(HELP, slow)),
+      rule((ctx) => /^\/?help\b/i.test(typedText(ctx.userText)), say(HELP, slow)),
       rule(
         /write a file/i,
         (ctx) =>
           write(cwdPath(ctx, 'hello-from-switchyard.md'), '# Hello\n\nWritten by the scripted model.\n'),
         afterTool,
       ),
-      rule(/run a command|\bbash\b/i, bash('ls -la', 'List the files here'), afterTool),
+      rule(/run a command|\bbash\b/i, bash(DEMO_COMMAND, 'Print the Node version'), afterTool),
       rule(
         /ask me/i,
         ask({

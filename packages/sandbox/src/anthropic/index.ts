@@ -4,7 +4,7 @@
  */
 
 export { scriptedClaudeEnv } from './claude-env.js';
-export { defaultScript } from './default-script.js';
+export { defaultScript, SCRIPTED_DEMOS } from './default-script.js';
 export type { Reply, ReplyBlock } from './reply.js';
 export type { MessagesRequest, RequestKind, RequestView, ToolResult } from './request.js';
 export { viewRequest } from './request.js';

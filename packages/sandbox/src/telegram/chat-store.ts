@@ -235,6 +235,9 @@ export class ChatStore {
       ...(input.mediaGroupId !== undefined ? { mediaGroupId: input.mediaGroupId } : {}),
     };
     chat.messages.set(message.messageId, message);
+    // As in Telegram's clients, the bot's next message in the chat ends the draft shown there.
+    const draft = chat.drafts.at(-1);
+    if (input.from === 'bot' && draft && !draft.superseded) draft.superseded = true;
     this.#hub.emit({ type: 'message', message: clone(message) });
     return message;
   }

@@ -114,6 +114,8 @@ export interface DraftRecord {
   /** The user is shown a stop button (`can_stop`). */
   canStop: boolean;
   at: number;
+  /** A bot message followed it in its chat: clients show it no longer (nor its stop button). */
+  superseded?: true;
 }
 
 /** A press of a draft's stop button: the bot receives `stopped_message_generation`. */

@@ -48,7 +48,9 @@ async function load() {
     e.chat = view.chat;
     for (const m of [...view.messages, ...view.deleted]) e.messages.set(m.messageId, m);
     e.action = view.actions.at(-1) ?? null;
-    e.draft = view.drafts.at(-1) ?? null;
+    // A draft the bot's next message ended is gone, as it is for a page that saw it live.
+    const draft = view.drafts.at(-1);
+    e.draft = draft && !draft.superseded ? draft : null;
   }
   if (state.current === null || !state.chats.has(state.current)) {
     state.current = data.chats[0]?.chat.id ?? null;
@@ -203,12 +205,31 @@ function safeHtml(html) {
   return div;
 }
 
+/** One line of what a message says, as a chat list or a quote shows it: words only, no markup. */
 function snippet(message) {
   if (!message) return '';
   if (message.kind === 'photo') return `🖼 ${message.text || 'Photo'}`;
   if (message.kind === 'document') return `📄 ${message.file?.fileName ?? 'File'} ${message.text}`;
   if (message.kind === 'service') return serviceText(message);
-  return message.text;
+  // A rich message's text is its Markdown source: show the words of its rendering instead.
+  return message.rich ? plainText(message.html) : message.text;
+}
+
+/** The words of `html`, blocks and table cells kept apart by a space; parsed inert (nothing loads or runs). */
+function plainText(html) {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  const blocks = 'p, h1, h2, h3, h4, h5, h6, li, tr, th, td, pre, blockquote, summary, br';
+  for (const node of doc.body.querySelectorAll(blocks)) node.after(' ');
+  return (doc.body.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** `text` cut to `max` characters as a reader counts them (an emoji, flags and skin tones included, is one). */
+function cutChars(text, max) {
+  const chars =
+    typeof Intl.Segmenter === 'function'
+      ? Array.from(new Intl.Segmenter().segment(text), (s) => s.segment)
+      : Array.from(text);
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
 }
 
 function serviceText(message) {
@@ -218,7 +239,7 @@ function serviceText(message) {
     const pinned = entry(message.chatId).messages.get(message.service.messageId);
     const text = snippet(pinned).replace(/\s+/g, ' ');
     const silent = message.silent ? ' (silently)' : '';
-    return `${who} pinned “${text.length > 40 ? `${text.slice(0, 40)}…` : text}”${silent}`;
+    return `${who} pinned “${cutChars(text, 40)}”${silent}`;
   }
   if (message.service?.type === 'forum_topic_created') return `# Topic “${message.service.name}” created`;
   return '';
@@ -407,6 +428,8 @@ function renderSidebar() {
       state.current = id;
       state.topic = 0;
       state.replyTo = null;
+      // On a phone the list covers the chat: picking a chat shows it.
+      document.body.classList.remove('chats-open');
       render(true);
     };
     list.append(item);
@@ -423,7 +446,8 @@ function renderHeader(e) {
   const status = $('chat-status');
   if (state.offline) {
     status.className = 'offline';
-    status.textContent = 'not connected to the sandbox (is `switchyard sandbox` running?) — retrying…';
+    status.textContent =
+      'not connected to the sandbox: is it still running? In the Switchyard checkout start it with `npx -y pnpm@12.4.2 start` — retrying…';
     return;
   }
   const action = e.action;
@@ -497,7 +521,7 @@ function renderReplyBar() {
     state.replyTo = null;
     renderReplyBar();
   };
-  bar.replaceChildren(el('span', { textContent: `Replying to: ${snippet(target).slice(0, 80)}` }), cancel);
+  bar.replaceChildren(el('span', { textContent: `Replying to: ${cutChars(snippet(target), 80)}` }), cancel);
 }
 
 function render(jump = false) {
@@ -568,6 +592,9 @@ $('messages').addEventListener('click', (event) => {
   const spoiler = event.target.closest?.('tg-spoiler');
   if (spoiler) spoiler.classList.toggle('revealed');
 });
+// On a narrow screen (see style.css) the chat list is a page of its own, opened from the chat's header.
+$('show-chats').onclick = () => document.body.classList.add('chats-open');
+
 $('new-group').onclick = async () => {
   const chat = await post('/web/api/chats', { kind: 'group', title: prompt('Group name', 'Sandbox group') });
   if (chat?.id) {
