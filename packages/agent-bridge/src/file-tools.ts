@@ -8,7 +8,7 @@
  * the operator allowed. Every other tool keeps its prompts (`--allowedTools` names just these three).
  *
  * Layout in the session's state directory: `mcp.json` (the merged config, rewritten at each start),
- * `tools.sock`, and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
+ * `tools.sock` (elsewhere when that path is too long for a socket: `toolSocketPath`), and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
  * the agent's exchange directory, which the gateway can read.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import type { ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 import { writeFileAtomic } from './outbox.js';
-import { createToolSocket, TOOL_SOCKET, type ToolSocket } from './tool-socket.js';
+import { createToolSocket, type ToolSocket, toolSocketPath } from './tool-socket.js';
 
 /** The agent's `files` settings. */
 export interface FilesConfig {
@@ -75,7 +75,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
     };
   }
   const log = options.log.child({ component: 'files' });
-  const socketPath = join(options.stateDir, TOOL_SOCKET);
+  const socketPath = toolSocketPath(options.stateDir);
   const configPath = join(options.stateDir, 'mcp.json');
   let outbox: FileOutbox | undefined;
   let socket: ToolSocket | undefined;

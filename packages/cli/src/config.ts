@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PERMISSION_MODES } from '@switchyard/protocol';
+import { PERMISSION_MODES, shortSocketPath } from '@switchyard/protocol';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
@@ -395,7 +395,11 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     },
     stateDir,
     runtimeDir,
-    socketPath: path.join(runtimeDir, 'bridge.sock'),
+    // A runtime directory the config names is the operator's choice (too long a path is an error at
+    // load); the default beside a deep config file moves the socket to a short private place instead.
+    socketPath: raw.runtimeDir
+      ? path.join(runtimeDir, 'bridge.sock')
+      : shortSocketPath(path.join(runtimeDir, 'bridge.sock'), { keepBasename: true }),
     exchangeDir: path.join(stateDir, 'files'),
     replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
