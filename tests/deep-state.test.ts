@@ -21,19 +21,24 @@ describe('end to end: a deep state directory', () => {
   const startSystem = systemPerTest();
 
   it('keeps every socket path short, survives a bridge kill -9, and files reach the right chat', async () => {
+    let groupId = 0;
     const system = await startSystem({
       rules: [
         rule('first report', sendFile('first.txt', 'First'), say('Sent the first.')),
         rule('second report', sendFile('second.txt', 'Second'), say('Sent the second.')),
         rule('private report', sendFile('private.txt', 'Private'), say('Sent the private one.')),
       ],
-      agent: () => ({ stateDir: DEEP_STATE }),
+      agent: (telegram) => {
+        groupId = telegram.createGroup({ title: 'Team' }).id;
+        // The group's sends are not what this test is about: no prompt before them.
+        return { stateDir: DEEP_STATE, chats: [{ chat: groupId, confirmFileSends: false }] };
+      },
     });
     const { telegram, chatId, dir } = system;
     for (const name of ['first', 'second', 'private']) {
       writeFileSync(path.join(dir, 'work', `${name}.txt`), `${name} ${Math.random()}\n`);
     }
-    const group = telegram.createGroup({ title: 'Team' });
+    const group = { id: groupId };
     const naive = path.join(
       dir,
       DEEP_STATE,

@@ -4,8 +4,12 @@
  * tools run without a permission prompt, the tool socket the server calls back on, and the file outbox
  * behind it.
  *
- * Why no prompt: the tools only send to the conversation the user is already in, from the directories
- * the operator allowed. Every other tool keeps its prompts (`--allowedTools` names just these three).
+ * When no prompt: the tools only send to the conversation the user is already in, from the directories
+ * the operator allowed, so in a private chat they run unasked (`--allowedTools` names just these three;
+ * every other tool keeps its prompts). In a group the people reading along need not be on the allowlist,
+ * and whether they are cannot be told (the Bot API lists administrators and a member count, not the
+ * members): there each send is a permission prompt with buttons, answered by an allowed user, before
+ * anything leaves the working directory ({@link confirmsFileSends}; per chat `confirmFileSends`).
  *
  * Layout in the session's state directory: `mcp.json` (the merged config, rewritten at each start),
  * `tools.sock` (elsewhere when that path is too long for a socket: `toolSocketPath`), and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
@@ -30,10 +34,24 @@ export interface FilesConfig {
   waitMs?: number | undefined;
 }
 
+/**
+ * Whether a conversation's file sends wait for a permission prompt: as its chat's `confirmFileSends`
+ * says, else yes in a group (a negative chat id) and for the one session of a `shared` agent (no route:
+ * it may send into any chat), no in a private chat.
+ */
+export function confirmsFileSends(
+  setting: boolean | undefined,
+  route: { chatId: number } | undefined,
+): boolean {
+  return setting ?? (route === undefined || route.chatId < 0);
+}
+
 /** Options of {@link createFileTools}. */
 export interface FileToolsOptions extends FilesConfig {
   /** The session's state directory. */
   stateDir: string;
+  /** Ask before each send (the CLI's permission prompt) instead of allowing the tools outright. */
+  confirmSends?: boolean | undefined;
   /** Where the files to send are copied, for the gateway to read. */
   exchange: ExchangeOptions;
   workDir: string;
@@ -81,7 +99,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
   let socket: ToolSocket | undefined;
   return {
     mcpConfig: configPath,
-    claudeArgs: ['--allowedTools', FILE_TOOL_NAMES.join(',')],
+    claudeArgs: options.confirmSends ? [] : ['--allowedTools', FILE_TOOL_NAMES.join(',')],
     async start() {
       writeFileAtomic(
         configPath,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MAX_SOCKET_PATH_BYTES, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { confirmsFileSends } from '../src/file-tools.js';
 import { createToolSocket, TOOL_SOCKET, type ToolSocket, toolSocketPath } from '../src/tool-socket.js';
 
 /** One call over the socket, as the MCP server makes it. */
@@ -85,5 +86,16 @@ describe('the tool socket of a session in a deep state directory', () => {
     await expect(socketAt(placed).start()).rejects.toThrow(/already listening/);
     // The live one still answers.
     expect(await ask(placed)).toContain('"ok":true');
+  });
+});
+
+describe('which conversations ask before a file is sent', () => {
+  it('asks in groups and for a shared session, not in private chats, unless the chat says otherwise', () => {
+    expect(confirmsFileSends(undefined, { chatId: -1001234567890 })).toBe(true);
+    expect(confirmsFileSends(undefined, { chatId: -4000000001 })).toBe(true);
+    expect(confirmsFileSends(undefined, undefined)).toBe(true);
+    expect(confirmsFileSends(undefined, { chatId: 4242 })).toBe(false);
+    expect(confirmsFileSends(false, { chatId: -1001234567890 })).toBe(false);
+    expect(confirmsFileSends(true, { chatId: 4242 })).toBe(true);
   });
 });
