@@ -14,17 +14,6 @@
 import type { AgentConfig } from './config.js';
 import type { Finding } from './config-check.js';
 
-/**
- * The `claude.env` names that are Claude's own login, allowed in the YAML even under the units: without
- * them Claude cannot work, and every agent's Claude already holds the login it runs with. They are still
- * readable by the other agents' Claude on the host, which `config check` and `doctor` say.
- */
-export const CLAUDE_LOGIN_VARIABLES = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-] as const;
-
 /** A variable name that looks like it holds a secret. */
 const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PRIVATE/i;
 
@@ -36,11 +25,14 @@ export function underSystemd(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.INVOCATION_ID) || Boolean(env.CREDENTIALS_DIRECTORY);
 }
 
-/** The `claude.env` names of `agent` that look secret and are not Claude's login. */
+/**
+ * The `claude.env` names of `agent` that look secret. Claude's own login variables (`ANTHROPIC_API_KEY`,
+ * `CLAUDE_CODE_OAUTH_TOKEN`) are among them: in the YAML another agent's Claude could read and use them,
+ * and under the units they have a place of their own, a root-only `EnvironmentFile=` of the agent's unit
+ * (`ANTHROPIC_*` and `CLAUDE_*` pass Claude's environment allowlist), or the agent user's own login.
+ */
 export function secretLookingEnv(agent: AgentConfig): string[] {
-  return Object.keys(agent.claude.env).filter(
-    (name) => SECRET_NAME.test(name) && !(CLAUDE_LOGIN_VARIABLES as readonly string[]).includes(name),
-  );
+  return Object.keys(agent.claude.env).filter((name) => SECRET_NAME.test(name));
 }
 
 /**
@@ -67,7 +59,8 @@ function secretsInConfig(agent: AgentConfig): string[] {
       `agent "${agent.name}": claude.env ${names.join(', ')} look${names.length === 1 ? 's' : ''} secret, and ` +
         "every agent's Claude on this host can read the config: move " +
         `${names.length === 1 ? 'it' : 'them'} into a root-only EnvironmentFile= of this agent's unit ` +
-        `(systemctl edit switchyard-agent@${agent.name}; deploy/README.md, "Secrets")`,
+        `(systemctl edit switchyard-agent@${agent.name}; deploy/README.md, "Claude itself"), or log the ` +
+        `agent's user in to Claude (sudo -u sy-${agent.name} -H claude)`,
     );
   }
   return problems;
@@ -76,8 +69,8 @@ function secretsInConfig(agent: AgentConfig): string[] {
 /**
  * Findings about who can read the agent's secrets, for `config check` and `doctor`. For an agent that
  * runs under the units (this process is a unit, or the token is a systemd credential, which only the
- * units provide) the refusals of {@link unitSecretProblems} as errors and the login variables in the
- * YAML as a warning; elsewhere a warning that Claude, run by the gateway's user, can read the bot token.
+ * units provide) the refusals of {@link unitSecretProblems} as errors; elsewhere a warning that Claude,
+ * run by the gateway's user, can read the bot token.
  */
 export function secretFindings(agent: AgentConfig, index: number, env: NodeJS.ProcessEnv): Finding[] {
   const where = `agents[${index}]`;
@@ -95,21 +88,5 @@ export function secretFindings(agent: AgentConfig, index: number, env: NodeJS.Pr
       },
     ];
   }
-  const findings: Finding[] = secretsInConfig(agent).map((message) => ({
-    level: 'error',
-    path: where,
-    message,
-  }));
-  const logins = Object.keys(agent.claude.env).filter((name) =>
-    (CLAUDE_LOGIN_VARIABLES as readonly string[]).includes(name),
-  );
-  if (logins.length > 0) {
-    findings.push({
-      level: 'warn',
-      path: `${where}.claude.env`,
-      message: `${logins.join(', ')} in the config can be read by every agent's Claude on this host`,
-      fix: `log in as the agent's user (sudo -u sy-${agent.name} -H claude) or use a root-only EnvironmentFile= (deploy/README.md, "Secrets")`,
-    });
-  }
-  return findings;
+  return secretsInConfig(agent).map((message) => ({ level: 'error', path: where, message }));
 }

@@ -31,7 +31,7 @@ describe('secrets the agent unit refuses, since every agent user reads the confi
     expect(problem).not.toContain('AAH-');
   });
 
-  it("refuses secret-looking claude.env entries but not Claude's own login", () => {
+  it("refuses secret-looking claude.env entries, Claude's own API key included", () => {
     const agent = agentOf(
       '    token: { credential: telegram-token }\n    claude:\n      env:\n' +
         '        ANTHROPIC_API_KEY: sk-ant-x\n        GITHUB_TOKEN: ghp_x\n        DB_PASSWORD: p\n' +
@@ -39,8 +39,7 @@ describe('secrets the agent unit refuses, since every agent user reads the confi
     );
     const [problem, ...rest] = unitSecretProblems(agent, UNIT);
     expect(rest).toEqual([]);
-    expect(problem).toContain('GITHUB_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY');
-    expect(problem).not.toContain('ANTHROPIC_API_KEY');
+    expect(problem).toContain('ANTHROPIC_API_KEY, GITHUB_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY');
     expect(problem).not.toContain('EDITOR');
     expect(problem).not.toContain('ghp_x');
   });
@@ -65,13 +64,12 @@ describe('what config check and doctor say about who can read the token', () => 
     ]);
   });
 
-  it('for a unit deployment: errors for what the units refuse, a warning for a login key in the config', () => {
+  it('for a unit deployment (a credential token): errors for what the units refuse', () => {
     const agent = agentOf(
       '    token: { credential: telegram-token }\n    claude:\n      env: { ANTHROPIC_API_KEY: k, SLACK_SECRET: s }\n',
     );
     const findings = secretFindings(agent, 0, {});
-    expect(findings.map((f) => f.level)).toEqual(['error', 'warn']);
-    expect(findings[0]?.message).toContain('SLACK_SECRET');
-    expect(findings[1]?.message).toContain('ANTHROPIC_API_KEY');
+    expect(findings.map((f) => f.level)).toEqual(['error']);
+    expect(findings[0]?.message).toContain('ANTHROPIC_API_KEY, SLACK_SECRET');
   });
 });
