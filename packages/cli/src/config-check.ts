@@ -52,7 +52,7 @@ export function checkAgentResources(
  * The socket paths against the 107 bytes a Unix socket path may have. The gateway's socket in a runtime
  * directory the config names must fit (the config load refuses it otherwise); the default one and each
  * conversation's tool socket move to this user's short directory when their natural path is too long,
- * which is said, since that directory is under `/tmp`.
+ * which is said, since that directory is under `/tmp` (read-only inside the units' `ProtectSystem=strict`).
  */
 export function checkSockets(agent: AgentConfig, index: number): Finding[] {
   const findings: Finding[] = [];
@@ -88,7 +88,8 @@ export function checkSockets(agent: AgentConfig, index: number): Finding[] {
           path: `agents[${index}].stateDir`,
           message:
             `tool sockets would be up to ${Buffer.byteLength(naive)} bytes in the state directory, over the ` +
-            `${MAX_SOCKET_PATH_BYTES}-byte limit: they are made under ${shortSocketRoot()} instead`,
+            `${MAX_SOCKET_PATH_BYTES}-byte limit: they are made under ${shortSocketRoot()} instead ` +
+            '(read-only inside the systemd units: there, keep the agent name and stateDir short)',
         },
   );
   return findings;
