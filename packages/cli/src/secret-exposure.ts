@@ -8,7 +8,7 @@
  *
  * Outside the units (`switchyard run`, the sandbox, a hand-started pair) one user runs the gateway, the
  * bridge and Claude: Claude can read the token whatever its source (`/proc/<gateway>/environ`, the YAML,
- * the token file, the gateway's database). That is said, not refused ({@link sharedUserFindings}):
+ * the token file, the gateway's database). That is said, not refused ({@link secretFindings}):
  * it is how development works, and only the units separate the users.
  */
 import type { AgentConfig } from './config.js';
@@ -18,11 +18,16 @@ import type { Finding } from './config-check.js';
 const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PRIVATE/i;
 
 /**
- * Whether this process runs as a systemd service: systemd sets `$INVOCATION_ID` for every unit it
- * starts, and `$CREDENTIALS_DIRECTORY` for one with `LoadCredential=`.
+ * Whether this process runs as a systemd service with directories of its own, as both Switchyard units
+ * do: `$INVOCATION_ID` (every unit) with `$STATE_DIRECTORY`, `$RUNTIME_DIRECTORY` (`StateDirectory=`,
+ * `RuntimeDirectory=`) or `$CREDENTIALS_DIRECTORY` (`LoadCredential=`). `$INVOCATION_ID` alone is not
+ * enough: a desktop's terminal, itself a user service, hands it to the shells it starts.
  */
 export function underSystemd(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.INVOCATION_ID) || Boolean(env.CREDENTIALS_DIRECTORY);
+  return (
+    Boolean(env.INVOCATION_ID) &&
+    Boolean(env.STATE_DIRECTORY || env.RUNTIME_DIRECTORY || env.CREDENTIALS_DIRECTORY)
+  );
 }
 
 /**

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { secretFindings, unitSecretProblems } from '../src/secret-exposure.js';
 
-const UNIT = { INVOCATION_ID: '0123456789abcdef0123456789abcdef' };
+const UNIT = {
+  INVOCATION_ID: '0123456789abcdef0123456789abcdef',
+  STATE_DIRECTORY: '/var/lib/switchyard/demo/bridge',
+};
 
 function agentOf(agentYaml: string) {
   const file = path.join('/etc/switchyard', 'switchyard.yaml');
@@ -45,10 +48,13 @@ describe('secrets the agent unit refuses, since every agent user reads the confi
   });
 
   it('refuses nothing outside systemd, where one user runs everything anyway', () => {
+    const inTerminal = { INVOCATION_ID: '0123456789abcdef0123456789abcdef' };
     const agent = agentOf(
       '    token: "123456:AAH-abcdefghijklmnopqrstuvwxyz"\n    claude:\n      env: { GITHUB_TOKEN: x }\n',
     );
     expect(unitSecretProblems(agent, {})).toEqual([]);
+    // A desktop terminal (a user service) passes INVOCATION_ID on to its shells: not a unit of ours.
+    expect(unitSecretProblems(agent, inTerminal)).toEqual([]);
   });
 });
 
