@@ -17,6 +17,8 @@ const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
   'base64',
 );
+const allowOf = (m: { replyMarkup?: { inline_keyboard: { text: string }[][] } }) =>
+  m.replyMarkup?.inline_keyboard.flat().find((b) => b.text.includes('Allow'))?.text;
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** The bytes Telegram holds for a file id, downloaded the way a bot does (getFile, then /file/). */
@@ -60,6 +62,16 @@ describe('end to end: files the agent sends', () => {
     const asked = telegram.sendText(forum.id, '@switchyard_sandbox_bot report please', {
       threadId: ops.threadId,
     });
+    // A group: each send waits for an allowed user's Allow (confirmFileSends, tests/file-confirm.test.ts).
+    const pressed = new Set<number>();
+    for (let i = 0; i < 2; i++) {
+      const prompt = await telegram.waitFor(
+        () => botMessages(telegram, forum.id).find((m) => !pressed.has(m.messageId) && allowOf(m)),
+        { timeoutMs: 90_000 },
+      );
+      pressed.add(prompt.messageId);
+      telegram.pressButton(forum.id, prompt.messageId, { text: allowOf(prompt) ?? '' });
+    }
     await telegram.waitFor(() => botMessages(telegram, forum.id).find((m) => m.text === 'Both sent.'), {
       timeoutMs: 90_000,
     });

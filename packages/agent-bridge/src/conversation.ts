@@ -35,7 +35,7 @@ import {
 import { liveness, STDOUT_LOG } from './child.js';
 import { createCommandHandler } from './commands.js';
 import { Delivery, type DeliveryStage } from './delivery.js';
-import { createFileTools, type FilesConfig, type FileTools } from './file-tools.js';
+import { confirmsFileSends, createFileTools, type FilesConfig, type FileTools } from './file-tools.js';
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
 import type { FileChannelStore } from './outbox.js';
@@ -58,6 +58,8 @@ export interface ConversationSettings {
   permissionMode?: string | undefined;
   /** Shown in `/sessions` until the user renames it. */
   name?: string | undefined;
+  /** Ask before the file tools send (`confirmsFileSends` says the default). */
+  confirmFileSends?: boolean | undefined;
 }
 
 /** Options of {@link Conversation}. */
@@ -202,6 +204,7 @@ export class Conversation {
     const emit: FrameSink['emit'] = (frames, tag, inbound) => this.#sink.emit(frames, tag, inbound);
     const files = createFileTools({
       ...options.files,
+      confirmSends: confirmsFileSends(options.settings.confirmFileSends, options.route),
       stateDir: options.dir,
       exchange: options.exchange,
       workDir: options.settings.workDir,

@@ -4,11 +4,15 @@
  * tools run without a permission prompt, the tool socket the server calls back on, and the file outbox
  * behind it.
  *
- * Why no prompt: the tools only send to the conversation the user is already in, from the directories
- * the operator allowed. Every other tool keeps its prompts (`--allowedTools` names just these three).
+ * When no prompt: the tools only send to the conversation the user is already in, from the directories
+ * the operator allowed, so in a private chat they run unasked (`--allowedTools` names just these three;
+ * every other tool keeps its prompts). In a group the people reading along need not be on the allowlist,
+ * and whether they are cannot be told (the Bot API lists administrators and a member count, not the
+ * members): there each send is a permission prompt with buttons, answered by an allowed user, before
+ * anything leaves the working directory ({@link confirmsFileSends}; per chat `confirmFileSends`).
  *
  * Layout in the session's state directory: `mcp.json` (the merged config, rewritten at each start),
- * `tools.sock`, and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
+ * `tools.sock` (elsewhere when that path is too long for a socket: `toolSocketPath`), and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
  * the agent's exchange directory, which the gateway can read.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,7 +22,7 @@ import type { ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 import { writeFileAtomic } from './outbox.js';
-import { createToolSocket, TOOL_SOCKET, type ToolSocket } from './tool-socket.js';
+import { createToolSocket, type ToolSocket, toolSocketPath } from './tool-socket.js';
 
 /** The agent's `files` settings. */
 export interface FilesConfig {
@@ -30,10 +34,24 @@ export interface FilesConfig {
   waitMs?: number | undefined;
 }
 
+/**
+ * Whether a conversation's file sends wait for a permission prompt: as its chat's `confirmFileSends`
+ * says, else yes in a group (a negative chat id) and for the one session of a `shared` agent (no route:
+ * it may send into any chat), no in a private chat.
+ */
+export function confirmsFileSends(
+  setting: boolean | undefined,
+  route: { chatId: number } | undefined,
+): boolean {
+  return setting ?? (route === undefined || route.chatId < 0);
+}
+
 /** Options of {@link createFileTools}. */
 export interface FileToolsOptions extends FilesConfig {
   /** The session's state directory. */
   stateDir: string;
+  /** Ask before each send (the CLI's permission prompt) instead of allowing the tools outright. */
+  confirmSends?: boolean | undefined;
   /** Where the files to send are copied, for the gateway to read. */
   exchange: ExchangeOptions;
   workDir: string;
@@ -75,13 +93,13 @@ export function createFileTools(options: FileToolsOptions): FileTools {
     };
   }
   const log = options.log.child({ component: 'files' });
-  const socketPath = join(options.stateDir, TOOL_SOCKET);
+  const socketPath = toolSocketPath(options.stateDir);
   const configPath = join(options.stateDir, 'mcp.json');
   let outbox: FileOutbox | undefined;
   let socket: ToolSocket | undefined;
   return {
     mcpConfig: configPath,
-    claudeArgs: ['--allowedTools', FILE_TOOL_NAMES.join(',')],
+    claudeArgs: options.confirmSends ? [] : ['--allowedTools', FILE_TOOL_NAMES.join(',')],
     async start() {
       writeFileAtomic(
         configPath,

@@ -52,7 +52,13 @@ export {
   stopRecordedClaude,
 } from './stop.js';
 export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';
-export { createToolSocket, TOOL_SOCKET, type ToolCall, type ToolReply } from './tool-socket.js';
+export {
+  createToolSocket,
+  TOOL_SOCKET,
+  type ToolCall,
+  type ToolReply,
+  toolSocketPath,
+} from './tool-socket.js';
 export {
   claudeConfigDir,
   projectDir,

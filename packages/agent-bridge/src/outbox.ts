@@ -34,6 +34,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -115,7 +116,7 @@ export class FileChannelStore implements ChannelStore {
       this.#nextSeq = 1;
       rewrite = true;
     }
-    if (rewrite) this.#rewrite();
+    if (rewrite) this.#bytes = this.#rewrite();
     this.#fd = openSync(path, 'a', 0o600);
     if (!rewrite && existing && this.#bytes < existing.length) {
       // The torn tail goes before anything is appended after it.
@@ -189,7 +190,13 @@ export class FileChannelStore implements ChannelStore {
     if (!first || first.seq > upTo) return;
     this.#write({ k: upTo }, false);
     this.#pending = this.#pending.filter((entry) => entry.seq > upTo);
-    if (this.#bytes > COMPACT_AFTER_BYTES) this.compact();
+    if (this.#bytes > COMPACT_AFTER_BYTES) {
+      try {
+        this.compact();
+      } catch {
+        // Compaction only saves space: a full disk leaves the log as it was, tried again at the next ack.
+      }
+    }
   }
 
   pendingAfter(after: number): PendingFrame[] {
@@ -206,11 +213,17 @@ export class FileChannelStore implements ChannelStore {
     this.#peer = peer;
   }
 
-  /** Rewrites the log with only what is still needed. Atomic: a crash leaves the old or the new log. */
+  /**
+   * Rewrites the log with only what is still needed. Atomic: a crash leaves the old or the new log. A
+   * failure (a full disk) leaves the store appending to the old log, as before the call, and throws.
+   */
   compact(): void {
+    const bytes = this.#rewrite();
+    // The new file is in place; the old descriptor now points at the replaced one.
+    const fd = openSync(this.path, 'a', 0o600);
     closeSync(this.#fd);
-    this.#rewrite();
-    this.#fd = openSync(this.path, 'a', 0o600);
+    this.#fd = fd;
+    this.#bytes = bytes;
   }
 
   /** Closes the file; the store must not be used afterwards. */
@@ -236,7 +249,8 @@ export class FileChannelStore implements ChannelStore {
     this.#bytes += line.length;
   }
 
-  #rewrite(): void {
+  /** Writes the log anew (atomically) from memory; returns its length. */
+  #rewrite(): number {
     const records: LogRecord[] = [{ stream: this.#streamId, v: FORMAT_VERSION }, { n: this.#nextSeq }];
     if (this.#peer) records.push({ p: this.#peer });
     for (const [conversation, tags] of this.#last) {
@@ -247,7 +261,7 @@ export class FileChannelStore implements ChannelStore {
     for (const entry of this.#pending) records.push({ a: entry.seq, f: entry.frame });
     const content = Buffer.concat(records.map(encodeRecord));
     writeFileAtomic(this.path, content);
-    this.#bytes = content.length;
+    return content.length;
   }
 
   #load(bytes: Buffer): void {
@@ -308,20 +322,28 @@ export class FileChannelStore implements ChannelStore {
   }
 }
 
-/** Writes a file so that a crash leaves either the old content or the new: temp file, fsync, rename, fsync dir. */
+/**
+ * Writes a file so that a crash leaves either the old content or the new: temp file, fsync, rename, fsync
+ * dir. A failure (a full disk) leaves the old file and no temp file behind, and throws.
+ */
 export function writeFileAtomic(path: string, content: string | Buffer): void {
   const tmp = join(dirname(path), `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   const bytes = typeof content === 'string' ? Buffer.from(content) : content;
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    const written = writeSync(fd, bytes);
-    if (written !== bytes.length)
-      throw new Error(`short write to ${tmp}: ${written} of ${bytes.length} bytes`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      const written = writeSync(fd, bytes);
+      if (written !== bytes.length)
+        throw new Error(`short write to ${tmp}: ${written} of ${bytes.length} bytes`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, path);
   const dir = openSync(dirname(path), 'r');
   try {
     fsyncSync(dir);

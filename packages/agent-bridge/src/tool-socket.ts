@@ -8,14 +8,34 @@
  * reconnects and re-asks after a bridge restart, with the same id) has one effect, is the handler's
  * (`file-outbox.ts`). A line that is not a valid call is answered with an error reply when it has an id,
  * and otherwise ends the connection; nothing a peer writes stops the bridge.
+ *
+ * Where: `tools.sock` in the session's state directory when that path fits a Unix socket's 107 bytes,
+ * otherwise a hashed name in this user's private short directory ({@link toolSocketPath}). A socket left
+ * by a bridge that died is removed at start only once nothing answers on it.
  */
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { describeError, type Logger } from '@switchyard/protocol';
+import { join } from 'node:path';
+import {
+  describeError,
+  type Logger,
+  prepareSocketDirectory,
+  prepareSocketPath,
+  shortSocketPath,
+} from '@switchyard/protocol';
 import { z } from 'zod';
 
 /** The file name of the socket in the session's state directory. */
 export const TOOL_SOCKET = 'tools.sock';
+
+/**
+ * The tool socket of the session whose state directory is `stateDir`: the same for every bridge that
+ * runs it (the MCP server keeps the path it was started with across bridge restarts), and never longer
+ * than a socket path may be.
+ */
+export function toolSocketPath(stateDir: string, uid?: number): string {
+  return shortSocketPath(join(stateDir, TOOL_SOCKET), uid === undefined ? {} : { uid });
+}
 
 /** One tool call, as the MCP server sends it. */
 export const toolCallSchema = z.object({
@@ -44,7 +64,10 @@ export interface ToolSocketOptions {
 
 /** The socket's lifecycle handle. */
 export interface ToolSocket {
-  /** Removes a stale socket file, listens (0600). */
+  /**
+   * Removes a stale socket file (one nothing listens on), listens (0600). Rejects when another process
+   * listens on the path: two bridges must not serve one session.
+   */
   start(): Promise<void>;
   /** Stops listening and closes connections; calls in flight are abandoned (the MCP server re-asks). */
   stop(): Promise<void>;
@@ -104,15 +127,22 @@ export function createToolSocket(options: ToolSocketOptions): ToolSocket {
 
   return {
     async start() {
-      rmSync(options.path, { force: true });
+      prepareSocketDirectory(options.path);
+      await prepareSocketPath(options.path);
       const s = createServer(serve);
       server = s;
       await new Promise<void>((resolve, reject) => {
         s.once('error', reject);
-        s.listen(options.path, () => {
-          s.off('error', reject);
-          resolve();
-        });
+        // The umask closes the window between bind() and chmod() in which others could connect.
+        const previousUmask = process.umask(0o177);
+        try {
+          s.listen(options.path, () => {
+            s.off('error', reject);
+            resolve();
+          });
+        } finally {
+          process.umask(previousUmask);
+        }
       });
       chmodSync(options.path, 0o600);
       s.on('error', (err) => log.warn({ err: describeError(err) }, 'tool socket error'));

@@ -8,8 +8,10 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { resolveBinary } from '@switchyard/agent-bridge';
+import { conversationDir, resolveBinary, TOOL_SOCKET, toolSocketPath } from '@switchyard/agent-bridge';
+import { MAX_SOCKET_PATH_BYTES, shortSocketRoot } from '@switchyard/protocol';
 import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
+import { secretFindings } from './secret-exposure.js';
 
 /** One verdict: `error` stops the agent from starting, `warn` is worth a look, `ok` is a passed check. */
 export interface Finding {
@@ -41,7 +43,56 @@ export function checkAgentResources(
     }),
     checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
     checkClaude(agent, at('claude.bin'), environment),
+    ...checkSockets(agent, index),
+    ...secretFindings(agent, index, environment.env),
   ];
+}
+
+/**
+ * The socket paths against the 107 bytes a Unix socket path may have. The gateway's socket in a runtime
+ * directory the config names must fit (the config load refuses it otherwise); the default one and each
+ * conversation's tool socket move to this user's short directory when their natural path is too long,
+ * which is said, since that directory is under `/tmp` (read-only inside the units' `ProtectSystem=strict`).
+ */
+export function checkSockets(agent: AgentConfig, index: number): Finding[] {
+  const findings: Finding[] = [];
+  const gatewayBytes = Buffer.byteLength(agent.socketPath);
+  findings.push(
+    gatewayBytes > MAX_SOCKET_PATH_BYTES
+      ? {
+          level: 'error',
+          path: `agents[${index}].runtimeDir`,
+          message: `the socket path ${agent.socketPath} is ${gatewayBytes} bytes, over the ${MAX_SOCKET_PATH_BYTES}-byte limit`,
+          fix: 'choose a shorter runtimeDir, or leave it out',
+        }
+      : {
+          level: 'ok',
+          path: `agents[${index}].runtimeDir`,
+          message: `socket ${agent.socketPath} (${gatewayBytes} of ${MAX_SOCKET_PATH_BYTES} bytes)`,
+        },
+  );
+  // The longest conversation directory name: a forum topic of a supergroup.
+  const longest = path.join(
+    agent.stateDir,
+    'bridge',
+    'conversations',
+    conversationDir('-1009999999999:2147483647'),
+  );
+  const naive = path.join(longest, TOOL_SOCKET);
+  const placed = toolSocketPath(longest);
+  findings.push(
+    placed === naive
+      ? { level: 'ok', path: `agents[${index}].stateDir`, message: 'tool sockets fit in the state directory' }
+      : {
+          level: 'ok',
+          path: `agents[${index}].stateDir`,
+          message:
+            `tool sockets would be up to ${Buffer.byteLength(naive)} bytes in the state directory, over the ` +
+            `${MAX_SOCKET_PATH_BYTES}-byte limit: they are made under ${shortSocketRoot()} instead ` +
+            '(read-only inside the systemd units: there, keep the agent name and stateDir short)',
+        },
+  );
+  return findings;
 }
 
 function checkToken(

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PERMISSION_MODES } from '@switchyard/protocol';
+import { PERMISSION_MODES, shortSocketPath } from '@switchyard/protocol';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
@@ -76,6 +76,8 @@ const chatSchema = z.strictObject({
   permissionMode: z.enum(PERMISSION_MODES).optional(),
   /** `addressed` (default): in groups, only mentions, replies to the bot and commands. `all`: everything. */
   listen: z.enum(['addressed', 'all']).optional(),
+  /** Ask (a permission prompt) before the agent sends a file here; default: in groups. */
+  confirmFileSends: z.boolean().optional(),
 });
 
 const agentSchema = z.strictObject({
@@ -194,6 +196,8 @@ export interface ChatConfig {
   model: string | undefined;
   permissionMode: (typeof PERMISSION_MODES)[number] | undefined;
   listen: 'addressed' | 'all';
+  /** Ask before the agent sends a file here; undefined: the bridge's default (in groups). */
+  confirmFileSends: boolean | undefined;
 }
 
 /** What a `chats:` entry may set for a conversation. */
@@ -202,6 +206,7 @@ export interface ChatSettings {
   workDir?: string;
   model?: string;
   permissionMode?: (typeof PERMISSION_MODES)[number];
+  confirmFileSends?: boolean;
 }
 
 /**
@@ -227,6 +232,8 @@ export function chatSettings(
   if (model !== undefined) out.model = model;
   const permissionMode = topic?.permissionMode ?? chat?.permissionMode;
   if (permissionMode !== undefined) out.permissionMode = permissionMode;
+  const confirmFileSends = topic?.confirmFileSends ?? chat?.confirmFileSends;
+  if (confirmFileSends !== undefined) out.confirmFileSends = confirmFileSends;
   return out;
 }
 
@@ -395,7 +402,11 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     },
     stateDir,
     runtimeDir,
-    socketPath: path.join(runtimeDir, 'bridge.sock'),
+    // A runtime directory the config names is the operator's choice (too long a path is an error at
+    // load); the default beside a deep config file moves the socket to a short private place instead.
+    socketPath: raw.runtimeDir
+      ? path.join(runtimeDir, 'bridge.sock')
+      : shortSocketPath(path.join(runtimeDir, 'bridge.sock'), { keepBasename: true }),
     exchangeDir: path.join(stateDir, 'files'),
     replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
@@ -412,6 +423,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       model: chat.model,
       permissionMode: chat.permissionMode,
       listen: chat.listen ?? 'addressed',
+      confirmFileSends: chat.confirmFileSends,
     })),
     metrics: raw.metrics ? { port: raw.metrics.port, host: raw.metrics.host ?? '127.0.0.1' } : undefined,
     card: {

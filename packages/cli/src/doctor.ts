@@ -57,7 +57,7 @@ export async function doctorAgent(
   ];
   if (agent.token !== undefined) findings.push(loginFinding(agent, index, environment));
   findings.push(...(await telegramFindings(agent, index, configFile, environment)));
-  findings.push(runtimeFinding(agent, index, configFile));
+  findings.push(...runtimeFinding(agent, index, configFile));
   findings.push(storeFinding(agent));
   if (environment.systemd ?? existsSync('/run/systemd/system')) findings.push(...(await unitFindings(agent)));
   return { agent: agent.name, canStart: !findings.some((f) => f.level === 'error'), findings };
@@ -190,17 +190,18 @@ interface TelegramReply {
   result?: { username?: string };
 }
 
-function runtimeFinding(agent: AgentConfig, index: number, configFile: string): Finding {
-  const where = `agents[${index}].runtimeDir`;
-  const bytes = Buffer.byteLength(agent.socketPath);
+/** A leftover socket; its length is `checkSockets`'s (config-check.ts). */
+function runtimeFinding(agent: AgentConfig, index: number, configFile: string): Finding[] {
   if (existsSync(agent.socketPath) && findServiceProcesses('gateway', agent.name, configFile).length === 0) {
-    return {
-      level: 'warn',
-      path: where,
-      message: `${agent.socketPath} exists but no gateway runs: a leftover (the gateway replaces it at start)`,
-    };
+    return [
+      {
+        level: 'warn',
+        path: `agents[${index}].runtimeDir`,
+        message: `${agent.socketPath} exists but no gateway runs: a leftover (the gateway replaces it at start)`,
+      },
+    ];
   }
-  return { level: 'ok', path: where, message: `socket ${agent.socketPath} (${bytes} of 107 bytes)` };
+  return [];
 }
 
 function storeFinding(agent: AgentConfig): Finding {

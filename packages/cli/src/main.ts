@@ -26,6 +26,7 @@ import { createLogger } from './log.js';
 import { OperateError, restartAgent, showLogs } from './operate.js';
 import { asServicesSee } from './operator-paths.js';
 import { runSandbox } from './sandbox.js';
+import { unitSecretProblems } from './secret-exposure.js';
 import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
 import { untilStopSignal } from './signals.js';
 import { agentStatus, formatStatus, isHealthy } from './status.js';
@@ -117,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
     case 'gateway': {
       const config = load();
       const agent = agentOf(config);
+      refuseSecretsUnderUnit(config, agent);
       const logger = createLogger({ agent: agent.name, service: 'gateway' });
       const metrics = agent.metrics ? createMetrics({ ...agent.metrics, agent: agent.name }) : undefined;
       const gateway = makeGateway(
@@ -137,7 +139,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'bridge': {
-      const agent = agentOf(load());
+      const config = load();
+      const agent = agentOf(config);
+      refuseSecretsUnderUnit(config, agent);
       const logger = createLogger({ agent: agent.name, service: 'bridge' });
       const bridge = makeBridge(agent, logger);
       await bridge.start();
@@ -258,6 +262,12 @@ async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
+}
+
+/** Under systemd a secret in the config is readable by every agent's Claude: the service does not start. */
+function refuseSecretsUnderUnit(config: Config, agent: AgentConfig): void {
+  const problems = unitSecretProblems(agent, process.env);
+  if (problems.length > 0) throw new ConfigError(config.file, problems);
 }
 
 class UsageError extends Error {

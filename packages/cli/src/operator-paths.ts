@@ -32,6 +32,9 @@ export function asServicesSee(
     ...agent,
     stateDir,
     runtimeDir,
-    socketPath: path.join(runtimeDir, path.basename(agent.socketPath)),
+    socketPath:
+      runtimeDir === agent.runtimeDir
+        ? agent.socketPath
+        : path.join(runtimeDir, path.basename(agent.socketPath)),
   };
 }

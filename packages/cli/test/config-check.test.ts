@@ -47,7 +47,23 @@ describe('config check of what the config points at', () => {
       'agents[0].workDir',
       'agents[0].stateDir',
       'agents[0].claude.bin',
+      'agents[0].runtimeDir',
+      'agents[0].stateDir',
+      'agents[0].token',
     ]);
+  });
+
+  it('says where the sockets go: the gateway socket within 107 bytes, deep tool sockets moved under /tmp', () => {
+    const deep = `${'a-checkout-nested-deep/'.repeat(4)}state`;
+    const findings = check(`    workDir: .\n    stateDir: ${deep}\n`, { PATH: fakeClaude() });
+    const sockets = findings.filter(
+      (f) => f.path === 'agents[0].runtimeDir' || f.path === 'agents[0].stateDir',
+    );
+    expect(sockets.map((f) => f.level)).toEqual(['ok', 'ok', 'ok']);
+    expect(sockets[1]?.message).toMatch(/^socket \/.* \(\d+ of 107 bytes\)$/);
+    expect(sockets[2]?.message).toMatch(
+      /tool sockets would be up to \d+ bytes .* made under \/tmp\/switchyard-\d+ instead/,
+    );
   });
 
   it('reports a missing token file, working directory and claude by their config paths', () => {

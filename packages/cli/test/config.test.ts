@@ -123,6 +123,17 @@ describe('config', () => {
     );
   });
 
+  it('moves the default socket of a config in a deep directory to a short private place', () => {
+    const deepFile = path.join('/home', 'someone', 'a-long-checkout-path/'.repeat(5), 'switchyard.yaml');
+    const config = parseConfig(`agents:\n  - { name: demo, allow: [1], workDir: /w }\n`, deepFile, {
+      env: {},
+      cwd: '/',
+    });
+    const socketPath = config.agents[0]?.socketPath ?? '';
+    expect(Buffer.byteLength(socketPath)).toBeLessThanOrEqual(107);
+    expect(socketPath).toMatch(/^\/tmp\/switchyard-\d+\/[0-9a-f]{20}\/bridge\.sock$/);
+  });
+
   it('finds the file by flag, then $SWITCHYARD_CONFIG, then ./switchyard.yaml', () => {
     expect(resolveConfigPath('x.yaml', { env: { SWITCHYARD_CONFIG: '/e.yaml' }, cwd: '/c' })).toBe(
       '/c/x.yaml',

@@ -40,7 +40,10 @@ describe('doctor', () => {
   it('finds nothing wrong with a valid token, a working directory, claude and an API key', async () => {
     const report = await doctor();
     expect(at(report, 'error')).toEqual([]);
-    expect(at(report, 'warn')).toEqual([]);
+    // Outside systemd, the one warning: Claude runs as the gateway's user and can read the token.
+    expect(at(report, 'warn')).toEqual([
+      expect.stringMatching(/^agents\[0\]\.token: outside systemd .*can read the bot token/),
+    ]);
     expect(at(report, 'ok')).toContain('agents[0].token: the token is bot @switchyard_sandbox_bot');
     expect(at(report, 'ok')).toContain('telegram: no other process polls this bot');
     expect(report.canStart).toBe(true);
@@ -83,6 +86,7 @@ describe('doctor', () => {
     await closed.stop();
     const report = await doctor({ apiRoot: gone });
     expect(at(report, 'warn')).toEqual([
+      expect.stringMatching(/^agents\[0\]\.token: outside systemd/),
       expect.stringMatching(/^telegram: cannot reach http:\/\/127\.0\.0\.1:\d+ /),
     ]);
     expect(report.canStart).toBe(true);

@@ -6,7 +6,9 @@
  *
  * Contract: every update ends marked handled in the store, so a restart does not replay it; a user's
  * message is marked in the same transaction that puts it in the inbox. The order for a message is
- * durable row → placeholder → frame to the bridge (see `onMessage`).
+ * durable row → placeholder → frame to the bridge (see `onMessage`). A message or press whose handler
+ * throws (a full disk) is tried again after {@link HANDLER_RETRY_DELAYS_MS}, in its lane, and the user
+ * is told when it keeps failing; one that never succeeds stays unhandled, for the next boot to replay.
  */
 import { sequentialize } from '@grammyjs/runner';
 import type { Attachment, FrameOf, Logger, Route } from '@switchyard/protocol';
@@ -51,12 +53,58 @@ export interface TelegramHandlerOptions {
   attachments: AttachmentOptions;
   /** A handler threw: the gateway's `lastError`. */
   setLastError(message: string): void;
+  /** Waits before each retry of a handler that threw; default {@link HANDLER_RETRY_DELAYS_MS}. */
+  retryDelaysMs?: readonly number[];
   logger: Logger;
 }
+
+/** Waits before the retries of a handler that threw: about ten seconds in all, then the next boot. */
+export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [500, 2_000, 8_000];
+
+/** Told to the user when a message's handler failed twice: the gateway is still trying. */
+export const HANDLER_TROUBLE =
+  'I am having trouble storing your message (the server may be out of disk space); still trying…';
+/** Told to the user when the gateway stops trying until its next start. */
+export const HANDLER_GAVE_UP =
+  'I could not take your message: it will be tried again when the service restarts. ' +
+  'If it is urgent, tell the operator (the server may be out of disk space).';
 
 /** Installs the gateway's middleware on `bot`; call once, before the bot handles any update. */
 export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOptions): void {
   const { store: db, reply, logger } = options;
+  const retryDelays = options.retryDelaysMs ?? HANDLER_RETRY_DELAYS_MS;
+
+  /**
+   * Runs a handler, and again after each retry delay while it throws. The handlers may run twice: what
+   * they write is keyed (the inbox by message, the update log by id), so a retry after a failed
+   * transaction repeats nothing that was kept.
+   */
+  const withRetries = async (ctx: Context, route: Route | undefined, run: () => Promise<void>) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await run();
+        return;
+      } catch (error) {
+        const delay = retryDelays[attempt];
+        if (route && attempt === 1) void reply(route, HANDLER_TROUBLE);
+        if (delay === undefined) {
+          if (route) void reply(route, HANDLER_GAVE_UP);
+          throw error;
+        }
+        logger.warn(
+          {
+            event: 'handler_retry',
+            update: ctx.update.update_id,
+            attempt,
+            retryInMs: delay,
+            error: errorText(error),
+          },
+          'update handler failed; retrying',
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  };
 
   const onMessage = async (ctx: Context, message: Message): Promise<void> => {
     const s = db();
@@ -151,7 +199,8 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       return press && lane !== undefined ? `${lane}:press` : lane;
     }),
   );
-  bot.on('callback_query', async (ctx) => {
+  bot.on('callback_query', (ctx) => withRetries(ctx, undefined, () => onPress(ctx)));
+  const onPress = async (ctx: Context & { callbackQuery: NonNullable<Context['callbackQuery']> }) => {
     const data = ctx.callbackQuery.data ?? '';
     const message = ctx.callbackQuery.message;
     if (data.startsWith(SESSION_BUTTON_PREFIX) && message) {
@@ -164,8 +213,10 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     // Not awaited beyond the answer: a press never waits for the agent.
     await options.live()?.prompts.press(ctx.callbackQuery);
     db().markHandled(ctx.update.update_id);
-  });
-  bot.on('message', (ctx) => onMessage(ctx, ctx.message));
+  };
+  bot.on('message', (ctx) =>
+    withRetries(ctx, routeOfMessage(ctx.message), () => onMessage(ctx, ctx.message)),
+  );
   // The stop button of a draft (private chats): interrupts that conversation's turn exactly as `/stop`
   // does; the reply stops drafting and its partial text is kept as the final message.
   bot.use(async (ctx, next) => {

@@ -95,6 +95,9 @@ const DEFAULT_PING_INTERVAL_MS = 5_000;
 const DEFAULT_PING_TIMEOUT_MS = 15_000;
 /** Pause reading once this many received frames wait for the handler. */
 const INBOUND_HIGH_WATER = 256;
+/** Retrying a cursor the store could not write: 250 ms doubling to 30 s. */
+const CURSOR_RETRY_FIRST_MS = 250;
+const CURSOR_RETRY_MAX_MS = 30_000;
 
 /** One live connection; created by the server or client around a connected socket. */
 export class Connection {
@@ -106,6 +109,10 @@ export class Connection {
   #closed = false;
   #peerStreamId: string | undefined;
   #lastSeen = 0;
+  /** The cursor the store durably holds; acks never run ahead of it (see `#storeCursor`). */
+  #storedSeen = 0;
+  #cursorRetry: NodeJS.Timeout | undefined;
+  #cursorFailures = 0;
   #ackDue = false;
   #drainWaiters: Array<() => void> = [];
   #needsDrain = false;
@@ -187,6 +194,7 @@ export class Connection {
     this.#closed = true;
     if (this.#pingTimer) clearInterval(this.#pingTimer);
     if (this.#handshakeTimer) clearTimeout(this.#handshakeTimer);
+    if (this.#cursorRetry) clearTimeout(this.#cursorRetry);
     this.#flushAck();
     this.#socket.end();
     // Give a final error frame a moment to leave, then make sure the socket is gone.
@@ -363,13 +371,15 @@ export class Connection {
     const store = this.#options.store;
     // The peer's stream: a new stream id means its state was reset, so our duplicate filter restarts.
     const cursor = store.readPeer();
+    this.#peerStreamId = hs.streamId;
     if (cursor && cursor.streamId === hs.streamId) {
       this.#lastSeen = cursor.lastSeen;
+      this.#storedSeen = cursor.lastSeen;
     } else {
       this.#lastSeen = 0;
-      store.writePeer({ streamId: hs.streamId, lastSeen: 0 });
+      this.#storedSeen = 0;
+      this.#storeCursor();
     }
-    this.#peerStreamId = hs.streamId;
     if (this.#options.role === 'server') this.#writeRaw(this.#handshake('welcome'));
     // What the peer has of our stream; if it knows another stream of ours, it has none of this one.
     const peerHas = hs.peerStreamId === store.streamId ? hs.lastSeen : 0;
@@ -452,7 +462,40 @@ export class Connection {
   /** Marks `seq` handled: the cursor moves, is stored, and an ack is due. */
   #handled(seq: number): void {
     this.#lastSeen = seq;
-    this.#options.store.writePeer({ streamId: this.#peerStreamId as string, lastSeen: seq });
+    this.#storeCursor();
+  }
+
+  /**
+   * Stores the cursor, then lets an ack go out. A store that cannot write (a full disk) is retried with
+   * capped backoff and the process stays up: until a write succeeds the ack stays at the stored cursor,
+   * so the peer keeps the frames handled since, and a crash meanwhile has them resent and handled again
+   * rather than lost. Duplicates within this connection are still dropped by the cursor in memory.
+   */
+  #storeCursor(): void {
+    if (this.#cursorRetry) return; // the pending retry stores the newest cursor
+    const seen = this.#lastSeen;
+    try {
+      this.#options.store.writePeer({ streamId: this.#peerStreamId as string, lastSeen: seen });
+    } catch (err) {
+      this.#cursorFailures++;
+      const delay = Math.min(CURSOR_RETRY_MAX_MS, CURSOR_RETRY_FIRST_MS * 2 ** (this.#cursorFailures - 1));
+      if (this.#cursorFailures === 1 || delay === CURSOR_RETRY_MAX_MS) {
+        this.#log.error(
+          { event: 'cursor_write_failed', seq: seen, retryInMs: delay, err: describeError(err) },
+          'cannot store the peer cursor (is the disk full?); retrying, frames stay unacknowledged meanwhile',
+        );
+      }
+      this.#cursorRetry = setTimeout(() => {
+        this.#cursorRetry = undefined;
+        if (!this.#closed) this.#storeCursor();
+      }, delay);
+      return;
+    }
+    if (this.#cursorFailures > 0) {
+      this.#log.info({ event: 'cursor_write_recovered', seq: seen }, 'the peer cursor is stored again');
+    }
+    this.#cursorFailures = 0;
+    this.#storedSeen = seen;
     this.#scheduleAck();
   }
 
@@ -515,6 +558,6 @@ export class Connection {
   #flushAck(): void {
     if (!this.#ackDue) return;
     this.#ackDue = false;
-    if (this.#ready) this.#writeRaw({ type: 'ack', seq: this.#lastSeen });
+    if (this.#ready) this.#writeRaw({ type: 'ack', seq: this.#storedSeen });
   }
 }

@@ -63,6 +63,12 @@ export {
   type ServerOptions,
 } from './server.js';
 export {
+  prepareSocketDirectory,
+  shortSocketPath,
+  shortSocketRoot,
+  socketPathFits,
+} from './socket-path.js';
+export {
   type LockHolder,
   type LockOutcome,
   lockStateDir,

@@ -20,6 +20,7 @@ import {
 } from './endpoint.js';
 import { ProtocolError } from './errors.js';
 import { describeError, silentLogger } from './logger.js';
+import { MAX_SOCKET_PATH_BYTES, prepareSocketDirectory } from './socket-path.js';
 
 /** Options of the listening end (the gateway). */
 export interface ServerOptions extends EndpointOptions {
@@ -38,8 +39,7 @@ export interface ServerOptions extends EndpointOptions {
 /** How many connections may be waiting for their handshake at once. */
 export const MAX_HANDSHAKING = 4;
 
-/** Unix socket paths are limited by `sockaddr_un.sun_path` (108 bytes with the terminating NUL). */
-export const MAX_SOCKET_PATH_BYTES = 107;
+export { MAX_SOCKET_PATH_BYTES } from './socket-path.js';
 
 /** Creates the gateway's end of the channel. Nothing happens until `start()`. */
 export function createProtocolServer(options: ServerOptions): Endpoint {
@@ -97,6 +97,7 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
     },
     async start() {
       if (server) return;
+      prepareSocketDirectory(options.socketPath);
       if (options.directoryMode !== undefined) {
         const dir = dirname(options.socketPath);
         await fs.mkdir(dir, { recursive: true, mode: 0o700 });
@@ -140,8 +141,9 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
 }
 
 /**
- * Makes the socket path usable: checks its length, removes a stale socket left by a crashed run, and
- * refuses to take over a socket another process is still listening on.
+ * Makes the socket path usable: checks its length, removes a stale socket left by a crashed run (only
+ * once a connection to it is refused: nothing listens), and refuses to take over a socket another
+ * process is still listening on.
  */
 export async function prepareSocketPath(socketPath: string): Promise<void> {
   const bytes = Buffer.byteLength(socketPath);
