@@ -203,6 +203,7 @@ export function userMessageFrame(
   const from = message.from;
   const replied = repliedMessage(message);
   const author = replied && content.authorOf ? content.authorOf(replied.from?.id) : undefined;
+  const forwarded = forwardOrigin(message, content.authorOf);
   return {
     type: 'user_message',
     inboundId: content.inboundId,
@@ -226,6 +227,38 @@ export function userMessageFrame(
           },
         }
       : {}),
+    ...(forwarded ? { forwardedFrom: forwarded } : {}),
     sentAt: message.date * 1000,
   };
+}
+
+/**
+ * Who wrote a forwarded message, from Telegram's `forward_origin`. Only a user's origin can be someone
+ * on the allowlist (or the bot); a hidden user, a chat or a channel is always a third party.
+ */
+function forwardOrigin(
+  message: Message,
+  authorOf: ((userId: number | undefined) => 'bot' | 'allowed' | 'third_party') | undefined,
+): { name: string; author: 'bot' | 'allowed' | 'third_party' } | undefined {
+  const origin = message.forward_origin;
+  if (!origin) return undefined;
+  const named = (name: string) => name.slice(0, 300) || 'unknown';
+  switch (origin.type) {
+    case 'user': {
+      const user = origin.sender_user;
+      const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
+      return {
+        name: named(user.username ? `${name} (@${user.username})` : name),
+        author: authorOf ? authorOf(user.id) : 'third_party',
+      };
+    }
+    case 'hidden_user':
+      return { name: named(origin.sender_user_name), author: 'third_party' };
+    case 'chat':
+      return { name: named(origin.sender_chat.title ?? 'a chat'), author: 'third_party' };
+    case 'channel':
+      return { name: named(origin.chat.title ?? 'a channel'), author: 'third_party' };
+    default:
+      return { name: 'unknown', author: 'third_party' };
+  }
 }

@@ -124,6 +124,17 @@ const userMessage = z.object({
       author: z.enum(['bot', 'allowed', 'third_party']).optional(),
     })
     .optional(),
+  /**
+   * A forwarded message: the text is its original author's, not the sender's. Named by Telegram's
+   * `forward_origin` (a user's name, a chat's or channel's title); `author` as for `replyTo`, so a third
+   * party's words reach the model as material to read, never as the sender's request.
+   */
+  forwardedFrom: z
+    .object({
+      name: z.string().max(300),
+      author: z.enum(['bot', 'allowed', 'third_party']),
+    })
+    .optional(),
   /** Unix ms when Telegram says it was sent. */
   sentAt: z.number(),
 });
