@@ -16,11 +16,12 @@ import { REFUSAL, updateOrigin } from './access.js';
 import { addressedToBot, isGroupChat, repliedMessage, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
-import { type CommandRunner, parseCommand, SESSION_BUTTON_PREFIX } from './commands.js';
+import { type CommandRunner, parseCommand } from './commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import type { Prompts } from './prompts.js';
+import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import type { GatewayStore } from './store.js';
 import type { Turns } from './turns.js';
 
@@ -49,8 +50,8 @@ export interface TelegramHandlerOptions {
   models: readonly string[];
   /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
   attachments: AttachmentOptions;
-  /** A handler threw: the gateway's `lastError`. */
-  setLastError(message: string): void;
+  /** A handler threw: the last error of the conversation it was for (the agent's when none). */
+  setLastError(message: string, route?: Route): void;
   logger: Logger;
 }
 
@@ -78,7 +79,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       const command = parseCommand(message.text, bot.botInfo.username, options.models);
       if (command) {
         done();
-        await options.commands.run(command, route);
+        await options.commands.run(command, route, message.from?.id);
         return;
       }
     }
@@ -180,7 +181,11 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     db().markHandled(ctx.update.update_id);
   });
   bot.catch((error) => {
-    options.setLastError(errorText(error.error));
+    const { msg, chat } = error.ctx;
+    options.setLastError(
+      errorText(error.error),
+      msg ? routeOfMessage(msg) : chat ? { chatId: chat.id } : undefined,
+    );
     logger.error(
       { event: 'handler_failed', update: error.ctx.update.update_id, error: errorText(error.error) },
       'update handler failed',
