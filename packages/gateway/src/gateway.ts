@@ -36,6 +36,7 @@ import { createCourier } from './courier.js';
 import { createFileSender } from './files.js';
 import { createKnownChats } from './known-chats.js';
 import { createLastErrors } from './last-errors.js';
+import { reportNotForwarded } from './message-fit.js';
 import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
 import { createRetention, type Retention } from './retention.js';
@@ -272,11 +273,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: db,
     live: () => renderers,
     forward: (frame) =>
-      void endpoint
-        ?.send(frame)
-        .catch((error: unknown) =>
-          logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued'),
-        ),
+      void endpoint?.send(frame).catch((error: unknown) => {
+        logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
+        reportNotForwarded(frame, error, {
+          turns: renderers?.turns,
+          hasPlaceholder: (id) => db().getInbound(id)?.placeholderId !== undefined,
+          reply: (route, text) => void reply(route, text),
+        });
+      }),
     allowed,
     allowedUser: (userId) => allowUsers.has(userId),
     noteChat: (chatId) => knownChats.note(chatId),

@@ -9,7 +9,7 @@
  * durable row → placeholder → frame to the bridge (see `onMessage`).
  */
 import { sequentialize } from '@grammyjs/runner';
-import type { Attachment, FrameOf, Logger, Route } from '@switchyard/protocol';
+import { type Attachment, type FrameOf, frameProblem, type Logger, type Route } from '@switchyard/protocol';
 import type { Bot, Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { REFUSAL, updateOrigin } from './access.js';
@@ -20,6 +20,7 @@ import { type CommandRunner, parseCommand } from './commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
+import { fitUserMessage, unforwardableText } from './message-fit.js';
 import type { Prompts } from './prompts.js';
 import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import type { GatewayStore } from './store.js';
@@ -116,6 +117,13 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
             ? 'allowed'
             : 'third_party',
     });
+    // Cut to the limits already: what still fails would never leave the inbox.
+    const problem = frameProblem(frame);
+    if (problem !== undefined) {
+      done();
+      await reply(route, unforwardableText(problem));
+      return;
+    }
     // Durable first (inbox row + update handled, one transaction), then the placeholder, then the
     // frame. The frame's own transaction (the channel outbox) waits for the next turn of the event loop
     // so the placeholder request leaves first; the row is already in the inbox, and a row still
@@ -193,7 +201,10 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   });
 }
 
-/** The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to. */
+/**
+ * The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to
+ * or forwards, every field the client chose cut to the protocol's limits (`message-fit.ts`).
+ */
 export function userMessageFrame(
   message: Message,
   content: {
@@ -209,7 +220,7 @@ export function userMessageFrame(
   const replied = repliedMessage(message);
   const author = replied && content.authorOf ? content.authorOf(replied.from?.id) : undefined;
   const forwarded = forwardOrigin(message, content.authorOf);
-  return {
+  return fitUserMessage({
     type: 'user_message',
     inboundId: content.inboundId,
     route: content.route,
@@ -234,7 +245,7 @@ export function userMessageFrame(
       : {}),
     ...(forwarded ? { forwardedFrom: forwarded } : {}),
     sentAt: message.date * 1000,
-  };
+  });
 }
 
 /**
