@@ -110,6 +110,26 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     await shot('open');
   });
 
+  test('the view opens from localhost with the printed key, and not without it', async () => {
+    const printed = new URL(sandbox?.url ?? '');
+    expect(printed.searchParams.get('k')).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    // localhost has no cookie of this run yet (the first test opened 127.0.0.1).
+    const localhost = `http://localhost:${printed.port}/`;
+    const other = await (browser as BrowserContext).newPage();
+    try {
+      expect((await other.goto(localhost))?.status()).toBe(403);
+      expect(await other.textContent('body')).toContain('?k=');
+      expect((await other.goto(`${localhost}?k=wrong`))?.status()).toBe(403);
+      expect((await other.goto(`${localhost}?k=${printed.searchParams.get('k')}`))?.status()).toBe(200);
+      await expect.poll(() => other.locator('#chat-title').textContent()).not.toBe('');
+      // Reloaded without the key, the page still works: its first load set the run's cookie.
+      expect((await other.goto(localhost))?.status()).toBe(200);
+      await expect.poll(() => other.locator('#chat-title').textContent()).not.toBe('');
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a table in an answer is shown as a table', async () => {
     const sent = await say('show me a table');
     // The draft shows the table as it grows; the answer is the message that holds it whole.

@@ -16,7 +16,7 @@ import { MAIN } from './system.js';
 
 /** A running sandbox and how long it took to come up. */
 export interface SandboxProcess {
-  /** The web view's URL as the command printed it (ends with `/`). */
+  /** The web view's URL as the command printed it, with the run's key: `http://127.0.0.1:<port>/?k=<key>`. */
   url: string;
   /** SWITCHYARD_SANDBOX_DIR: config, work and state directories. */
   dir: string;
@@ -121,7 +121,7 @@ export async function startSandboxProcess(options: SandboxProcessOptions = {}): 
       options.timeoutMs ?? 30_000,
     );
     const look = () => {
-      const match = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+      const match = /Open (http:\/\/127\.0\.0\.1:\d+\/\?k=[A-Za-z0-9_-]+)/.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         child.stderr?.off('data', look);
@@ -183,18 +183,20 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-/** A client for the web view's HTTP API, as the page uses it. */
+/** A client for the web view's HTTP API, as the page uses it; `url` is the printed one, with its key. */
 export function viewApi(url: string) {
+  const { origin, searchParams } = new URL(url);
+  const key = searchParams.get('k') ?? '';
   return {
     async state(): Promise<ViewState> {
-      const res = await fetch(`${url}web/api/state`);
+      const res = await fetch(`${origin}/web/api/state`, { headers: { 'x-sandbox-view': key } });
       if (!res.ok) throw new Error(`GET state: ${res.status}`);
       return (await res.json()) as ViewState;
     },
     async send(chatId: number, text: string): Promise<ViewMessage> {
-      const res = await fetch(`${url}web/api/send`, {
+      const res = await fetch(`${origin}/web/api/send`, {
         method: 'POST',
-        headers: { 'x-sandbox-view': '1', 'content-type': 'application/json' },
+        headers: { 'x-sandbox-view': key, 'content-type': 'application/json' },
         body: JSON.stringify({ chatId, text }),
       });
       if (!res.ok) throw new Error(`POST send: ${res.status} ${await res.text()}`);

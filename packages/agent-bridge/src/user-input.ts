@@ -1,6 +1,6 @@
 /**
  * What a Telegram message becomes on the CLI's stdin: one stream-json `user` line whose text starts with
- * a compact header (chat, topic, message, sender, reply-to) the model needs to answer in context.
+ * a compact header (chat, topic, message, sender, forward origin, reply-to) the model needs to answer in context.
  *
  * Every line the bridge writes as a `user` message also carries a `uuid` of the bridge's choosing: the
  * CLI answers it on stdout with `command_lifecycle queued` the moment it reads the line, and drops a later
@@ -37,6 +37,12 @@ function messageHeader(message: FrameOf<'user_message'>): string {
     ? `${message.sender.name} (@${message.sender.username})`
     : message.sender.name;
   parts.push(`from=${quote(name)}`);
+  if (message.forwardedFrom) {
+    // The text below is the forwarded author's, not the sender's; a third party's is only material.
+    const label =
+      message.forwardedFrom.author === 'third_party' ? 'forwarded_from_third_party' : 'forwarded_from';
+    parts.push(`${label}=${quote(message.forwardedFrom.name)}`);
+  }
   if (message.replyTo) {
     parts.push(`reply_to=${message.replyTo.messageId}`);
     if (message.replyTo.text) {

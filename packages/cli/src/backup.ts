@@ -6,10 +6,11 @@
  * by file. The bridge replaces each of its files atomically, so each copied file is whole; for a copy
  * of the bridge's files at one instant, stop the agent unit first (its Claude processes keep running).
  *
- * FIFOs and sockets are skipped (the bridge recreates its stdin FIFO). DEST must not exist yet, or be
+ * The database copy is 0600 (owner only) under any umask; other files keep their modes, which a restore
+ * with `rsync -a` relies on. FIFOs and sockets are skipped (the bridge recreates its stdin FIFO). DEST must not exist yet, or be
  * empty: a backup never overwrites an earlier one.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { backupGatewayStore } from '@switchyard/gateway';
 import { STATE_LOCK_FILE } from '@switchyard/protocol';
@@ -30,7 +31,7 @@ const STORE = 'gateway.sqlite';
 
 /** Copies `agent`'s state directory to `dest` (created); resolves with the manifest. */
 export async function backupAgent(
-  agent: AgentConfig,
+  agent: Pick<AgentConfig, 'name' | 'stateDir'>,
   dest: string,
   now = new Date(),
 ): Promise<BackupManifest> {
@@ -74,7 +75,11 @@ export async function backupAgent(
   if (existsSync(store)) {
     const target = path.join(dest, 'gateway', STORE);
     mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+    // The copy holds every chat's messages: owner-only from its first byte, whatever the umask (an
+    // empty file is an empty database, which the online backup fills).
+    writeFileSync(target, '', { mode: 0o600 });
     await backupGatewayStore(store, target);
+    chmodSync(target, 0o600);
     files.push(path.relative(dest, target));
   }
   const manifest: BackupManifest = {

@@ -89,6 +89,8 @@ const agentSchema = z.strictObject({
     .array(telegramUserId)
     .min(1, { error: 'list at least one Telegram user id allowed to talk to this agent' }),
   allowChats: z.array(telegramChatId).optional(),
+  /** Users who see every conversation's `/sessions` and `/pins`, in their private chat with the bot. */
+  operators: z.array(telegramUserId).optional(),
   workDir: z.string().min(1, { error: 'expected the working directory of the agent' }),
   claude: z
     .strictObject({
@@ -148,6 +150,8 @@ export interface AgentConfig {
   apiRoot: string;
   allow: number[];
   allowChats: number[];
+  /** Allowed users who see every conversation in `/sessions` and `/pins` (in their private chat). */
+  operators: number[];
   workDir: string;
   claude: {
     bin: string;
@@ -329,6 +333,13 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
   result.data.agents.forEach((agent, i) => {
     if (names.has(agent.name)) problems.push(`agents[${i}].name: "${agent.name}" is used by another agent`);
     names.add(agent.name);
+    (agent.operators ?? []).forEach((id, j) => {
+      if (!agent.allow.includes(id)) {
+        problems.push(
+          `agents[${i}].operators[${j}]: user ${id} is not in allow; an operator must be allowed`,
+        );
+      }
+    });
     const places = new Set<string>();
     (agent.chats ?? []).forEach((chat, j) => {
       const place = `${chat.chat}:${chat.topic ?? ''}`;
@@ -389,6 +400,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     apiRoot: (raw.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, ''),
     allow: raw.allow,
     allowChats: raw.allowChats ?? [],
+    operators: raw.operators ?? [],
     workDir: abs(raw.workDir),
     claude: {
       bin: claude.bin ? (claude.bin.includes('/') ? abs(claude.bin) : claude.bin) : 'claude',

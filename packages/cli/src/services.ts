@@ -114,6 +114,7 @@ export function makeGateway(
     apiRoot: agent.apiRoot,
     allowUsers: agent.allow,
     ...(agent.allowChats.length > 0 ? { allowChats: agent.allowChats } : {}),
+    operators: agent.operators,
     listenAllChats: agent.chats.filter((c) => c.listen === 'all').map((c) => c.chatId),
     ...(agent.alerts ? { alertChat: agent.alerts } : {}),
     stateDir: serviceStateDir(agent, 'gateway'),

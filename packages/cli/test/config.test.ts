@@ -116,6 +116,18 @@ describe('config', () => {
     expect(problems(`agents: [\n`)[0]).toMatch(/^line \d+, column \d+: /);
   });
 
+  it('takes operators from the allowlist only, and refuses one who is not allowed', () => {
+    const config = parseConfig(
+      `agents:\n  - { name: a, allow: [1, 2], operators: [2], workDir: /w }\n`,
+      '/etc/switchyard/switchyard.yaml',
+      env,
+    );
+    expect(config.agents[0]?.operators).toEqual([2]);
+    expect(problems(`agents:\n  - { name: a, allow: [1], operators: [3], workDir: /w }\n`)).toEqual([
+      'agents[0].operators[0]: user 3 is not in allow; an operator must be allowed',
+    ]);
+  });
+
   it('refuses a socket path over the Unix limit, naming the setting to change', () => {
     const deep = `/${'d'.repeat(110)}`;
     expect(problems(`agents:\n  - { name: a, allow: [1], workDir: /w, runtimeDir: "${deep}" }\n`)[0]).toMatch(

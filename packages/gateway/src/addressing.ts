@@ -1,10 +1,11 @@
 /**
  * Who a group message is for. In private chats every message is the bot's; in groups and forums the bot
  * reads only what is addressed to it — a mention of its @username, a reply to one of its messages, or a
- * command — unless the chat is set to `listen: all`. Unaddressed messages are not stored and never reach
+ * command of this bot (text that merely starts with `/`, such as a path, is not one) — unless the chat is set to `listen: all`. Unaddressed messages are not stored and never reach
  * the model. Pure functions over Telegram's message shape, so each rule is unit-tested.
  */
 import type { Message } from 'grammy/types';
+import { COMMANDS } from './commands.js';
 
 /** The bot as the rules need it. */
 export interface BotIdentity {
@@ -42,9 +43,25 @@ export function mentionsBot(message: Message, bot: BotIdentity): boolean {
   return mentionPattern(bot.username).test(text);
 }
 
-/** Whether a group message is addressed to the bot: a mention, a reply to the bot, or a command. */
+/** Command names of this bot: its menu, and `/start`, which Telegram sends on a user's first visit. */
+const COMMAND_NAMES: ReadonlySet<string> = new Set(['start', ...COMMANDS.map((c) => c.command)]);
+
+/**
+ * Whether the text is a command of this bot: `/name@its_username` (any name: the reply says which
+ * exist), or `/name` alone for a name of its own command table. `/tmp/x is broken`, `/ban@other_bot`
+ * and another bot's `/ban` are not.
+ */
+export function isCommandOfBot(text: string, bot: BotIdentity): boolean {
+  const match = /^\/([a-zA-Z0-9_]+)(?:@([a-zA-Z0-9_]+))?(?:\s|$)/.exec(text.trim());
+  if (!match) return false;
+  const [, name = '', target] = match;
+  if (target !== undefined) return target.toLowerCase() === bot.username.toLowerCase();
+  return COMMAND_NAMES.has(name.toLowerCase());
+}
+
+/** Whether a group message is addressed to the bot: a mention, a reply to the bot, or a command of it. */
 export function addressedToBot(message: Message, bot: BotIdentity): boolean {
-  if (message.text?.startsWith('/')) return true;
+  if (message.text !== undefined && isCommandOfBot(message.text, bot)) return true;
   if (repliedMessage(message)?.from?.id === bot.id) return true;
   return mentionsBot(message, bot);
 }

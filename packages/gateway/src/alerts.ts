@@ -1,6 +1,7 @@
 /**
  * Alerts to an operator's chat (`alerts: { chat }` in the config): a Claude crash loop, a login that
- * expired, another poller on the bot token (409), repeated 429s, a nearly full disk, a turn gone silent.
+ * expired, another poller on the bot token (409), repeated 429s, a nearly full disk, a turn gone silent,
+ * and any other error the agent reports outside a conversation (which no chat's `/status` shows).
  *
  * Once per incident, not per event: an incident is a run of events of one kind with no gap longer than
  * `quietMs` (default 30 min) between them. A crash loop reported every minute is one alert; the same
@@ -11,7 +12,7 @@ import { statfsSync } from 'node:fs';
 import type { Logger, Route } from '@switchyard/protocol';
 
 /** What an alert is about. */
-export type AlertKind = 'crash_loop' | 'auth' | 'conflict' | 'rate_limit' | 'disk' | 'stuck';
+export type AlertKind = 'crash_loop' | 'auth' | 'conflict' | 'rate_limit' | 'disk' | 'stuck' | 'agent_error';
 
 const TITLES: Record<AlertKind, string> = {
   crash_loop: 'Claude keeps crashing',
@@ -20,6 +21,7 @@ const TITLES: Record<AlertKind, string> = {
   rate_limit: 'Telegram keeps answering 429',
   disk: 'the disk is nearly full',
   stuck: 'a turn has gone silent',
+  agent_error: 'the agent reported an error outside any conversation',
 };
 
 /** Whether an event of a kind last seen at `last` (ms) starts a new incident at `now`. */

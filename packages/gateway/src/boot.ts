@@ -25,6 +25,7 @@ import { registerCommands } from './commands.js';
 import type { Courier } from './courier.js';
 import type { GatewayOptions } from './gateway.js';
 import { createUpdateSource } from './intake.js';
+import { reportNotForwarded } from './message-fit.js';
 import { createPins, type SweepReport } from './pins.js';
 import { createPrompts, type Prompts } from './prompts.js';
 import { createSendJournal, journaledApi } from './send-journal.js';
@@ -165,7 +166,27 @@ export async function boot(options: BootOptions): Promise<Booted> {
     if (u.payload === undefined) store.markHandled(u.updateId);
     else await bot.handleUpdate(u.payload as Update);
   }
-  for (const row of store.queuedInbound()) void options.send(row.frame);
+  // A row whose frame the channel refuses (stored before intake cut fields to the limits) is marked
+  // unread and its sender told, instead of being offered again at every boot.
+  for (const row of store.queuedInbound()) {
+    void options.send(row.frame).catch((error: unknown) => {
+      logger.error({ event: 'forward_refused', error: String(error) }, 'queued message not passed on');
+      reportNotForwarded(row.frame, error, {
+        turns,
+        hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
+        reply: (route, text) =>
+          void courier
+            .call(route.chatId, () =>
+              api.sendMessage(
+                route.chatId,
+                text,
+                route.threadId === undefined ? {} : { message_thread_id: route.threadId },
+              ),
+            )
+            .catch(() => {}),
+      });
+    });
+  }
   turns.resume();
 
   const polling = config.polling;

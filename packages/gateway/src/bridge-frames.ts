@@ -14,7 +14,7 @@ import type { Turns } from './turns.js';
 /** What the dispatch routes to. */
 export interface FrameDispatchOptions {
   /** The running renderers; undefined before the gateway has started (then turn and prompt frames drop). */
-  live(): { turns: Pick<Turns, 'frame'>; prompts: Pick<Prompts, 'frame'> } | undefined;
+  live(): { turns: Pick<Turns, 'frame' | 'live'>; prompts: Pick<Prompts, 'frame'> } | undefined;
   commands: Pick<CommandRunner, 'answer'>;
   /** Uploads the files the agent sends. */
   files: Pick<FileSender, 'frame'>;
@@ -26,8 +26,11 @@ export interface FrameDispatchOptions {
   onOperatorEvent?(event: FrameOf<'operator_event'>): void;
   /** Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`). */
   allows(route: Route): boolean;
-  /** A failed turn (its error, which may be absent) or an operator event: the gateway's `lastError`. */
-  setLastError(message: string | undefined): void;
+  /**
+   * A failed turn (its error, which may be absent) or an operator event: the last error of its
+   * conversation, or the agent's when it names none.
+   */
+  setLastError(message: string | undefined, route?: Route): void;
   logger: Logger;
 }
 
@@ -48,9 +51,15 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
     switch (owned.owner) {
       case 'turn': {
         const turnFrame = owned.frame;
+        if (turnFrame.type === 'turn_ended' && turnFrame.outcome === 'error') {
+          // Looked up before the frame ends the turn.
+          const turn = options
+            .live()
+            ?.turns.live()
+            .find((t) => t.turnId === turnFrame.turnId);
+          options.setLastError(turnFrame.error, turn?.route);
+        }
         options.live()?.turns.frame(turnFrame);
-        if (turnFrame.type === 'turn_ended' && turnFrame.outcome === 'error')
-          options.setLastError(turnFrame.error);
         return;
       }
       case 'prompt':
@@ -66,7 +75,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
         return;
       case 'operator': {
         const event = owned.frame;
-        options.setLastError(event.message);
+        options.setLastError(event.message, event.route);
         logger.warn(
           { event: 'operator_event', kind: event.kind, turn: event.turnId },
           'agent reported a problem',

@@ -17,6 +17,7 @@ import {
 } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
 import type { GatewayStatus } from './gateway.js';
+import { createSessionButtons, SESSION_BUTTON_EXPIRED, type SessionAction } from './session-buttons.js';
 import type { GatewayStore, PinRow } from './store.js';
 
 /** The commands shown in Telegram's menu, in order. */
@@ -29,9 +30,9 @@ export const COMMANDS = [
   { command: 'clear', description: 'Start a new conversation' },
   { command: 'new', description: 'Start a new conversation (same as /clear)' },
   { command: 'status', description: 'This conversation: state, model, queue, cost' },
-  { command: 'sessions', description: 'All conversations of this agent, with stop and reset' },
+  { command: 'sessions', description: 'The conversations of this chat, with stop and reset' },
   { command: 'rename', description: 'Name this conversation: /rename NAME' },
-  { command: 'pins', description: 'List the pinned progress cards' },
+  { command: 'pins', description: 'List the pinned progress cards of this chat' },
   { command: 'restart', description: 'Restart the agent bridge' },
 ] as const satisfies readonly { command: string; description: string }[];
 
@@ -157,6 +158,11 @@ export interface CommandRunnerOptions {
   /** The gateway's view, narrowed to one conversation when `route` is given. */
   status(route?: Route): GatewayStatus;
   listPins(): PinRow[];
+  /**
+   * Users who see every conversation's `/sessions` and `/pins`, in their private chat with the bot only
+   * (in a group the members read along). Everyone else sees the chat the command is sent in.
+   */
+  operators?: readonly number[];
   restartBridge?: (() => Promise<void>) | undefined;
   /**
    * Where a command waiting for its `command_result` answers to, kept durably (the gateway's SQLite):
@@ -176,13 +182,17 @@ export interface CommandRunnerOptions {
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
 export interface CommandRunner {
-  /** Runs a parsed command; resolves once its frame is queued for the bridge (never waits for the agent). */
-  run(command: Command, route: Route): Promise<void>;
+  /**
+   * Runs a parsed command sent by user `from`; resolves once its frame is queued for the bridge (never
+   * waits for the agent).
+   */
+  run(command: Command, route: Route, from?: number): Promise<void>;
   /** A `command_result`, a `status` or `sessions` that may answer a command; replies in the asking chat. */
   answer(frame: FrameOf<'command_result' | 'status' | 'sessions'>): void;
   /**
-   * A press on a `/sessions` button (callback data starting with {@link SESSION_BUTTON_PREFIX}): queues
-   * its command and returns the text to answer the press with; `undefined` when the data is not one.
+   * A press on a `/sessions` button (callback data starting with `ss:`, see `session-buttons.ts`) in
+   * chat `from`: queues its command and returns the text to answer the press with. A token that is
+   * unknown, expired or from another chat's list does nothing and says the button expired.
    */
   press(data: string, from: Route): Promise<string | undefined>;
   /** Drops pending `/status` timers; for shutdown. */
@@ -194,9 +204,6 @@ export interface InlineButton {
   text: string;
   callback_data: string;
 }
-
-/** Callback data of `/sessions` buttons: `ss:<stop|reset>:<chatId>[:<threadId>]`. */
-export const SESSION_BUTTON_PREFIX = 'ss:';
 
 /**
  * The `/status` text for one conversation: its state, model, mode, turn, queue and cost (from the
@@ -223,9 +230,14 @@ export function statusText(
     `Queue: ${s.inbox} message(s) waiting for the agent`,
     `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
     `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
-    `Last error: ${s.lastError ?? 'none'}`,
+    `Last error: ${s.lastError === undefined ? 'none' : cutError(s.lastError)}`,
   ].join('\n');
 }
+
+/** How much of an error `/status` shows: a glance; the log has it whole. */
+const ERROR_CHARS = 500;
+const cutError = (text: string): string =>
+  text.length > ERROR_CHARS ? `${Array.from(text.slice(0, ERROR_CHARS)).slice(0, -1).join('')}…` : text;
 
 /** Dollars as the chat shows them. */
 export function formatUsd(usd: number): string {
@@ -239,8 +251,14 @@ function sessionLabel(info: SessionInfo): string {
   return info.route.threadId === undefined ? where : `${where}, topic ${info.route.threadId}`;
 }
 
-/** The `/sessions` list: one line per conversation, most recently active first, with stop/reset buttons. */
-export function sessionsView(sessions: readonly SessionInfo[]): { text: string; buttons: InlineButton[][] } {
+/**
+ * The `/sessions` list: one line per conversation, most recently active first, with stop/reset buttons
+ * whose callback data `button` makes (a server-side token).
+ */
+export function sessionsView(
+  sessions: readonly SessionInfo[],
+  button: (action: SessionAction, route: Route) => string,
+): { text: string; buttons: InlineButton[][] } {
   if (sessions.length === 0) return { text: 'No conversations yet.', buttons: [] };
   const sorted = [...sessions].sort((a, b) => (b.lastActiveAt ?? 0) - (a.lastActiveAt ?? 0)).slice(0, 20);
   const lines = sorted.map((info, index) => {
@@ -252,11 +270,9 @@ export function sessionsView(sessions: readonly SessionInfo[]): { text: string; 
     ];
     return `${index + 1}. ${sessionLabel(info)} — ${parts.join(' · ')}`;
   });
-  const data = (action: string, info: SessionInfo): string =>
-    `${SESSION_BUTTON_PREFIX}${action}:${info.route.chatId}${info.route.threadId === undefined ? '' : `:${info.route.threadId}`}`;
   const buttons = sorted.map((info, index) => [
-    { text: `⏹ Stop ${index + 1}`, callback_data: data('stop', info) },
-    { text: `♻️ Reset ${index + 1}`, callback_data: data('reset', info) },
+    { text: `⏹ Stop ${index + 1}`, callback_data: button('stop', info.route) },
+    { text: `♻️ Reset ${index + 1}`, callback_data: button('reset', info.route) },
   ]);
   const more = sessions.length > sorted.length ? [`…and ${sessions.length - sorted.length} more`] : [];
   return {
@@ -269,15 +285,6 @@ export function sessionsView(sessions: readonly SessionInfo[]): { text: string; 
     ].join('\n'),
     buttons,
   };
-}
-
-/** Parses a `/sessions` button's data. */
-export function parseSessionButton(data: string): { action: 'stop' | 'reset'; route: Route } | undefined {
-  const match = /^ss:(stop|reset):(-?\d+)(?::(\d+))?$/.exec(data);
-  if (!match) return undefined;
-  const route: Route = { chatId: Number(match[2]) };
-  if (match[3] !== undefined) route.threadId = Number(match[3]);
-  return { action: match[1] as 'stop' | 'reset', route };
 }
 
 /** How many recent exchanges `/status` shows, and how much of each. */
@@ -308,8 +315,15 @@ export function historyText(history: FrameOf<'status'>['history']): string {
  */
 export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
   const { reply, logger } = options;
+  const operators = new Set(options.operators ?? []);
+  /** Whether user `from` sees every conversation here: an operator, in their own private chat. */
+  const seesAll = (route: Route, from: number | undefined): boolean =>
+    from !== undefined && operators.has(from) && route.chatId === from;
+  const sessionButtons = createSessionButtons();
   /** Requests answered in memory (`/status`, `/sessions`): not reliable frames, so not kept durably. */
   const statusRoutes = new Map<string, Route>();
+  /** `/sessions` requests whose answer lists every conversation (see `seesAll`); leave with their route. */
+  const listsAll = new Set<string>();
   const statusTimers = new Map<string, NodeJS.Timeout>();
   /**
    * Waits for the answer to a request that is not a reliable frame (`/status`, `/sessions`: it dies with
@@ -350,7 +364,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   };
 
   return {
-    async run(command, route) {
+    async run(command, route, from) {
       const commandId = newId();
       switch (command.name) {
         case 'start':
@@ -396,14 +410,14 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           );
         case 'status': {
           if (!options.connected()) {
-            reply(route, statusText(options.status(), undefined, undefined, options.simulatedModel));
+            reply(route, statusText(options.status(route), undefined, undefined, options.simulatedModel));
             return;
           }
           // If the bridge does not answer, answer from what the gateway knows.
           awaitAnswer(commandId, route, () =>
             reply(
               route,
-              `${statusText(options.status(), undefined, undefined, options.simulatedModel)}\n(the agent did not answer; this is the gateway's view)`,
+              `${statusText(options.status(route), undefined, undefined, options.simulatedModel)}\n(the agent did not answer; this is the gateway's view)`,
             ),
           );
           await options.send({ type: 'status_request', commandId, route });
@@ -414,7 +428,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             reply(route, 'The agent is restarting (bridge disconnected); try /sessions again in a moment.');
             return;
           }
-          awaitAnswer(commandId, route, () => reply(route, 'The agent did not answer; try again.'));
+          if (seesAll(route, from)) listsAll.add(commandId);
+          awaitAnswer(commandId, route, () => {
+            listsAll.delete(commandId);
+            reply(route, 'The agent did not answer; try again.');
+          });
           await options.send({ type: 'sessions_request', commandId });
           return;
         }
@@ -425,7 +443,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             `Renaming this conversation…`,
           );
         case 'pins': {
-          const pins = options.listPins();
+          const all = options.listPins();
+          const pins = seesAll(route, from) ? all : all.filter((p) => p.chatId === route.chatId);
           reply(
             route,
             pins.length === 0
@@ -477,7 +496,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       if (timer) clearTimeout(timer);
       statusTimers.delete(frame.commandId);
       if (frame.type === 'sessions') {
-        const view = sessionsView(frame.sessions);
+        const all = listsAll.delete(frame.commandId);
+        const shown = all ? frame.sessions : frame.sessions.filter((s) => s.route.chatId === route.chatId);
+        const view = sessionsView(shown, (action, target) => sessionButtons.issue(action, target, route));
         options.replyWithButtons(route, view.text, view.buttons);
         return;
       }
@@ -493,9 +514,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     },
 
     async press(data, from) {
-      if (!data.startsWith(SESSION_BUTTON_PREFIX)) return undefined;
-      const parsed = parseSessionButton(data);
-      if (!parsed) return 'This button is not understood.';
+      const parsed = sessionButtons.resolve(data, from);
+      if (!parsed) return SESSION_BUTTON_EXPIRED;
       const commandId = newId();
       if (parsed.action === 'stop') {
         await toBridge(

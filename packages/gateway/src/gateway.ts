@@ -35,6 +35,8 @@ import { threadParams } from './core/route.js';
 import { createCourier } from './courier.js';
 import { createFileSender } from './files.js';
 import { createKnownChats } from './known-chats.js';
+import { createLastErrors } from './last-errors.js';
+import { reportNotForwarded } from './message-fit.js';
 import { type GatewayMetrics, noMetrics } from './metrics.js';
 import type { SweepReport } from './pins.js';
 import { createRetention, type Retention } from './retention.js';
@@ -56,6 +58,8 @@ export interface GatewayOptions {
   apiRoot?: string;
   /** Telegram user ids allowed to use the agent. */
   allowUsers: readonly number[];
+  /** Allowed users who see every conversation in `/sessions` and `/pins`, in their private chat only. */
+  operators?: readonly number[];
   /** When given, only these chats; otherwise any chat an allowed user writes from. */
   allowChats?: readonly number[];
   /**
@@ -192,7 +196,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   let agentStatus: FrameOf<'status'> | undefined;
   const listenAll = new Set(options.listenAllChats ?? []);
   const allowUsers = new Set(options.allowUsers);
-  let lastError: string | undefined;
+  const lastErrors = createLastErrors();
   let polling: { ok: boolean; error?: string } = { ok: true };
 
   const db = (): GatewayStore => {
@@ -218,9 +222,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         }),
       )
       .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
-  const setLastError = (message: string | undefined): void => {
-    lastError = message;
-  };
+  const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
   alerts = createAlerts({
     agent: options.agent,
     chat: options.alertChat,
@@ -238,6 +240,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     connected: () => connected,
     status: (route) => gateway.status(route),
     listPins: () => db().listPins(),
+    operators: options.operators ?? [],
     restartBridge: options.restartBridge,
     simulatedModel: options.simulatedModel === true,
     routes: {
@@ -259,7 +262,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     allows: (route) => knownChats.allows(route),
     onOperatorEvent: (event) => {
-      const kind = ALERTED_EVENTS[event.kind];
+      // An event of no conversation is the operator's to hear, never another chat's `/status`.
+      const kind = ALERTED_EVENTS[event.kind] ?? (event.route ? undefined : 'agent_error');
       if (kind) alerts?.raise(kind, event.message);
     },
     setLastError,
@@ -269,11 +273,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     store: db,
     live: () => renderers,
     forward: (frame) =>
-      void endpoint
-        ?.send(frame)
-        .catch((error: unknown) =>
-          logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued'),
-        ),
+      void endpoint?.send(frame).catch((error: unknown) => {
+        logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
+        reportNotForwarded(frame, error, {
+          turns: renderers?.turns,
+          hasPlaceholder: (id) => db().getInbound(id)?.placeholderId !== undefined,
+          reply: (route, text) => void reply(route, text),
+        });
+      }),
     allowed,
     allowedUser: (userId) => allowUsers.has(userId),
     noteChat: (chatId) => knownChats.note(chatId),
@@ -308,7 +315,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         inbox: s.inboxLength(),
         openPrompts: renderers?.prompts.open() ?? 0,
         pins: s.listPins().length,
-        lastError,
+        lastError: lastErrors.of(route),
         polling,
       };
     },

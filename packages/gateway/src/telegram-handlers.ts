@@ -11,18 +11,20 @@
  * is told when it keeps failing; one that never succeeds stays unhandled, for the next boot to replay.
  */
 import { sequentialize } from '@grammyjs/runner';
-import type { Attachment, FrameOf, Logger, Route } from '@switchyard/protocol';
+import { type Attachment, type FrameOf, frameProblem, type Logger, type Route } from '@switchyard/protocol';
 import type { Bot, Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { REFUSAL, updateOrigin } from './access.js';
 import { addressedToBot, isGroupChat, repliedMessage, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
-import { type CommandRunner, parseCommand, SESSION_BUTTON_PREFIX } from './commands.js';
+import { type CommandRunner, parseCommand } from './commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
+import { fitUserMessage, unforwardableText } from './message-fit.js';
 import type { Prompts } from './prompts.js';
+import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import type { GatewayStore } from './store.js';
 import type { Turns } from './turns.js';
 
@@ -51,8 +53,8 @@ export interface TelegramHandlerOptions {
   models: readonly string[];
   /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
   attachments: AttachmentOptions;
-  /** A handler threw: the gateway's `lastError`. */
-  setLastError(message: string): void;
+  /** A handler threw: the last error of the conversation it was for (the agent's when none). */
+  setLastError(message: string, route?: Route): void;
   /** Waits before each retry of a handler that threw; default {@link HANDLER_RETRY_DELAYS_MS}. */
   retryDelaysMs?: readonly number[];
   logger: Logger;
@@ -126,7 +128,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
       const command = parseCommand(message.text, bot.botInfo.username, options.models);
       if (command) {
         done();
-        await options.commands.run(command, route);
+        await options.commands.run(command, route, message.from?.id);
         return;
       }
     }
@@ -163,6 +165,13 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
             ? 'allowed'
             : 'third_party',
     });
+    // Cut to the limits already: what still fails would never leave the inbox.
+    const problem = frameProblem(frame);
+    if (problem !== undefined) {
+      done();
+      await reply(route, unforwardableText(problem));
+      return;
+    }
     // Durable first (inbox row + update handled, one transaction), then the placeholder, then the
     // frame. The frame's own transaction (the channel outbox) waits for the next turn of the event loop
     // so the placeholder request leaves first; the row is already in the inbox, and a row still
@@ -231,7 +240,11 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     db().markHandled(ctx.update.update_id);
   });
   bot.catch((error) => {
-    options.setLastError(errorText(error.error));
+    const { msg, chat } = error.ctx;
+    options.setLastError(
+      errorText(error.error),
+      msg ? routeOfMessage(msg) : chat ? { chatId: chat.id } : undefined,
+    );
     logger.error(
       { event: 'handler_failed', update: error.ctx.update.update_id, error: errorText(error.error) },
       'update handler failed',
@@ -239,7 +252,10 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   });
 }
 
-/** The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to. */
+/**
+ * The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to
+ * or forwards, every field the client chose cut to the protocol's limits (`message-fit.ts`).
+ */
 export function userMessageFrame(
   message: Message,
   content: {
@@ -254,7 +270,8 @@ export function userMessageFrame(
   const from = message.from;
   const replied = repliedMessage(message);
   const author = replied && content.authorOf ? content.authorOf(replied.from?.id) : undefined;
-  return {
+  const forwarded = forwardOrigin(message, content.authorOf);
+  return fitUserMessage({
     type: 'user_message',
     inboundId: content.inboundId,
     route: content.route,
@@ -277,6 +294,38 @@ export function userMessageFrame(
           },
         }
       : {}),
+    ...(forwarded ? { forwardedFrom: forwarded } : {}),
     sentAt: message.date * 1000,
-  };
+  });
+}
+
+/**
+ * Who wrote a forwarded message, from Telegram's `forward_origin`. Only a user's origin can be someone
+ * on the allowlist (or the bot); a hidden user, a chat or a channel is always a third party.
+ */
+function forwardOrigin(
+  message: Message,
+  authorOf: ((userId: number | undefined) => 'bot' | 'allowed' | 'third_party') | undefined,
+): { name: string; author: 'bot' | 'allowed' | 'third_party' } | undefined {
+  const origin = message.forward_origin;
+  if (!origin) return undefined;
+  const named = (name: string) => name.slice(0, 300) || 'unknown';
+  switch (origin.type) {
+    case 'user': {
+      const user = origin.sender_user;
+      const name = [user.first_name, user.last_name].filter(Boolean).join(' ');
+      return {
+        name: named(user.username ? `${name} (@${user.username})` : name),
+        author: authorOf ? authorOf(user.id) : 'third_party',
+      };
+    }
+    case 'hidden_user':
+      return { name: named(origin.sender_user_name), author: 'third_party' };
+    case 'chat':
+      return { name: named(origin.sender_chat.title ?? 'a chat'), author: 'third_party' };
+    case 'channel':
+      return { name: named(origin.chat.title ?? 'a channel'), author: 'third_party' };
+    default:
+      return { name: 'unknown', author: 'third_party' };
+  }
 }

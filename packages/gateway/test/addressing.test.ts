@@ -39,6 +39,16 @@ describe('addressing in groups', () => {
     expect(addressedToBot(message({ text: 'ok', reply_to_message: fromAnn as never }), bot)).toBe(false);
   });
 
+  it("text that only starts with a slash is not addressed: a path, another bot's command", () => {
+    expect(addressedToBot(message({ text: '/tmp/x is broken' }), bot)).toBe(false);
+    expect(addressedToBot(message({ text: '/ban spammer' }), bot)).toBe(false);
+    expect(addressedToBot(message({ text: '/status@other_bot' }), bot)).toBe(false);
+    expect(addressedToBot(message({ text: '/usr/bin is full, @helper_bot' }), bot)).toBe(true);
+    expect(addressedToBot(message({ text: '/STATUS' }), bot)).toBe(true);
+    expect(addressedToBot(message({ text: '/model opus' }), bot)).toBe(true);
+    expect(addressedToBot(message({ text: '/whatever@Helper_Bot' }), bot)).toBe(true);
+  });
+
   it("a forum topic's root message is not a reply anyone wrote", () => {
     const root = message({ message_id: 22, from: { id: 999, is_bot: true, first_name: 'Bot' } });
     const inTopic = message({

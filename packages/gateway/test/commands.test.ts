@@ -174,7 +174,12 @@ describe('commands', () => {
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'turn-42', route: { chatId }, request: 'work' });
-    await bridge.send({ type: 'operator_event', kind: 'overloaded', message: 'Claude is overloaded' });
+    await bridge.send({
+      type: 'operator_event',
+      kind: 'overloaded',
+      message: 'Claude is overloaded',
+      route: { chatId },
+    });
     tg.sendText(chatId, '/status');
     const request = await nextFrame(bridge, 'status_request');
     // Asked about this conversation, and answered for it.
@@ -205,6 +210,50 @@ describe('commands', () => {
     expect(status.text).toContain('Queue: 0 message(s)');
     expect(status.text).toContain('Pinned cards: 0');
     expect(status.text).toContain('Last error: Claude is overloaded');
+  });
+
+  it("/status never shows another conversation's error; an error of no conversation goes to the alert chat only", async () => {
+    const operator = 100_000_001; // the sandbox's default user: its private chat is the alert chat
+    world = await startWorld({ alertChat: { chatId: operator } });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    tg.privateChat();
+    const group = tg.createGroup({ title: 'team', supergroup: true });
+    tg.sendText(group.id, '/help'); // the agent has talked in the group: the bridge may address it
+    await botMessage(tg, group.id, (t) => t.includes('Claude Code agent'));
+    await startTurn(bridge, { turnId: 'tg1', route: { chatId: group.id }, request: 'work' });
+    await bridge.send({
+      type: 'turn_ended',
+      turnId: 'tg1',
+      outcome: 'error',
+      error: 'stderr: /home/ann/secret',
+    });
+    await bridge.send({
+      type: 'operator_event',
+      kind: 'cli_exited',
+      message: 'bridge-wide: exit 1, stderr …',
+    });
+    await botMessage(
+      tg,
+      operator,
+      (t) => t.includes('outside any conversation') && t.includes('bridge-wide'),
+    );
+    const ask = async (chatId: number, already: number): Promise<string> => {
+      tg.sendText(chatId, '/status');
+      const request = await nextFrame(bridge as FakeBridge, 'status_request', already);
+      await (bridge as FakeBridge).send({
+        type: 'status',
+        route: { chatId },
+        state: 'idle',
+        commandId: request.commandId,
+      });
+      return (await botMessage(tg, chatId, (t) => t.startsWith('Conversation:'))).text;
+    };
+    const mine = await ask(operator, 0);
+    expect(mine).toContain('Last error: none');
+    expect(mine).not.toContain('secret');
+    expect(await ask(group.id, 1)).toContain('Last error: stderr: /home/ann/secret');
+    expect(tg.messages(group.id).some((m) => m.text.includes('bridge-wide'))).toBe(false);
   });
 
   it('/status answers from the gateway’s view when the bridge does not answer', async () => {
@@ -239,6 +288,27 @@ describe('commands', () => {
     tg.sendText(chatId, '/pins');
     const list = await botMessage(tg, chatId, (t) => t.includes('turn tp'));
     expect(list.text).toContain(`message ${tg.chat(chatId).pinned[0]?.messageId}`);
+  });
+
+  it("/pins in a group does not list another chat's pins", async () => {
+    world = await startWorld({
+      card: { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 },
+    });
+    bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    const group = tg.createGroup({ title: 'team', supergroup: true });
+    await startTurn(bridge, { turnId: 'tp', route: { chatId }, request: 'long work' });
+    await bridge.send({
+      type: 'tool_started',
+      turnId: 'tp',
+      toolUseId: 'u1',
+      name: 'Bash',
+      input: { command: 'ls' },
+    });
+    await tg.waitFor(() => tg.chat(chatId).pinned.length === 1, { timeoutMs: 8000 });
+    tg.sendText(group.id, '/pins');
+    await botMessage(tg, group.id, (t) => t === 'No pinned cards.');
   });
 
   it('/restart calls the configured restarter, and says clearly when there is none', async () => {

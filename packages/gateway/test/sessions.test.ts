@@ -1,12 +1,18 @@
 /**
- * The conversation commands: `/sessions` lists the agent's conversations with stop and reset buttons (a
- * press sends `stop_session` or `clear` for that conversation, answered in the chat that pressed),
+ * The conversation commands: `/sessions` lists the conversations of the chat it is sent in (an
+ * operator's private chat: all of them) with stop and reset buttons bound to server-side tokens (a press
+ * sends `stop_session` or `clear` for that conversation, answered in the chat that pressed),
  * `/rename` names the current one, `/status` asks about the conversation it is sent in, and a
  * `session_waiting` turns the message's placeholder into "waiting for a free session".
  */
-import type { AppFrame, FrameOf } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, SessionInfo } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { parseSessionButton, sessionsView } from '../src/commands.js';
+import { sessionsView } from '../src/commands.js';
+import {
+  createSessionButtons,
+  SESSION_BUTTON_EXPIRED,
+  SESSION_BUTTON_TTL_MS,
+} from '../src/session-buttons.js';
 import { botMessage, connectBridge, type FakeBridge, startWorld, waitUntil } from './harness.js';
 
 /** The `index`-th frame of `type` the bridge received. */
@@ -15,8 +21,8 @@ function received<T extends AppFrame['type']>(b: FakeBridge, type: T, index = 0)
 }
 
 describe('conversation commands', () => {
-  it('/sessions lists conversations with buttons; Stop and Reset act on the one pressed', async () => {
-    const world = await startWorld();
+  it("/sessions in an operator's private chat lists every conversation; Stop and Reset act on the one pressed", async () => {
+    const world = await startWorld({ operators: [100_000_001] });
     const bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
@@ -70,6 +76,69 @@ describe('conversation commands', () => {
     const reset = tg.pressButton(chatId, list.messageId, { text: '♻️ Reset 1' });
     expect((await tg.waitFor(() => tg.callbackQuery(reset.id)?.answer)).text).toBe('Resetting…');
     expect((await received(bridge, 'clear')).route).toEqual({ chatId });
+  });
+
+  /** Two conversations: this group's topic and someone's private chat, as the bridge reports them. */
+  const twoConversations = (groupId: number): SessionInfo[] => [
+    {
+      route: { chatId: groupId, threadId: 4 },
+      live: true,
+      state: 'idle',
+      queued: 0,
+      costUsd: 0.5,
+      lastActiveAt: 2,
+    },
+    {
+      route: { chatId: 424242 },
+      name: 'Ann private',
+      live: true,
+      state: 'idle',
+      queued: 0,
+      costUsd: 9,
+      lastActiveAt: 3,
+    },
+  ];
+
+  it('/sessions in a group lists only that group, even for an operator', async () => {
+    const world = await startWorld({ operators: [100_000_001] });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const group = tg.createGroup({ title: 'team', supergroup: true });
+    tg.sendText(group.id, '/sessions');
+    const request = await received(bridge, 'sessions_request');
+    await bridge.send({
+      type: 'sessions',
+      commandId: request.commandId,
+      sessions: twoConversations(group.id),
+    });
+    const list = await botMessage(tg, group.id, (t) => t.includes('conversation(s)'));
+    expect(list.text).toContain('1 conversation(s):');
+    expect(list.text).toContain(`chat ${group.id}, topic 4`);
+    expect(list.text).not.toContain('Ann private');
+    expect(list.text).not.toContain('424242');
+    expect(list.replyMarkup?.inline_keyboard.flat()).toHaveLength(2);
+  });
+
+  it('a forged or foreign /sessions button does nothing and says it expired', async () => {
+    const world = await startWorld();
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, '/sessions');
+    const request = await received(bridge, 'sessions_request');
+    await bridge.send({
+      type: 'sessions',
+      commandId: request.commandId,
+      sessions: [{ route: { chatId }, live: true, state: 'idle', queued: 0, costUsd: 0, lastActiveAt: 1 }],
+    });
+    const list = await botMessage(tg, chatId, (t) => t.includes('conversation(s)'));
+    // The old format, naming a conversation itself: not a token.
+    const forged = tg.pressButton(chatId, list.messageId, { data: 'ss:reset:424242' }, { force: true });
+    expect((await tg.waitFor(() => tg.callbackQuery(forged.id)?.answer)).text).toBe(SESSION_BUTTON_EXPIRED);
+    const made = tg.pressButton(chatId, list.messageId, { data: 'ss:AAAAAAAAAAAAAAAA' }, { force: true });
+    expect((await tg.waitFor(() => tg.callbackQuery(made.id)?.answer)).text).toBe(SESSION_BUTTON_EXPIRED);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(bridge.received.filter((f) => f.type === 'clear' || f.type === 'stop_session')).toEqual([]);
   });
 
   it('/rename and /status act on the conversation they are sent in (a forum topic here)', async () => {
@@ -128,28 +197,36 @@ describe('a message the bridge refuses', () => {
 });
 
 describe('the /sessions view', () => {
-  it('names each conversation, newest first, and its buttons round-trip to the route', () => {
-    const view = sessionsView([
-      { route: { chatId: 5 }, live: false, state: 'idle', queued: 0, costUsd: 0, lastActiveAt: 1 },
-      {
-        route: { chatId: -9, threadId: 3 },
-        live: true,
-        state: 'idle',
-        queued: 0,
-        costUsd: 0,
-        lastActiveAt: 9,
-      },
-    ]);
+  it('names each conversation, newest first, and its buttons carry tokens that resolve to the route', () => {
+    let clock = 0;
+    const buttons = createSessionButtons(() => clock);
+    const shownIn = { chatId: 5 };
+    const view = sessionsView(
+      [
+        { route: { chatId: 5 }, live: false, state: 'idle', queued: 0, costUsd: 0, lastActiveAt: 1 },
+        {
+          route: { chatId: -9, threadId: 3 },
+          live: true,
+          state: 'idle',
+          queued: 0,
+          costUsd: 0,
+          lastActiveAt: 9,
+        },
+      ],
+      (action, route) => buttons.issue(action, route, shownIn),
+    );
     expect(view.text.split('\n')[1]).toBe('1. chat -9, topic 3 — live, idle · $0.000');
     const data = view.buttons.flat().map((b) => b.callback_data);
-    expect(data).toEqual(['ss:stop:-9:3', 'ss:reset:-9:3', 'ss:stop:5', 'ss:reset:5']);
-    expect(data.every((d) => Buffer.byteLength(d) <= 64)).toBe(true);
-    expect(parseSessionButton('ss:stop:-9:3')).toEqual({
-      action: 'stop',
-      route: { chatId: -9, threadId: 3 },
-    });
-    expect(parseSessionButton('ss:reset:5')).toEqual({ action: 'reset', route: { chatId: 5 } });
-    expect(parseSessionButton('ss:explode:5')).toBeUndefined();
-    expect(sessionsView([]).text).toBe('No conversations yet.');
+    expect(data.every((d) => d.startsWith('ss:') && Buffer.byteLength(d) <= 64)).toBe(true);
+    expect(data.some((d) => d.includes('-9') || d.includes('stop'))).toBe(false);
+    const [stop = '', , , reset = ''] = data;
+    expect(buttons.resolve(stop, shownIn)).toEqual({ action: 'stop', route: { chatId: -9, threadId: 3 } });
+    expect(buttons.resolve(reset, shownIn)).toEqual({ action: 'reset', route: { chatId: 5 } });
+    // Only in the chat that was shown the list, and only while the token is kept.
+    expect(buttons.resolve(stop, { chatId: -9 })).toBeUndefined();
+    expect(buttons.resolve('ss:reset:5', shownIn)).toBeUndefined();
+    clock = SESSION_BUTTON_TTL_MS + 1;
+    expect(buttons.resolve(stop, shownIn)).toBeUndefined();
+    expect(sessionsView([], () => '').text).toBe('No conversations yet.');
   });
 });

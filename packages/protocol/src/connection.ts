@@ -99,6 +99,20 @@ const INBOUND_HIGH_WATER = 256;
 const CURSOR_RETRY_FIRST_MS = 250;
 const CURSOR_RETRY_MAX_MS = 30_000;
 
+/**
+ * The highest `seq` this process has written under each store's stream, over all its connections. A
+ * peer's claim to have seen more (in its handshake or an ack) is capped at it: a frame numbered while
+ * disconnected, or sent by an earlier life of this process, is resent rather than taken as received
+ * (the peer drops what it already has by number).
+ */
+const sentUpTo = new WeakMap<ChannelStore, { streamId: string; seq: number }>();
+
+/** What a peer can have seen of `store`'s stream: `claimed`, capped at what this process has written. */
+function seenAtMost(store: ChannelStore, claimed: number): number {
+  const sent = sentUpTo.get(store);
+  return Math.min(claimed, sent?.streamId === store.streamId ? sent.seq : 0);
+}
+
 /** One live connection; created by the server or client around a connected socket. */
 export class Connection {
   readonly #socket: Duplex;
@@ -178,7 +192,7 @@ export class Connection {
    */
   write(frame: AppFrame): Promise<void> {
     if (!this.ready) return Promise.resolve();
-    this.#writeRaw(frame);
+    this.#writeNumbered(frame);
     return this.whenWritable();
   }
 
@@ -228,6 +242,17 @@ export class Connection {
       ...(peer ? { peerStreamId: peer.streamId } : {}),
       lastSeen: peer?.lastSeen ?? 0,
     };
+  }
+
+  /** Writes an application frame and, when it is numbered, records its `seq` as sent. */
+  #writeNumbered(frame: AppFrame): void {
+    this.#writeRaw(frame);
+    const { seq } = frame as { seq?: number };
+    if (seq === undefined || !RELIABLE_TYPES.has(frame.type)) return;
+    const store = this.#options.store;
+    const sent = sentUpTo.get(store);
+    if (sent?.streamId !== store.streamId || sent.seq < seq)
+      sentUpTo.set(store, { streamId: store.streamId, seq });
   }
 
   #writeRaw(frame: Frame): void {
@@ -313,7 +338,7 @@ export class Connection {
         this.fail('bad_message', `unexpected ${frame.type} after the handshake`);
         return;
       case 'ack':
-        this.#options.store.acknowledge(frame.seq);
+        this.#options.store.acknowledge(seenAtMost(this.#options.store, frame.seq));
         return;
       case 'ping':
         this.#writeRaw({ type: 'pong', nonce: frame.nonce });
@@ -382,14 +407,15 @@ export class Connection {
     }
     if (this.#options.role === 'server') this.#writeRaw(this.#handshake('welcome'));
     // What the peer has of our stream; if it knows another stream of ours, it has none of this one.
-    const peerHas = hs.peerStreamId === store.streamId ? hs.lastSeen : 0;
+    // Never more than this process has sent: see `sentUpTo`.
+    const peerHas = hs.peerStreamId === store.streamId ? seenAtMost(store, hs.lastSeen) : 0;
     if (peerHas > 0) store.acknowledge(peerHas);
     if (this.#handshakeTimer) clearTimeout(this.#handshakeTimer);
     this.#decoder.maxFrameBytes = this.#options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.#resync = true;
     this.#ready = true;
     const pending = store.pendingAfter(peerHas);
-    for (const entry of pending) this.#writeRaw({ ...entry.frame, seq: entry.seq } as Frame);
+    for (const entry of pending) this.#writeNumbered({ ...entry.frame, seq: entry.seq } as AppFrame);
     this.#log.info(
       { event: 'handshake', peer: hs.instanceId, resent: pending.length, lastSeen: this.#lastSeen },
       'protocol connection ready',
@@ -525,7 +551,7 @@ export class Connection {
       },
       'the peer refused a frame; it is dropped',
     );
-    store.acknowledge(frame.seq);
+    store.acknowledge(seenAtMost(store, frame.seq));
     this.#report({
       direction: 'sent',
       seq: frame.seq,

@@ -51,6 +51,7 @@ export {
   routeSchema,
   type SessionInfo,
   SUGGESTION_KINDS,
+  USER_MESSAGE_LIMITS,
   type Usage,
 } from './messages.js';
 export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';

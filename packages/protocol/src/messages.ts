@@ -88,12 +88,27 @@ const refused = z.object({
 // ---------------------------------------------------------------------------------------------------
 // Gateway → bridge
 
+/**
+ * Limits of the `user_message` fields whose content a Telegram client chose (UTF-16 units, or items):
+ * the gateway cuts what it is sent to them at intake, so no user's message fails validation here.
+ */
+export const USER_MESSAGE_LIMITS = {
+  senderName: 300,
+  username: 100,
+  text: 1_000_000,
+  attachments: 20,
+  fileName: 500,
+  mime: 200,
+  quote: 4096,
+  forwardName: 300,
+} as const satisfies Record<string, number>;
+
 const attachment = z.object({
   kind: z.enum(['photo', 'document']),
   /** Absolute path of the file the gateway saved. */
   path: z.string().min(1).max(4096),
-  name: z.string().max(500).optional(),
-  mime: z.string().max(200).optional(),
+  name: z.string().max(USER_MESSAGE_LIMITS.fileName).optional(),
+  mime: z.string().max(USER_MESSAGE_LIMITS.mime).optional(),
   size: z.number().int().nonnegative().optional(),
 });
 /** A file a user sent, saved by the gateway and passed to the bridge by path. */
@@ -108,20 +123,31 @@ const userMessage = z.object({
   telegramMessageId: z.number().int(),
   sender: z.object({
     id: z.number().int(),
-    name: z.string().max(300),
-    username: z.string().max(100).optional(),
+    name: z.string().max(USER_MESSAGE_LIMITS.senderName),
+    username: z.string().max(USER_MESSAGE_LIMITS.username).optional(),
   }),
-  text,
-  attachments: z.array(attachment).max(20),
+  text: z.string().max(USER_MESSAGE_LIMITS.text),
+  attachments: z.array(attachment).max(USER_MESSAGE_LIMITS.attachments),
   replyTo: z
     .object({
       messageId: z.number().int(),
-      text: z.string().max(4096).optional(),
+      text: z.string().max(USER_MESSAGE_LIMITS.quote).optional(),
       /**
        * Who wrote the quoted message: the bot, a user on the allowlist, or someone else — whose words
        * reach the model only as quoted third-party text, never as a request.
        */
       author: z.enum(['bot', 'allowed', 'third_party']).optional(),
+    })
+    .optional(),
+  /**
+   * A forwarded message: the text is its original author's, not the sender's. Named by Telegram's
+   * `forward_origin` (a user's name, a chat's or channel's title); `author` as for `replyTo`, so a third
+   * party's words reach the model as material to read, never as the sender's request.
+   */
+  forwardedFrom: z
+    .object({
+      name: z.string().max(USER_MESSAGE_LIMITS.forwardName),
+      author: z.enum(['bot', 'allowed', 'third_party']),
     })
     .optional(),
   /** Unix ms when Telegram says it was sent. */

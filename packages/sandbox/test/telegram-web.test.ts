@@ -4,19 +4,50 @@ import { createTelegramServer, type SandboxEvent, type TelegramServer } from '..
 
 let server: TelegramServer;
 let root: string;
+let port: number;
+/** This run's secret, from the URL the server gives. */
+let key: string;
+let view: Record<string, string>;
 
 beforeEach(async () => {
   server = createTelegramServer({ banner: 'replies come from a scripted model' });
   const address = await server.start();
   root = address.apiRoot;
-  expect(address.webUrl).toBe(`${root}/`);
+  port = address.port;
+  const url = new URL(address.webUrl ?? '');
+  key = url.searchParams.get('k') ?? '';
+  expect(`${url.origin}${url.pathname}`).toBe(`${root}/`);
+  expect(key).toMatch(/^[A-Za-z0-9_-]{24}$/);
+  view = { 'x-sandbox-view': key, 'content-type': 'application/json' };
 });
 
 afterEach(async () => {
   await server.stop();
 });
 
-const view = { 'x-sandbox-view': '1', 'content-type': 'application/json' };
+/** A GET as a script with the key sends it. */
+const get = (path: string) => fetch(`${root}${path}`, { headers: { 'x-sandbox-view': key } });
+
+/** A request with exactly these headers (fetch would not let a test set Host or Origin). */
+function raw(
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+  body = '',
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 async function botSend(params: Record<string, unknown>): Promise<{ message_id: number }> {
   const res = await fetch(`${root}/bot${server.token}/sendMessage`, {
@@ -31,7 +62,7 @@ async function botSend(params: Record<string, unknown>): Promise<{ message_id: n
 function readEvents(count: number): Promise<SandboxEvent[]> {
   return new Promise((resolve, reject) => {
     const events: SandboxEvent[] = [];
-    const req = request(`${root}/web/api/events`, (res) => {
+    const req = request(`${root}/web/api/events`, { headers: { 'x-sandbox-view': key } }, (res) => {
       expect(res.headers['content-type']).toContain('text/event-stream');
       let buffer = '';
       res.setEncoding('utf8');
@@ -57,17 +88,17 @@ function readEvents(count: number): Promise<SandboxEvent[]> {
 
 describe('the web chat view', () => {
   it('serves the page and its assets', async () => {
-    const page = await fetch(`${root}/`);
+    const page = await fetch(`${root}/?k=${key}`);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('/web/static/app.js');
     for (const asset of ['app.js', 'style.css']) {
-      expect((await fetch(`${root}/web/static/${asset}`)).status).toBe(200);
+      expect((await get(`/web/static/${asset}`)).status).toBe(200);
     }
-    expect((await fetch(`${root}/web/static/../telegram-server.ts`)).status).toBe(404);
+    expect((await get('/web/static/../telegram-server.ts')).status).toBe(404);
   });
 
   it('gives the state with a default private chat and the banner', async () => {
-    const state = (await (await fetch(`${root}/web/api/state`)).json()) as {
+    const state = (await (await get('/web/api/state')).json()) as {
       banner: string;
       chats: { chat: { id: number; type: string } }[];
     };
@@ -135,13 +166,13 @@ describe('the web chat view', () => {
     form.set('file', new Blob(['col1,col2'], { type: 'text/csv' }), 'data.csv');
     const res = await fetch(`${root}/web/api/upload`, {
       method: 'POST',
-      headers: { 'x-sandbox-view': '1' },
+      headers: { 'x-sandbox-view': key },
       body: form,
     });
     expect(res.status).toBe(200);
     const [message] = server.messages(chat.id);
     expect(message).toMatchObject({ kind: 'document', text: 'see attached', file: { fileName: 'data.csv' } });
-    const file = await fetch(`${root}/web/api/file/${encodeURIComponent(message?.file?.fileId ?? '')}`);
+    const file = await get(`/web/api/file/${encodeURIComponent(message?.file?.fileId ?? '')}`);
     expect(await file.text()).toBe('col1,col2');
   });
 
@@ -154,6 +185,82 @@ describe('the web chat view', () => {
     });
     expect(res.status).toBe(403);
     expect(server.messages(chat.id)).toEqual([]);
+  });
+
+  it('refuses a foreign Host: a page whose name was rebound to 127.0.0.1 cannot drive the view', async () => {
+    const chat = server.privateChat();
+    const state = await raw('/web/api/state', { host: `evil.example:${port}`, 'x-sandbox-view': key });
+    expect(state.status).toBe(403);
+    expect(JSON.parse(state.body).error).toContain(`http://127.0.0.1:${port}/`);
+    const send = await raw(
+      '/web/api/send',
+      { host: `evil.example:${port}`, 'x-sandbox-view': key, 'content-type': 'application/json' },
+      'POST',
+      JSON.stringify({ chatId: chat.id, text: 'rm -rf ~' }),
+    );
+    expect(send.status).toBe(403);
+    // Its own port only: the same loopback name on another port is another origin.
+    expect(
+      (await raw('/web/api/state', { host: `127.0.0.1:${port + 1}`, 'x-sandbox-view': key })).status,
+    ).toBe(403);
+    expect(server.messages(chat.id)).toEqual([]);
+  });
+
+  it('refuses a foreign Origin, even with the key', async () => {
+    const chat = server.privateChat();
+    const send = await raw(
+      '/web/api/send',
+      {
+        host: `127.0.0.1:${port}`,
+        origin: 'http://evil.example',
+        'x-sandbox-view': key,
+        'content-type': 'application/json',
+      },
+      'POST',
+      JSON.stringify({ chatId: chat.id, text: 'x' }),
+    );
+    expect(send.status).toBe(403);
+    expect(JSON.parse(send.body).error).toContain('evil.example');
+    expect(server.messages(chat.id)).toEqual([]);
+  });
+
+  it('refuses the page and the API without the run key, or with a wrong one', async () => {
+    const here = { host: `127.0.0.1:${port}` };
+    expect((await raw('/', here)).status).toBe(403);
+    expect((await raw('/?k=wrong', here)).status).toBe(403);
+    expect((await raw(`/?k=${key.slice(0, -1)}x`, here)).status).toBe(403);
+    expect((await raw('/web/api/state', here)).status).toBe(403);
+    expect((await raw('/web/api/state', { ...here, 'x-sandbox-view': '1' })).status).toBe(403);
+    expect(JSON.parse((await raw('/web/api/state', here)).body).error).toContain('?k=');
+    expect((await raw('/web/api/state', { ...here, cookie: `sandbox_view_${port}=wrong` })).status).toBe(403);
+    // The Bot API keeps its own guard, the token, and knows nothing of the key.
+    expect((await fetch(`${root}/bot${server.token}/getMe`)).status).toBe(200);
+  });
+
+  it('works from 127.0.0.1 and localhost: the key in the URL, then the cookie the page set', async () => {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const page = await raw(`/?k=${key}`, { host });
+      expect(page.status).toBe(200);
+      const cookie = String((page.headers['set-cookie'] as string[] | undefined)?.[0] ?? '');
+      expect(cookie).toMatch(new RegExp(`^sandbox_view_${port}=${key};`));
+      expect(cookie).toContain('HttpOnly');
+      expect(cookie).toContain('SameSite=Strict');
+      const pair = cookie.split(';')[0] ?? '';
+      // What the page's scripts send: same origin, the cookie, the view header.
+      const origin = `http://${host}`;
+      expect((await raw('/web/api/state', { host, origin, cookie: pair })).status).toBe(200);
+      const sent = await raw(
+        '/web/api/send',
+        { host, origin, cookie: pair, 'x-sandbox-view': '1', 'content-type': 'application/json' },
+        'POST',
+        JSON.stringify({ chatId: server.defaultUser.id, text: `from ${host}` }),
+      );
+      expect(sent.status).toBe(200);
+    }
+    expect(server.messages(server.defaultUser.id).map((m) => m.text)).toEqual([
+      `from 127.0.0.1:${port}`,
+      `from localhost:${port}`,
+    ]);
   });
 
   it('creates a forum from the view with only its General topic, as Telegram does, and topics on request', async () => {
@@ -176,7 +283,7 @@ describe('the web chat view', () => {
 
   it('ends open event streams on stop()', async () => {
     const ended = new Promise<void>((resolve) => {
-      request(`${root}/web/api/events`, (res) => {
+      request(`${root}/web/api/events`, { headers: { 'x-sandbox-view': key } }, (res) => {
         res.resume();
         res.on('end', resolve);
         res.on('close', resolve);

@@ -8,6 +8,7 @@
  * waiting long poll, aborts in-flight requests, closes every connection and resolves when the port is
  * released, leaving no timer behind.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BotApiError, refuse } from './api-error.js';
@@ -98,7 +99,11 @@ export interface ChatView {
 export interface TelegramServerAddress {
   /** What grammY's `client.apiRoot` takes, e.g. `http://127.0.0.1:4567`. */
   apiRoot: string;
-  /** The web chat view's address (the same origin), or undefined when it is disabled. */
+  /**
+   * The web chat view's address with this run's secret (`http://127.0.0.1:<port>/?k=<secret>`), or
+   * undefined when it is disabled. The view refuses requests without the secret, and any whose Host or
+   * Origin is not a loopback address on this port (`web/view-access.ts`).
+   */
   webUrl: string | undefined;
   port: number;
 }
@@ -253,6 +258,8 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   let stopping: Promise<void> | undefined;
   let banner = options.banner;
   let web: WebView | undefined;
+  /** The web view's secret for this server's life: in `webUrl`, required by every view request. */
+  const webSecret = randomBytes(18).toString('base64url');
 
   const methodContext = (signal: AbortSignal): MethodContext => ({
     store,
@@ -417,7 +424,9 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       const info = s.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       const root = `http://${host}:${info.port}`;
-      address = { apiRoot: root, webUrl: web ? `${root}/` : undefined, port: info.port };
+      const loopback = info.address === '::1' ? '[::1]' : '127.0.0.1';
+      const webUrl = web ? `http://${loopback}:${info.port}/?k=${webSecret}` : undefined;
+      address = { apiRoot: root, webUrl, port: info.port };
       return { ...address };
     },
 
@@ -541,6 +550,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       server: handle,
       file: (fileId) => store.files.get(fileId),
       banner: () => banner,
+      secret: webSecret,
     });
   }
   return handle;

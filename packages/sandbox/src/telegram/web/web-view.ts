@@ -5,8 +5,10 @@
  *
  * Routes, all under the server's own origin: `GET /` (the page), `GET /web/static/<file>`,
  * `GET /web/api/state`, `GET /web/api/events` (SSE), `GET /web/api/file/<file_id>`, and
- * `POST /web/api/{send,upload,press,stop,chats}` (`stop` presses the live draft's stop button). POSTs must carry `x-sandbox-view: 1`, which a page on
- * another origin cannot send without a CORS preflight this server never grants.
+ * `POST /web/api/{send,upload,press,stop,chats}` (`stop` presses the live draft's stop button). Every
+ * one of them is refused (403, saying why) unless `view-access.ts` lets the request through: a loopback
+ * Host and Origin on the sandbox's port, and the run's secret. POSTs must also carry an `x-sandbox-view`
+ * header, which a page on another origin cannot send without a CORS preflight this server never grants.
  *
  * The page is plain HTML/CSS/JS read from `static/` beside this module (or from `src/` when running
  * the compiled package), so there is no build step.
@@ -18,6 +20,7 @@ import type { SandboxEvent } from '../events.js';
 import type { SandboxChat } from '../records.js';
 import { parseMultipart } from '../request-params.js';
 import type { ChatView, TelegramServer } from '../telegram-server.js';
+import { checkViewAccess, viewCookieName } from './view-access.js';
 
 /** What the view needs from the server: its control handle and stored files. */
 export interface WebViewHost {
@@ -41,6 +44,8 @@ export interface WebViewHost {
   file(fileId: string): { bytes: Uint8Array; mimeType?: string; fileName?: string } | undefined;
   /** A line shown at the top of the page (e.g. "scripted model"), or undefined. */
   banner(): string | undefined;
+  /** This run's secret, which every request to the view must carry (see `view-access.ts`). */
+  readonly secret: string;
 }
 
 /** The view's request handler and its shutdown. */
@@ -74,9 +79,9 @@ export function createWebView(host: WebViewHost): WebView {
   const directory = staticDirectory();
   const streams = new Set<{ res: ServerResponse; heartbeat: NodeJS.Timeout; unsubscribe: () => void }>();
 
-  function serveStatic(res: ServerResponse, name: StaticName): void {
+  function serveStatic(res: ServerResponse, name: StaticName, headers: Record<string, string> = {}): void {
     const body = readFileSync(`${directory}${name}`);
-    res.writeHead(200, { 'content-type': STATIC_TYPES[name], 'cache-control': 'no-store' });
+    res.writeHead(200, { 'content-type': STATIC_TYPES[name], 'cache-control': 'no-store', ...headers });
     res.end(body);
   }
 
@@ -107,8 +112,8 @@ export function createWebView(host: WebViewHost): WebView {
   }
 
   async function post(req: IncomingMessage, res: ServerResponse, action: string): Promise<void> {
-    if (req.headers['x-sandbox-view'] !== '1') {
-      json(res, 403, { error: 'send the x-sandbox-view: 1 header (the page does)' });
+    if (req.headers['x-sandbox-view'] === undefined) {
+      json(res, 403, { error: 'send the x-sandbox-view header (the page does)' });
       return;
     }
     const body = await readAll(req);
@@ -179,8 +184,28 @@ export function createWebView(host: WebViewHost): WebView {
   return {
     handle(req, res, url) {
       const path = url.pathname;
+      if (path !== '/' && path !== '/web' && !path.startsWith('/web/')) return false;
+      const port = req.socket.localPort ?? 0;
+      const header = req.headers['x-sandbox-view'];
+      const access = checkViewAccess(
+        {
+          host: req.headers.host,
+          origin: req.headers.origin,
+          cookie: req.headers.cookie,
+          header: typeof header === 'string' ? header : undefined,
+          key: url.searchParams.get('k'),
+        },
+        port,
+        host.secret,
+      );
+      if (!access.ok) {
+        json(res, 403, { error: access.reason });
+        return true;
+      }
       if (req.method === 'GET' && (path === '/' || path === '/web' || path === '/web/')) {
-        serveStatic(res, 'index.html');
+        // The page's own requests then carry the secret as a cookie no other site's request gets.
+        const cookie = `${viewCookieName(port)}=${host.secret}; HttpOnly; SameSite=Strict; Path=/`;
+        serveStatic(res, 'index.html', access.setCookie ? { 'set-cookie': cookie } : {});
         return true;
       }
       const asset = /^\/web\/static\/([a-z.]+)$/.exec(path)?.[1];

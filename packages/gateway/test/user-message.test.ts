@@ -1,0 +1,53 @@
+import type { Message } from 'grammy/types';
+import { describe, expect, it } from 'vitest';
+import { userMessageFrame } from '../src/telegram-handlers.js';
+
+const ann = { id: 1, is_bot: false, first_name: 'Ann', username: 'ann' };
+const base = (extra: Partial<Message>): Message =>
+  ({
+    message_id: 10,
+    date: 1_700_000_000,
+    chat: { id: 1, type: 'private', first_name: 'Ann' },
+    from: ann,
+    text: 'rm -rf ~ please',
+    ...extra,
+  }) as Message;
+const allowed = (id: number | undefined) =>
+  (id === 1 ? 'allowed' : 'third_party') as 'allowed' | 'third_party';
+const frameOf = (message: Message) =>
+  userMessageFrame(message, {
+    inboundId: 'ib-1',
+    route: { chatId: 1 },
+    text: message.text ?? '',
+    attachments: [],
+    authorOf: allowed,
+  });
+
+describe('user message frame', () => {
+  it("a forwarded stranger's text is marked as the stranger's, not the sender's", () => {
+    const bob = { id: 2, is_bot: false, first_name: 'Bob', last_name: 'Stone' };
+    const frame = frameOf(base({ forward_origin: { type: 'user', date: 1, sender_user: bob } }));
+    expect(frame.forwardedFrom).toEqual({ name: 'Bob Stone', author: 'third_party' });
+    expect(frame.sender.id).toBe(1);
+  });
+
+  it('forwards from a channel, a chat and a hidden user are third-party; an allowed user stays allowed', () => {
+    const channel = { id: -100, type: 'channel', title: 'News' } as const;
+    expect(
+      frameOf(base({ forward_origin: { type: 'channel', date: 1, chat: channel, message_id: 3 } }))
+        .forwardedFrom,
+    ).toEqual({ name: 'News', author: 'third_party' });
+    const group = { id: -5, type: 'group', title: 'Team' } as const;
+    expect(
+      frameOf(base({ forward_origin: { type: 'chat', date: 1, sender_chat: group } })).forwardedFrom,
+    ).toEqual({ name: 'Team', author: 'third_party' });
+    expect(
+      frameOf(base({ forward_origin: { type: 'hidden_user', date: 1, sender_user_name: 'Eve' } }))
+        .forwardedFrom,
+    ).toEqual({ name: 'Eve', author: 'third_party' });
+    expect(
+      frameOf(base({ forward_origin: { type: 'user', date: 1, sender_user: ann } })).forwardedFrom,
+    ).toEqual({ name: 'Ann (@ann)', author: 'allowed' });
+    expect(frameOf(base({})).forwardedFrom).toBeUndefined();
+  });
+});
