@@ -2,26 +2,37 @@
  * `deploy/install.sh` as far as it can run without root: a staging install (`SWITCHYARD_NO_SYSTEM=1`)
  * into a temporary prefix. It must install only what runs (no .git, sources, tests, dev dependencies or
  * local state), leave an executable `switchyard` that works, keep the previous release on an upgrade,
- * never overwrite the operator's config, and roll back to the previous release.
+ * never overwrite the operator's config, and roll back to the previous release. The units and the
+ * command run the node the install found, by absolute path (a unit's PATH is not the operator's).
+ *
+ * The operator's whole path, with no checkout on the host: `deploy/pack.sh` makes the artifact, its own
+ * `deploy/install.sh` installs it, `switchyard add-agent` creates an agent from nothing (config entry,
+ * directories, token credential checked with Telegram) up to `doctor` passing, a second run changes
+ * nothing, and `deploy/uninstall.sh` removes the software (and with --purge the config).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   accessSync,
   constants,
+  copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTelegramServer } from '@switchyard/sandbox';
 import { afterAll, expect, it } from 'vitest';
 
-const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../deploy/install.sh');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const script = path.join(repo, 'deploy/install.sh');
 const dir = mkdtempSync(path.join(tmpdir(), 'sy-install-'));
 const env = {
   ...process.env,
@@ -31,9 +42,29 @@ const env = {
   SWITCHYARD_BIN_DIR: path.join(dir, 'bin'),
   SWITCHYARD_SYSTEMD_DIR: path.join(dir, 'systemd'),
   SWITCHYARD_CONFIG: '',
+  SWITCHYARD_NODE: process.execPath,
 };
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const TOKEN = '4242:staging-token-not-a-secret-0000000';
+
+/** Like spawnSync, without blocking this process: the fake Telegram server answers from here. */
+function run(
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; input?: string },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: options.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
 
 function install(...args: string[]) {
   const result = spawnSync('bash', [script, ...args], { env, encoding: 'utf8', timeout: 240_000 });
@@ -81,8 +112,36 @@ it('installs only what runs, upgrades beside the previous release and rolls back
   // The units run the current release.
   const unit = readFileSync(path.join(dir, 'systemd', 'switchyard-agent@.service'), 'utf8');
   expect(unit).toContain(
-    `ExecStart=/usr/bin/env node ${path.join(dir, 'opt')}/current/packages/cli/dist/main.js bridge %i`,
+    `ExecStart=${process.execPath} ${path.join(dir, 'opt')}/current/packages/cli/dist/main.js bridge %i`,
   );
+  expect(unit).toContain(
+    `ExecStopPost=${process.execPath} ${path.join(dir, 'opt')}/current/packages/cli/dist/main.js unit-stopped %i`,
+  );
+  expect(unit).not.toContain('/usr/bin/env');
+  if (existsSync('/usr/bin/systemd-analyze')) {
+    // The units as installed (node by path) still pass systemd's checks, exposure no worse than shipped.
+    const units = path.join(dir, 'units');
+    mkdirSync(units);
+    const instances = (['gateway', 'agent'] as const).map((name) => {
+      const target = path.join(units, `switchyard-${name}@demo.service`);
+      copyFileSync(path.join(dir, 'systemd', `switchyard-${name}@.service`), target);
+      return target;
+    });
+    const verify = spawnSync('systemd-analyze', ['verify', ...instances], { encoding: 'utf8' });
+    expect(
+      verify.stderr.split('\n').filter((line) => line.includes(units) && !/Cannot add dependency/.test(line)),
+    ).toEqual([]);
+    expect(verify.status).toBe(0);
+    const exposure = instances.map((file) => {
+      const out = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', file], {
+        encoding: 'utf8',
+      }).stdout;
+      return Number(/Overall exposure level for \S+: (\d+\.\d+)/.exec(out)?.[1]);
+    });
+    expect(exposure[0]).toBeLessThanOrEqual(1.3);
+    expect(exposure[1]).toBeLessThanOrEqual(1.9);
+  }
+  expect(readFileSync(bin, 'utf8')).toContain(`exec "${process.execPath}" `);
 
   // The operator's config survives an upgrade.
   const config = path.join(dir, 'etc', 'switchyard.yaml');
@@ -97,4 +156,116 @@ it('installs only what runs, upgrades beside the previous release and rolls back
   expect(install('--rollback')).toContain(`current is now ${path.basename(first)}`);
   expect(current()).toBe(first);
   expect(spawnSync(bin, ['help'], { env, encoding: 'utf8' }).status).toBe(0);
+}, 300_000);
+
+it('packs an artifact that installs with no checkout; add-agent takes an agent from nothing to doctor passing; uninstall removes it', async () => {
+  const host = mkdtempSync(path.join(tmpdir(), 'sy-host-'));
+  const telegram = createTelegramServer({ token: TOKEN, bot: { username: 'staging_bot' } });
+  const { apiRoot } = await telegram.start();
+  try {
+    // The build machine packs; the host gets only the tarball.
+    const packed = spawnSync('bash', [path.join(repo, 'deploy/pack.sh'), path.join(host, 'out')], {
+      env,
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    expect(packed.status, packed.stderr).toBe(0);
+    const artifact = packed.stdout.trim();
+    expect(path.basename(artifact)).toMatch(/^switchyard-0\.1\.0-\d{8}T\d{6}Z\.tar\.gz$/);
+    expect(spawnSync('tar', ['-xzf', artifact, '-C', host]).status).toBe(0);
+    const unpacked = path.join(host, path.basename(artifact, '.tar.gz'));
+    expect(readFileSync(path.join(unpacked, 'RELEASE'), 'utf8')).toContain(
+      `nodeAbi=${process.versions.modules}`,
+    );
+
+    const staging = {
+      ...env,
+      SWITCHYARD_PREFIX: path.join(host, 'opt'),
+      SWITCHYARD_ETC: path.join(host, 'etc'),
+      SWITCHYARD_BIN_DIR: path.join(host, 'bin'),
+      SWITCHYARD_SYSTEMD_DIR: path.join(host, 'systemd'),
+      // What the agent's claude would have: the pinned CLI, and a key instead of a login.
+      PATH: `${path.join(repo, 'node_modules/.bin')}:${process.env.PATH}`,
+      ANTHROPIC_API_KEY: 'sk-test',
+    };
+    const installed = spawnSync('bash', [path.join(unpacked, 'deploy/install.sh')], {
+      env: staging,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(installed.status, `${installed.stdout}\n${installed.stderr}`).toBe(0);
+    expect(installed.stdout).not.toContain('packing this checkout');
+    const bin = path.join(host, 'bin', 'switchyard');
+    const config = path.join(host, 'etc', 'switchyard.yaml');
+    rmSync(config); // from nothing: no example agent either
+
+    const addAgent = () =>
+      run(
+        bin,
+        [
+          'add-agent',
+          'bot1',
+          '--allow',
+          '42',
+          '--work-dir',
+          path.join(host, 'srv/agents/bot1'),
+          '--state-dir',
+          path.join(host, 'var/lib/switchyard/bot1'),
+          '--runtime-dir',
+          path.join(host, 'run/bot1'),
+          '--api-root',
+          apiRoot,
+        ],
+        { env: staging, input: `${TOKEN}\n` },
+      );
+    const first = await addAgent();
+    expect(first.status, `${first.stdout}\n${first.stderr}`).toBe(0);
+    expect(first.stderr).toContain(`config: added agent "bot1" to ${config}`);
+    expect(first.stderr).toContain('token: Telegram knows it as @staging_bot');
+    expect(first.stdout).toContain('bot1: can start');
+    const tokenFile = path.join(host, 'etc/credentials/bot1.token');
+    expect(readFileSync(tokenFile, 'utf8')).toBe(`${TOKEN}\n`);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(tokenFile)).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(host, 'srv/agents/bot1')).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(host, 'var/lib/switchyard/bot1/bridge')).isDirectory()).toBe(true);
+
+    // Idempotent: the second run keeps everything and asks for nothing.
+    const configText = readFileSync(config, 'utf8');
+    const second = await addAgent();
+    expect(second.status, `${second.stdout}\n${second.stderr}`).toBe(0);
+    expect(second.stderr).toContain('(kept as it is)');
+    expect(second.stderr).toContain('bot1.token exists (kept)');
+    expect(readFileSync(config, 'utf8')).toBe(configText);
+
+    // The doctor as the gateway unit sees the token (systemd's LoadCredential= made by hand).
+    const credentials = path.join(host, 'creds');
+    mkdirSync(credentials);
+    copyFileSync(tokenFile, path.join(credentials, 'telegram-token'));
+    const doctor = await run(bin, ['doctor', 'bot1'], {
+      env: { ...staging, CREDENTIALS_DIRECTORY: credentials },
+    });
+    expect(doctor.status, doctor.stdout).toBe(0);
+    expect(doctor.stdout).toContain('the token is bot @staging_bot');
+    expect(doctor.stdout).not.toContain('ERROR');
+
+    const uninstall = path.join(host, 'opt/current/deploy/uninstall.sh');
+    const removed = spawnSync('bash', [uninstall], { env: staging, encoding: 'utf8' });
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(existsSync(path.join(host, 'opt'))).toBe(false);
+    expect(existsSync(bin)).toBe(false);
+    expect(readdirSync(path.join(host, 'systemd'))).toEqual([]);
+    expect(existsSync(config)).toBe(true); // kept without --purge
+    expect(removed.stdout).toContain(path.join(host, 'srv/agents/bot1'));
+    const purged = spawnSync('bash', [path.join(unpacked, 'deploy/uninstall.sh'), '--purge'], {
+      env: staging,
+      encoding: 'utf8',
+    });
+    expect(purged.status, purged.stderr).toBe(0);
+    expect(existsSync(path.join(host, 'etc'))).toBe(false);
+    expect(existsSync(path.join(host, 'srv/agents/bot1'))).toBe(true); // the agent's work is never removed
+  } finally {
+    await telegram.stop();
+    rmSync(host, { recursive: true, force: true });
+  }
 }, 300_000);
