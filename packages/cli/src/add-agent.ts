@@ -168,7 +168,10 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
   // 5. The doctor, as the bridge will run.
   const doctor = [options.mainPath, '--config', options.configFile, 'doctor', name];
   const [command, args] = system
-    ? ['runuser', ['-u', user, '-G', 'switchyard', '--', 'env', `HOME=${home}`, options.node, ...doctor]]
+    ? [
+        'runuser',
+        ['-u', user, '-g', user, '-G', 'switchyard', '--', 'env', `HOME=${home}`, options.node, ...doctor],
+      ]
     : [options.node, doctor];
   say(`doctor: ${system ? `as ${user}: ` : ''}switchyard doctor ${name}`);
   const status = await new Promise<number>((resolve, reject) => {
