@@ -7,7 +7,7 @@
 // servers are connected), lets things settle, and reads VmRSS from /proc. A process counts as
 // Switchyard's when its command line names this checkout (the bridge's old stdio MCP helper did); the
 // rest of `claude`'s process tree is Claude's. RSS includes shared pages (the node and claude binaries),
-// so each process is charged in full, as `ps` shows it. SWITCHYARD_ROOT=<other checkout> measures that
+// so each process is charged in full, as `ps` shows it. SWITCHYARD_CHECKOUT=<other checkout> measures that
 // checkout's build instead (for a before/after).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = process.env.SWITCHYARD_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
+const root = process.env.SWITCHYARD_CHECKOUT ?? fileURLToPath(new URL('..', import.meta.url));
 const { createMemoryChannelStore, createProtocolServer } = await import(
   join(root, 'packages/protocol/dist/index.js')
 );

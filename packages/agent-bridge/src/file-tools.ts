@@ -55,6 +55,8 @@ export interface FileTools {
   readonly mcpConfig: string | undefined;
   /** Flags to add to the CLI's command line. */
   readonly claudeArgs: readonly string[];
+  /** The environment to start the CLI with: `env`, plus what the endpoint needs (see {@link withLoopbackNoProxy}). */
+  claudeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /** Listens, writes the merged config, re-sends unsettled files. Throws on a server-name clash. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -75,6 +77,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
     return {
       mcpConfig: options.userMcpConfig,
       claudeArgs: [],
+      claudeEnv: (env) => env,
       start: async () => {},
       stop: async () => {},
       settle: () => {},
@@ -87,6 +90,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
   return {
     mcpConfig: configPath,
     claudeArgs: ['--allowedTools', FILE_TOOL_NAMES.join(',')],
+    claudeEnv: withLoopbackNoProxy,
     async start() {
       const box = new FileOutbox({
         dir: join(options.stateDir, 'files'),
@@ -126,6 +130,23 @@ export function createFileTools(options: FileToolsOptions): FileTools {
       outbox?.settle(frame);
     },
   };
+}
+
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
+
+/**
+ * `env` with 127.0.0.1 and localhost in `NO_PROXY`/`no_proxy` when it names a proxy: the CLI sends
+ * loopback requests through a configured proxy too, which would carry the MCP endpoint's calls (and its
+ * secret) to the proxy's host instead of this one.
+ */
+export function withLoopbackNoProxy(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!PROXY_VARIABLES.some((name) => env[name])) return env;
+  const listed = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter(Boolean);
+  const noProxy = [...new Set([...listed, '127.0.0.1', 'localhost'])].join(',');
+  return { ...env, NO_PROXY: noProxy, no_proxy: noProxy };
 }
 
 /** The port and secret in a conversation's previous `mcp.json`, if it has a readable one. */
