@@ -13,6 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   accessSync,
+  chmodSync,
   constants,
   copyFileSync,
   existsSync,
@@ -269,3 +270,89 @@ it('packs an artifact that installs with no checkout; add-agent takes an agent f
     rmSync(host, { recursive: true, force: true });
   }
 }, 300_000);
+
+/** Root here, and allowed a private mount namespace: the system install can run in a container-like root. */
+const canContain =
+  process.getuid?.() === 0 && spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status === 0;
+
+it.skipIf(!canContain)(
+  'a system install in a container-like root (private /etc and /var/lib): add-agent creates sy-NAME, its directories and token, and doctor passes as that user',
+  async () => {
+    const host = mkdtempSync(path.join(tmpdir(), 'sy-root-'));
+    chmodSync(host, 0o755); // the agent's user reads the release under it
+    const telegram = createTelegramServer({ token: TOKEN, bot: { username: 'system_bot' } });
+    const { apiRoot } = await telegram.start();
+    try {
+      mkdirSync(path.join(host, 'fake-bin'));
+      // No systemd in here: a systemctl that accepts daemon-reload and says units are disabled.
+      writeFileSync(
+        path.join(host, 'fake-bin', 'systemctl'),
+        '#!/bin/sh\n[ "$1" = is-enabled ] && echo disabled\nexit 0\n',
+        { mode: 0o755 },
+      );
+      // Inside one private mount namespace: /etc is a copy (useradd edits the copy), /var/lib an empty
+      // directory; everything else the install writes goes under $host by the usual variables.
+      const script = `set -euo pipefail
+mkdir -p "$H/etc" "$H/var-lib"
+cp -a /etc/. "$H/etc/"
+mount --bind "$H/etc" /etc
+mount --bind "$H/var-lib" /var/lib
+bash "$REPO/deploy/install.sh"
+add() {
+  printf '%s\\n' "$TOKEN" | "$H/bin/switchyard" add-agent bot1 --allow 42 --work-dir "$H/srv/bot1" --api-root "$API"
+}
+echo "=== first"; add
+echo "=== second"; add
+echo "=== reinstall"; bash "$REPO/deploy/install.sh"
+echo "=== facts"
+getent passwd sy-bot1 | cut -d: -f1,6,7
+stat -c '%n %U:%G %a' /var/lib/switchyard /var/lib/switchyard/bot1/bridge "$H/srv/bot1" /etc/switchyard/credentials /etc/switchyard/credentials/bot1.token /etc/switchyard/switchyard.yaml
+runuser -u sy-bot1 -- cat /etc/switchyard/credentials/bot1.token 2>/dev/null && echo "TOKEN READABLE BY THE AGENT" || echo "token unreadable by sy-bot1"
+`;
+      const result = await run('unshare', ['-m', '--propagation', 'private', 'bash', '-c', script], {
+        env: {
+          ...process.env,
+          H: host,
+          REPO: repo,
+          TOKEN,
+          API: apiRoot,
+          PATH: `${path.join(host, 'fake-bin')}:${path.join(repo, 'node_modules/.bin')}:${process.env.PATH}`,
+          SWITCHYARD_PREFIX: path.join(host, 'opt'),
+          SWITCHYARD_BIN_DIR: path.join(host, 'bin'),
+          SWITCHYARD_SYSTEMD_DIR: path.join(host, 'systemd'),
+          SWITCHYARD_NODE: process.execPath,
+          SWITCHYARD_CONFIG: '',
+          ANTHROPIC_API_KEY: 'sk-test',
+        },
+      });
+      const out = `${result.stdout}\n${result.stderr}`;
+      expect(result.status, out).toBe(0);
+      const [first = '', second = '', reinstall = '', facts = ''] = result.stdout
+        .split(/^=== \w+$/m)
+        .slice(1);
+      expect(result.stderr).toContain('user: created sy-bot1 (home /var/lib/switchyard/bot1/bridge)');
+      expect(result.stderr).toContain('token: Telegram knows it as @system_bot');
+      expect(result.stderr).toContain('doctor: as sy-bot1: switchyard doctor bot1');
+      expect(first).toContain('bot1: can start');
+      expect(first).toMatch(/ok {4}agents\[\d\]\.claude\.env: claude authenticates with ANTHROPIC_API_KEY/);
+      expect(first).toMatch(/ok {4}agents\[\d\]\.stateDir: \/var\/lib\/switchyard\/bot1\/bridge is writable/);
+      expect(second).toContain('bot1: can start');
+      expect(result.stderr).toContain('user: sy-bot1 exists');
+      expect(reinstall).toContain('bot1: can start'); // install.sh's doctor, as sy-bot1
+      expect(facts).toContain('sy-bot1:/var/lib/switchyard/bot1/bridge:/usr/sbin/nologin');
+      expect(facts).toContain('/var/lib/switchyard root:root 755');
+      expect(facts).toContain('/var/lib/switchyard/bot1/bridge sy-bot1:sy-bot1 700');
+      expect(facts).toContain(`${path.join(host, 'srv/bot1')} sy-bot1:sy-bot1 700`);
+      expect(facts).toContain('/etc/switchyard/credentials root:root 700');
+      expect(facts).toContain('/etc/switchyard/credentials/bot1.token root:root 600');
+      expect(facts).toContain('/etc/switchyard/switchyard.yaml root:switchyard 640');
+      expect(facts).toContain('token unreadable by sy-bot1');
+      // Nothing leaked out of the namespace.
+      expect(spawnSync('getent', ['passwd', 'sy-bot1']).status).not.toBe(0);
+    } finally {
+      await telegram.stop();
+      rmSync(host, { recursive: true, force: true });
+    }
+  },
+  300_000,
+);

@@ -125,7 +125,7 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
   }
 
   // 3. Claude's home and the working directory, the agent's own.
-  mkdirSync(agent.stateDir, { recursive: true, mode: system ? 0o755 : 0o700 });
+  mkdirSync(agent.stateDir, { recursive: true, mode: 0o755 });
   for (const [what, dir] of [
     ["the bridge's state directory (claude's HOME)", home],
     ['the working directory', agent.workDir],
@@ -134,7 +134,9 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
       say(`${what}: ${dir} exists (kept)`);
       continue;
     }
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Parents searchable (a 0700 /srv/agents would lock the agent out of its own directory).
+    mkdirSync(path.dirname(dir), { recursive: true, mode: 0o755 });
+    mkdirSync(dir, { mode: 0o700 });
     if (system) await run('chown', [`${user}:${user}`, dir]);
     say(`${what}: created ${dir}${system ? ` (${user}, 0700)` : ''}`);
   }

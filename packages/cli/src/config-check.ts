@@ -39,7 +39,11 @@ export function checkAgentResources(
     checkDirectory(at('workDir'), 'working directory', agent.workDir, {
       fix: `create it and give the agent's user write access: mkdir -p ${agent.workDir}`,
     }),
-    checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
+    // Under the units each service writes its own subdirectory (root owns the state directory itself):
+    // once the bridge's exists, that is the one the agent's user must be able to write.
+    statKind(path.join(agent.stateDir, 'bridge')) === 'dir'
+      ? checkDirectory(at('stateDir'), "bridge's state directory", path.join(agent.stateDir, 'bridge'), {})
+      : checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
     checkClaude(agent, at('claude.bin'), environment),
   ];
 }
