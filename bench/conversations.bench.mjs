@@ -153,6 +153,11 @@ try {
       `  ${r.n}      ${r.switchyard.toFixed(1).padStart(6)} MB                 ${r.claude.toFixed(1).padStart(6)} MB              (${r.bridge.toFixed(1)} MB, ${r.helpers.toFixed(1)} MB)`,
     );
   }
+  if (rows.some((r) => r.switchyard < 0)) {
+    console.log(
+      '  (below zero: the bridge collected garbage between the idle sample and this one; noise of a few MB)',
+    );
+  }
   const worst = Math.max(...rows.map((r) => r.switchyard));
   console.log(`Switchyard's own cost per live conversation: at most ${worst.toFixed(1)} MB (goal < 10 MB)`);
 } finally {
