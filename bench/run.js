@@ -13,6 +13,7 @@ const benches = [
   ['files', 'packages/gateway/bench/files.bench.mjs'],
   ['reply-text', 'packages/gateway/bench/reply-text.bench.mjs'],
   ['gateway-heap', 'packages/gateway/bench/heap.bench.mjs'],
+  ['conversations', 'bench/conversations.bench.mjs'],
 ];
 const only = process.argv.slice(2);
 let failed = 0;

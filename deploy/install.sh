@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Installs or upgrades Switchyard on this host from a built checkout (run as root):
+# Installs or upgrades Switchyard on this host from a packed artifact (deploy/pack.sh), as root:
 #
-#   sudo deploy/install.sh              # install, or upgrade in place; then edit /etc/switchyard/switchyard.yaml
-#   sudo deploy/install.sh --rollback   # point `current` back at the previous release
+#   sudo deploy/install.sh switchyard-0.1.0-<time>.tar.gz   # install, or upgrade in place
+#   sudo ./switchyard-0.1.0-<time>/deploy/install.sh         # the same, from the unpacked artifact
+#   sudo deploy/install.sh                                   # from a built checkout: packs it first
+#   sudo deploy/install.sh --rollback                        # point `current` back at the previous release
 #
-# What runs is copied into a new release directory, $PREFIX/releases/<UTC time>: each package's
-# package.json and dist/ (plus the sandbox's web page), the lockfile, and production dependencies
-# installed there with `pnpm install --prod --frozen-lockfile`. Nothing else: no .git, no sources or tests,
-# no dev dependencies (the pinned claude-code, playwright, vitest), no local state or switchyard.yaml.
-# $PREFIX/current then switches to it in one rename, so the units never see half a release; the previous
-# releases stay for --rollback (the newest $KEEP are kept). Running it twice is harmless.
+# The artifact becomes a new release directory, $PREFIX/releases/<UTC time>; nothing is built here and
+# no development dependency is installed. $PREFIX/current then switches to it in one rename, so the
+# units never see half a release; the previous releases stay for --rollback (the newest $KEEP are kept).
+# The units and the `switchyard` command run the node this script found (SWITCHYARD_NODE, else `node`
+# on PATH), by its absolute path: it must be Node 20.19 or later, of the ABI the artifact was packed for.
+# Running it twice is harmless. Then add each agent with `switchyard add-agent NAME`.
 #
 # Environment (defaults in brackets), for staging and tests:
 #   SWITCHYARD_PREFIX [/opt/switchyard]   SWITCHYARD_ETC [/etc/switchyard]
 #   SWITCHYARD_BIN_DIR [/usr/local/bin]   SWITCHYARD_SYSTEMD_DIR [/etc/systemd/system]
+#   SWITCHYARD_NODE [node on PATH]
 #   SWITCHYARD_NO_SYSTEM=1: no user, no systemctl, no polkit, no root check (a staging install)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -25,7 +28,6 @@ systemd_dir="${SWITCHYARD_SYSTEMD_DIR:-/etc/systemd/system}"
 system=1
 [[ "${SWITCHYARD_NO_SYSTEM:-}" == 1 ]] && system=0
 keep=3
-pnpm=(npx -y pnpm@12.4.2)
 say() { echo "install.sh: $*"; }
 die() { echo "install.sh: $*" >&2; exit 1; }
 
@@ -42,80 +44,100 @@ if [[ "${1:-}" == "--rollback" ]]; then
   exit 0
 fi
 
-for pkg in "$root"/packages/*/; do
-  [[ -d "$pkg/dist" ]] || die "build first: npx -y pnpm@12.4.2 install --frozen-lockfile && npx -y pnpm@12.4.2 build ($pkg has no dist/)"
-done
+# 0. The node everything will run with, by absolute path (a unit's PATH is not the operator's).
+node="${SWITCHYARD_NODE:-$(command -v node || true)}"
+[[ -n "$node" && -x "$node" ]] || die "no node found: install Node 20.19 or later (deploy/README.md, \"Node\"), or set SWITCHYARD_NODE"
+node="$(cd "$(dirname "$node")" && pwd)/$(basename "$node")"
+"$node" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
+  || die "$node is Node $("$node" -p process.versions.node); Switchyard needs 20.19 or later (deploy/README.md, \"Node\")"
 
-# 1. The release: only what runs.
+# 1. The artifact: given, the tree this script is in, or packed now from this checkout.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+artifact="${1:-}"
+if [[ -z "$artifact" && ! -f "$root/RELEASE" ]]; then
+  say "no artifact given: packing this checkout (deploy/pack.sh)"
+  artifact="$("$here/pack.sh" "$work")"
+fi
+if [[ -n "$artifact" ]]; then
+  [[ -f "$artifact" ]] || die "no such artifact: $artifact"
+  tar -xzf "$artifact" -C "$work"
+  tree="$(find "$work" -mindepth 2 -maxdepth 2 -name RELEASE -printf '%h\n' | head -n 1)"
+  [[ -n "$tree" ]] || die "$artifact is not a Switchyard artifact (no RELEASE): make one with deploy/pack.sh"
+else
+  tree="$root"
+fi
+packed_abi="$(sed -n 's/^nodeAbi=//p' "$tree/RELEASE")"
+packed_platform="$(sed -n 's/^platform=//p' "$tree/RELEASE")"
+host_abi="$("$node" -p process.versions.modules)"
+host_platform="$("$node" -p 'process.platform + "-" + process.arch')"
+if [[ "$packed_abi" != "$host_abi" || "$packed_platform" != "$host_platform" ]]; then
+  die "this artifact was packed for Node ABI $packed_abi on $packed_platform, this host's $node is ABI $host_abi on $host_platform: pack it with the same Node major on the same kind of host"
+fi
+
+# 2. The release, then the switch: one rename, then prune the oldest releases.
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 release="$prefix/releases/$stamp"
 n=1
 while [[ -e "$release" ]]; do release="$prefix/releases/$stamp-$n"; n=$((n + 1)); done
-mkdir -p "$release/packages"
-trap 'rm -rf "$release"' ERR
-cp "$root/package.json" "$root/pnpm-lock.yaml" "$release/"
-# The workspace without tests/ and bench/: the lockfile still describes them, which pnpm accepts.
-sed '/^  - tests$/d' "$root/pnpm-workspace.yaml" >"$release/pnpm-workspace.yaml"
-for pkg in "$root"/packages/*/; do
-  name="$(basename "$pkg")"
-  mkdir -p "$release/packages/$name"
-  cp "$pkg/package.json" "$release/packages/$name/"
-  cp -R "$pkg/dist" "$release/packages/$name/dist"
-  find "$release/packages/$name/dist" \( -name '*.tsbuildinfo' -o -name '*.map' \) -delete
-done
-mkdir -p "$release/packages/sandbox/src/telegram/web"
-cp -R "$root/packages/sandbox/src/telegram/web/static" "$release/packages/sandbox/src/telegram/web/static"
-cp -R "$here" "$release/deploy"
-(cd "$release" && CI=1 "${pnpm[@]}" install --prod --frozen-lockfile --prefer-offline --config.confirmModulesPurge=false >/dev/null) \
-  || die "pnpm install --prod failed in $release"
-rm -rf "$release/tests" # pnpm links the lockfile's test importer; nothing there runs
-chmod 0755 "$release/packages/cli/dist/main.js"
+mkdir -p "$prefix/releases"
+trap 'rm -rf "$work" "$release"' ERR
+cp -a "$tree" "$release"
 trap - ERR
-
-# 2. Switch: one rename, then prune the oldest releases.
 ln -sfn "releases/$(basename "$release")" "$prefix/current.new"
 mv -T "$prefix/current.new" "$prefix/current"
 ls -1 "$prefix/releases" | sort | head -n "-$keep" | while read -r old; do rm -rf "${prefix:?}/releases/$old"; done
-say "installed $(basename "$release") at $prefix/current"
+say "installed $(sed -n 's/^name=//p' "$release/RELEASE") as $(basename "$release") at $prefix/current"
 
-# 3. The command on PATH: a wrapper, so it always runs the current release with this host's node.
+# 3. The command on PATH: the current release, this node, this host's config unless told otherwise.
 mkdir -p "$bin_dir"
 cat >"$bin_dir/switchyard.new" <<WRAPPER
 #!/bin/sh
-exec node "$prefix/current/packages/cli/dist/main.js" "\$@"
+: "\${SWITCHYARD_CONFIG:=$etc/switchyard.yaml}"
+export SWITCHYARD_CONFIG
+exec "$node" "$prefix/current/packages/cli/dist/main.js" "\$@"
 WRAPPER
 chmod 0755 "$bin_dir/switchyard.new"
 mv -f "$bin_dir/switchyard.new" "$bin_dir/switchyard"
 
-# 4. Config (never overwritten) and units (pointed at the current release).
+# 4. Config (never overwritten) and units (pointed at the current release and this node).
 install -d -m 0755 "$etc"
 if [[ ! -f "$etc/switchyard.yaml" ]]; then
-  install -m 0640 "$here/switchyard.example.yaml" "$etc/switchyard.yaml"
+  install -m 0640 "$release/deploy/switchyard.example.yaml" "$etc/switchyard.yaml"
   [[ $system == 1 ]] && chgrp switchyard "$etc/switchyard.yaml" 2>/dev/null || true
-  say "wrote $etc/switchyard.yaml: edit it, then run: switchyard --config $etc/switchyard.yaml doctor"
+  say "wrote the example config $etc/switchyard.yaml (agent \"demo\"): edit it, or add your agent with add-agent"
 fi
 mkdir -p "$systemd_dir"
 for unit in switchyard-gateway@.service switchyard-agent@.service; do
-  sed "s#/opt/switchyard/packages/#$prefix/current/packages/#g; s#/opt/switchyard/deploy/#$prefix/current/deploy/#g" \
-    "$here/$unit" >"$systemd_dir/$unit.new"
+  sed "s#/usr/bin/env node #$node #g; s#/opt/switchyard/packages/#$prefix/current/packages/#g; s#/opt/switchyard/deploy/#$prefix/current/deploy/#g" \
+    "$release/deploy/$unit" >"$systemd_dir/$unit.new"
   chmod 0644 "$systemd_dir/$unit.new"
   mv -f "$systemd_dir/$unit.new" "$systemd_dir/$unit"
 done
 
 if [[ $system == 1 ]]; then
-  # The services' user, with a home for claude's own files (~/.claude); state lives under it too.
+  # The gateways' user. /var/lib/switchyard holds each agent's state directory, each 0700 (or 2770 for
+  # the exchange directory): the parent is 0755 so an agent's user reaches its own home in there.
   if ! id switchyard >/dev/null 2>&1; then
-    useradd --system --create-home --home-dir /var/lib/switchyard --shell /usr/sbin/nologin switchyard
-  elif [[ ! -d /var/lib/switchyard ]]; then
-    install -d -m 0750 -o switchyard -g switchyard /var/lib/switchyard
+    useradd --system --user-group --home-dir /var/lib/switchyard --no-create-home --shell /usr/sbin/nologin switchyard
   fi
+  install -d -m 0755 /var/lib/switchyard
+  chmod 0755 /var/lib/switchyard
   if [[ -d /etc/polkit-1/rules.d ]]; then
-    install -m 0644 "$here/50-switchyard.rules" /etc/polkit-1/rules.d/50-switchyard.rules
+    install -m 0644 "$release/deploy/50-switchyard.rules" /etc/polkit-1/rules.d/50-switchyard.rules
   fi
   systemctl daemon-reload
-  # 5. What would stop an agent from starting, with its fix (the install itself is done either way).
-  runuser -u switchyard -- "$bin_dir/switchyard" --config "$etc/switchyard.yaml" doctor \
-    || say "fix what doctor reports, then: systemctl enable --now switchyard-gateway@NAME switchyard-agent@NAME"
+  # 5. What would stop an agent from starting, checked as each agent's own user (as its bridge runs).
+  agents="$(getent passwd | awk -F: '$1 ~ /^sy-/ { print substr($1, 4) }')"
+  if [[ -z "$agents" ]]; then
+    say "no agent yet: sudo switchyard add-agent NAME --allow YOUR_TELEGRAM_USER_ID (it asks for the bot token)"
+  fi
+  for agent in $agents; do
+    home="$(getent passwd "sy-$agent" | cut -d: -f6)"
+    runuser -u "sy-$agent" -g "sy-$agent" -G switchyard -- env HOME="$home" \
+      "$bin_dir/switchyard" --config "$etc/switchyard.yaml" doctor "$agent" \
+      || say "fix what doctor reports for $agent (sudo switchyard add-agent $agent keeps what is done)"
+  done
   say "running agents keep the old release until restarted: systemctl restart 'switchyard-gateway@*' 'switchyard-agent@*'"
 fi
 say "done"

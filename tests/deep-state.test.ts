@@ -1,10 +1,10 @@
 /**
- * A state directory deep enough that a conversation's tool socket, built naively as
- * `<stateDir>/bridge/conversations/c<key>/tools.sock`, would be ~150 bytes: over the 107 a Unix socket
- * path may have, so the kernel would bind a cut name. The bridge must place its sockets where they fit,
- * come back after `kill -9` (the stale socket of the dead bridge is in the way), and the agent's files
- * must still reach the chat each conversation belongs to, also from the Claude process that outlived the
- * bridge and whose MCP server keeps the socket path it was started with.
+ * A state directory deep enough that a socket built naively under it (a conversation's, say, at
+ * `<stateDir>/bridge/conversations/c<key>/tools.sock`) would be ~150 bytes: over the 107 a Unix socket
+ * path may have, so the kernel would bind a cut name. Every socket must be placed where it fits (the file
+ * tools need none now: the bridge serves them over HTTP), the bridge must come back after `kill -9`, and
+ * the agent's files must still reach the chat each conversation belongs to, also from the Claude process
+ * that outlived the bridge and whose MCP client keeps the endpoint it was started with.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

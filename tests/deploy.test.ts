@@ -78,8 +78,10 @@ describe('deploy/', () => {
     expect(result.status).toBe(1);
   });
 
-  it('the install script is valid shell', () => {
-    expect(spawnSync('bash', ['-n', path.join(deploy, 'install.sh')]).status).toBe(0);
+  it('the pack, install and uninstall scripts are valid shell', () => {
+    for (const script of ['pack.sh', 'install.sh', 'uninstall.sh']) {
+      expect(spawnSync('bash', ['-n', path.join(deploy, script)]).status, script).toBe(0);
+    }
   });
 
   it('the agent unit signals only the bridge, so claude outlives a restart', () => {

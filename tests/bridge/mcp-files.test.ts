@@ -1,8 +1,10 @@
 /**
  * The file tools with the real CLI: the scripted model calls `mcp__switchyard__send_file` /
- * `send_photo`, the CLI runs Switchyard's MCP server (built: `dist/mcp/main.js`) from the config the
- * bridge merged, and the bridge hands the rig's gateway side a `file_send` whose copy has the original's
- * bytes. The rig answers `file_sent` like the gateway; the tool result the model sees is checked.
+ * `send_photo`, the CLI reaches Switchyard's MCP endpoint from the config the bridge merged, and the
+ * bridge hands the rig's gateway side a `file_send` whose copy has the original's bytes. The rig answers `file_sent` like the gateway; the tool result the model sees is checked.
+ *
+ * The server is an HTTP endpoint the bridge serves itself: `claude` starts no helper process for it, and
+ * a `claude` that outlives a bridge restart reaches the next bridge's endpoint.
  *
  * Refusals (outside the working directory, missing, a directory, over the upload limit) must come back
  * as tool errors naming the path and the reason, with no `file_send` at all.
@@ -35,6 +37,7 @@ import {
   conversationDir,
   createBridge,
 } from '../../packages/agent-bridge/src/index.js';
+import { liveProcesses } from '../processes.js';
 import { bridgeOptions, createRig, type Rig, userMessage } from './harness.js';
 
 /** A 1×1 PNG. */
@@ -75,6 +78,7 @@ describe('file tools with the real CLI', () => {
       rule('send folder', sendFile('out'), record('folder')),
       rule('send album', sendFiles(['chart.png', 'out/report.txt']), record('album')),
       rule('send slowly', sendFile('out/report.txt'), record('restart')),
+      rule('send after restart', sendFile('chart.png'), record('after-restart')),
     ]);
     mkdirSync(join(rig.workDir, 'out'));
     writeFileSync(join(rig.workDir, 'out/report.txt'), report);
@@ -203,5 +207,25 @@ describe('file tools with the real CLI', () => {
     // The copies were made in the exchange directory (the gateway's to read), and deleted once sent.
     expect(readdirSync(join(rig.stateDir, 'files'))).toEqual([]);
     expect(readFileSync(join(conversation, 'mcp.json'), 'utf8')).toContain('"switchyard"');
+  });
+
+  it('after a bridge restart, the claude still running sends a new file through the new bridge; no helper process', async () => {
+    for (const frame of rig.of('file_send')) answered.add(frame.fileId); // settled by hand above
+    manual = false;
+    const claudePid = rig.recordedPid();
+    expect(claudePid).toBeDefined();
+    await bridge.stop('restart');
+    bridge = createBridge(bridgeOptions(rig, { files: { waitMs: 60_000 } }));
+    await bridge.start();
+    const frames = await turn('s2', 'send after restart');
+    expect(rig.recordedPid()).toBe(claudePid);
+    const [send] = fileSends(frames);
+    expect(send?.files[0]).toMatchObject({ name: 'chart.png', kind: 'document' });
+    expect(copies.get(send?.fileId ?? '')).toEqual([sha256(PNG)]);
+    expect(results.get('after-restart')?.[0]).toMatchObject({ isError: false });
+    expect(results.get('after-restart')?.[0]?.text).toContain('Sent chart.png');
+    // Switchyard's file tools cost the conversation no process of its own beside claude.
+    const children = liveProcesses().filter((p) => p.ppid === claudePid);
+    expect(children.map((p) => p.command)).toEqual([]);
   });
 });

@@ -224,7 +224,7 @@ export class Conversation {
         workDir: options.settings.workDir,
         claudeBin: options.claudeBin,
         claudeArgs: [...files.claudeArgs, ...(options.claudeArgs ?? [])],
-        env: options.env,
+        env: files.claudeEnv(options.env),
         model: options.settings.model,
         permissionMode: options.settings.permissionMode,
         mcpConfig: files.mcpConfig,

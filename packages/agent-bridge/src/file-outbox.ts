@@ -2,7 +2,8 @@
  * Files the agent sends, from the tool call until Telegram has them: the bridge side of
  * `send_file`/`send_photo`/`send_files` (DESIGN.md, "Where each thing is kept").
  *
- * Contract, per call (keyed by the MCP server's idempotency key, which becomes the frame's `fileId`):
+ * Contract, per call (keyed by the idempotency key the MCP endpoint gives it, which becomes the frame's
+ * `fileId`):
  * 1. The paths are checked (`file-check.ts`); a refusal is the tool's error and nothing is sent.
  * 2. Each file is copied into the exchange directory (where the gateway, maybe another user, can read
  *    it: protocol's `exchange.ts`), so an edit or delete by Claude after the call does not change what
@@ -34,9 +35,9 @@ import {
 import { type CheckedFile, checkFiles, FILE_LIMITS, type FileTool } from './file-check.js';
 import { writeFileAtomic } from './outbox.js';
 
-/** One tool call as the MCP server asks it. */
+/** One tool call as the MCP endpoint asks it. */
 export interface FileRequest {
-  /** Idempotency key: the same call asked again (after a reconnect) carries the same id. */
+  /** Idempotency key: the same call rejoined after a bridge restart carries the same id. */
   id: string;
   tool: FileTool;
   paths: string[];
@@ -119,10 +120,8 @@ export class FileOutbox {
    * unexpected failure is a tool error that says so).
    */
   request(request: FileRequest, target: () => FileTarget | undefined): Promise<ToolOutcome> {
-    const known = this.#entries.get(request.id);
-    if (known) return known.outcome ? Promise.resolve(known.outcome) : this.#wait(request.id);
-    const running = this.#preparing.get(request.id);
-    if (running) return running;
+    const known = this.rejoin(request.id);
+    if (known) return known;
     const work = this.#prepare(request, target)
       .catch((err: unknown): ToolOutcome => {
         this.#options.log.error({ err: describeError(err), fileId: request.id }, 'could not prepare a file');
@@ -131,6 +130,13 @@ export class FileOutbox {
       .finally(() => this.#preparing.delete(request.id));
     this.#preparing.set(request.id, work);
     return work;
+  }
+
+  /** The outcome of the call asked under `id` (waiting for it if unsettled); undefined if none is known. */
+  rejoin(id: string): Promise<ToolOutcome> | undefined {
+    const known = this.#entries.get(id);
+    if (known) return known.outcome ? Promise.resolve(known.outcome) : this.#wait(id);
+    return this.#preparing.get(id);
   }
 
   /** The gateway's answer: settles the entry, deletes its copies, wakes the waiting call. */

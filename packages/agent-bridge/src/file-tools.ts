@@ -1,8 +1,8 @@
 /**
  * The file tools as one piece the bridge starts and stops per Claude session: the MCP config that adds
- * Switchyard's server (`mcp/main.ts`) to the agent's own servers, the command-line flags that let its
- * tools run without a permission prompt, the tool socket the server calls back on, and the file outbox
- * behind it.
+ * Switchyard's server (an HTTP endpoint the bridge serves itself, `mcp/endpoint.ts`) to the agent's own
+ * servers, the command-line flags that let its tools run without a permission prompt, and the file
+ * outbox behind it.
  *
  * When no prompt: the tools only send to the conversation the user is already in, from the directories
  * the operator allowed, so in a private chat they run unasked (`--allowedTools` names just these three;
@@ -11,18 +11,19 @@
  * members): there each send is a permission prompt with buttons, answered by an allowed user, before
  * anything leaves the working directory ({@link confirmsFileSends}; per chat `confirmFileSends`).
  *
- * Layout in the session's state directory: `mcp.json` (the merged config, rewritten at each start),
- * `tools.sock` (elsewhere when that path is too long for a socket: `toolSocketPath`), and `files/` (the outbox's index, see `file-outbox.ts`); the copies to send are made in
- * the agent's exchange directory, which the gateway can read.
+ * Layout in the session's state directory: `mcp.json` (the merged config, rewritten at each start, 0600:
+ * it holds the endpoint's port and this conversation's secret, which a restarted bridge reads back so
+ * the `claude` still running finds it again), and `files/` (the outbox's index, see `file-outbox.ts`);
+ * the copies to send are made in the agent's exchange directory, which the gateway can read.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
+import { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './mcp/endpoint.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 import { writeFileAtomic } from './outbox.js';
-import { createToolSocket, type ToolSocket, toolSocketPath } from './tool-socket.js';
 
 /** The agent's `files` settings. */
 export interface FilesConfig {
@@ -32,6 +33,8 @@ export interface FilesConfig {
   extraDirs?: readonly string[] | undefined;
   /** How long a tool call waits for Telegram before it answers "queued" (default 60 s). */
   waitMs?: number | undefined;
+  /** How long `claude` waits before reconnecting a call the bridge broke off (default 3 s; two tries). */
+  retryMs?: number | undefined;
 }
 
 /**
@@ -70,15 +73,20 @@ export interface FileTools {
   readonly mcpConfig: string | undefined;
   /** Flags to add to the CLI's command line. */
   readonly claudeArgs: readonly string[];
-  /** Writes the merged config, re-sends unsettled files, and listens. Throws on a server-name clash. */
+  /** The environment to start the CLI with: `env`, plus what the endpoint needs (see {@link withLoopbackNoProxy}). */
+  claudeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
+  /** Listens, writes the merged config, re-sends unsettled files. Throws on a server-name clash. */
   start(): Promise<void>;
   stop(): Promise<void>;
   /** The gateway's `file_sent`. */
   settle(frame: FrameOf<'file_sent'>): void;
 }
 
-/** The MCP server program, built next to this module (`dist/mcp/main.js`, also when run from `src/`). */
-export const MCP_MAIN = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'mcp', 'main.js');
+/** Where Switchyard's MCP endpoint of one conversation is, as its `mcp.json` tells `claude`. */
+export interface McpEndpointAddress {
+  port: number;
+  secret: string;
+}
 
 /** Builds the file tools; nothing is written or listened on until `start()`. */
 export function createFileTools(options: FileToolsOptions): FileTools {
@@ -87,24 +95,21 @@ export function createFileTools(options: FileToolsOptions): FileTools {
     return {
       mcpConfig: options.userMcpConfig,
       claudeArgs: [],
+      claudeEnv: (env) => env,
       start: async () => {},
       stop: async () => {},
       settle: () => {},
     };
   }
   const log = options.log.child({ component: 'files' });
-  const socketPath = toolSocketPath(options.stateDir);
   const configPath = join(options.stateDir, 'mcp.json');
   let outbox: FileOutbox | undefined;
-  let socket: ToolSocket | undefined;
+  let endpoint: McpEndpoint | undefined;
   return {
     mcpConfig: configPath,
     claudeArgs: options.confirmSends ? [] : ['--allowedTools', FILE_TOOL_NAMES.join(',')],
+    claudeEnv: withLoopbackNoProxy,
     async start() {
-      writeFileAtomic(
-        configPath,
-        JSON.stringify(mergedMcpConfig(options.userMcpConfig, socketPath), null, 2),
-      );
       const box = new FileOutbox({
         dir: join(options.stateDir, 'files'),
         exchange: options.exchange,
@@ -115,17 +120,29 @@ export function createFileTools(options: FileToolsOptions): FileTools {
         log,
       });
       outbox = box;
-      box.resend();
-      socket = createToolSocket({
-        path: socketPath,
-        handle: (call) => box.request(call, options.target),
+      const previous = previousEndpoint(configPath);
+      const secret = previous?.secret ?? randomBytes(32).toString('base64url');
+      // Checked before anything listens: a clash is a configuration error.
+      mergedMcpConfig(options.userMcpConfig, { port: previous?.port ?? 0, secret });
+      endpoint = createMcpEndpoint({
+        port: previous?.port,
+        secret,
+        call: (key, call) => box.request({ id: key, ...call }, options.target),
+        rejoin: (key) => box.rejoin(key),
+        retryMs: options.retryMs,
+        version: '0.1.0',
         log,
       });
-      await socket.start();
+      const port = await endpoint.start();
+      writeFileAtomic(
+        configPath,
+        JSON.stringify(mergedMcpConfig(options.userMcpConfig, { port, secret }), null, 2),
+      );
+      box.resend();
     },
     async stop() {
       outbox?.stop();
-      await socket?.stop();
+      await endpoint?.stop();
     },
     settle(frame) {
       outbox?.settle(frame);
@@ -133,12 +150,48 @@ export function createFileTools(options: FileToolsOptions): FileTools {
   };
 }
 
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
+
+/**
+ * `env` with 127.0.0.1 and localhost in `NO_PROXY`/`no_proxy` when it names a proxy: the CLI sends
+ * loopback requests through a configured proxy too, which would carry the MCP endpoint's calls (and its
+ * secret) to the proxy's host instead of this one.
+ */
+export function withLoopbackNoProxy(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!PROXY_VARIABLES.some((name) => env[name])) return env;
+  const listed = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter(Boolean);
+  const noProxy = [...new Set([...listed, '127.0.0.1', 'localhost'])].join(',');
+  return { ...env, NO_PROXY: noProxy, no_proxy: noProxy };
+}
+
+/** The port and secret in a conversation's previous `mcp.json`, if it has a readable one. */
+export function previousEndpoint(configPath: string): McpEndpointAddress | undefined {
+  try {
+    const config = JSON.parse(readFileSync(configPath, 'utf8')) as {
+      mcpServers?: Record<string, { url?: unknown; headers?: Record<string, unknown> }>;
+    };
+    const entry = config.mcpServers?.[MCP_SERVER_NAME];
+    const port = typeof entry?.url === 'string' ? Number(new URL(entry.url).port) : Number.NaN;
+    const auth = entry?.headers?.Authorization;
+    const secret = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : '';
+    return Number.isInteger(port) && port > 0 && secret.length >= 32 ? { port, secret } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The agent's MCP config with Switchyard's server added. The agent's servers are kept as they are; one
  * named {@link MCP_SERVER_NAME} is a configuration error (it would silently replace, or be replaced by,
  * the file tools).
  */
-export function mergedMcpConfig(userConfig: string | undefined, socketPath: string): { mcpServers: object } {
+export function mergedMcpConfig(
+  userConfig: string | undefined,
+  endpoint: McpEndpointAddress,
+): { mcpServers: object } {
   let servers: Record<string, unknown> = {};
   if (userConfig !== undefined) {
     if (!existsSync(userConfig)) throw new Error(`the agent's MCP config ${userConfig} does not exist`);
@@ -157,9 +210,9 @@ export function mergedMcpConfig(userConfig: string | undefined, socketPath: stri
     mcpServers: {
       ...servers,
       [MCP_SERVER_NAME]: {
-        type: 'stdio',
-        command: process.execPath,
-        args: [MCP_MAIN, '--socket', socketPath],
+        type: 'http',
+        url: `http://127.0.0.1:${endpoint.port}${MCP_PATH}`,
+        headers: { Authorization: `Bearer ${endpoint.secret}` },
       },
     },
   };

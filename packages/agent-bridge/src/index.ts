@@ -29,7 +29,7 @@ export {
   createFileTools,
   type FilesConfig,
   type FileTools,
-  MCP_MAIN,
+  type McpEndpointAddress,
   mergedMcpConfig,
 } from './file-tools.js';
 export {
@@ -40,6 +40,7 @@ export {
   historyEntryOf,
   mayBeHistory,
 } from './history.js';
+export { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './mcp/endpoint.js';
 export { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
 export { Session } from './session.js';
@@ -52,13 +53,6 @@ export {
   stopRecordedClaude,
 } from './stop.js';
 export { CLAUDE_STREAM_ARGS, type ClaudeArgsOptions, claudeArgs } from './supervisor.js';
-export {
-  createToolSocket,
-  TOOL_SOCKET,
-  type ToolCall,
-  type ToolReply,
-  toolSocketPath,
-} from './tool-socket.js';
 export {
   claudeConfigDir,
   projectDir,

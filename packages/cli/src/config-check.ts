@@ -8,8 +8,8 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { conversationDir, resolveBinary, TOOL_SOCKET, toolSocketPath } from '@switchyard/agent-bridge';
-import { MAX_SOCKET_PATH_BYTES, shortSocketRoot } from '@switchyard/protocol';
+import { resolveBinary } from '@switchyard/agent-bridge';
+import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
 import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
 import { secretFindings } from './secret-exposure.js';
 
@@ -41,7 +41,11 @@ export function checkAgentResources(
     checkDirectory(at('workDir'), 'working directory', agent.workDir, {
       fix: `create it and give the agent's user write access: mkdir -p ${agent.workDir}`,
     }),
-    checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
+    // Under the units each service writes its own subdirectory (root owns the state directory itself):
+    // once the bridge's exists, that is the one the agent's user must be able to write.
+    statKind(path.join(agent.stateDir, 'bridge')) === 'dir'
+      ? checkDirectory(at('stateDir'), "bridge's state directory", path.join(agent.stateDir, 'bridge'), {})
+      : checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
     checkClaude(agent, at('claude.bin'), environment),
     ...checkSockets(agent, index),
     ...secretFindings(agent, index, environment.env),
@@ -49,10 +53,10 @@ export function checkAgentResources(
 }
 
 /**
- * The socket paths against the 107 bytes a Unix socket path may have. The gateway's socket in a runtime
- * directory the config names must fit (the config load refuses it otherwise); the default one and each
- * conversation's tool socket move to this user's short directory when their natural path is too long,
- * which is said, since that directory is under `/tmp` (read-only inside the units' `ProtectSystem=strict`).
+ * The gateway's socket path against the 107 bytes a Unix socket path may have: in a runtime directory the
+ * config names it must fit (the config load refuses it otherwise); the default one moves to this user's
+ * short directory when its natural path is too long. (The file tools need no socket: the bridge serves
+ * them over HTTP on 127.0.0.1.)
  */
 export function checkSockets(agent: AgentConfig, index: number): Finding[] {
   const findings: Finding[] = [];
@@ -69,27 +73,6 @@ export function checkSockets(agent: AgentConfig, index: number): Finding[] {
           level: 'ok',
           path: `agents[${index}].runtimeDir`,
           message: `socket ${agent.socketPath} (${gatewayBytes} of ${MAX_SOCKET_PATH_BYTES} bytes)`,
-        },
-  );
-  // The longest conversation directory name: a forum topic of a supergroup.
-  const longest = path.join(
-    agent.stateDir,
-    'bridge',
-    'conversations',
-    conversationDir('-1009999999999:2147483647'),
-  );
-  const naive = path.join(longest, TOOL_SOCKET);
-  const placed = toolSocketPath(longest);
-  findings.push(
-    placed === naive
-      ? { level: 'ok', path: `agents[${index}].stateDir`, message: 'tool sockets fit in the state directory' }
-      : {
-          level: 'ok',
-          path: `agents[${index}].stateDir`,
-          message:
-            `tool sockets would be up to ${Buffer.byteLength(naive)} bytes in the state directory, over the ` +
-            `${MAX_SOCKET_PATH_BYTES}-byte limit: they are made under ${shortSocketRoot()} instead ` +
-            '(read-only inside the systemd units: there, keep the agent name and stateDir short)',
         },
   );
   return findings;

@@ -35,7 +35,7 @@ const agentName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, {
 });
 
 /** What a bot token from @BotFather looks like: the bot's id, a colon, the secret. */
-const BOT_TOKEN = /^\d+:[\w-]{20,}$/;
+export const BOT_TOKEN = /^\d+:[\w-]{20,}$/;
 
 /**
  * The bot token: inline, from a file (first line), from an environment variable, or from a systemd

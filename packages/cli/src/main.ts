@@ -5,11 +5,13 @@
  */
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createMetrics } from '@switchyard/gateway';
 import { describeError, lockStateDir } from '@switchyard/protocol';
+import { AddAgentError, addAgent } from './add-agent.js';
 import { backupAgent } from './backup.js';
 import {
   type AgentConfig,
@@ -42,6 +44,11 @@ commands:
   run AGENT          run the gateway and the bridge of AGENT as child processes (development)
   gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
   bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
+  add-agent NAME     create what agent NAME needs on this host (root): its config entry, user sy-NAME,
+                     working directory, token credential; then run doctor as that user. Idempotent.
+                     --allow ID[,ID] (new entry), --token-file PATH (else the token is read from
+                     stdin), --work-dir, --state-dir, --runtime-dir, --api-root; config default
+                     $SWITCHYARD_ETC/switchyard.yaml (/etc/switchyard); SWITCHYARD_NO_SYSTEM=1: no users
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
   doctor [AGENT]     check every agent (or AGENT) can start, and say how to fix what is wrong
   status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error,
@@ -70,6 +77,12 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
       hard: { type: 'boolean' },
+      allow: { type: 'string', multiple: true },
+      'token-file': { type: 'string' },
+      'work-dir': { type: 'string' },
+      'state-dir': { type: 'string' },
+      'runtime-dir': { type: 'string' },
+      'api-root': { type: 'string' },
     },
     allowPositionals: true,
   });
@@ -231,6 +244,35 @@ async function main(argv: string[]): Promise<number> {
       );
       return manifest.files.length > 0 ? 0 : 1;
     }
+    case 'add-agent': {
+      if (!arg) throw new UsageError('usage: switchyard add-agent NAME [--allow ID] [--token-file PATH]');
+      const system = process.env.SWITCHYARD_NO_SYSTEM !== '1';
+      if (system && process.getuid?.() !== 0) {
+        throw new UsageError('add-agent creates a user and root-only files: run it as root (sudo)');
+      }
+      const etcDir = process.env.SWITCHYARD_ETC || '/etc/switchyard';
+      const explicit = values.config !== undefined || Boolean(process.env.SWITCHYARD_CONFIG);
+      const tokenFile = values['token-file'];
+      const allow = (values.allow ?? []).flatMap((list) => list.split(',')).filter(Boolean);
+      if (allow.some((id) => !/^-?\d+$/.test(id))) {
+        throw new UsageError('--allow takes Telegram user ids (integers), comma-separated');
+      }
+      return addAgent({
+        name: arg,
+        configFile: explicit ? configFile : path.join(etcDir, 'switchyard.yaml'),
+        etcDir,
+        system,
+        allow: allow.map(Number),
+        workDir: values['work-dir'],
+        stateDir: values['state-dir'],
+        runtimeDir: values['runtime-dir'],
+        apiRoot: values['api-root'],
+        readToken: () => (tokenFile ? readFile(tokenFile, 'utf8') : readTokenFromStdin()),
+        environment,
+        node: process.execPath,
+        mainPath,
+      });
+    }
     case 'sandbox':
       return runSandbox({ mainPath });
     case 'up': {
@@ -268,6 +310,17 @@ async function main(argv: string[]): Promise<number> {
 function refuseSecretsUnderUnit(config: Config, agent: AgentConfig): void {
   const problems = unitSecretProblems(agent, process.env);
   if (problems.length > 0) throw new ConfigError(config.file, problems);
+}
+
+/** The bot token from stdin: pasted at a prompt on a terminal, or piped. */
+async function readTokenFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('paste the bot token from @BotFather, then Enter: ');
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (process.stdin.isTTY && text.includes('\n')) break;
+  }
+  return text.split('\n')[0] ?? '';
 }
 
 class UsageError extends Error {
@@ -324,7 +377,11 @@ const argv = process.argv.slice(2);
 main(argv).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    const expected = err instanceof ConfigError || err instanceof UsageError || err instanceof OperateError;
+    const expected =
+      err instanceof ConfigError ||
+      err instanceof UsageError ||
+      err instanceof OperateError ||
+      err instanceof AddAgentError;
     // A caller that asked for JSON reads stdout as JSON, failures included.
     if (argv.includes('--json')) {
       console.log(JSON.stringify({ ok: false, error: errorJson(err) }, null, 2));

@@ -53,17 +53,14 @@ describe('config check of what the config points at', () => {
     ]);
   });
 
-  it('says where the sockets go: the gateway socket within 107 bytes, deep tool sockets moved under /tmp', () => {
+  it('says where the gateway socket goes: within 107 bytes, moved under /tmp from a deep state directory', () => {
     const deep = `${'a-checkout-nested-deep/'.repeat(4)}state`;
     const findings = check(`    workDir: .\n    stateDir: ${deep}\n`, { PATH: fakeClaude() });
     const sockets = findings.filter(
       (f) => f.path === 'agents[0].runtimeDir' || f.path === 'agents[0].stateDir',
     );
-    expect(sockets.map((f) => f.level)).toEqual(['ok', 'ok', 'ok']);
+    expect(sockets.map((f) => f.level)).toEqual(['ok', 'ok']);
     expect(sockets[1]?.message).toMatch(/^socket \/.* \(\d+ of 107 bytes\)$/);
-    expect(sockets[2]?.message).toMatch(
-      /tool sockets would be up to \d+ bytes .* made under \/tmp\/switchyard-\d+ instead/,
-    );
   });
 
   it('reports a missing token file, working directory and claude by their config paths', () => {

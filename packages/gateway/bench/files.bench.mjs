@@ -1,22 +1,21 @@
 // Files the agent sends: a 20 MB document from the tool call to Telegram's acknowledgement, against a
 // plain grammY `sendDocument` of the same file to the same server in the same run (goal: ≤ 1.3x).
 //   npx tsc -b && node packages/gateway/bench/files.bench.mjs
-// The measured path is what Switchyard's MCP server does when the model calls `send_file`: a call on the
-// bridge's tool socket (tool-client.js), the file checked and copied into the outbox area
+// The measured path is what happens when the model calls `send_file`: the JSON-RPC call `claude` makes
+// on the bridge's MCP endpoint (HTTP on 127.0.0.1), the file checked and copied into the outbox area
 // (file-outbox.js), a `file_send` frame over the protocol socket, the real gateway recording it in
 // SQLite and uploading the copy through its courier to the sandbox Bot API (real HTTP on 127.0.0.1),
-// and `file_sent` back to the bridge, which answers the call. Only `claude`'s own JSON-RPC hop to the
-// MCP server is left out. Samples alternate between the two, each in a fresh chat (no send budget on
+// and `file_sent` back to the bridge, which answers the call. Only `claude` itself is left out.
+// Samples alternate between the two, each in a fresh chat (no send budget on
 // either side), medians are reported. Everything runs in this one process, so the two sides compete
 // for one event loop that in production they do not share.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient, silentLogger } from '@switchyard/protocol';
 import { Bot, InputFile } from 'grammy';
 import { createFileTools } from '../../agent-bridge/dist/index.js';
-import { createToolClient } from '../../agent-bridge/dist/mcp/tool-client.js';
 import { createTelegramServer } from '../../sandbox/dist/index.js';
 import { createGateway } from '../dist/index.js';
 
@@ -82,7 +81,31 @@ tools = createFileTools({
 });
 await tools.start();
 await channel.start();
-const ask = createToolClient({ socketPath: join(bridgeState, 'tools.sock') });
+/** Calls `send_file` as `claude` would, from the MCP config the file tools wrote; resolves with its answer. */
+const { url, headers } = JSON.parse(readFileSync(join(bridgeState, 'mcp.json'), 'utf8')).mcpServers
+  .switchyard;
+const ask = async ({ paths }) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'send_file', arguments: { path: paths[0] } },
+    }),
+  });
+  const data = (await response.text())
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .at(-1);
+  const { result } = JSON.parse(data.slice('data: '.length));
+  return { ok: result.isError !== true, text: result.content[0].text };
+};
 
 const bot = new Bot(tg.token, { client: { apiRoot } });
 const plain = async () => {
