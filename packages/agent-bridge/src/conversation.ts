@@ -39,6 +39,7 @@ import { confirmsFileSends, createFileTools, type FilesConfig, type FileTools } 
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
 import type { FileChannelStore } from './outbox.js';
+import type { PermissionPolicy } from './permission-policy.js';
 import { Session } from './session.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
@@ -60,6 +61,8 @@ export interface ConversationSettings {
   name?: string | undefined;
   /** Ask before the file tools send (`confirmsFileSends` says the default). */
   confirmFileSends?: boolean | undefined;
+  /** The operator's limits on modes and "always allow" (default: `DEFAULT_PERMISSION_POLICY`). */
+  permissions?: PermissionPolicy | undefined;
 }
 
 /** Options of {@link Conversation}. */
@@ -187,6 +190,8 @@ export class Conversation {
     const session = new Session(snapshot.session, {
       idPrefix: `${options.key}/`,
       ...(options.route ? { route: options.route } : {}),
+      ...(options.settings.permissions ? { permissions: options.settings.permissions } : {}),
+      workDir: options.settings.workDir,
     });
     this.#session = session;
     snapshot.history ??= [];

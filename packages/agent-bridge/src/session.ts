@@ -32,7 +32,8 @@
  */
 import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { controlAnswered, failPendingControls, refuseControlRequest, requestControl } from './controls.js';
-import { answerPrompt, closePrompt, openPrompt, recoverablePrompts } from './prompts.js';
+import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
+import { answerPrompt, closePrompt, openPrompt, type PromptContext, recoverablePrompts } from './prompts.js';
 import {
   initialSessionState,
   type PendingControl,
@@ -55,10 +56,14 @@ import { type CliEvent, classifyApiError } from './translator.js';
 
 const FALLBACK_ROUTE: Route = { chatId: 0 };
 
-/** Who a session is: the prefix of its turn ids and the conversation's route. */
+/** Who a session is: the prefix of its turn ids and the conversation's route, and what it may allow. */
 export interface SessionIdentity {
   idPrefix?: string;
   route?: Route;
+  /** The operator's limits on modes and "always allow" (default {@link DEFAULT_PERMISSION_POLICY}). */
+  permissions?: PermissionPolicy;
+  /** The working directory, for saying where a rule applies. */
+  workDir?: string;
 }
 
 /**
@@ -71,11 +76,16 @@ export class Session {
   readonly #idPrefix: string;
   /** The conversation's own route (absent for a session shared by several chats). */
   readonly #route: Route | undefined;
+  /** What prompts, `set_mode` and a process start are held to. */
+  readonly permissions: PermissionPolicy;
+  readonly #prompt: PromptContext;
 
   constructor(state: SessionState = initialSessionState(), identity: SessionIdentity = {}) {
     this.state = state;
     this.#idPrefix = identity.idPrefix ?? '';
     this.#route = identity.route;
+    this.permissions = identity.permissions ?? DEFAULT_PERMISSION_POLICY;
+    this.#prompt = { policy: this.permissions, workDir: identity.workDir ?? '.' };
   }
 
   /**
@@ -179,7 +189,7 @@ export class Session {
    * (answered already, cancelled, or from before a process restart): the caller says it has expired.
    */
   answer(frame: FrameOf<'permission_answer'> | FrameOf<'question_answer'>): Step | undefined {
-    const answered = answerPrompt(this.state, frame);
+    const answered = answerPrompt(this.state, frame, this.permissions);
     if (!answered) return undefined;
     return { frames: [answered.frame, ...this.#status(this.agentState())], writes: [answered.line] };
   }
@@ -455,7 +465,7 @@ export class Session {
       }
       case 'permission': {
         const turn = subagentTurnOf(s, event.toolUseId) ?? this.#proveTurn(now, step);
-        step.frames.push(openPrompt(s, event, turn), ...this.#status(this.agentState()));
+        step.frames.push(openPrompt(s, event, turn, this.#prompt), ...this.#status(this.agentState()));
         return;
       }
       case 'control_cancel': {
