@@ -46,7 +46,7 @@ import { StdoutReader } from './stdout-reader.js';
 import { StdoutTrimmer } from './stdout-trim.js';
 import { Supervisor } from './supervisor.js';
 import { claudeConfigDir, findMarker } from './transcript.js';
-import { translateLine } from './translator.js';
+import { translateLine, translateOversized } from './translator.js';
 import { deliveryMarker } from './user-input.js';
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
@@ -376,10 +376,12 @@ export class Conversation {
         this.#snapshot.lastActiveAt = Date.now();
         const generation = session.state.generation;
         for (const line of lines) {
-          if (line.text === undefined) {
-            log.warn({ bytes: line.bytes }, 'skipped an oversized stdout line');
-          } else if (line.text.trim() !== '') {
-            const events = translateLine(line.text, line.bytes, maxLineBytes);
+          // An oversized line comes as its two ends only: enough to answer a request the CLI waits on.
+          if (line.text === undefined || line.text.trim() !== '') {
+            const events =
+              line.text === undefined
+                ? translateOversized(line)
+                : translateLine(line.text, line.bytes, maxLineBytes);
             for (const event of events) {
               if (event.kind === 'skipped')
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');

@@ -121,6 +121,24 @@ export function answerPrompt(
   return { frame: { type: 'prompt_closed', requestId: frame.requestId, reason: 'answered' }, line };
 }
 
+/**
+ * The answer to a permission request too large to show (its stdout line is over the cap): denied, with
+ * the reason, so the CLI does not wait for ever and the model can try a smaller input.
+ */
+export function denyOversized(event: Extract<CliEvent, { kind: 'oversized_request' }>): string {
+  const message =
+    `Denied without asking: this request was ${event.bytes} bytes, too large for Switchyard to show ` +
+    'the user. Retry with a smaller input (for example, write a large file in several parts).';
+  return JSON.stringify({
+    type: 'control_response',
+    response: {
+      subtype: 'success',
+      request_id: event.requestId,
+      response: { behavior: 'deny', message },
+    },
+  });
+}
+
 /** Forgets an open prompt and remembers its id as closed (bounded). */
 export function closePrompt(s: SessionState, requestId: string): void {
   delete s.prompts[requestId];

@@ -33,7 +33,14 @@
 import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { controlAnswered, failPendingControls, refuseControlRequest, requestControl } from './controls.js';
 import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
-import { answerPrompt, closePrompt, openPrompt, type PromptContext, recoverablePrompts } from './prompts.js';
+import {
+  answerPrompt,
+  closePrompt,
+  denyOversized,
+  openPrompt,
+  type PromptContext,
+  recoverablePrompts,
+} from './prompts.js';
 import {
   initialSessionState,
   type PendingControl,
@@ -480,6 +487,19 @@ export class Session {
       case 'control_request_other': {
         // Nothing here can answer it; saying so keeps the CLI from waiting for ever.
         step.writes.push(refuseControlRequest(event));
+        return;
+      }
+      case 'oversized_request': {
+        // Too large to show anyone, and the CLI waits for an answer: a prompt is denied with the reason.
+        step.writes.push(
+          event.subtype === 'can_use_tool'
+            ? denyOversized(event)
+            : refuseControlRequest({
+                kind: 'control_request_other',
+                requestId: event.requestId,
+                subtype: event.subtype,
+              }),
+        );
         return;
       }
       case 'control_response': {
