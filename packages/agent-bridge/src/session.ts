@@ -30,6 +30,7 @@
  * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
  * same {@link SessionState} that `Session` calls.
  */
+import { safeSlice } from '@switchyard/card';
 import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { controlAnswered, failPendingControls, refuseControlRequest, requestControl } from './controls.js';
 import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
@@ -141,7 +142,7 @@ export class Session {
     s.lastRoute = message.route;
     if (s.echoesInput) s.untaken = [...(s.untaken ?? []), message];
     if (this.running) {
-      if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
+      if (s.awaiting.length === 0) s.awaitingRequest = safeSlice(message.text, 0, 4096);
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
     }
@@ -152,7 +153,7 @@ export class Session {
         turnId: turn.id,
         route: turn.route,
         inboundIds: [message.inboundId],
-        request: message.text.slice(0, 4096),
+        request: safeSlice(message.text, 0, 4096),
         startedAt: now,
       },
       { type: 'message_taken', turnId: turn.id, inboundIds: [message.inboundId] },
@@ -384,7 +385,7 @@ export class Session {
           // The request a next turn would show is the first message still waiting (its text is in `untaken`).
           const next = s.untaken?.find((m) => m.inboundId === s.awaiting[0]);
           if (next === undefined) this.#clearAwaiting();
-          else s.awaitingRequest = next.text.slice(0, 4096);
+          else s.awaitingRequest = safeSlice(next.text, 0, 4096);
         }
         const untaken = s.untaken?.filter((m) => !event.inboundIds.includes(m.inboundId)) ?? [];
         if (untaken.length > 0) s.untaken = untaken;
@@ -528,7 +529,7 @@ export class Session {
         step.frames.push({
           type: 'operator_event',
           kind: event.category,
-          message: event.message.slice(0, 4000),
+          message: safeSlice(event.message, 0, 4000),
           ...(s.turn ? { turnId: s.turn.id, route: s.turn.route } : {}),
           ...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
         });
@@ -572,7 +573,7 @@ export class Session {
         type: 'command_result',
         commandId: turn.commandId,
         ok,
-        ...(ok ? {} : { message: (event.text ?? event.subtype).slice(0, 4000) }),
+        ...(ok ? {} : { message: safeSlice(event.text ?? event.subtype, 0, 4000) }),
       });
     } else {
       const outcome = turn.interruptRequested ? 'interrupted' : ok ? 'success' : 'error';
@@ -580,7 +581,7 @@ export class Session {
         type: 'turn_ended',
         turnId: turn.id,
         outcome,
-        ...(outcome === 'error' ? { error: failureWords(event).slice(0, 4000) } : {}),
+        ...(outcome === 'error' ? { error: safeSlice(failureWords(event), 0, 4000) } : {}),
         ...(event.usage ? { usage: event.usage } : {}),
         ...(cost !== undefined ? { costUsd: cost, sessionCostUsd: s.costUsd ?? cost } : {}),
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),

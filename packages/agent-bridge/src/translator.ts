@@ -13,6 +13,7 @@
  * The shapes below are the ones measured against 2.1.328 (`reference/claude-cli-probe.md`, the recorded
  * fixtures in `test/fixtures/`).
  */
+import { safeSlice } from '@switchyard/card';
 
 /** Lines longer than this (in bytes) are skipped unparsed; a tool result can embed megabytes. */
 export const DEFAULT_MAX_LINE_BYTES = 2 * 1024 * 1024;
@@ -390,7 +391,7 @@ function translateUser(message: Json, parent: string | null): CliEvent[] {
       parent,
       toolUseId,
       isError,
-      ...(isError ? { errorText: contentText(block.content).slice(0, 4000) } : {}),
+      ...(isError ? { errorText: safeSlice(contentText(block.content), 0, 4000) } : {}),
     });
   }
   return events;

@@ -5,6 +5,7 @@
 import { PROMPT_SUMMARY_MAX } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { describeSuggestion, shortenInput, summarizeToolCall } from '../src/summary.js';
+import { translateLine } from '../src/translator.js';
 
 describe('summarizeToolCall', () => {
   it('shows the end of a command padded with 3,000 spaces', () => {
@@ -42,5 +43,16 @@ describe('cuts on whole characters', () => {
     const label = describeSuggestion({ type: 'addDirectories', directories: [long], destination: 'session' });
     expect(label.length).toBeLessThanOrEqual(500);
     expect(/[\ud800-\udbff]…$/.test(label)).toBe(false);
+  });
+
+  it("a tool's error text cut for the card leaves no half of an emoji", () => {
+    const content = `${'a'.repeat(3999)}😀 more`;
+    const line = JSON.stringify({
+      type: 'user',
+      message: { content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content }] },
+    });
+    const [event] = translateLine(line);
+    const errorText = event?.kind === 'tool_result' ? (event.errorText ?? '') : '';
+    expect(errorText).toBe('a'.repeat(3999));
   });
 });

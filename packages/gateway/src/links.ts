@@ -7,7 +7,7 @@
  * - A link whose text looks like a URL or a domain of another host (`[https://bank.example](https://evil.test)`)
  *   is followed by the host it really goes to, so the text cannot pass for the destination.
  */
-import { urlHost } from '@switchyard/card';
+import { cutEnd, urlHost } from '@switchyard/card';
 
 const ALLOWED = /^(https?:|tg:|mailto:)/i;
 
@@ -30,7 +30,7 @@ export function destinationNote(text: string, href: string): string {
   const host = urlHost(href);
   if (host !== undefined && bare(host) === bare(named)) return '';
   const where = host ?? href.trim();
-  return ` (${where.length > 80 ? `${[...where].slice(0, 79).join('')}…` : where})`;
+  return ` (${cutEnd(where, 80)})`;
 }
 
 function bare(host: string): string {
