@@ -7,7 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_ALLOWED_MODES, PERMISSION_MODES, type PermissionMode, shortSocketPath } from '@switchyard/protocol';
+import {
+  DEFAULT_ALLOWED_MODES,
+  PERMISSION_MODES,
+  type PermissionMode,
+  shortSocketPath,
+} from '@switchyard/protocol';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
