@@ -32,7 +32,7 @@ async function openWritePrompt(startSystem: ReturnType<typeof systemPerTest>) {
   const prompt = await telegram.waitFor(() => botMessages(telegram, chatId).find(hasAllow), {
     timeoutMs: 60_000,
   });
-  expect(prompt.text).toMatch(/Write/);
+  expect(prompt.text).toMatch(/^🔐 Claude wants to write hello\.txt \(/u);
   return { system, prompt };
 }
 

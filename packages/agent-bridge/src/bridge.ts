@@ -41,6 +41,7 @@ import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
 import { migrateSingleSession } from './migrate.js';
 import { FileChannelStore, writeFileAtomic } from './outbox.js';
+import type { PermissionPolicy } from './permission-policy.js';
 import { idleExpired, planSlot } from './slots.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
@@ -63,6 +64,8 @@ export interface BridgeOptions {
   env?: NodeJS.ProcessEnv;
   model?: string;
   permissionMode?: string;
+  /** Which modes conversations may use and how far "always allow" reaches (`permission-policy.ts`). */
+  permissions?: PermissionPolicy;
   /** Path of an MCP config file passed as `--mcp-config`. */
   mcpConfig?: string;
   /** The file tools (`send_file`, `send_photo`, `send_files`): on unless `enabled: false`. */
@@ -190,6 +193,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     workDir: options.workDir,
     model: options.model,
     permissionMode: options.permissionMode,
+    permissions: options.permissions,
     ...(route && options.settingsFor ? definedOnly(options.settingsFor(route)) : {}),
   });
 

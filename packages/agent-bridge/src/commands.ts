@@ -13,6 +13,7 @@ import type { AppFrame, Logger } from '@switchyard/protocol';
 import type { Delivery } from './delivery.js';
 import type { FrameSink } from './frame-sink.js';
 import type { HistoryTail } from './history-tail.js';
+import { modeAllowed, refusedModeText } from './permission-policy.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
 import type { Supervisor } from './supervisor.js';
@@ -103,6 +104,11 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
         host.beforeWrite();
         if (frame.type === 'interrupt' && !session.running) {
           failCommand(frame.commandId, 'Nothing is running in this conversation.');
+          return;
+        }
+        // The gateway refuses these too; a frame from any other sender is held to the same list.
+        if (frame.type === 'set_mode' && !modeAllowed(session.permissions, frame.mode)) {
+          failCommand(frame.commandId, refusedModeText(frame.mode, session.permissions));
           return;
         }
         // A model or mode for a conversation with no process starts one (resumed) to apply it to.

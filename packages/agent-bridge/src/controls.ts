@@ -9,6 +9,7 @@
  * process exits. Requests the CLI sends that nothing here handles are refused at once, so the CLI does
  * not wait for ever.
  */
+import { safeSlice } from '@switchyard/card';
 import type { AppFrame } from '@switchyard/protocol';
 import type { PendingControl, SessionState } from './session-state.js';
 import type { CliEvent } from './translator.js';
@@ -63,7 +64,7 @@ export function controlAnswered(
       type: 'command_result',
       commandId: control.commandId,
       ok: event.ok,
-      ...(event.ok ? {} : { message: (event.error ?? 'the CLI refused the request').slice(0, 4000) }),
+      ...(event.ok ? {} : { message: safeSlice(event.error ?? 'the CLI refused the request', 0, 4000) }),
     });
   }
   return { control, frames };

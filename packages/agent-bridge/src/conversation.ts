@@ -39,13 +39,14 @@ import { confirmsFileSends, createFileTools, type FilesConfig, type FileTools } 
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
 import type { FileChannelStore } from './outbox.js';
+import type { PermissionPolicy } from './permission-policy.js';
 import { Session } from './session.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
 import { StdoutTrimmer } from './stdout-trim.js';
 import { Supervisor } from './supervisor.js';
 import { claudeConfigDir, findMarker } from './transcript.js';
-import { translateLine } from './translator.js';
+import { translateLine, translateOversized } from './translator.js';
 import { deliveryMarker } from './user-input.js';
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
@@ -60,6 +61,8 @@ export interface ConversationSettings {
   name?: string | undefined;
   /** Ask before the file tools send (`confirmsFileSends` says the default). */
   confirmFileSends?: boolean | undefined;
+  /** The operator's limits on modes and "always allow" (default: `DEFAULT_PERMISSION_POLICY`). */
+  permissions?: PermissionPolicy | undefined;
 }
 
 /** Options of {@link Conversation}. */
@@ -187,6 +190,8 @@ export class Conversation {
     const session = new Session(snapshot.session, {
       idPrefix: `${options.key}/`,
       ...(options.route ? { route: options.route } : {}),
+      ...(options.settings.permissions ? { permissions: options.settings.permissions } : {}),
+      workDir: options.settings.workDir,
     });
     this.#session = session;
     snapshot.history ??= [];
@@ -371,10 +376,12 @@ export class Conversation {
         this.#snapshot.lastActiveAt = Date.now();
         const generation = session.state.generation;
         for (const line of lines) {
-          if (line.text === undefined) {
-            log.warn({ bytes: line.bytes }, 'skipped an oversized stdout line');
-          } else if (line.text.trim() !== '') {
-            const events = translateLine(line.text, line.bytes, maxLineBytes);
+          // An oversized line comes as its two ends only: enough to answer a request the CLI waits on.
+          if (line.text === undefined || line.text.trim() !== '') {
+            const events =
+              line.text === undefined
+                ? translateOversized(line)
+                : translateLine(line.text, line.bytes, maxLineBytes);
             for (const event of events) {
               if (event.kind === 'skipped')
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');

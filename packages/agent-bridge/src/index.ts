@@ -43,6 +43,13 @@ export {
 export { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './mcp/endpoint.js';
 export { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 export { compareSource, FileChannelStore, type SourceTag } from './outbox.js';
+export {
+  type AlwaysAllowScope,
+  DEFAULT_PERMISSION_POLICY,
+  modeAllowed,
+  type PermissionPolicy,
+  startMode,
+} from './permission-policy.js';
 export { Session } from './session.js';
 export { initialSessionState, type SessionState, type Step } from './session-state.js';
 export { type StdoutLine, StdoutReader } from './stdout-reader.js';

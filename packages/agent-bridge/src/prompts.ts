@@ -11,7 +11,9 @@
  * - Recovery: the prompts an `initialize` answer lists that this side does not hold (lost with a crashed
  *   bridge) are replayed as the same `permission` events stdout would have carried.
  */
+import { cutEnd } from '@switchyard/card';
 import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy, scopedSuggestions } from './permission-policy.js';
 import type { SessionState } from './session-state.js';
 import {
   chosenSuggestions,
@@ -19,6 +21,7 @@ import {
   MAX_SUGGESTIONS,
   shortenInput,
   suggestionKind,
+  suggestionWhere,
   summarizeToolCall,
 } from './summary.js';
 import { type CliEvent, translateMessage } from './translator.js';
@@ -29,18 +32,31 @@ export type PermissionEvent = Extract<CliEvent, { kind: 'permission' }>;
 /** More than the prompts that can close between an `initialize` and its answer. */
 const CLOSED_PROMPTS_KEPT = 100;
 
-/** Records the prompt as open and returns the frame that shows it in the chat of `turn`. */
+/** What a prompt's wording and suggestions depend on beyond the CLI's request. */
+export interface PromptContext {
+  policy: PermissionPolicy;
+  /** The conversation's working directory: where a `localSettings` rule would apply. */
+  workDir: string;
+}
+
+/**
+ * Records the prompt as open and returns the frame that shows it in the chat of `turn`. The CLI's
+ * suggestions are kept as the policy lets them be offered (see `permission-policy.ts`), so what a
+ * button says is what its press applies.
+ */
 export function openPrompt(
   s: SessionState,
   event: PermissionEvent,
   turn: { id: string; route: Route },
+  context: PromptContext = { policy: DEFAULT_PERMISSION_POLICY, workDir: '.' },
 ): FrameOf<'question'> | FrameOf<'permission_request'> {
   const isQuestion = event.toolName === 'AskUserQuestion';
+  const suggestions = scopedSuggestions(context.policy, event.suggestions);
   s.prompts[event.requestId] = {
     kind: isQuestion ? 'question' : 'permission',
     toolName: event.toolName,
     input: event.input,
-    suggestions: event.suggestions,
+    suggestions,
   };
   const questions = isQuestion ? parseQuestions(event.input) : undefined;
   if (questions) {
@@ -51,13 +67,18 @@ export function openPrompt(
     requestId: event.requestId,
     turnId: turn.id,
     route: turn.route,
-    toolName: event.toolName.slice(0, 200),
+    toolName: cutEnd(event.toolName, 200),
     ...(event.toolUseId !== undefined ? { toolUseId: event.toolUseId } : {}),
     summary: summarizeToolCall(event.toolName, event.input, event.description),
     input: shortenInput(event.input),
-    suggestions: event.suggestions
-      .slice(0, MAX_SUGGESTIONS)
-      .map((suggestion) => ({ label: describeSuggestion(suggestion), kind: suggestionKind(suggestion) })),
+    suggestions: suggestions.slice(0, MAX_SUGGESTIONS).map((suggestion) => {
+      const where = suggestionWhere(suggestion, context.workDir);
+      return {
+        label: describeSuggestion(suggestion),
+        kind: suggestionKind(suggestion),
+        ...(where !== undefined ? { where } : {}),
+      };
+    }),
   };
 }
 
@@ -69,6 +90,7 @@ export function openPrompt(
 export function answerPrompt(
   s: SessionState,
   frame: FrameOf<'permission_answer'> | FrameOf<'question_answer'>,
+  policy: PermissionPolicy = DEFAULT_PERMISSION_POLICY,
 ): { frame: AppFrame; line: string } | undefined {
   const prompt = s.prompts[frame.requestId];
   if (!prompt) return undefined;
@@ -81,8 +103,11 @@ export function answerPrompt(
   } else {
     // Only the CLI's own suggestions, only those the user chose, each applied as the CLI made it: the
     // bridge invents no rules, and a mode change or an added directory is never applied implicitly.
+    // The policy again, after choosing: a prompt stored under an older config is held to today's.
     const chosen =
-      frame.decision === 'allow_always' ? chosenSuggestions(prompt.suggestions, frame.suggestions) : [];
+      frame.decision === 'allow_always'
+        ? scopedSuggestions(policy, chosenSuggestions(prompt.suggestions, frame.suggestions))
+        : [];
     response = {
       behavior: 'allow',
       updatedInput: prompt.input,
@@ -94,6 +119,24 @@ export function answerPrompt(
     response: { subtype: 'success', request_id: frame.requestId, response },
   });
   return { frame: { type: 'prompt_closed', requestId: frame.requestId, reason: 'answered' }, line };
+}
+
+/**
+ * The answer to a permission request too large to show (its stdout line is over the cap): denied, with
+ * the reason, so the CLI does not wait for ever and the model can try a smaller input.
+ */
+export function denyOversized(event: Extract<CliEvent, { kind: 'oversized_request' }>): string {
+  const message =
+    `Denied without asking: this request was ${event.bytes} bytes, too large for Switchyard to show ` +
+    'the user. Retry with a smaller input (for example, write a large file in several parts).';
+  return JSON.stringify({
+    type: 'control_response',
+    response: {
+      subtype: 'success',
+      request_id: event.requestId,
+      response: { behavior: 'deny', message },
+    },
+  });
 }
 
 /** Forgets an open prompt and remembers its id as closed (bounded). */
@@ -139,13 +182,13 @@ function parseQuestions(input: Record<string, unknown>): FrameOf<'question'>['qu
     const q = raw as Record<string, unknown>;
     const options = Array.isArray(q.options) ? q.options : [];
     out.push({
-      question: String(q.question ?? '').slice(0, 4000),
-      ...(typeof q.header === 'string' ? { header: q.header.slice(0, 200) } : {}),
+      question: cutEnd(String(q.question ?? ''), 4000),
+      ...(typeof q.header === 'string' ? { header: cutEnd(q.header, 200) } : {}),
       options: options.slice(0, 20).map((o) => {
         const opt = (o ?? {}) as Record<string, unknown>;
         return {
-          label: String(opt.label ?? '').slice(0, 500),
-          ...(typeof opt.description === 'string' ? { description: opt.description.slice(0, 2000) } : {}),
+          label: cutEnd(String(opt.label ?? ''), 500),
+          ...(typeof opt.description === 'string' ? { description: cutEnd(opt.description, 2000) } : {}),
         };
       }),
       multiSelect: q.multiSelect === true,

@@ -30,9 +30,18 @@
  * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
  * same {@link SessionState} that `Session` calls.
  */
+import { safeSlice } from '@switchyard/card';
 import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
 import { controlAnswered, failPendingControls, refuseControlRequest, requestControl } from './controls.js';
-import { answerPrompt, closePrompt, openPrompt, recoverablePrompts } from './prompts.js';
+import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
+import {
+  answerPrompt,
+  closePrompt,
+  denyOversized,
+  openPrompt,
+  type PromptContext,
+  recoverablePrompts,
+} from './prompts.js';
 import {
   initialSessionState,
   type PendingControl,
@@ -55,10 +64,14 @@ import { type CliEvent, classifyApiError } from './translator.js';
 
 const FALLBACK_ROUTE: Route = { chatId: 0 };
 
-/** Who a session is: the prefix of its turn ids and the conversation's route. */
+/** Who a session is: the prefix of its turn ids and the conversation's route, and what it may allow. */
 export interface SessionIdentity {
   idPrefix?: string;
   route?: Route;
+  /** The operator's limits on modes and "always allow" (default {@link DEFAULT_PERMISSION_POLICY}). */
+  permissions?: PermissionPolicy;
+  /** The working directory, for saying where a rule applies. */
+  workDir?: string;
 }
 
 /**
@@ -71,11 +84,16 @@ export class Session {
   readonly #idPrefix: string;
   /** The conversation's own route (absent for a session shared by several chats). */
   readonly #route: Route | undefined;
+  /** What prompts, `set_mode` and a process start are held to. */
+  readonly permissions: PermissionPolicy;
+  readonly #prompt: PromptContext;
 
   constructor(state: SessionState = initialSessionState(), identity: SessionIdentity = {}) {
     this.state = state;
     this.#idPrefix = identity.idPrefix ?? '';
     this.#route = identity.route;
+    this.permissions = identity.permissions ?? DEFAULT_PERMISSION_POLICY;
+    this.#prompt = { policy: this.permissions, workDir: identity.workDir ?? '.' };
   }
 
   /**
@@ -124,7 +142,7 @@ export class Session {
     s.lastRoute = message.route;
     if (s.echoesInput) s.untaken = [...(s.untaken ?? []), message];
     if (this.running) {
-      if (s.awaiting.length === 0) s.awaitingRequest = message.text.slice(0, 4096);
+      if (s.awaiting.length === 0) s.awaitingRequest = safeSlice(message.text, 0, 4096);
       s.awaiting.push(message.inboundId);
       return { frames: [], writes: [] };
     }
@@ -135,7 +153,7 @@ export class Session {
         turnId: turn.id,
         route: turn.route,
         inboundIds: [message.inboundId],
-        request: message.text.slice(0, 4096),
+        request: safeSlice(message.text, 0, 4096),
         startedAt: now,
       },
       { type: 'message_taken', turnId: turn.id, inboundIds: [message.inboundId] },
@@ -179,7 +197,7 @@ export class Session {
    * (answered already, cancelled, or from before a process restart): the caller says it has expired.
    */
   answer(frame: FrameOf<'permission_answer'> | FrameOf<'question_answer'>): Step | undefined {
-    const answered = answerPrompt(this.state, frame);
+    const answered = answerPrompt(this.state, frame, this.permissions);
     if (!answered) return undefined;
     return { frames: [answered.frame, ...this.#status(this.agentState())], writes: [answered.line] };
   }
@@ -367,7 +385,7 @@ export class Session {
           // The request a next turn would show is the first message still waiting (its text is in `untaken`).
           const next = s.untaken?.find((m) => m.inboundId === s.awaiting[0]);
           if (next === undefined) this.#clearAwaiting();
-          else s.awaitingRequest = next.text.slice(0, 4096);
+          else s.awaitingRequest = safeSlice(next.text, 0, 4096);
         }
         const untaken = s.untaken?.filter((m) => !event.inboundIds.includes(m.inboundId)) ?? [];
         if (untaken.length > 0) s.untaken = untaken;
@@ -455,7 +473,7 @@ export class Session {
       }
       case 'permission': {
         const turn = subagentTurnOf(s, event.toolUseId) ?? this.#proveTurn(now, step);
-        step.frames.push(openPrompt(s, event, turn), ...this.#status(this.agentState()));
+        step.frames.push(openPrompt(s, event, turn, this.#prompt), ...this.#status(this.agentState()));
         return;
       }
       case 'control_cancel': {
@@ -470,6 +488,19 @@ export class Session {
       case 'control_request_other': {
         // Nothing here can answer it; saying so keeps the CLI from waiting for ever.
         step.writes.push(refuseControlRequest(event));
+        return;
+      }
+      case 'oversized_request': {
+        // Too large to show anyone, and the CLI waits for an answer: a prompt is denied with the reason.
+        step.writes.push(
+          event.subtype === 'can_use_tool'
+            ? denyOversized(event)
+            : refuseControlRequest({
+                kind: 'control_request_other',
+                requestId: event.requestId,
+                subtype: event.subtype,
+              }),
+        );
         return;
       }
       case 'control_response': {
@@ -498,7 +529,7 @@ export class Session {
         step.frames.push({
           type: 'operator_event',
           kind: event.category,
-          message: event.message.slice(0, 4000),
+          message: safeSlice(event.message, 0, 4000),
           ...(s.turn ? { turnId: s.turn.id, route: s.turn.route } : {}),
           ...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
         });
@@ -542,7 +573,7 @@ export class Session {
         type: 'command_result',
         commandId: turn.commandId,
         ok,
-        ...(ok ? {} : { message: (event.text ?? event.subtype).slice(0, 4000) }),
+        ...(ok ? {} : { message: safeSlice(event.text ?? event.subtype, 0, 4000) }),
       });
     } else {
       const outcome = turn.interruptRequested ? 'interrupted' : ok ? 'success' : 'error';
@@ -550,7 +581,7 @@ export class Session {
         type: 'turn_ended',
         turnId: turn.id,
         outcome,
-        ...(outcome === 'error' ? { error: failureWords(event).slice(0, 4000) } : {}),
+        ...(outcome === 'error' ? { error: safeSlice(failureWords(event), 0, 4000) } : {}),
         ...(event.usage ? { usage: event.usage } : {}),
         ...(cost !== undefined ? { costUsd: cost, sessionCostUsd: s.costUsd ?? cost } : {}),
         ...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),

@@ -7,14 +7,22 @@
  * can cut a multi-byte character in half, and decoding would change its length. Nothing is kept between
  * reads — keeping a partial tail would make the persisted offset lie about what was handled.
  *
- * A line longer than `maxLineBytes` is never decoded: it is reported as skipped with its size, and the
- * reader scans past it in bounded chunks.
+ * A line longer than `maxLineBytes` is never decoded whole: it is reported with its size and its first
+ * and last {@link HEAD_BYTES} bytes decoded as `head` and `tail` (enough to answer a `control_request` the
+ * CLI waits on, or to end a turn on its `result`), and the reader scans past it in bounded chunks.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** How much of each end of an oversized line is decoded (`head`, `tail`). */
+export const HEAD_BYTES = 4096;
 
 /** One complete line; `text` is `undefined` when it was too long to decode, or `wanted` passed it over. */
 export interface StdoutLine {
   text: string | undefined;
+  /** The first {@link HEAD_BYTES} bytes of a line too long to decode (a character cut there is dropped). */
+  head?: string;
+  /** Its last {@link HEAD_BYTES} bytes, without the newline. */
+  tail?: string;
   /** Set when `read`'s `wanted` test rejected the line (it was not decoded). */
   unwanted?: true;
   /** Length in bytes, without the newline. */
@@ -74,7 +82,13 @@ export class StdoutReader {
         if (got >= this.maxLineBytes + 1 || got === this.#buf.length) {
           const end = this.#findNewline(fd, position + got, size);
           if (end === undefined) break;
-          lines.push({ text: undefined, bytes: end - position, end: end + 1 });
+          lines.push({
+            text: undefined,
+            head: this.#decode(this.#buf, 0, Math.min(got, HEAD_BYTES)),
+            tail: this.#tail(fd, position, end),
+            bytes: end - position,
+            end: end + 1,
+          });
           position = end + 1;
           continue;
         }
@@ -85,7 +99,13 @@ export class StdoutReader {
         const nl = this.#buf.indexOf(10, start);
         const bytes = nl - start;
         if (bytes > this.maxLineBytes) {
-          lines.push({ text: undefined, bytes, end: position + nl + 1 });
+          lines.push({
+            text: undefined,
+            head: this.#decode(this.#buf, start, Math.min(nl, start + HEAD_BYTES)),
+            tail: this.#decode(this.#buf, Math.max(start, nl - HEAD_BYTES), nl),
+            bytes,
+            end: position + nl + 1,
+          });
         } else if (wanted && !wanted(this.#buf.subarray(start, nl))) {
           // Not decoded at all: most of a transcript's bytes are lines its reader has no use for.
           lines.push({ text: undefined, unwanted: true, bytes, end: position + nl + 1 });
@@ -124,6 +144,19 @@ export class StdoutReader {
       closeSync(this.#fd);
       this.#fd = undefined;
     }
+  }
+
+  /** Bytes `start..end` of `buf` as text; a character cut at either end is dropped, not mangled. */
+  #decode(buf: Buffer, start: number, end: number): string {
+    return buf.toString('utf8', start, end).replace(/^\uFFFD+|\uFFFD+$/g, '');
+  }
+
+  /** The last {@link HEAD_BYTES} bytes of the line from `start` to the newline at `newline`. */
+  #tail(fd: number, start: number, newline: number): string {
+    const from = Math.max(start, newline - HEAD_BYTES);
+    const chunk = Buffer.allocUnsafe(newline - from);
+    const got = readSync(fd, chunk, 0, chunk.length, from);
+    return this.#decode(chunk, 0, got);
   }
 
   #open(): number {

@@ -12,6 +12,7 @@
  * - A sub-agent's permission prompt names only its own tool call; `subagentTools` maps that call to the
  *   sub-agent, so the prompt goes to the launching turn instead of opening a new main-agent turn.
  */
+import { safeSlice } from '@switchyard/card';
 import type { AppFrame, Route } from '@switchyard/protocol';
 import type { SessionState } from './session-state.js';
 import { shortenInput } from './summary.js';
@@ -82,9 +83,9 @@ export function startSubagent(
     type: 'subagent_started',
     turnId: turn.id,
     agentId: event.id,
-    agentType: String(input.subagent_type ?? 'general-purpose').slice(0, 200),
-    description: String(input.description ?? '').slice(0, 4000),
-    prompt: String(input.prompt ?? '').slice(0, 20_000),
+    agentType: safeSlice(String(input.subagent_type ?? 'general-purpose'), 0, 200),
+    description: safeSlice(String(input.description ?? ''), 0, 4000),
+    prompt: safeSlice(String(input.prompt ?? ''), 0, 20_000),
   };
 }
 

@@ -27,6 +27,7 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
+import { startMode } from './permission-policy.js';
 import type { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -161,9 +162,10 @@ export class Supervisor {
     const log = this.#options.log;
     const args = claudeArgs({
       resume: session.state.sessionId,
-      // What `/model` and `/mode` set last in this conversation outlives its process.
+      // What `/model` and `/mode` set last in this conversation outlives its process (a mode only while
+      // the operator still allows it).
       model: session.state.model ?? this.#options.model,
-      permissionMode: session.state.mode ?? this.#options.permissionMode,
+      permissionMode: startMode(session.permissions, session.state.mode, this.#options.permissionMode),
       mcpConfig: this.#options.mcpConfig,
       extra: this.#options.claudeArgs,
     });

@@ -13,6 +13,7 @@
  * The shapes below are the ones measured against 2.1.328 (`reference/claude-cli-probe.md`, the recorded
  * fixtures in `test/fixtures/`).
  */
+import { safeSlice } from '@switchyard/card';
 
 /** Lines longer than this (in bytes) are skipped unparsed; a tool result can embed megabytes. */
 export const DEFAULT_MAX_LINE_BYTES = 2 * 1024 * 1024;
@@ -88,7 +89,12 @@ export type CliEvent =
    * the Telegram messages named by their headers' `inbound=` markers.
    */
   | { kind: 'input_taken'; inboundIds: string[] }
-  | { kind: 'skipped'; reason: 'oversized' | 'malformed'; bytes: number };
+  | { kind: 'skipped'; reason: 'oversized' | 'malformed'; bytes: number }
+  /**
+   * A `control_request` on a line over the cap, known only from the line's head: it cannot be shown,
+   * but the CLI waits for its answer, so it must still get one (see {@link translateOversized}).
+   */
+  | { kind: 'oversized_request'; requestId: string; subtype: string; bytes: number };
 
 type Json = Record<string, unknown>;
 
@@ -108,7 +114,8 @@ export function translateLine(
   bytes: number = Buffer.byteLength(line),
   maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
 ): CliEvent[] {
-  if (bytes > maxLineBytes) return [{ kind: 'skipped', reason: 'oversized', bytes }];
+  if (bytes > maxLineBytes)
+    return translateOversized({ head: line.slice(0, 4096), tail: line.slice(-4096), bytes });
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -117,6 +124,36 @@ export function translateLine(
   }
   if (!isObject(value)) return [{ kind: 'skipped', reason: 'malformed', bytes }];
   return translateMessage(value);
+}
+
+/**
+ * A line over the cap, from its two ends only (never parsed whole): `skipped`, and what the line still
+ * says that must not be lost. The CLI waits for an answer to a `control_request`, whose `request_id` and
+ * `subtype` it writes first (before the tool's input); and a turn's `result` (over the cap when it
+ * repeats a denied tool's whole input in `permission_denials`) ends the turn, its `type`, `subtype` and
+ * `is_error` written last. A key counts only right after `{` or `,`, which inside a JSON string would be
+ * escaped, and at the end the last occurrence is taken, after any nested copy.
+ */
+export function translateOversized(line: { head?: string; tail?: string; bytes: number }): CliEvent[] {
+  const skipped: CliEvent = { kind: 'skipped', reason: 'oversized', bytes: line.bytes };
+  const head = line.head ?? '';
+  const tail = line.tail ?? '';
+  if (/^\s*\{\s*"type"\s*:\s*"control_request"\s*,/.test(head)) {
+    const input = head.indexOf('"input"');
+    const before = input < 0 ? head : head.slice(0, input);
+    const requestId = /[{,]\s*"request_id"\s*:\s*"([^"\\]{1,200})"/.exec(before)?.[1];
+    const subtype = /[{,]\s*"subtype"\s*:\s*"([a-z_]{1,50})"/.exec(before)?.[1];
+    if (requestId && subtype)
+      return [skipped, { kind: 'oversized_request', requestId, subtype, bytes: line.bytes }];
+    return [skipped];
+  }
+  const last = (pattern: RegExp): string | undefined => [...tail.matchAll(pattern)].at(-1)?.[1];
+  if (last(/[{,]\s*"type"\s*:\s*"([a-z_]+)"\s*[,}]/g) === 'result') {
+    const subtype = last(/[{,]\s*"subtype"\s*:\s*"([a-z_]{1,50})"/g);
+    const isError = last(/[{,]\s*"is_error"\s*:\s*(true|false)/g);
+    if (subtype && isError) return [skipped, { kind: 'result', subtype, isError: isError === 'true' }];
+  }
+  return [skipped];
 }
 
 /** Translates one already-parsed stdout message. */
@@ -354,7 +391,7 @@ function translateUser(message: Json, parent: string | null): CliEvent[] {
       parent,
       toolUseId,
       isError,
-      ...(isError ? { errorText: contentText(block.content).slice(0, 4000) } : {}),
+      ...(isError ? { errorText: safeSlice(contentText(block.content), 0, 4000) } : {}),
     });
   }
   return events;

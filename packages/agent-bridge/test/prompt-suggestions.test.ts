@@ -4,6 +4,7 @@
  * directory), and never one past those offered. Pure functions on the session state.
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from '../src/permission-policy.js';
 import { answerPrompt, openPrompt } from '../src/prompts.js';
 import type { SessionState } from '../src/session-state.js';
 
@@ -25,38 +26,90 @@ const suggestions = [
   },
 ];
 
-function opened() {
+function opened(policy: PermissionPolicy = DEFAULT_PERMISSION_POLICY, offered: unknown[] = suggestions) {
   const s = { prompts: {} } as unknown as SessionState;
   const frame = openPrompt(
     s,
-    { kind: 'permission', requestId: 'r1', toolName: 'Bash', input: { command: 'make' }, suggestions },
+    {
+      kind: 'permission',
+      requestId: 'r1',
+      toolName: 'Bash',
+      input: { command: 'make' },
+      suggestions: offered,
+    },
     { id: 't1', route: { chatId: 1 } },
+    { policy, workDir: '/srv/app' },
   );
   return { s, frame };
 }
 
-function applied(decision: 'allow' | 'allow_always' | 'deny', indexes?: number[]): unknown {
-  const { s } = opened();
-  const answer = answerPrompt(s, {
-    type: 'permission_answer',
-    requestId: 'r1',
-    decision,
-    ...(indexes ? { suggestions: indexes } : {}),
-  });
+function applied(
+  decision: 'allow' | 'allow_always' | 'deny',
+  indexes?: number[],
+  policy: PermissionPolicy = { ...DEFAULT_PERMISSION_POLICY, alwaysAllowScope: 'project' },
+): unknown {
+  const { s } = opened(policy);
+  const answer = answerPrompt(
+    s,
+    {
+      type: 'permission_answer',
+      requestId: 'r1',
+      decision,
+      ...(indexes ? { suggestions: indexes } : {}),
+    },
+    policy,
+  );
   const line = JSON.parse(answer?.line ?? '{}');
   return line.response.response.updatedPermissions;
 }
 
 describe('permission suggestions', () => {
-  it('labels every suggestion with its kind and everything it would change', () => {
-    const { frame } = opened();
+  it('labels every suggestion with its kind, everything it would change, and in words where it applies', () => {
+    const { frame } = opened({ ...DEFAULT_PERMISSION_POLICY, alwaysAllowScope: 'project' });
     if (frame.type !== 'permission_request') throw new Error('not a permission prompt');
     expect(frame.suggestions).toEqual([
-      { kind: 'addRules', label: 'allow Bash(make *) (localSettings)' },
-      { kind: 'setMode', label: 'switch to acceptEdits mode (session)' },
-      { kind: 'addDirectories', label: 'allow access to /etc (session)' },
-      { kind: 'addRules', label: 'allow Read(//etc/**), Grep (session)' },
+      { kind: 'addRules', label: 'allow Bash(make *)', where: 'every conversation in /srv/app' },
+      { kind: 'setMode', label: 'allow all edits from now on', where: 'this conversation' },
+      { kind: 'addDirectories', label: 'allow access to /etc', where: 'this conversation' },
+      { kind: 'addRules', label: 'allow Read(//etc/**), Grep', where: 'this conversation' },
     ]);
+  });
+
+  it('keeps an "always allow" to this conversation by default: a localSettings rule becomes a session one', () => {
+    const { frame } = opened();
+    if (frame.type !== 'permission_request') throw new Error('not a permission prompt');
+    expect(frame.suggestions[0]).toEqual({
+      kind: 'addRules',
+      label: 'allow Bash(make *)',
+      where: 'this conversation',
+    });
+    expect(applied('allow_always', [0], DEFAULT_PERMISSION_POLICY)).toEqual([
+      { ...suggestions[0], destination: 'session' },
+    ]);
+    // With `project`, a rule may reach the directory's settings but never the user's own.
+    const user = [{ ...suggestions[0], destination: 'userSettings' }];
+    const { s } = opened({ ...DEFAULT_PERMISSION_POLICY, alwaysAllowScope: 'project' }, user);
+    const answer = answerPrompt(s, {
+      type: 'permission_answer',
+      requestId: 'r1',
+      decision: 'allow_always',
+      suggestions: [0],
+    });
+    expect(JSON.parse(answer?.line ?? '{}').response.response.updatedPermissions).toEqual([
+      { ...suggestions[0], destination: 'session' },
+    ]);
+  });
+
+  it('never offers a mode change to a mode the operator does not allow', () => {
+    const offered = [
+      { type: 'setMode', mode: 'bypassPermissions', destination: 'session' },
+      { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
+    ];
+    const { frame } = opened(DEFAULT_PERMISSION_POLICY, offered);
+    if (frame.type !== 'permission_request') throw new Error('not a permission prompt');
+    expect(frame.suggestions.map((x) => x.label)).toEqual(['allow all edits from now on']);
+    const { frame: none } = opened({ ...DEFAULT_PERMISSION_POLICY, allowedModes: ['default'] }, offered);
+    expect(none.type === 'permission_request' && none.suggestions).toEqual([]);
   });
 
   it('applies the chosen suggestions only, and the addRules ones when none are named', () => {

@@ -59,7 +59,7 @@ describe('translator on recorded output', () => {
     const prompt = run('permission-allowed').find((f) => f.type === 'permission_request');
     expect(prompt).toMatchObject({ toolName: 'Bash', route: { chatId: 42 } });
     if (prompt?.type !== 'permission_request') throw new Error('no prompt');
-    expect(prompt.summary).toMatch(/^Bash: /);
+    expect(prompt.summary).toMatch(/^run this command: /);
     expect(prompt.suggestions.length).toBeGreaterThan(0);
   });
 

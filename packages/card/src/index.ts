@@ -25,6 +25,8 @@ export type {
 } from './cadence.js';
 /** Creating the cadence, and its default timings. */
 export { CADENCE_DEFAULTS, createCadence } from './cadence.js';
+/** Cutting untrusted text on whole characters; {@link visibleText} for text a person decides on. */
+export { cutEnd, cutMiddle, cutPath, cutText, oneLine, safeSlice, visibleText } from './cut.js';
 /** The card's input events; see each member's documentation. */
 export type {
   CardEvent,

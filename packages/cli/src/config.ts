@@ -7,7 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PERMISSION_MODES, shortSocketPath } from '@switchyard/protocol';
+import {
+  DEFAULT_ALLOWED_MODES,
+  PERMISSION_MODES,
+  type PermissionMode,
+  shortSocketPath,
+} from '@switchyard/protocol';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
@@ -124,6 +129,13 @@ const agentSchema = z.strictObject({
     .optional(),
   /** Finished SQLite rows and attachments users sent are deleted after this many days (default 7). */
   retention: z.strictObject({ days: z.number().positive() }).optional(),
+  /**
+   * Permission modes conversations may be in, by `/mode` or by config (default: all but
+   * bypassPermissions), and how far an "always allow" press reaches: `session` (default) this
+   * conversation only, `project` every conversation in its working directory.
+   */
+  allowedModes: z.array(z.enum(PERMISSION_MODES)).min(1, { error: 'list at least one mode' }).optional(),
+  alwaysAllowScope: z.enum(['session', 'project']).optional(),
   /** The agent's file tools (send_file, send_photo, send_files): on by default. */
   files: z
     .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
@@ -189,6 +201,10 @@ export interface AgentConfig {
   files: { enabled: boolean; extraDirs: string[] };
   /** Days after which the gateway deletes finished rows and attachments users sent. */
   retention: { days: number };
+  /** Modes `/mode` and the config may use; bypassPermissions only when listed. */
+  allowedModes: PermissionMode[];
+  /** Where an "always allow" rule applies: this conversation, or every one in its working directory. */
+  alwaysAllowScope: 'session' | 'project';
 }
 
 /** One `chats:` entry, resolved. */
@@ -340,6 +356,13 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
         );
       }
     });
+    const mode = agent.claude?.permissionMode;
+    const allowed: readonly string[] = agent.allowedModes ?? DEFAULT_ALLOWED_MODES;
+    if (mode !== undefined && !allowed.includes(mode)) {
+      problems.push(
+        `agents[${i}].claude.permissionMode: ${mode} is not in allowedModes (${allowed.join(', ')}); add it there to allow it`,
+      );
+    }
     const places = new Set<string>();
     (agent.chats ?? []).forEach((chat, j) => {
       const place = `${chat.chat}:${chat.topic ?? ''}`;
@@ -349,6 +372,12 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
         );
       }
       places.add(place);
+      const allowed: readonly string[] = agent.allowedModes ?? DEFAULT_ALLOWED_MODES;
+      if (chat.permissionMode !== undefined && !allowed.includes(chat.permissionMode)) {
+        problems.push(
+          `agents[${i}].chats[${j}].permissionMode: ${chat.permissionMode} is not in allowedModes (${allowed.join(', ')}); add it there to allow it`,
+        );
+      }
       if (chat.topic !== undefined && chat.listen !== undefined) {
         problems.push(`agents[${i}].chats[${j}].listen: set listen on the chat's own entry (without topic)`);
       }
@@ -445,6 +474,8 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     },
     files: { enabled: raw.files?.enabled ?? true, extraDirs: (raw.files?.extraDirs ?? []).map(abs) },
     retention: { days: raw.retention?.days ?? 7 },
+    allowedModes: [...(raw.allowedModes ?? DEFAULT_ALLOWED_MODES)],
+    alwaysAllowScope: raw.alwaysAllowScope ?? 'session',
   };
 }
 

@@ -55,6 +55,35 @@ describe('config', () => {
     ).toEqual([expect.stringContaining('retention.days')]);
   });
 
+  it('allows every mode but bypassPermissions unless allowedModes lists it, and keeps "always allow" to the session', () => {
+    const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
+    expect(parseConfig(yaml(''), '/etc/s.yaml', env).agents[0]).toMatchObject({
+      allowedModes: ['default', 'acceptEdits', 'plan'],
+      alwaysAllowScope: 'session',
+    });
+    expect(problems(yaml('    claude: { permissionMode: bypassPermissions }\n'))).toEqual([
+      'agents[0].claude.permissionMode: bypassPermissions is not in allowedModes (default, acceptEdits, plan); add it there to allow it',
+    ]);
+    expect(
+      problems(yaml('    allowedModes: [default]\n    chats: [{ chat: 5, permissionMode: plan }]\n')),
+    ).toEqual([
+      'agents[0].chats[0].permissionMode: plan is not in allowedModes (default); add it there to allow it',
+    ]);
+    const chosen = parseConfig(
+      yaml(
+        '    allowedModes: [default, bypassPermissions]\n    alwaysAllowScope: project\n    claude: { permissionMode: bypassPermissions }\n',
+      ),
+      '/etc/s.yaml',
+      env,
+    ).agents[0];
+    expect(chosen).toMatchObject({
+      allowedModes: ['default', 'bypassPermissions'],
+      alwaysAllowScope: 'project',
+      claude: { permissionMode: 'bypassPermissions' },
+    });
+    expect(problems(yaml('    allowedModes: []\n'))).toEqual([expect.stringContaining('allowedModes')]);
+  });
+
   it('replies are rich unless set to classic; anything else is refused', () => {
     const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
     expect(parseConfig(yaml(''), '/etc/s.yaml', env).agents[0]?.replies).toBe('rich');

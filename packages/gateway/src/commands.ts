@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import {
   assertNever,
+  DEFAULT_ALLOWED_MODES,
   describeError,
   type FrameOf,
   type GatewayToBridge,
@@ -148,6 +149,8 @@ export interface CommandRunnerOptions {
   agent: string;
   /** Models `/model` accepts; empty accepts any. */
   models: readonly string[];
+  /** Modes `/mode` may switch to (the operator's `allowedModes`; default all but bypassPermissions). */
+  allowedModes?: readonly PermissionMode[] | undefined;
   /** Queues a plain reply in the chat's courier lane; never awaited, so a handler never waits on the budget. */
   reply(route: Route, text: string): void;
   /** Like `reply`, with inline buttons under the text. */
@@ -395,11 +398,19 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             route,
             `Switching to ${command.model}…`,
           );
-        case 'mode':
+        case 'mode': {
+          const allowed = options.allowedModes ?? DEFAULT_ALLOWED_MODES;
           if (!command.mode) {
             reply(
               route,
-              `Mode: ${options.status().mode ?? 'unknown'}. Valid modes: ${PERMISSION_MODES.join(', ')}. Use /mode <mode>.`,
+              `Mode: ${options.status().mode ?? 'unknown'}. Allowed modes: ${allowed.join(', ')}. Use /mode <mode>.`,
+            );
+            return;
+          }
+          if (!allowed.includes(command.mode)) {
+            reply(
+              route,
+              `Mode ${command.mode} is not allowed for this agent. Allowed modes: ${allowed.join(', ')}.`,
             );
             return;
           }
@@ -408,6 +419,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             route,
             `Switching to ${command.mode} mode…`,
           );
+        }
         case 'status': {
           if (!options.connected()) {
             reply(route, statusText(options.status(route), undefined, undefined, options.simulatedModel));

@@ -18,6 +18,7 @@ import {
   type GatewayToBridge,
   type Logger,
   lockStateDir,
+  type PermissionMode,
   prepareExchange,
   type Route,
   type StateLock,
@@ -94,6 +95,8 @@ export interface GatewayOptions {
   card?: CardOptions;
   /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
   models?: readonly string[];
+  /** Modes `/mode` may switch to; default every mode but bypassPermissions (`DEFAULT_ALLOWED_MODES`). */
+  allowedModes?: readonly PermissionMode[];
   /** Restarts the bridge (systemd or the dev supervisor); `/restart` says so when absent. */
   restartBridge?: () => Promise<void>;
   logger?: Logger;
@@ -234,6 +237,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const commands = createCommandRunner({
     agent: options.agent,
     models,
+    allowedModes: options.allowedModes,
     reply: (route, text) => void reply(route, text),
     replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
     send,

@@ -6,8 +6,8 @@
  * honoured once: the prompt row moves from `open` to `answered` in one statement, and a second press,
  * or a press after the bridge closed the prompt, is answered "this request has expired".
  */
-import { escapeHtml } from '@switchyard/card';
-import type { FrameOf } from '@switchyard/protocol';
+import { cutEnd, cutMiddle, escapeHtml, visibleText } from '@switchyard/card';
+import { type FrameOf, PROMPT_SUMMARY_MAX } from '@switchyard/protocol';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 
 /** Telegram's limit on `callback_data`, in bytes. */
@@ -89,23 +89,30 @@ export function permissionChoices(frame: FrameOf<'permission_request'>): {
     (s.kind === 'addRules' ? always : separate).push(i);
   });
   const length = (indexes: number[]) =>
-    indexes.reduce((sum, i) => sum + (frame.suggestions[i]?.label.length ?? 0) + 4, 0);
+    indexes.reduce((sum, i) => sum + suggestionWords(frame.suggestions[i]).length + 8, 0);
   if (length(always) + length(separate) > SUGGESTION_TEXT_BUDGET) return { always: [], separate: [] };
   return { always, separate };
 }
 
-/** The button text of a suggestion offered on its own. */
-function separateButton(
-  kind: FrameOf<'permission_request'>['suggestions'][number]['kind'],
-  n: number,
-): string {
-  const what = {
-    setMode: 'switch mode',
-    addDirectories: 'add directory',
-    addRules: 'add rule',
-    other: 'apply',
-  }[kind];
-  return `✅ Allow and ${what} (${n})`;
+/** Longer button texts are cut by Telegram's clients: such a choice is spelled out in the text instead. */
+const BUTTON_TEXT_MAX = 64;
+
+type Suggestion = FrameOf<'permission_request'>['suggestions'][number];
+
+/** A suggestion in words, with where it applies: "allow all edits from now on (this conversation)". */
+function suggestionWords(s: Suggestion | undefined): string {
+  if (!s) return '';
+  return s.where ? `${s.label} (${s.where})` : s.label;
+}
+
+/**
+ * The prompt's first line: what the tool will do, as the bridge put it ("write hello.md (/w/hello.md)"),
+ * shown whole — whitespace runs collapsed, invisible characters made visible, and a summary over
+ * {@link PROMPT_SUMMARY_MAX} cut in the middle with the count of what is not shown (the bridge does so
+ * already; this holds whatever sent the frame to it).
+ */
+export function permissionTitle(frame: FrameOf<'permission_request'>): string {
+  return `🔐 Claude wants to ${escapeHtml(cutMiddle(visibleText(frame.summary), PROMPT_SUMMARY_MAX))}`;
 }
 
 /** The text and keyboard of a permission prompt. */
@@ -113,36 +120,43 @@ export function permissionPrompt(
   frame: FrameOf<'permission_request'>,
   token: string,
 ): { html: string; keyboard: InlineKeyboardMarkup } {
-  const lines = [
-    `🔐 <b>${escapeHtml(frame.toolName)}</b> wants to:`,
-    escapeHtml(frame.summary.slice(0, 1500)),
-  ];
+  const lines = [permissionTitle(frame)];
   const { always, separate } = permissionChoices(frame);
-  const label = (i: number) => escapeHtml(frame.suggestions[i]?.label ?? '');
+  const words = (i: number) => suggestionWords(frame.suggestions[i]);
   if (always.length > 0) {
-    lines.push('<i>♾ Always allow adds:</i>', ...always.map((i) => `• ${label(i)}`));
+    lines.push('<i>♾ Always allow adds:</i>', ...always.map((i) => `• ${escapeHtml(words(i))}`));
   }
-  separate.forEach((i, n) => {
-    lines.push(`<i>(${n + 1}) ${label(i)}</i>`);
-  });
+  // One place for every rule: the button says it when all of them apply there.
+  const places = new Set(always.map((i) => frame.suggestions[i]?.where));
+  const place = places.size === 1 ? [...places][0] : undefined;
+  const alwaysText = place ? `♾ Always allow (${place})` : '♾ Always allow';
   const row = [
     { text: '✅ Allow', callback_data: encodePress({ kind: 'permission', token, decision: 'allow' }) },
     ...(always.length > 0
       ? [
           {
-            text: '♾ Always allow',
+            text: alwaysText.length <= BUTTON_TEXT_MAX ? alwaysText : '♾ Always allow',
             callback_data: encodePress({ kind: 'permission', token, decision: 'allow_always' }),
           },
         ]
       : []),
     { text: '⛔ Deny', callback_data: encodePress({ kind: 'permission', token, decision: 'deny' }) },
   ];
-  const extra = separate.map((i, n) => [
-    {
-      text: separateButton(frame.suggestions[i]?.kind ?? 'other', n + 1),
-      callback_data: encodePress({ kind: 'permission', token, decision: 'allow_always', suggestion: i }),
-    },
-  ]);
+  let listed = 0;
+  const extra = separate.map((i) => {
+    let text = `✅ Allow, and ${words(i)}`;
+    if (text.length > BUTTON_TEXT_MAX) {
+      listed += 1;
+      lines.push(`<i>(${listed}) ${escapeHtml(words(i))}</i>`);
+      text = `✅ Allow, and (${listed}) above`;
+    }
+    return [
+      {
+        text,
+        callback_data: encodePress({ kind: 'permission', token, decision: 'allow_always', suggestion: i }),
+      },
+    ];
+  });
   return { html: lines.join('\n'), keyboard: { inline_keyboard: [row, ...extra] } };
 }
 
@@ -153,9 +167,9 @@ export function permissionAnswered(
 ): string {
   const chosen = decision.suggestion !== undefined ? frame.suggestions[decision.suggestion] : undefined;
   const word = chosen
-    ? `✅ Allowed, and: ${escapeHtml(chosen.label)}`
+    ? `✅ Allowed, and ${escapeHtml(suggestionWords(chosen))}`
     : { allow: '✅ Allowed', allow_always: '♾ Always allowed', deny: '⛔ Denied' }[decision.decision];
-  return `🔐 <b>${escapeHtml(frame.toolName)}</b>: ${escapeHtml(frame.summary.slice(0, 1500))}\n${word}`;
+  return `${permissionTitle(frame)}\n${word}`;
 }
 
 /**
@@ -182,7 +196,7 @@ export function questionPrompt(
     }
     const answer = answered[q.question];
     if (answer !== undefined) {
-      const echo = answer.length > ANSWER_ECHO_LIMIT ? `${answer.slice(0, ANSWER_ECHO_LIMIT)}…` : answer;
+      const echo = cutEnd(answer, ANSWER_ECHO_LIMIT + 1);
       lines.push(`→ ${escapeHtml(echo)}`);
       return;
     }
@@ -191,7 +205,7 @@ export function questionPrompt(
       const mark = q.multiSelect ? (chosen.has(oi) ? '☑ ' : '☐ ') : '';
       rows.push([
         {
-          text: `${mark}${option.label}`.slice(0, 60),
+          text: cutEnd(`${mark}${option.label}`, 60),
           callback_data: encodePress({ kind: 'option', token, question: qi, option: oi }),
         },
       ]);

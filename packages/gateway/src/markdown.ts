@@ -10,6 +10,7 @@
  */
 import { escapeHtml, MESSAGE_LIMIT, type TELEGRAM_TAGS } from '@switchyard/card';
 import MarkdownIt from 'markdown-it';
+import { destinationNote, linkAllowed } from './links.js';
 
 /** Telegram's limit on a message's text (the card's {@link MESSAGE_LIMIT}). */
 export const TELEGRAM_TEXT_LIMIT = MESSAGE_LIMIT;
@@ -30,7 +31,6 @@ const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 type Token = ReturnType<typeof md.parse>[number];
 
 const tag = (name: Tag['name'], attrs = ''): Tag => ({ name, attrs });
-const SAFE_LINK = /^(https?:|tg:|mailto:)/i;
 
 /** Parses Markdown into runs; the runs' text is exactly what the user will read. */
 export function markdownToRuns(markdown: string): Run[] {
@@ -59,13 +59,20 @@ export function markdownToRuns(markdown: string): Run[] {
 
   const inline = (children: readonly Token[]): void => {
     const tags: Tag[] = [...blockTags];
+    /** The open links, innermost last: where each goes and the text it shows so far. */
+    const links: { href: string; text: string }[] = [];
+    const note = (text: string): void => {
+      for (const link of links) link.text += text;
+    };
     for (const t of children) {
       switch (t.type) {
         case 'text':
           emit(t.content, tags);
+          note(t.content);
           break;
         case 'code_inline':
           emit(t.content, [...tags, tag('code')]);
+          note(t.content);
           break;
         case 'softbreak':
         case 'hardbreak':
@@ -82,13 +89,20 @@ export function markdownToRuns(markdown: string): Run[] {
           break;
         case 'link_open': {
           const href = String(t.attrGet('href') ?? '');
-          tags.push(SAFE_LINK.test(href) ? tag('a', ` href="${escapeHtml(href)}"`) : tag('span'));
+          tags.push(linkAllowed(href) ? tag('a', ` href="${escapeHtml(href)}"`) : tag('span'));
+          links.push({ href, text: '' });
+          break;
+        }
+        case 'link_close': {
+          tags.pop();
+          const link = links.pop();
+          const where = link && linkAllowed(link.href) ? destinationNote(link.text, link.href) : '';
+          if (where) emit(where, tags);
           break;
         }
         case 'strong_close':
         case 'em_close':
         case 's_close':
-        case 'link_close':
           tags.pop();
           break;
         case 'image':

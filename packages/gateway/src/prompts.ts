@@ -21,6 +21,7 @@ import {
   permissionAnswered,
   permissionChoices,
   permissionPrompt,
+  permissionTitle,
   questionPrompt,
 } from './keyboards.js';
 import type { SendJournal } from './send-journal.js';
@@ -159,7 +160,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
   const title = (row: PromptRow): string => {
     const payload = row.payload as PermissionFrame | QuestionFrame;
     return payload.type === 'permission_request'
-      ? `🔐 <b>${escapeHtml(payload.toolName)}</b>: ${escapeHtml(payload.summary.slice(0, 1500))}`
+      ? permissionTitle(payload)
       : `❓ ${payload.questions.map((q) => escapeHtml(q.question)).join(' · ')}`;
   };
 

@@ -15,6 +15,10 @@
  *   as GitHub renders them.
  * - Telegram parses HTML tags it supports and refuses the rest, where GFM shows an unknown tag's text
  *   (`Vec<String>` in prose): a `<` that does not open a supported tag or an autolink is escaped.
+ * - Links follow the one link policy of both paths (`links.ts`): an inline link or image whose target is
+ *   not allowed keeps its text and loses the link, a reference definition to such a target is escaped
+ *   (so no link can use it), an `<a>` tag with one is escaped to text; a link whose text names another
+ *   host is followed by the host it goes to.
  * - GFM's single-tilde strikethrough (`~x~`) is plain text to Telegram, which reads only `~~x~~`; Claude
  *   writes `~` for "about" (`~5 s`), which GFM would strike through: it stays plain in both, unchanged.
  *
@@ -22,6 +26,7 @@
  */
 
 import { RICH_MARKDOWN_TAGS } from '@switchyard/card';
+import { destinationNote, linkAllowed } from './links.js';
 
 /** Telegram's limit on a rich message's text, in characters (UTF-16 code units, as JavaScript counts). */
 export const RICH_TEXT_LIMIT = 32_768;
@@ -33,13 +38,45 @@ const RICH_TAGS: ReadonlySet<string> = new Set(RICH_MARKDOWN_TAGS);
 
 const FENCE = /^( {0,3})(`{3,}|~{3,})/;
 
+/**
+ * An inline link or image at the start of `text`: `[text](target "title")`, `![alt](target)`. The text
+ * holds no unescaped bracket, the target balanced parentheses (as CommonMark allows one level deep).
+ */
+const INLINE_LINK =
+  /^(!?)\[((?:[^[\]\\]|\\.)*)\]\(\s*(<[^<>\n]*>|(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*)(\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/;
+/** A reference definition: `[label]: target` (a footnote's `[^1]: text` is not one). */
+const DEFINITION = /^ {0,3}\[(?!\^)((?:[^[\]\\]|\\.)+)\]:\s*(<[^<>\n]*>|\S+)/;
+/** The `href` of an `<a …>` tag. */
+const ANCHOR_HREF = /^<a\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i;
+
+/** A link's target as written, without the angle brackets CommonMark allows around it. */
+const target = (written: string): string =>
+  written.startsWith('<') && written.endsWith('>') ? written.slice(1, -1) : written;
+
 /** Translates one line of prose (outside fenced code) into rich Markdown; see the module comment. */
 function translateLine(line: string): string {
+  const definition = DEFINITION.exec(line);
+  if (definition && !linkAllowed(target(definition[2] as string))) {
+    const at = line.indexOf('[');
+    return `${line.slice(0, at)}\\[${translateLine(line.slice(at + 1))}`;
+  }
   const tableRow = /^\s*\|/.test(line);
   let out = '';
   let i = 0;
   while (i < line.length) {
     const ch = line[i] as string;
+    if (ch === '[' || (ch === '!' && line[i + 1] === '[')) {
+      const link = INLINE_LINK.exec(line.slice(i));
+      if (link) {
+        const [whole, bang = '', text = '', written = '', title = ''] = link;
+        const href = target(written);
+        out += linkAllowed(href)
+          ? `${bang}[${translateLine(text)}](${written}${title})${destinationNote(text, href)}`
+          : translateLine(text);
+        i += whole.length;
+        continue;
+      }
+    }
     if (ch === '\\' && i + 1 < line.length) {
       out += line.slice(i, i + 2);
       i += 2;
@@ -77,7 +114,9 @@ function translateLine(line: string): string {
     if (ch === '<') {
       const tag = /^<\/?([a-zA-Z][a-zA-Z0-9-]*)[\s/>]/.exec(line.slice(i));
       const autolink = /^<(https?:|mailto:|tg:)[^\s>]*>/.test(line.slice(i));
-      if (!autolink && !(tag && RICH_TAGS.has((tag[1] as string).toLowerCase()))) {
+      const anchor = ANCHOR_HREF.exec(line.slice(i));
+      const badAnchor = anchor !== null && !linkAllowed(anchor[1] ?? anchor[2] ?? anchor[3] ?? '');
+      if (badAnchor || (!autolink && !(tag && RICH_TAGS.has((tag[1] as string).toLowerCase())))) {
         out += '\\<';
         i += 1;
         continue;

@@ -131,7 +131,13 @@ describe('commands', () => {
     tg.sendText(chatId, '/mode');
     const mode = await botMessage(tg, chatId, (t) => t.startsWith('Mode:'));
     expect(mode.text).toContain('Mode: default');
-    expect(mode.text).toContain('default, acceptEdits, plan, bypassPermissions');
+    expect(mode.text).toContain('Allowed modes: default, acceptEdits, plan.');
+    // bypassPermissions is the operator's choice (allowedModes), never a chat command's.
+    tg.sendText(chatId, '/mode bypassPermissions');
+    const refused = await botMessage(tg, chatId, (t) => t.startsWith('Mode bypassPermissions'));
+    expect(refused.text).toBe(
+      'Mode bypassPermissions is not allowed for this agent. Allowed modes: default, acceptEdits, plan.',
+    );
     tg.sendText(chatId, '/mode yolo');
     const badMode = await botMessage(tg, chatId, (t) => t.includes('yolo'));
     expect(badMode.text).toContain('acceptEdits');

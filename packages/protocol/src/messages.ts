@@ -189,6 +189,11 @@ const setModel = z.object({
 });
 /** The CLI's permission modes, as `/mode` and `set_mode` accept them. */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'] as const;
+/**
+ * The modes a conversation may be in unless the operator's `allowedModes` says otherwise: every mode but
+ * `bypassPermissions`, which is the operator's choice, never a chat command's.
+ */
+export const DEFAULT_ALLOWED_MODES: readonly PermissionMode[] = ['default', 'acceptEdits', 'plan'];
 const setMode = z.object({ type: z.literal('set_mode'), ...commandFields, mode: z.enum(PERMISSION_MODES) });
 const compact = z.object({ type: z.literal('compact'), ...commandFields });
 const clear = z.object({ type: z.literal('clear'), ...commandFields });
@@ -341,7 +346,14 @@ const permissionSuggestion = z.object({
   /** What applying it does, in words; the bridge applies the CLI's own suggestion, not this text. */
   label: z.string().max(500),
   kind: z.enum(SUGGESTION_KINDS),
+  /** Where it applies, in words: "this conversation", "every conversation in /srv/app". */
+  where: z.string().max(300).optional(),
 });
+/**
+ * The longest `summary` a prompt shows: the bridge cuts a longer one to this, keeping its head and its
+ * tail around a mark of how much is not shown, so the gateway never has to cut it blind.
+ */
+export const PROMPT_SUMMARY_MAX = 1500;
 const permissionRequest = z.object({
   type: z.literal('permission_request'),
   seq: seq.optional(),
@@ -350,7 +362,7 @@ const permissionRequest = z.object({
   route: routeSchema,
   toolName: z.string().min(1).max(200),
   toolUseId: z.string().max(200).optional(),
-  /** One readable line of what the tool will do. */
+  /** What the tool will do, in words that follow "Claude wants to" ({@link PROMPT_SUMMARY_MAX}). */
   summary: z.string().max(4000),
   input: z.record(z.string(), z.unknown()),
   /** Present when the CLI offered rules for "always allow". */
