@@ -197,7 +197,13 @@ describe('the switchyard command', () => {
       timeoutMs: 60_000,
     });
 
-    const status = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
+    // The bridge's snapshot (bridge.json, where status reads the session id) is written at most every
+    // 250 ms, so it can trail the answer: read the status until the id is there.
+    let status = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
+    for (let i = 0; i < 50 && !JSON.parse(status.out).agents?.[0]?.claude?.[0]?.sessionId; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
+    }
     expect(status.err).toBe('');
     const [agent] = JSON.parse(status.out).agents;
     expect(agent.gateway.running.map((p: { pid: number }) => p.pid)).toEqual([system.pid('gateway')]);

@@ -62,7 +62,8 @@ test('the scripted sandbox shows its demos at start and on `help`, `run a comman
     'a permission prompt for the command',
     async () =>
       (await messagesOf()).find(
-        (m) => m.from === 'bot' && m.messageId > run.messageId && /Bash wants to/.test(m.text),
+        (m) =>
+          m.from === 'bot' && m.messageId > run.messageId && /Claude wants to run this command/.test(m.text),
       ),
     ANSWER_BUDGET_MS,
   );
