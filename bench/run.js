@@ -9,6 +9,7 @@ const benches = [
   ['protocol', 'packages/protocol/bench/protocol.bench.js'],
   ['card', 'packages/card/bench/card.bench.js'],
   ['agent-bridge', 'packages/agent-bridge/bench/bench.mjs'],
+  ['ingress', 'packages/agent-bridge/bench/ingress.bench.mjs'],
   ['gateway', 'packages/gateway/bench/run.mjs'],
   ['files', 'packages/gateway/bench/files.bench.mjs'],
   ['reply-text', 'packages/gateway/bench/reply-text.bench.mjs'],
