@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import {
   type AgentState,
   type AppFrame,
+  type Clock,
   conversationKey,
   createProtocolClient,
   describeError,
@@ -35,6 +36,8 @@ import {
   type SessionInfo,
   type StateLock,
   silentLogger,
+  systemClock,
+  type TimerHandle,
 } from '@switchyard/protocol';
 import { Conversation, type ConversationSettings } from './conversation.js';
 import type { DeliveryStage } from './delivery.js';
@@ -102,6 +105,11 @@ export interface BridgeOptions {
    * the outbox, the intent not yet cleared). Leave unset in production.
    */
   onDeliveryStage?: (stage: DeliveryStage, key: string) => void;
+  /**
+   * Time for every timer and timestamp of the bridge (the pool's tick, idle stops, restart backoff, the
+   * stuck watchdog, delivery's fence, the channel's pings and reconnects); default `systemClock`.
+   */
+  clock?: Clock;
 }
 
 /** What `status()` reports. */
@@ -156,6 +164,7 @@ const STARTS_PROCESS = new Set<AppFrame['type']>([
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
+  const clock = options.clock ?? systemClock;
   const env = options.env ?? process.env;
   const shared = options.conversations === 'shared';
   const maxLive = Math.max(1, options.maxLiveSessions ?? 4);
@@ -176,7 +185,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   /** Held from the first thing `start()` does to the last thing `stop()` does. */
   let lock: StateLock | undefined;
   let endpoint: Endpoint | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   let stopped = false;
   let chain: Promise<unknown> = Promise.resolve();
 
@@ -224,6 +233,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       stopGraceMs: options.stopGraceMs ?? 5000,
       maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       log,
+      clock,
       endpoint,
       store,
       mayStart: () => slotFor(key) === 'free',
@@ -437,6 +447,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   /** Liveness, idle processes, slots freed by time: what no file event announces. */
   const tick = (): void => {
     if (stopped) return;
+    timer = clock.setTimeout(tick, TICK_MS);
     for (const conversation of conversations.values()) conversation.pump();
     void exclusive(async () => {
       const views = [...conversations.values()].map((c) => ({
@@ -445,7 +456,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         evictable: c.evictable,
         lastActiveAt: c.lastActiveAt,
       }));
-      for (const key of idleExpired(views, idleStopMs, Date.now())) {
+      for (const key of idleExpired(views, idleStopMs, clock.now())) {
         const conversation = conversations.get(key);
         if (conversation) retire(conversation, 'idle');
       }
@@ -470,6 +481,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         store,
         onFrame,
         logger: log.child({ component: 'channel' }),
+        clock,
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
         onRefused: (r) =>
           log.warn(
@@ -481,13 +493,13 @@ export function createBridge(options: BridgeOptions): Bridge {
       for (const { key, info, recorded } of storedConversations()) {
         if (recorded) await exclusive(() => open(key, shared ? undefined : info.route));
       }
-      timer = setInterval(tick, TICK_MS);
+      timer = clock.setTimeout(tick, TICK_MS);
       await endpoint.start();
     },
 
     async stop(kind) {
       stopped = true;
-      if (timer) clearInterval(timer);
+      clock.clearTimeout(timer);
       await chain.catch(() => {});
       await Promise.all([...conversations.values()].map((c) => c.stop(kind)));
       await Promise.all([...stopping.values()]);

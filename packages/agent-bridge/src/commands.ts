@@ -9,7 +9,7 @@
  * Contract: the channel acknowledges a frame once the handler resolves, so anything the handler must
  * not lose (delivered keys, intents, held items) is on disk by then (`delivery.ts`).
  */
-import type { AppFrame, Logger } from '@switchyard/protocol';
+import type { AppFrame, Clock, Logger } from '@switchyard/protocol';
 import type { Delivery } from './delivery.js';
 import type { FrameSink } from './frame-sink.js';
 import type { HistoryTail } from './history-tail.js';
@@ -26,6 +26,8 @@ export interface CommandHost {
   readonly history: Pick<HistoryTail, 'entries' | 'rescan'>;
   emit: FrameSink['emit'];
   log: Logger;
+  /** Stamps the messages the session machine accepts. */
+  clock: Clock;
   /**
    * The session serves several chats (`conversations: shared`): a message from a chat other than the
    * running turn's waits for that turn to end instead of being steered into it.
@@ -81,7 +83,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           host.beforeWrite();
           return;
         }
-        delivery.deliverMessage(frame, session.acceptUserMessage(frame, Date.now()));
+        delivery.deliverMessage(frame, session.acceptUserMessage(frame, host.clock.now()));
         return;
       }
       case 'permission_answer':

@@ -24,6 +24,7 @@ import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AppFrame,
+  type Clock,
   describeError,
   type Endpoint,
   type ExchangeOptions,
@@ -88,6 +89,8 @@ export interface ConversationOptions {
   stopGraceMs: number;
   maxLineBytes: number;
   log: Logger;
+  /** Time for the process's timers and the conversation's timestamps (the bridge's clock). */
+  clock: Clock;
   /** The channel and its durable store, shared by every conversation of the agent. */
   endpoint: Pick<Endpoint, 'send'>;
   store: FileChannelStore;
@@ -123,7 +126,7 @@ export class Conversation {
     this.key = options.key;
     this.#options = options;
     this.#log = options.log.child({ conversation: options.key });
-    this.#snapshotFile = new SnapshotFile(options.dir, (snapshot) => {
+    this.#snapshotFile = new SnapshotFile(options.dir, options.clock, (snapshot) => {
       snapshot.session = this.#session.state;
       snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
       if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
@@ -203,6 +206,7 @@ export class Conversation {
       history: snapshot.history,
       onEntry: () => this.#persist(false),
       log,
+      clock: options.clock,
     });
     this.#tail = tail;
     this.#sink = new FrameSink(options.endpoint, options.store, log, options.key);
@@ -237,6 +241,7 @@ export class Conversation {
         stuckAfterMs: options.stuckAfterMs,
         crashLoop: options.crashLoop,
         log,
+        clock: options.clock,
       },
       {
         snapshot,
@@ -264,6 +269,7 @@ export class Conversation {
         configDir,
         workDir: options.settings.workDir,
         log,
+        clock: options.clock,
         onStage: options.onDeliveryStage,
       },
       {
@@ -283,6 +289,7 @@ export class Conversation {
       history: tail,
       emit,
       log,
+      clock: options.clock,
       shared: options.route === undefined,
       beforeWrite: () => this.#noticeExit(),
     });
@@ -331,7 +338,7 @@ export class Conversation {
    * here; the channel acknowledges it then.
    */
   async handle(frame: AppFrame): Promise<void> {
-    this.#snapshot.lastActiveAt = Date.now();
+    this.#snapshot.lastActiveAt = this.#options.clock.now();
     if (frame.type === 'rename') {
       this.#snapshot.name = frame.name;
       this.#persist(true);
@@ -373,7 +380,7 @@ export class Conversation {
         }
         if (lines.length === 0) break;
         supervisor.noteActivity();
-        this.#snapshot.lastActiveAt = Date.now();
+        this.#snapshot.lastActiveAt = this.#options.clock.now();
         const generation = session.state.generation;
         for (const line of lines) {
           // An oversized line comes as its two ends only: enough to answer a request the CLI waits on.
@@ -387,7 +394,7 @@ export class Conversation {
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
               if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
             }
-            const step = session.onEvents(events, Date.now());
+            const step = session.onEvents(events, this.#options.clock.now());
             supervisor.writeAll(step.writes);
             this.#sink.emit(step.frames, (index) => [generation, line.end, index]);
           }

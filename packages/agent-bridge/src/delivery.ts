@@ -37,8 +37,7 @@
  * being settled, held items stay held: they must not overtake the line being settled.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describeError, type FrameOf, type Logger } from '@switchyard/protocol';
+import { type Clock, describeError, type FrameOf, type Logger } from '@switchyard/protocol';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
@@ -64,6 +63,8 @@ export interface DeliveryOptions {
   configDir: string;
   workDir: string;
   log: Logger;
+  /** Time for the fence's deadline and its polling. */
+  clock: Clock;
   /** Fault injection for tests; see `BridgeOptions.onDeliveryStage`. */
   onStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
 }
@@ -181,7 +182,7 @@ export class Delivery {
       const next = held[0] as HeldFrame;
       if (next.type === 'user_message') {
         held.shift();
-        this.deliverMessage(next, session.acceptUserMessage(next, Date.now()));
+        this.deliverMessage(next, session.acceptUserMessage(next, this.#options.clock.now()));
         continue;
       }
       const step = session.acceptSlashCommand(next.commandId, next.route);
@@ -276,7 +277,7 @@ export class Delivery {
       written = false;
       for (let i = 0; i < 20 && !written; i++) {
         written = findMarker(this.#options.configDir, this.#options.workDir, intent.marker);
-        if (!written) await sleep(100);
+        if (!written) await this.#options.clock.sleep(100);
       }
     }
     // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
@@ -308,14 +309,15 @@ export class Delivery {
     if (this.#settling?.queued) return 'read';
     const fence = session.control('initialize', undefined);
     supervisor.writeAll(fence.writes);
-    const deadline = Date.now() + FENCE_TIMEOUT_MS;
+    const clock = this.#options.clock;
+    const deadline = clock.now() + FENCE_TIMEOUT_MS;
     while (
       supervisor.child &&
       !this.#settling?.queued &&
       session.awaitsControl(fence.requestId) &&
-      Date.now() < deadline
+      clock.now() < deadline
     ) {
-      await sleep(20);
+      await clock.sleep(20);
       this.#host.pump();
     }
     if (this.#settling?.queued) return 'read';

@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import type { AppFrame, Clock, FrameOf, Route } from '@switchyard/protocol';
 import type { ChildRecord } from './child.js';
 import type { HistoryEntry } from './history.js';
 import { writeFileAtomic } from './outbox.js';
@@ -96,11 +96,13 @@ export function writeSnapshot(path: string, snapshot: Snapshot): void {
 export class SnapshotFile {
   readonly path: string;
   readonly #capture: (snapshot: Snapshot) => void;
+  readonly #clock: Clock;
   #lastSavedAt = 0;
   #dirty = false;
 
-  constructor(stateDir: string, capture: (snapshot: Snapshot) => void) {
+  constructor(stateDir: string, clock: Clock, capture: (snapshot: Snapshot) => void) {
     this.path = join(stateDir, SNAPSHOT_FILE);
+    this.#clock = clock;
     this.#capture = capture;
   }
 
@@ -115,13 +117,13 @@ export class SnapshotFile {
   }
 
   save(snapshot: Snapshot, force: boolean): void {
-    if (!force && Date.now() - this.#lastSavedAt < SNAPSHOT_EVERY_MS) {
+    if (!force && this.#clock.now() - this.#lastSavedAt < SNAPSHOT_EVERY_MS) {
       this.#dirty = true;
       return;
     }
     this.#capture(snapshot);
     writeSnapshot(this.path, snapshot);
-    this.#lastSavedAt = Date.now();
+    this.#lastSavedAt = this.#clock.now();
     this.#dirty = false;
   }
 }

@@ -15,7 +15,7 @@
  * - The stuck watchdog measures silence from the last stdout line or the last input written
  *   (`noteActivity`), and reports once per silence.
  */
-import type { AppFrame, FrameOf, Logger } from '@switchyard/protocol';
+import type { AppFrame, Clock, FrameOf, Logger, TimerHandle } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
 import {
   adoptChild,
@@ -87,6 +87,8 @@ export interface SupervisorOptions {
   stuckAfterMs: number;
   crashLoop: { maxExits: number; windowMs: number };
   log: Logger;
+  /** Time for the restart backoff, the crash-loop window and the stuck watchdog. */
+  clock: Clock;
 }
 
 /** What the supervisor needs of the bridge around it. */
@@ -120,14 +122,15 @@ export class Supervisor {
   #child: ChildHandle | undefined;
   #unknown = false;
   #detail: string | undefined;
-  #restartTimer: NodeJS.Timeout | undefined;
+  #restartTimer: TimerHandle | undefined;
   #stopped = false;
-  #lastActivityAt = Date.now();
+  #lastActivityAt: number;
   #stuckReported = false;
 
   constructor(options: SupervisorOptions, host: SupervisorHost) {
     this.#options = options;
     this.#host = host;
+    this.#lastActivityAt = options.clock.now();
   }
 
   /** The process held, if any (also while its liveness is unknown). */
@@ -152,7 +155,7 @@ export class Supervisor {
 
   /** Takes over the recorded process (alive, unknown, or dead with output still to drain). */
   adopt(record: ChildRecord, state: Liveness): void {
-    this.#child = adoptChild(this.#options.stateDir, record);
+    this.#child = adoptChild(this.#options.stateDir, record, this.#options.clock);
     this.#unknown = state === 'unknown';
   }
 
@@ -177,6 +180,7 @@ export class Supervisor {
         bin: this.#options.claudeBin,
         args,
         env: this.#options.env,
+        clock: this.#options.clock,
       }).handle;
       this.#child = child;
     } catch (err) {
@@ -243,7 +247,7 @@ export class Supervisor {
 
   /** Output was read or input written: the stuck watchdog's silence starts again. */
   noteActivity(): void {
-    this.#lastActivityAt = Date.now();
+    this.#lastActivityAt = this.#options.clock.now();
     this.#stuckReported = false;
   }
 
@@ -275,7 +279,7 @@ export class Supervisor {
       this.#exited();
       return;
     }
-    const silentMs = Date.now() - this.#lastActivityAt;
+    const silentMs = this.#options.clock.now() - this.#lastActivityAt;
     if (session.agentState() === 'running' && !this.#stuckReported && silentMs > this.#options.stuckAfterMs) {
       this.#stuckReported = true;
       const turn = session.state.turn;
@@ -296,7 +300,7 @@ export class Supervisor {
    */
   async stop(kind: 'restart' | 'shutdown', graceMs: number): Promise<void> {
     this.#stopped = true;
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#options.clock.clearTimeout(this.#restartTimer);
     if (kind === 'shutdown' && this.#child) {
       await this.#child.terminate(graceMs);
       delete this.#host.snapshot.child;
@@ -313,7 +317,7 @@ export class Supervisor {
     this.#detail = detail;
     log.warn({ pid: snapshot.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
-    const now = Date.now();
+    const now = this.#options.clock.now();
     const exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
     const restarting = this.#options.restartOnExit && exits.length <= crashLoop.maxExits && !this.#stopped;
     const exited = session.processExited(detail, {
@@ -350,7 +354,7 @@ export class Supervisor {
     this.#host.persist(true);
     if (this.#options.restartOnExit && !snapshot.crashLoop && !this.#stopped) {
       const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
-      this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = this.#options.clock.setTimeout(() => {
         this.#restartTimer = undefined;
         // Without a free slot the conversation stays stopped; its next message resumes it.
         if (!this.#stopped && !this.#child && this.#host.mayStart()) this.spawn();

@@ -3,6 +3,7 @@
  * reliable frames into the store and writes them on whichever connection is current.
  */
 import { randomUUID } from 'node:crypto';
+import type { Clock } from './clock.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem } from './codec.js';
 import type { Connection, ConnectionOptions } from './connection.js';
 import { ProtocolError } from './errors.js';
@@ -66,6 +67,8 @@ export interface EndpointOptions {
   handlerRetryDelaysMs?: readonly number[];
   /** This process's id in handshakes and logs; random by default. */
   instanceId?: string;
+  /** Time for pings, deadlines, handler retries and reconnects; default `systemClock` (`clock.ts`). */
+  clock?: Clock;
 }
 
 /** The channel's own frames, which an application never sends. */
@@ -154,5 +157,6 @@ export function connectionOptions(
     ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
     ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
   };
 }

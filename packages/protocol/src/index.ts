@@ -4,6 +4,7 @@
  */
 
 export { type ClientOptions, createProtocolClient } from './client.js';
+export { type Clock, ManualClock, systemClock, type TimerHandle } from './clock.js';
 export {
   DEFAULT_MAX_FRAME_BYTES,
   type DecodeEvent,
