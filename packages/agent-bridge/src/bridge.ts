@@ -6,7 +6,7 @@
  *
  * - **Routing.** Every gateway frame that belongs to a conversation names it (its `route`); answers to
  *   prompts are routed by their request id to the conversation that opened the prompt.
- * - **Slots.** At most `maxLiveSessions` processes run (`slots.ts`). A conversation that needs one when
+ * - **Slots.** At most `maxLiveSessions` processes run (`core/pool.ts`). A conversation that needs one when
  *   all are taken stops the least recently used idle one (resumed later with `--resume`), or waits: its
  *   messages are kept in `waiting.json` (durable before they are acknowledged), the chat is told
  *   (`session_waiting`), and they are served in arrival order as slots free up — never dropped.
@@ -40,12 +40,12 @@ import {
   type TimerHandle,
 } from '@switchyard/protocol';
 import { Conversation, type ConversationSettings } from './conversation.js';
+import { idleExpired, planSlot } from './core/pool.js';
 import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
 import { migrateSingleSession } from './migrate.js';
 import { FileChannelStore, writeFileAtomic } from './outbox.js';
 import type { PermissionPolicy } from './permission-policy.js';
-import { idleExpired, planSlot } from './slots.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
 

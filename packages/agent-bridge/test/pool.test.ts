@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idleExpired, planSlot, type SlotView } from '../src/slots.js';
+import { idleExpired, planSlot, type SlotView } from '../src/core/pool.js';
 
 const view = (key: string, over: Partial<SlotView> = {}): SlotView => ({
   key,
