@@ -28,7 +28,6 @@ import {
   describeError,
   type Endpoint,
   type ExchangeOptions,
-  type FrameOf,
   type Logger,
   lockStateDir,
   prepareExchange,
@@ -40,7 +39,14 @@ import {
   type TimerHandle,
 } from '@switchyard/protocol';
 import { Conversation, type ConversationSettings } from './conversation.js';
-import { idleExpired, planSlot } from './core/pool.js';
+import {
+  arrival,
+  idleExpired,
+  nextToServe,
+  planSlot,
+  type StartingFrame,
+  withoutMessagesOf,
+} from './core/pool.js';
 import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
 import { migrateSingleSession } from './migrate.js';
@@ -151,8 +157,7 @@ export function conversationDir(key: string): string {
   return `c${key.replace(/:/g, '_t')}`;
 }
 
-/** Frames that may need a process for a conversation that has none (the others never start one). */
-type StartingFrame = FrameOf<'user_message' | 'set_model' | 'set_mode' | 'compact' | 'clear'>;
+/** The frame types that may need a process for a conversation that has none (`StartingFrame`). */
 const STARTS_PROCESS = new Set<AppFrame['type']>([
   'user_message',
   'set_model',
@@ -170,6 +175,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const maxLive = Math.max(1, options.maxLiveSessions ?? 4);
   const idleStopMs = options.idleStopMs ?? 30 * 60_000;
   const keyOf = (route: Route): string => (shared ? SHARED_KEY : conversationKey(route));
+  const keyOfFrame = (frame: StartingFrame): string => keyOf(frame.route);
   const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   const dirOf = (key: string): string => join(options.stateDir, CONVERSATIONS_DIR, conversationDir(key));
   const waitingPath = join(options.stateDir, WAITING_FILE);
@@ -195,6 +201,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     chain = next.catch((err: unknown) => log.error({ err: describeError(err) }, 'bridge operation failed'));
     return next;
   };
+
+  /** Conversations whose frames wait whatever the slots (none yet). */
+  const blocked = (): ReadonlySet<string> => new Set();
 
   const saveWaiting = (): void => writeFileAtomic(waitingPath, JSON.stringify(waiting));
 
@@ -307,35 +316,27 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   /** Serves waiting frames in arrival order while slots allow. */
   const drain = async (): Promise<void> => {
-    while (waiting.length > 0 && !stopped) {
-      const next = waiting[0] as StartingFrame;
+    for (let index = nextToServe(waiting, keyOfFrame, blocked()); index !== undefined && !stopped; ) {
+      const next = waiting[index] as StartingFrame;
       if (!(await serve(next, true))) return;
-      waiting.shift();
+      waiting = waiting.filter((w) => w !== next);
       saveWaiting();
+      index = nextToServe(waiting, keyOfFrame, blocked());
     }
   };
-
-  const alreadyWaiting = (frame: StartingFrame): boolean =>
-    waiting.some((w) =>
-      frame.type === 'user_message'
-        ? w.type === 'user_message' && w.inboundId === frame.inboundId
-        : w.type !== 'user_message' && w.commandId === (frame as { commandId: string }).commandId,
-    );
 
   /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
   const onFrame = (frame: AppFrame): Promise<void> =>
     exclusive(async () => {
       if (STARTS_PROCESS.has(frame.type)) {
         const starting = frame as StartingFrame;
-        if (alreadyWaiting(starting)) return;
-        // Behind a frame of the same conversation that waits: order within a conversation is kept.
-        const key = keyOf(starting.route);
-        if (waiting.some((w) => keyOf(w.route) === key)) {
-          waiting.push(starting);
+        const next = arrival(waiting, starting, keyOfFrame, blocked());
+        if (next === 'queue') {
+          waiting = [...waiting, starting];
           saveWaiting();
-          return;
+        } else if (next === 'serve') {
+          await serve(starting, false);
         }
-        await serve(starting, false);
         return;
       }
       switch (frame.type) {
@@ -371,7 +372,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           const key = keyOf(frame.route);
           const conversation = conversations.get(key);
           const before = waiting.length;
-          waiting = waiting.filter((w) => keyOf(w.route) !== key || w.type !== 'user_message');
+          waiting = withoutMessagesOf(waiting, key, keyOfFrame);
           if (waiting.length !== before) saveWaiting();
           const result = (ok: boolean, message: string): void =>
             void endpoint

@@ -38,6 +38,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Clock, describeError, type FrameOf, type Logger } from '@switchyard/protocol';
+import { nextRelease } from './core/hold.js';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
@@ -169,26 +170,26 @@ export class Delivery {
   }
 
   /**
-   * Writes held items in order while that is safe: a command only into an idle CLI, a message only
-   * when no command is still waiting before it (so it lands after the command, in its new conversation).
+   * Writes held items in order while the release rule (`core/hold.ts`) allows. A process that died is
+   * not written to: its exit check keeps these for the next process or reports them.
    */
   releaseHeld(): void {
-    if (this.#settling) return;
     const { snapshot, session, supervisor } = this.#host;
     const held = snapshot.held ?? [];
-    // Only into a process that reads: one that died is noticed by its exit check, which keeps these for
-    // the next process or reports them.
-    while (held.length > 0 && supervisor.writable()) {
-      const next = held[0] as HeldFrame;
-      if (next.type === 'user_message') {
-        held.shift();
-        this.deliverMessage(next, session.acceptUserMessage(next, this.#options.clock.now()));
-        continue;
+    for (;;) {
+      const view = {
+        settling: this.#settling !== undefined,
+        writable: supervisor.writable(),
+        idle: !session.running,
+      };
+      const next = nextRelease(held, view);
+      if (next === 'wait') break;
+      const frame = held.shift() as HeldFrame;
+      if (frame.type === 'user_message') {
+        this.deliverMessage(frame, session.acceptUserMessage(frame, this.#options.clock.now()));
+      } else if (frame.type === 'clear' || frame.type === 'compact') {
+        this.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
       }
-      const step = session.acceptSlashCommand(next.commandId, next.route);
-      if (!step) break; // a turn runs: wait for its end
-      held.shift();
-      this.deliverSlashCommand(next, step);
     }
     if (held.length === 0) delete snapshot.held;
   }

@@ -10,10 +10,10 @@
  * - An exit is reported, never swallowed: the session machine's `processExited` frames (unread messages,
  *   open prompts, the running turn), then the host's `onExited` (held items), then an operator event with
  *   the stderr tail.
- * - More than `crashLoop.maxExits` exits within `crashLoop.windowMs` stops the restarts until a person asks
- *   again (`ensure`); restarts otherwise back off from 500 ms, doubling per recent exit, up to 30 s.
- * - The stuck watchdog measures silence from the last stdout line or the last input written
- *   (`noteActivity`), and reports once per silence.
+ * - What an exit leads to (a restart after a backoff, or a crash loop that waits for a person asking
+ *   again through `ensure`) and when a silent turn is stuck are the process policy's
+ *   (`core/process-policy.ts`); this shell performs them. The watchdog's silence runs from the last
+ *   stdout line or the last input written (`noteActivity`).
  */
 import type { AppFrame, Clock, FrameOf, Logger, TimerHandle } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
@@ -27,6 +27,7 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
+import { exitVerdict, stuckVerdict } from './core/process-policy.js';
 import { startMode } from './permission-policy.js';
 import type { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
@@ -279,8 +280,17 @@ export class Supervisor {
       this.#exited();
       return;
     }
-    const silentMs = this.#options.clock.now() - this.#lastActivityAt;
-    if (session.agentState() === 'running' && !this.#stuckReported && silentMs > this.#options.stuckAfterMs) {
+    const stuck = stuckVerdict(
+      this.#options,
+      {
+        running: session.agentState() === 'running',
+        lastActivityAt: this.#lastActivityAt,
+        reported: this.#stuckReported,
+      },
+      this.#options.clock.now(),
+    );
+    if (stuck) {
+      const { silentMs } = stuck;
       this.#stuckReported = true;
       const turn = session.state.turn;
       this.#host.emit([
@@ -317,9 +327,8 @@ export class Supervisor {
     this.#detail = detail;
     log.warn({ pid: snapshot.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
-    const now = this.#options.clock.now();
-    const exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
-    const restarting = this.#options.restartOnExit && exits.length <= crashLoop.maxExits && !this.#stopped;
+    const verdict = exitVerdict(this.#options, snapshot.exits, this.#options.clock.now(), this.#stopped);
+    const { exits, restarting } = verdict;
     const exited = session.processExited(detail, {
       restarting,
       inTranscript: (id) => this.#host.inTranscript(id),
@@ -341,7 +350,7 @@ export class Supervisor {
     this.#child = undefined;
     delete snapshot.child;
     snapshot.exits = exits;
-    if (snapshot.exits.length > crashLoop.maxExits) {
+    if (verdict.crashLoop) {
       snapshot.crashLoop = true;
       this.#host.emit([
         {
@@ -352,8 +361,8 @@ export class Supervisor {
       ]);
     }
     this.#host.persist(true);
-    if (this.#options.restartOnExit && !snapshot.crashLoop && !this.#stopped) {
-      const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
+    if (verdict.restartInMs !== undefined) {
+      const delay = verdict.restartInMs;
       this.#restartTimer = this.#options.clock.setTimeout(() => {
         this.#restartTimer = undefined;
         // Without a free slot the conversation stays stopped; its next message resumes it.

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { idleExpired, planSlot, type SlotView } from '../src/core/pool.js';
+import {
+  arrival,
+  frameKey,
+  idleExpired,
+  nextToServe,
+  planSlot,
+  type SlotView,
+  type StartingFrame,
+  withoutMessagesOf,
+} from '../src/core/pool.js';
 
 const view = (key: string, over: Partial<SlotView> = {}): SlotView => ({
   key,
@@ -56,5 +65,89 @@ describe('process slots', () => {
       view('gone', { lastActiveAt: 0, live: false }),
     ];
     expect(idleExpired(views, 500, 1000)).toEqual(['old']);
+  });
+});
+
+describe('waiting queue', () => {
+  const message = (chatId: number, inboundId: string): StartingFrame => ({
+    type: 'user_message',
+    route: { chatId },
+    inboundId,
+    telegramMessageId: 1,
+    sender: { id: 1, name: 'Ann' },
+    text: inboundId,
+    attachments: [],
+    sentAt: 0,
+  });
+  const clear = (chatId: number, commandId: string): StartingFrame => ({
+    type: 'clear',
+    route: { chatId },
+    commandId,
+  });
+  const keyOf = (frame: StartingFrame): string => String(frame.route.chatId);
+  const none = new Set<string>();
+
+  it.each([
+    { name: 'nothing waits: served', waiting: [], frame: message(1, 'a'), blocked: none, want: 'serve' },
+    {
+      name: 'another conversation waits: served',
+      waiting: [message(2, 'b')],
+      frame: message(1, 'a'),
+      blocked: none,
+      want: 'serve',
+    },
+    {
+      name: 'its conversation waits: queued behind',
+      waiting: [message(1, 'b')],
+      frame: message(1, 'a'),
+      blocked: none,
+      want: 'queue',
+    },
+    {
+      name: 'the same message waits (a resend): duplicate',
+      waiting: [message(1, 'a')],
+      frame: message(1, 'a'),
+      blocked: none,
+      want: 'duplicate',
+    },
+    {
+      name: 'the same command waits: duplicate',
+      waiting: [clear(1, 'c')],
+      frame: clear(1, 'c'),
+      blocked: none,
+      want: 'duplicate',
+    },
+    {
+      name: 'a command id equal to a message id is another frame',
+      waiting: [message(2, 'c')],
+      frame: clear(1, 'c'),
+      blocked: none,
+      want: 'serve',
+    },
+    {
+      name: 'its conversation is blocked by a failure: queued',
+      waiting: [],
+      frame: message(1, 'a'),
+      blocked: new Set(['1']),
+      want: 'queue',
+    },
+  ])('$name', ({ waiting, frame, blocked, want }) => {
+    expect(arrival(waiting, frame, keyOf, blocked)).toBe(want);
+  });
+
+  it('serves the oldest frame of a conversation that is not blocked, keeping each one’s order', () => {
+    const waiting = [message(1, 'a'), message(2, 'b'), message(1, 'c'), message(3, 'd')];
+    expect(nextToServe(waiting, keyOf, none)).toBe(0);
+    expect(nextToServe(waiting, keyOf, new Set(['1']))).toBe(1);
+    expect(nextToServe(waiting, keyOf, new Set(['1', '2']))).toBe(3);
+    expect(nextToServe(waiting, keyOf, new Set(['1', '2', '3']))).toBeUndefined();
+    expect(nextToServe([], keyOf, none)).toBeUndefined();
+  });
+
+  it('/stop drops its conversation’s waiting messages, keeps its commands and the others’', () => {
+    const waiting = [message(1, 'a'), clear(1, 'c'), message(2, 'b')];
+    expect(withoutMessagesOf(waiting, '1', keyOf)).toEqual([clear(1, 'c'), message(2, 'b')]);
+    expect(frameKey(message(1, 'a'))).toBe('in:a');
+    expect(frameKey(clear(1, 'c'))).toBe('cmd:c');
   });
 });
