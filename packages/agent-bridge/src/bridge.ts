@@ -47,6 +47,7 @@ import {
   type StartingFrame,
   withoutMessagesOf,
 } from './core/pool.js';
+import { conversationFailed, type Failure, mayRetry } from './core/process-policy.js';
 import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
 import { migrateSingleSession } from './migrate.js';
@@ -194,6 +195,12 @@ export function createBridge(options: BridgeOptions): Bridge {
   let timer: TimerHandle | undefined;
   let stopped = false;
   let chain: Promise<unknown> = Promise.resolve();
+  /**
+   * Conversations whose opening or serving threw, until one works again: their frames wait (blocked)
+   * until the failure's retry time, and the tick tries them again (`core/process-policy.ts`). `route` is
+   * where the failure is reported.
+   */
+  const failures = new Map<string, { failure: Failure; route: Route | undefined }>();
 
   /** Runs pool operations one at a time, in call order; a failure is logged and does not break the chain. */
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
@@ -201,9 +208,56 @@ export function createBridge(options: BridgeOptions): Bridge {
     chain = next.catch((err: unknown) => log.error({ err: describeError(err) }, 'bridge operation failed'));
     return next;
   };
+  /** {@link exclusive} for work nobody awaits: its failure is logged by the chain, and goes no further. */
+  const background = (work: () => Promise<unknown>): void => {
+    exclusive(work).catch(() => {});
+  };
 
-  /** Conversations whose frames wait whatever the slots (none yet). */
-  const blocked = (): ReadonlySet<string> => new Set();
+  /** Conversations backing off after a failure: their frames wait, whatever the slots. */
+  const blocked = (): ReadonlySet<string> => {
+    const now = clock.now();
+    return new Set([...failures].filter(([, f]) => !mayRetry(f.failure, now)).map(([key]) => key));
+  };
+
+  /**
+   * `key` failed (its opening, a frame, or a read of its output threw): the object is dropped (its
+   * process left running, for the next open to adopt), the conversation backs off, and its chat is told
+   * the first time. Nothing of it reaches the other conversations or the bridge process.
+   */
+  const fail = (key: string, route: Route | undefined, err: unknown, broken?: Conversation): void => {
+    const reason = describeError(err);
+    const { failure, report } = conversationFailed(failures.get(key)?.failure, reason, clock.now());
+    failures.set(key, { failure, route });
+    const retryInMs = failure.retryAt - clock.now();
+    log.error(
+      { conversation: key, err: reason, failures: failure.failures, retryInMs },
+      'a conversation failed; the others go on, and it is tried again later',
+    );
+    const current = broken ?? conversations.get(key);
+    if (current && conversations.get(key) === current) retire(current, 'it failed', 'restart');
+    if (report && route) {
+      endpoint
+        ?.send({
+          type: 'operator_event',
+          kind: 'conversation_failed',
+          route,
+          message:
+            `This conversation could not be opened (${reason.slice(0, 1000)}). Its messages are kept and it ` +
+            'is tried again every few seconds; other chats are not affected. See the bridge’s log for the cause.',
+        })
+        .catch(() => {});
+    }
+  };
+
+  /** {@link open}, with a failure made the conversation's own ({@link fail}): `undefined` then. */
+  const tryOpen = async (key: string, route: Route | undefined): Promise<Conversation | undefined> => {
+    try {
+      return await open(key, route);
+    } catch (err) {
+      fail(key, route, err);
+      return undefined;
+    }
+  };
 
   const saveWaiting = (): void => writeFileAtomic(waitingPath, JSON.stringify(waiting));
 
@@ -246,24 +300,39 @@ export function createBridge(options: BridgeOptions): Bridge {
       endpoint,
       store,
       mayStart: () => slotFor(key) === 'free',
-      onSettled: () => void exclusive(drain),
+      onSettled: () => background(drain),
+      onFailure: (err) => background(async () => fail(key, conversation.route ?? route, err, conversation)),
       onDeliveryStage: options.onDeliveryStage,
     });
     conversations.set(key, conversation);
-    await conversation.start();
+    try {
+      await conversation.start();
+    } catch (err) {
+      // Half started: let go of what it opened; its process (if one is recorded) stays for the next try.
+      conversations.delete(key);
+      await conversation.stop('restart').catch(() => {});
+      throw err;
+    }
     return conversation;
   };
 
-  /** Stops a conversation's process and forgets the object; the slot frees when the process is gone. */
-  const retire = (conversation: Conversation, why: string): void => {
+  /**
+   * Forgets the object and stops its process (`shutdown`), or only lets go of it (`restart`: the next
+   * open adopts it); the conversation is not opened again, nor its slot free, until that is done.
+   */
+  const retire = (
+    conversation: Conversation,
+    why: string,
+    kind: 'restart' | 'shutdown' = 'shutdown',
+  ): void => {
     conversations.delete(conversation.key);
-    log.info({ conversation: conversation.key, why }, 'stopping an idle Claude process');
+    log.info({ conversation: conversation.key, why, kind }, 'stopping a conversation’s Claude process');
     const done = conversation
-      .stop('shutdown')
+      .stop(kind)
       .catch((err: unknown) => log.error({ err: describeError(err) }, 'could not stop a Claude process'))
       .finally(() => {
         stopping.delete(conversation.key);
-        void exclusive(drain);
+        background(drain);
       });
     stopping.set(conversation.key, done);
   };
@@ -286,14 +355,28 @@ export function createBridge(options: BridgeOptions): Bridge {
     return plan.stopping ? 'wait' : 'busy';
   };
 
-  /** Hands a frame that may start a process to its conversation, or queues it for a slot. */
-  const serve = async (frame: StartingFrame, fromQueue: boolean): Promise<boolean> => {
+  /**
+   * Hands a frame that may start a process to its conversation (`served`), or queues it: for a slot
+   * (`waiting`), or because the conversation failed (`failed`: it waits out its backoff).
+   */
+  const serve = async (
+    frame: StartingFrame,
+    fromQueue: boolean,
+  ): Promise<'served' | 'waiting' | 'failed'> => {
     const key = keyOf(frame.route);
-    const conversation = await open(key, frame.route);
+    const failed = (): 'failed' => {
+      if (!fromQueue) {
+        waiting.push(frame);
+        saveWaiting();
+      }
+      return 'failed';
+    };
+    const conversation = await tryOpen(key, frame.route);
+    if (!conversation) return failed();
     if (!conversation.live) {
       const slot = slotFor(key);
       if (slot !== 'free') {
-        if (fromQueue) return false;
+        if (fromQueue) return 'waiting';
         waiting.push(frame);
         saveWaiting();
         if (frame.type === 'user_message' && slot === 'busy') {
@@ -307,20 +390,29 @@ export function createBridge(options: BridgeOptions): Bridge {
           ]);
         }
         log.info({ conversation: key, waiting: waiting.length }, 'waiting for a free Claude process');
-        return false;
+        return 'waiting';
       }
     }
-    await conversation.handle(frame);
-    return true;
+    try {
+      await conversation.handle(frame);
+    } catch (err) {
+      fail(key, frame.route, err, conversation);
+      return failed();
+    }
+    failures.delete(key);
+    return 'served';
   };
 
   /** Serves waiting frames in arrival order while slots allow. */
   const drain = async (): Promise<void> => {
     for (let index = nextToServe(waiting, keyOfFrame, blocked()); index !== undefined && !stopped; ) {
       const next = waiting[index] as StartingFrame;
-      if (!(await serve(next, true))) return;
-      waiting = waiting.filter((w) => w !== next);
-      saveWaiting();
+      const outcome = await serve(next, true);
+      if (outcome === 'waiting') return;
+      if (outcome === 'served') {
+        waiting = waiting.filter((w) => w !== next);
+        saveWaiting();
+      }
       index = nextToServe(waiting, keyOfFrame, blocked());
     }
   };
@@ -348,8 +440,13 @@ export function createBridge(options: BridgeOptions): Bridge {
         case 'question_answer': {
           const owner = [...conversations.values()].find((c) => c.hasPrompt(frame.requestId));
           if (owner) {
-            await owner.handle(frame);
-            return;
+            try {
+              await owner.handle(frame);
+              return;
+            } catch (err) {
+              // The prompt is re-offered when the conversation is adopted again (`initialize`).
+              fail(owner.key, owner.route, err, owner);
+            }
           }
           // Gone (answered, cancelled, or its process stopped): the gateway shows it expired.
           endpoint
@@ -360,12 +457,22 @@ export function createBridge(options: BridgeOptions): Bridge {
         case 'interrupt':
         case 'status_request':
         case 'rename': {
-          const conversation = await open(keyOf(frame.route), frame.route);
-          if (frame.type === 'status_request' && !conversation.live) {
-            conversation.emit([conversation.statusFrame(frame.commandId)]);
-            return;
+          const key = keyOf(frame.route);
+          const conversation = await tryOpen(key, frame.route);
+          try {
+            if (!conversation) throw new Error(failures.get(key)?.failure.reason ?? 'it failed');
+            if (frame.type === 'status_request' && !conversation.live) {
+              conversation.emit([conversation.statusFrame(frame.commandId)]);
+              return;
+            }
+            await conversation.handle(frame);
+          } catch (err) {
+            if (conversation) fail(key, frame.route, err, conversation);
+            const message = `This conversation could not be opened (${describeError(err).slice(0, 1000)}); try again shortly.`;
+            endpoint
+              ?.send({ type: 'command_result', commandId: frame.commandId, ok: false, message })
+              .catch(() => {});
           }
-          await conversation.handle(frame);
           return;
         }
         case 'stop_session': {
@@ -449,8 +556,22 @@ export function createBridge(options: BridgeOptions): Bridge {
   const tick = (): void => {
     if (stopped) return;
     timer = clock.setTimeout(tick, TICK_MS);
-    for (const conversation of conversations.values()) conversation.pump();
-    void exclusive(async () => {
+    for (const conversation of conversations.values()) {
+      try {
+        conversation.pump();
+      } catch (err) {
+        background(async () => fail(conversation.key, conversation.route, err, conversation));
+      }
+    }
+    background(async () => {
+      // Failed conversations whose backoff is over and that no waiting frame will open: adopted again
+      // (their recorded process, if any, is read and reported).
+      const now = clock.now();
+      for (const [key, { failure, route }] of [...failures]) {
+        if (!mayRetry(failure, now) || conversations.has(key) || waiting.some((w) => keyOfFrame(w) === key))
+          continue;
+        if (await tryOpen(key, route)) failures.delete(key);
+      }
       const views = [...conversations.values()].map((c) => ({
         key: c.key,
         live: c.live,
@@ -491,8 +612,12 @@ export function createBridge(options: BridgeOptions): Bridge {
           ),
       });
       // Every conversation with a recorded process: adopted (or its exit reported) before new input.
+      // One that cannot be opened is that conversation's failure (tried again by the tick), not the bridge's.
       for (const { key, info, recorded } of storedConversations()) {
-        if (recorded) await exclusive(() => open(key, shared ? undefined : info.route));
+        if (!recorded) continue;
+        await exclusive(async () => {
+          if (await tryOpen(key, info.route)) failures.delete(key);
+        });
       }
       timer = clock.setTimeout(tick, TICK_MS);
       await endpoint.start();

@@ -98,6 +98,8 @@ export interface ConversationOptions {
   mayStart(): boolean;
   /** Something happened that may free a process slot (a turn ended, a process exited). */
   onSettled(): void;
+  /** Reading its output threw outside any call of the bridge's (a file event): the conversation failed. */
+  onFailure(err: unknown): void;
   onDeliveryStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
 }
 
@@ -132,6 +134,11 @@ export class Conversation {
       if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
     });
     this.#trimmer = new StdoutTrimmer({ path: join(options.dir, STDOUT_LOG), log: this.#log });
+  }
+
+  /** Where the conversation's chat is: its route, or (shared) the chat it last served. */
+  get route(): Route | undefined {
+    return this.#options.route ?? this.#session?.state.lastRoute;
   }
 
   /** Whether a Claude process is held (alive, or of unknown liveness). */
@@ -328,7 +335,12 @@ export class Conversation {
     tail.start();
     tail.follow(session.state.sessionId);
     this.#watcher = watch(options.dir, (_event, name) => {
-      if (name === STDOUT_LOG) this.pump();
+      if (name !== STDOUT_LOG) return;
+      try {
+        this.pump();
+      } catch (err) {
+        options.onFailure(err);
+      }
     });
     this.#watcher.on('error', (err) => log.warn({ err: describeError(err) }, 'state directory watch failed'));
   }
