@@ -12,7 +12,7 @@
  *   (`session_waiting`), and they are served in arrival order as slots free up — never dropped.
  * - **Idle stop.** A process idle for `idleStopMs` is stopped; the next message resumes it.
  * - **Adoption.** On start every conversation with a recorded process is restored and its process
- *   adopted (or its exit reported); state from the single-session bridge is migrated first (`migrate.ts`).
+ *   adopted (or its exit reported).
  *
  * Operations on the pool (a frame, the periodic tick) run one at a time (`#exclusive`): a conversation
  * is opened, served or stopped by exactly one of them.
@@ -50,7 +50,6 @@ import {
 import { conversationFailed, type Failure, mayRetry } from './core/process-policy.js';
 import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
-import { migrateSingleSession } from './migrate.js';
 import { FileChannelStore, writeFileAtomic } from './outbox.js';
 import type { PermissionPolicy } from './permission-policy.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
@@ -595,7 +594,6 @@ export function createBridge(options: BridgeOptions): Bridge {
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });
       prepareExchange(exchange);
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
-      await migrateSingleSession(options.stateDir, store, { keyOf, dirOf }, log);
       if (existsSync(waitingPath)) waiting = JSON.parse(readFileSync(waitingPath, 'utf8')) as StartingFrame[];
       endpoint = createProtocolClient({
         socketPath: options.socketPath,

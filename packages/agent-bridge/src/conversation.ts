@@ -273,8 +273,6 @@ export class Conversation {
     this.#supervisor = supervisor;
     this.#delivery = new Delivery(
       {
-        configDir,
-        workDir: options.settings.workDir,
         log,
         clock: options.clock,
         onStage: options.onDeliveryStage,

@@ -23,8 +23,7 @@
  * `queue-operation enqueue` line has no content, and a steer's text appears only when the running turn
  * takes it — a crash in between made the restarted bridge write the steer again. Why not
  * `--replay-user-messages`: its echo comes when a turn takes the message, not when the CLI reads it.
- * The fifo itself cannot be asked after the fact. Intents recorded by a bridge from before uuids carry
- * the header's `inbound=` marker and are still settled through the transcript (`findMarker`).
+ * The fifo itself cannot be asked after the fact.
  * Control lines (answers, interrupts, model and mode) are assumed written: a duplicate answer does more
  * harm than a lost one, which the `initialize` re-offers.
  *
@@ -44,7 +43,6 @@ import type { Session } from './session.js';
 import type { Step } from './session-state.js';
 import type { HeldFrame, Snapshot } from './snapshot.js';
 import type { Supervisor } from './supervisor.js';
-import { findMarker } from './transcript.js';
 import { renderSlashCommand, renderUserMessage } from './user-input.js';
 
 /** A stage of one stdin write; see `BridgeOptions.onDeliveryStage`. */
@@ -60,9 +58,6 @@ const FENCE_TIMEOUT_MS = 10_000;
 
 /** Options of {@link Delivery}. */
 export interface DeliveryOptions {
-  /** `CLAUDE_CONFIG_DIR` and the work directory: where a pre-uuid intent's marker is looked for. */
-  configDir: string;
-  workDir: string;
   log: Logger;
   /** Time for the fence's deadline and its polling. */
   clock: Clock;
@@ -272,14 +267,6 @@ export class Delivery {
       fenced = true;
       // `unknown`: written again all the same — the CLI drops a line whose uuid it has taken.
       written = read === 'read';
-    } else if (intent.marker !== undefined && child) {
-      // An intent from a bridge before uuids: only the transcript can tell (a steer not yet taken is
-      // not in it; the reason uuids replaced this).
-      written = false;
-      for (let i = 0; i < 20 && !written; i++) {
-        written = findMarker(this.#options.configDir, this.#options.workDir, intent.marker);
-        if (!written) await this.#options.clock.sleep(100);
-      }
     }
     // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
     // missing one is recovered (the `initialize` re-offers a prompt still pending), so assume it went.

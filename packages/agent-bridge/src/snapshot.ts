@@ -28,14 +28,12 @@ const SNAPSHOT_EVERY_MS = 250;
 /**
  * A write into the CLI in progress: the key, the line's `uuid` (user lines), the line and the frames it
  * announced. `read`: a restarted bridge saw the CLI's `queued` for it — kept here because the stdout offset
- * saved with it may already be past that line. `marker` (the header's `inbound=`) only in intents recorded
- * by a bridge from before uuids.
+ * saved with it may already be past that line.
  */
 export interface Intent {
   key: string;
   uuid?: string;
   read?: boolean;
-  marker?: string;
   line: string;
   frames: AppFrame[];
 }

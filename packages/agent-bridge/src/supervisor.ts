@@ -204,7 +204,7 @@ export class Supervisor {
     snapshot.child = child.record;
     snapshot.stdoutOffset = 0;
     this.#host.onStarted();
-    const started = session.processStarted({ echoesInput: true });
+    const started = session.processStarted();
     this.#host.persist(true);
     this.#host.emit(started.frames);
     log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');

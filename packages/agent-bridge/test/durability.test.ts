@@ -6,7 +6,9 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileChannelStore, liveness, readStartTime, StdoutReader } from '../src/index.js';
+import { liveness, readStartTime } from '../src/child.js';
+import { FileChannelStore } from '../src/outbox.js';
+import { StdoutReader } from '../src/stdout-reader.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {

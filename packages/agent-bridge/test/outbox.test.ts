@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileChannelStore } from '../src/index.js';
+import { FileChannelStore } from '../src/outbox.js';
 
 const dirs: string[] = [];
 // On tmpfs where there is one: these tests cut files, they do not measure fsync, and run thousands.
@@ -133,32 +133,5 @@ describe('FileChannelStore torn tail', () => {
     lines[3] = lines[3]?.replace('two', 'twx') ?? ''; // checksum no longer matches
     writeFileSync(path, lines.join('\n'));
     expect(() => new FileChannelStore(path)).toThrow(/is damaged at byte \d+.*move the file away/);
-  });
-
-  it('migrates a log in the first format (JSON lines), keeping stream, numbers, cursor and tags', () => {
-    const path = join(tempDir(), 'outbox.log');
-    const first = [
-      { stream: 'old-stream' },
-      { a: 1, f: frame('one'), src: [1, 10, 0] },
-      { a: 2, f: frame('two'), in: 'cmd#0' },
-      { k: 1 },
-      { p: { streamId: 'gw', lastSeen: 4 } },
-    ];
-    writeFileSync(path, `${first.map((r) => JSON.stringify(r)).join('\n')}\n{"a":3,"f":{"ty`);
-    const migrated = new FileChannelStore(path);
-    expect(migrated.streamId).toBe('old-stream');
-    expect(texts(migrated)).toEqual([[2, 'two']]);
-    expect(migrated.readPeer()).toEqual({ streamId: 'gw', lastSeen: 4 });
-    expect(migrated.lastSource()).toEqual([1, 10, 0]);
-    expect(migrated.lastInbound()).toBe('cmd#0');
-    expect(readFileSync(path)[0]).not.toBe('{'.charCodeAt(0)); // rewritten in the current format
-    expect(migrated.append(frame('three'))).toBe(3);
-    migrated.close();
-    const reloaded = new FileChannelStore(path);
-    expect(texts(reloaded)).toEqual([
-      [2, 'two'],
-      [3, 'three'],
-    ]);
-    reloaded.close();
   });
 });
