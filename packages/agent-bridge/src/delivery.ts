@@ -37,11 +37,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Clock, describeError, type FrameOf, type Logger } from '@switchyard/protocol';
-import { nextRelease } from './core/hold.js';
+import { type HeldFrame, nextRelease } from './core/hold.js';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
-import type { HeldFrame, Snapshot } from './snapshot.js';
+import type { Snapshot } from './snapshot.js';
 import type { Supervisor } from './supervisor.js';
 import { renderSlashCommand, renderUserMessage } from './user-input.js';
 

@@ -12,8 +12,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppFrame, Clock, FrameOf, Route } from '@switchyard/protocol';
+import type { AppFrame, Clock, Route } from '@switchyard/protocol';
 import type { ChildRecord } from './child.js';
+import type { HeldFrame } from './core/hold.js';
 import type { HistoryEntry } from './history.js';
 import { writeFileAtomic } from './outbox.js';
 import { initialSessionState, type SessionState } from './session-state.js';
@@ -37,9 +38,6 @@ export interface Intent {
   line: string;
   frames: AppFrame[];
 }
-
-/** A gateway command the bridge accepted but has not written yet (held behind a `/clear` or `/compact`). */
-export type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;
 
 /** `bridge.json`'s shape (internal to this package: `stop.ts` reads and rewrites its `child`). */
 export interface Snapshot {

@@ -1,7 +1,6 @@
 import type { Route } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { holdsMessage, holdsSlashCommand, nextRelease } from '../src/core/hold.js';
-import type { HeldFrame } from '../src/snapshot.js';
+import { type HeldFrame, holdsMessage, holdsSlashCommand, nextRelease } from '../src/core/hold.js';
 
 const chat: Route = { chatId: 1 };
 const other: Route = { chatId: 2 };

@@ -13,8 +13,10 @@
  * State: the held list (kept by the shell in the snapshot). Inputs: an arriving message or command, and
  * the CLI's state. Actions: hold, write, wait.
  */
-import type { Route } from '@switchyard/protocol';
-import type { HeldFrame } from '../snapshot.js';
+import type { FrameOf, Route } from '@switchyard/protocol';
+
+/** A gateway command the bridge accepted but has not written yet (kept in the snapshot's `held`). */
+export type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;
 
 /** What the hold rules look at when a message or command arrives. */
 export interface Arrival {
