@@ -5,15 +5,15 @@
  *
  * This is the package's public face: only what other packages (the cli, the end-to-end tests) use.
  */
+export { createBridge } from './bridge.js';
+export { type ChildRecord, type Liveness, liveness, readStartTime, resolveBinary } from './child.js';
 export {
   type Bridge,
   type BridgeOptions,
   type BridgeStatus,
   CONVERSATIONS_DIR,
   conversationDir,
-  createBridge,
-} from './bridge.js';
-export { type ChildRecord, type Liveness, liveness, readStartTime, resolveBinary } from './child.js';
+} from './options.js';
 export { initialSessionState } from './session-state.js';
 export { recordedProcesses, stopAllRecordedClaude, stopRecordedClaude } from './stop.js';
 export { CLAUDE_STREAM_ARGS } from './supervisor.js';

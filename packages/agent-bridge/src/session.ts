@@ -27,6 +27,9 @@
  * This file keeps turns and steers, and the order of everything; the life of a prompt is in `prompts.ts`,
  * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
  * same {@link SessionState} that `Session` calls.
+ *
+ * Longer than 400 lines because it is one machine: the turn and steer rules above act on the same
+ * fields in one order, and splitting them would spread one event's handling over several files.
  */
 import { safeSlice } from '@switchyard/card';
 import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';

@@ -24,8 +24,9 @@
  *   its cursor kept; a rescan attaches it again only once it has grown (or was replaced).
  *
  * Stdout is the source for the live turn; this reader is for what stdout does not carry: history
- * (`history.ts`). Whether a line reached the CLI is settled from stdout now (`delivery.ts`); `findMarker`
- * remains for intents recorded by a bridge from before that.
+ * (`history.ts`), and whether the CLI recorded a message its process died before taking (`findMarker`,
+ * asked by the supervisor: a resumed process has what the transcript has). Longer than 400 lines because
+ * the tail's cursor contract (attach, read, drain, release) is one piece with the file layout it reads.
  */
 
 import { createHash } from 'node:crypto';
