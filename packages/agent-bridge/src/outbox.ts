@@ -37,7 +37,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { AppFrame, ChannelStore, PeerCursor, PendingFrame } from '@switchyard/protocol';
+import type { AppFrame, ChannelStore, FrameOrigin, PeerCursor, PendingFrame } from '@switchyard/protocol';
 
 /** Where a frame came from: `[generation, stdout line end offset, index of the frame in that line]`. */
 export type SourceTag = readonly [number, number, number];
@@ -89,8 +89,6 @@ export class FileChannelStore implements ChannelStore {
   #peer: PeerCursor | undefined;
   /** Per conversation: the newest stdout source tag and the newest inbound tag appended. */
   #last = new Map<string, { src?: SourceTag; in?: string }>();
-  #source: SourceTag | string | undefined;
-  #conversation = '';
   #fd: number;
   /** The file's length: where the next record starts. */
   #bytes = 0;
@@ -132,15 +130,6 @@ export class FileChannelStore implements ChannelStore {
     return this.#last.get(conversation)?.in;
   }
 
-  /**
-   * Tags the frames appended until the next call: a stdout position, a command's key, or nothing, and
-   * the conversation they belong to.
-   */
-  setSource(tag: SourceTag | string | undefined, conversation = ''): void {
-    this.#source = tag;
-    this.#conversation = conversation;
-  }
-
   #tags(conversation: string): { src?: SourceTag; in?: string } {
     let tags = this.#last.get(conversation);
     if (!tags) {
@@ -150,11 +139,12 @@ export class FileChannelStore implements ChannelStore {
     return tags;
   }
 
-  append(frame: AppFrame): number {
+  /** Appends `frame` (durably) with its origin: the conversation and source tag that produced it. */
+  append(frame: AppFrame, origin?: FrameOrigin): number {
     const seq = this.#nextSeq;
     const record: LogRecord = { a: seq, f: frame };
-    const source = this.#source;
-    const conversation = this.#conversation;
+    const source = origin?.source as SourceTag | string | undefined;
+    const conversation = origin?.conversation ?? '';
     if (source !== undefined && conversation !== '') record.c = conversation;
     if (typeof source === 'string') record.in = source;
     else if (source) record.src = source;

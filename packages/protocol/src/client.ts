@@ -116,8 +116,8 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
       current?.close('bridge stopping');
       current = undefined;
     },
-    send(frame) {
-      return sendThrough(options.store, () => current, frame, options.maxFrameBytes);
+    send(frame, origin) {
+      return sendThrough(options.store, () => current, frame, options.maxFrameBytes, origin);
     },
   };
 }

@@ -81,4 +81,10 @@ export {
   type StateLock,
   stateLockHolder,
 } from './state-lock.js';
-export { type ChannelStore, createMemoryChannelStore, type PeerCursor, type PendingFrame } from './store.js';
+export {
+  type ChannelStore,
+  createMemoryChannelStore,
+  type FrameOrigin,
+  type PeerCursor,
+  type PendingFrame,
+} from './store.js';
