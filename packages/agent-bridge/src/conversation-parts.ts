@@ -1,24 +1,28 @@
 /**
  * The parts of one conversation, wired together: the session machine, the frame sink, the transcript
  * tail, the file tools, the supervisor, delivery and the command handler. The conversation owns them;
- * they reach back into it only through the {@link ConversationPort} (persisting its snapshot, reading
- * its stdout), so `Conversation` stays the one place that decides when its state is written.
+ * they reach back into it only through the {@link ConversationPort} (their parts of its snapshot, its
+ * persistence, its stdout), so `Conversation` stays the only writer of its snapshot.
  */
 import type { AppFrame, Logger } from '@switchyard/protocol';
 import { createCommandHandler } from './commands.js';
 import type { ConversationOptions } from './conversation-options.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliveryRecordPort } from './delivery.js';
 import { confirmsFileSends, createFileTools, type FileTools } from './file-tools.js';
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
 import { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
-import { Supervisor } from './supervisor.js';
+import { type ProcessRecordPort, Supervisor } from './supervisor.js';
 import { claudeConfigDir, findMarker } from './transcript.js';
 import { deliveryMarker } from './user-input.js';
 
 /** What the parts ask of the conversation that owns them. */
 export interface ConversationPort {
+  /** The supervisor's part of the snapshot: the process record, exits, the crash-loop flag. */
+  readonly process: ProcessRecordPort;
+  /** Delivery's part of the snapshot: delivered keys, the intent, held items. */
+  readonly delivery: DeliveryRecordPort;
   /** Writes the snapshot (throttled unless `force`). */
   persist(force: boolean): void;
   /** Reads and handles the stdout available now. */
@@ -40,7 +44,7 @@ export interface ConversationParts {
   commands: (frame: AppFrame) => Promise<void>;
 }
 
-/** Builds the parts around a restored snapshot; starts nothing. */
+/** Builds the parts around a restored snapshot (read only: its session state, history, cursors); starts nothing. */
 export function assembleParts(
   options: ConversationOptions,
   snapshot: Snapshot,
@@ -54,13 +58,12 @@ export function assembleParts(
     ...(options.settings.permissions ? { permissions: options.settings.permissions } : {}),
     workDir: options.settings.workDir,
   });
-  snapshot.history ??= [];
   const tail = new HistoryTail({
     configDir,
     workDir: options.settings.workDir,
     sessionId: session.state.sessionId,
     cursors: snapshot.transcript,
-    history: snapshot.history,
+    history: snapshot.history ?? [],
     onEntry: () => port.persist(false),
     log,
     clock: options.clock,
@@ -99,7 +102,7 @@ export function assembleParts(
       clock: options.clock,
     },
     {
-      snapshot,
+      record: port.process,
       session,
       emit,
       persist: (force) => port.persist(force),
@@ -124,7 +127,7 @@ export function assembleParts(
       onStage: options.onDeliveryStage,
     },
     {
-      snapshot,
+      record: port.delivery,
       session,
       supervisor,
       emit,

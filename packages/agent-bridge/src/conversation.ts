@@ -33,6 +33,7 @@ import {
 import { liveness, STDOUT_LOG } from './child.js';
 import type { ConversationOptions } from './conversation-options.js';
 import { assembleParts } from './conversation-parts.js';
+import { deliveryRecordOf, processRecordOf } from './conversation-record.js';
 import type { Delivery } from './delivery.js';
 import type { FileTools } from './file-tools.js';
 import type { FrameSink } from './frame-sink.js';
@@ -140,7 +141,10 @@ export class Conversation {
     if (options.route) snapshot.route = options.route;
     if (snapshot.name === undefined && options.settings.name !== undefined)
       snapshot.name = options.settings.name;
+    snapshot.history ??= [];
     const parts = assembleParts(options, snapshot, log, {
+      process: processRecordOf(() => this.#snapshot),
+      delivery: deliveryRecordOf(() => this.#snapshot),
       persist: (force) => this.#persist(force),
       pump: () => this.pump(),
       readFromStart: () => {

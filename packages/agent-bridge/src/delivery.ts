@@ -41,7 +41,7 @@ import { type HeldFrame, nextRelease } from './core/hold.js';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
-import type { Snapshot } from './snapshot.js';
+import type { Intent } from './snapshot.js';
 import type { Supervisor } from './supervisor.js';
 import { renderSlashCommand, renderUserMessage } from './user-input.js';
 
@@ -49,7 +49,7 @@ import { renderSlashCommand, renderUserMessage } from './user-input.js';
 export type DeliveryStage = 'intent_saved' | 'written' | 'announced';
 
 /** How many delivered keys the snapshot keeps (a gateway resends only recent, unacknowledged frames). */
-const DELIVERED_KEPT = 2000;
+export const DELIVERED_KEPT = 2000;
 /**
  * How long `settle` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while idle,
  * streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
@@ -65,10 +65,29 @@ export interface DeliveryOptions {
   onStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
 }
 
+/**
+ * Delivery's part of the conversation's snapshot. The conversation owns the snapshot and is its only
+ * writer: delivery reads these and asks for each change (durable at the next `persist`).
+ */
+export interface DeliveryRecordPort {
+  /** Whether the command with this key was written (or held) already. */
+  delivered(key: string): boolean;
+  /** Records a key as delivered, once (the most recent {@link DELIVERED_KEPT} are kept). */
+  remember(key: string): void;
+  /** The write in progress, if any (see `Intent`). */
+  readonly intent: Intent | undefined;
+  setIntent(intent: Intent | undefined): void;
+  /** Stdout showed the intent's line read: kept with the offset that moves past it. */
+  markIntentRead(): void;
+  /** Items held behind a `/clear` or `/compact`, in order. */
+  readonly held: readonly HeldFrame[];
+  setHeld(held: readonly HeldFrame[]): void;
+}
+
 /** What delivery needs of the bridge around it. */
 export interface DeliveryHost {
-  /** The live snapshot: delivered keys, the intent and held items are kept in it. */
-  readonly snapshot: Snapshot;
+  /** Where delivered keys, the intent and held items are kept (see {@link DeliveryRecordPort}). */
+  readonly record: DeliveryRecordPort;
   readonly session: Session;
   readonly supervisor: Pick<
     Supervisor,
@@ -99,12 +118,12 @@ export class Delivery {
 
   /** Whether the command with this key was written (or held) already: a resent frame is ignored. */
   delivered(key: string): boolean {
-    return this.#host.snapshot.delivered.includes(key);
+    return this.#host.record.delivered(key);
   }
 
   /** Whether anything is held: then every later message and command queues behind it. */
   get holding(): boolean {
-    return (this.#host.snapshot.held?.length ?? 0) > 0;
+    return this.#host.record.held.length > 0;
   }
 
   /**
@@ -112,10 +131,10 @@ export class Delivery {
    * is the line's own (user lines; see the module comment), so a restart can tell whether it was read.
    */
   deliver(key: string, line: string, step: Step, uuid?: string): void {
-    const { snapshot, supervisor } = this.#host;
+    const { record, supervisor } = this.#host;
     const onStage = this.#options.onStage;
-    this.#remember(key);
-    snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
+    record.remember(key);
+    record.setIntent({ key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) });
     this.#host.persist(true);
     onStage?.('intent_saved', key);
     supervisor.writeLine(line);
@@ -125,7 +144,7 @@ export class Delivery {
     supervisor.writeAll(step.writes);
     this.#host.emit(step.frames, undefined, { key, from: 0 });
     onStage?.('announced', key);
-    delete snapshot.intent;
+    record.setIntent(undefined);
     this.#host.persist(false);
   }
 
@@ -143,11 +162,11 @@ export class Delivery {
 
   /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
   hold(key: string, frame: HeldFrame): void {
-    const snapshot = this.#host.snapshot;
-    this.#remember(key);
-    snapshot.held = [...(snapshot.held ?? []), frame];
+    const record = this.#host.record;
+    record.remember(key);
+    record.setHeld([...record.held, frame]);
     this.#host.persist(true);
-    this.#options.log.info({ type: frame.type, held: snapshot.held.length }, 'held behind a running turn');
+    this.#options.log.info({ type: frame.type, held: record.held.length }, 'held behind a running turn');
   }
 
   /**
@@ -156,8 +175,8 @@ export class Delivery {
    */
   holdFirst(messages: readonly FrameOf<'user_message'>[]): void {
     if (messages.length === 0) return;
-    const snapshot = this.#host.snapshot;
-    snapshot.held = [...messages, ...(snapshot.held ?? [])];
+    const record = this.#host.record;
+    record.setHeld([...messages, ...record.held]);
     this.#options.log.info(
       { messages: messages.length },
       'kept for the next process: never taken by a model call',
@@ -169,8 +188,9 @@ export class Delivery {
    * not written to: its exit check keeps these for the next process or reports them.
    */
   releaseHeld(): void {
-    const { snapshot, session, supervisor } = this.#host;
-    const held = snapshot.held ?? [];
+    const { record, session, supervisor } = this.#host;
+    const held = [...record.held];
+    if (held.length === 0) return;
     for (;;) {
       const view = {
         settling: this.#settling !== undefined,
@@ -180,21 +200,21 @@ export class Delivery {
       const next = nextRelease(held, view);
       if (next === 'wait') break;
       const frame = held.shift() as HeldFrame;
+      // Off the list before its write, which persists: a crash after it settles the intent instead.
+      record.setHeld(held);
       if (frame.type === 'user_message') {
         this.deliverMessage(frame, session.acceptUserMessage(frame, this.#options.clock.now()));
       } else if (frame.type === 'clear' || frame.type === 'compact') {
         this.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
       }
     }
-    if (held.length === 0) delete snapshot.held;
   }
 
   /** Reports every held item as not done (the process is gone, or it never started). */
   dropHeld(reason: string): void {
-    const snapshot = this.#host.snapshot;
-    const held = snapshot.held ?? [];
+    const held = this.#host.record.held;
     if (held.length === 0) return;
-    delete snapshot.held;
+    this.#host.record.setHeld([]);
     const unread = held.flatMap((frame) => (frame.type === 'user_message' ? [frame.inboundId] : []));
     this.#host.emit([
       ...(unread.length > 0 ? [{ type: 'messages_unread' as const, inboundIds: unread, reason }] : []),
@@ -222,7 +242,7 @@ export class Delivery {
    * whether or not the line turns out to have been read, since {@link settle} makes sure it is.
    */
   beginSettle(): void {
-    const intent = this.#host.snapshot.intent;
+    const intent = this.#host.record.intent;
     if (!intent) return;
     this.#settling = { uuid: intent.uuid, queued: intent.read === true };
     const sent = this.#host.lastInbound();
@@ -237,8 +257,7 @@ export class Delivery {
     if (!settling || uuid !== settling.uuid) return;
     settling.queued = true;
     // Saved with the offset that moves past this line (see `Intent.read`).
-    const intent = this.#host.snapshot.intent;
-    if (intent) intent.read = true;
+    this.#host.record.markIntentRead();
   }
 
   /**
@@ -255,9 +274,9 @@ export class Delivery {
   }
 
   async #settleIntent(): Promise<boolean> {
-    const { snapshot, supervisor } = this.#host;
+    const { record, supervisor } = this.#host;
     const log = this.#options.log;
-    const intent = snapshot.intent;
+    const intent = record.intent;
     if (!intent) return false;
     let written = true;
     let fenced = false;
@@ -282,7 +301,7 @@ export class Delivery {
       }
     }
     log.info({ key: intent.key, rewritten: !written }, 'settled a write from before a crash');
-    delete snapshot.intent;
+    record.setIntent(undefined);
     this.#host.persist(true);
     return fenced;
   }
@@ -312,11 +331,5 @@ export class Delivery {
     if (supervisor.child && !session.awaitsControl(fence.requestId)) return 'unread';
     this.#options.log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
     return 'unknown';
-  }
-
-  #remember(key: string): void {
-    const delivered = this.#host.snapshot.delivered;
-    delivered.push(key);
-    if (delivered.length > DELIVERED_KEPT) delivered.splice(0, delivered.length - DELIVERED_KEPT);
   }
 }

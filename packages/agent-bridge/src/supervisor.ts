@@ -30,7 +30,6 @@ import {
 import { exitVerdict, stuckVerdict } from './core/process-policy.js';
 import { startMode } from './permission-policy.js';
 import type { Session } from './session.js';
-import type { Snapshot } from './snapshot.js';
 
 /**
  * The flags the bridge always starts the CLI with (DESIGN.md, "The Claude process"): stream-json both
@@ -92,10 +91,31 @@ export interface SupervisorOptions {
   clock: Clock;
 }
 
+/**
+ * The process's part of the conversation's snapshot. The conversation owns the snapshot and is its only
+ * writer: the supervisor reads these and asks for each change.
+ */
+export interface ProcessRecordPort {
+  /** The recorded process, if any. */
+  readonly child: ChildRecord | undefined;
+  /** Exits within the crash-loop window, oldest first (ms). */
+  readonly exits: readonly number[];
+  /** Restarts are off until a person asks again. */
+  readonly crashLoop: boolean;
+  /** A new process: recorded, its stdout read from offset 0. The caller persists (forced) right after. */
+  started(record: ChildRecord): void;
+  /** The process is gone: its record forgotten, `exits` kept, a crash loop flagged when `crashLoop`. */
+  exited(exits: readonly number[], crashLoop: boolean): void;
+  /** A person asked again after a crash loop: exits forgotten, restarts on. */
+  retry(): void;
+  /** The process was stopped for good (a shutdown): its record forgotten. */
+  forget(): void;
+}
+
 /** What the supervisor needs of the bridge around it. */
 export interface SupervisorHost {
-  /** The live snapshot: the process record, exits and the crash-loop flag are kept in it. */
-  readonly snapshot: Snapshot;
+  /** Where the process record, exits and the crash-loop flag are kept (see {@link ProcessRecordPort}). */
+  readonly record: ProcessRecordPort;
   readonly session: Session;
   emit(frames: AppFrame[]): void;
   persist(force: boolean): void;
@@ -151,7 +171,7 @@ export class Supervisor {
 
   /** The pid to report: the held process's, else the recorded one's. */
   pid(): number | undefined {
-    return this.#child && !this.#unknown ? this.#child.record.pid : this.#host.snapshot.child?.pid;
+    return this.#child && !this.#unknown ? this.#child.record.pid : this.#host.record.child?.pid;
   }
 
   /** Takes over the recorded process (alive, unknown, or dead with output still to drain). */
@@ -162,7 +182,7 @@ export class Supervisor {
 
   /** Starts a new process; false (reported to the gateway) if it could not be started. */
   spawn(): boolean {
-    const { session, snapshot } = this.#host;
+    const { session } = this.#host;
     const log = this.#options.log;
     const args = claudeArgs({
       resume: session.state.sessionId,
@@ -201,8 +221,7 @@ export class Supervisor {
     }
     // The record is on disk before anything else happens: a bridge killed after this point adopts the
     // process; one killed before it never wrote anything that depends on it.
-    snapshot.child = child.record;
-    snapshot.stdoutOffset = 0;
+    this.#host.record.started(child.record);
     this.#host.onStarted();
     const started = session.processStarted();
     this.#host.persist(true);
@@ -215,12 +234,8 @@ export class Supervisor {
   ensure(): boolean {
     if (this.#child && !this.#unknown) return true;
     if (this.#unknown) return false;
-    const snapshot = this.#host.snapshot;
-    if (snapshot.crashLoop) {
-      // A person asking again is the operator's go-ahead after a crash loop.
-      snapshot.crashLoop = false;
-      snapshot.exits = [];
-    }
+    // A person asking again is the operator's go-ahead after a crash loop.
+    if (this.#host.record.crashLoop) this.#host.record.retry();
     return this.spawn();
   }
 
@@ -257,8 +272,8 @@ export class Supervisor {
    * (call it after stdout is drained: a partial last line never completes), and runs the stuck watchdog.
    */
   check(): void {
-    const { session, snapshot } = this.#host;
-    const record = snapshot.child;
+    const { session } = this.#host;
+    const record = this.#host.record.child;
     if (!record) return;
     const state = liveness(record);
     if (state === 'unknown') {
@@ -313,21 +328,21 @@ export class Supervisor {
     this.#options.clock.clearTimeout(this.#restartTimer);
     if (kind === 'shutdown' && this.#child) {
       await this.#child.terminate(graceMs);
-      delete this.#host.snapshot.child;
+      this.#host.record.forget();
     }
     this.#child?.detach();
     this.#child = undefined;
   }
 
   #exited(): void {
-    const { session, snapshot } = this.#host;
+    const { session, record } = this.#host;
     const { log, crashLoop } = this.#options;
     const stderr = stderrTail(this.#options.stateDir);
     const detail = stderr || 'the Claude process exited';
     this.#detail = detail;
-    log.warn({ pid: snapshot.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
+    log.warn({ pid: record.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
-    const verdict = exitVerdict(this.#options, snapshot.exits, this.#options.clock.now(), this.#stopped);
+    const verdict = exitVerdict(this.#options, record.exits, this.#options.clock.now(), this.#stopped);
     const { exits, restarting } = verdict;
     const exited = session.processExited(detail, {
       restarting,
@@ -348,15 +363,13 @@ export class Supervisor {
     ]);
     this.#child?.detach();
     this.#child = undefined;
-    delete snapshot.child;
-    snapshot.exits = exits;
+    record.exited(exits, verdict.crashLoop);
     if (verdict.crashLoop) {
-      snapshot.crashLoop = true;
       this.#host.emit([
         {
           type: 'operator_event',
           kind: 'crash_loop',
-          message: `The Claude process exited ${snapshot.exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
+          message: `The Claude process exited ${exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
         },
       ]);
     }
