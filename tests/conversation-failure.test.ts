@@ -7,7 +7,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONVERSATIONS_DIR, conversationDir, TOOL_SOCKET } from '@switchyard/agent-bridge';
+import { CONVERSATIONS_DIR, conversationDir, toolSocketPath } from '@switchyard/agent-bridge';
 import { conversationKey } from '@switchyard/protocol';
 import { rule, say, type WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
@@ -29,13 +29,14 @@ describe('a failing conversation', () => {
     const ann = system.chatId;
     const bobChat = telegram.privateChat(bob).id;
     // A directory (not empty) where Bob's conversation binds its tool socket: setting it up fails.
-    const bobDir = path.join(
-      system.dir,
-      'state/bridge',
-      CONVERSATIONS_DIR,
-      conversationDir(conversationKey({ chatId: bobChat })),
+    const socketPath = toolSocketPath(
+      path.join(
+        system.dir,
+        'state/bridge',
+        CONVERSATIONS_DIR,
+        conversationDir(conversationKey({ chatId: bobChat })),
+      ),
     );
-    const socketPath = path.join(bobDir, TOOL_SOCKET);
     mkdirSync(socketPath, { recursive: true });
     writeFileSync(path.join(socketPath, 'in-the-way'), '');
     system.start('gateway');
@@ -99,12 +100,13 @@ describe('a failing conversation', () => {
 
     // The bridge dies with Bob's process recorded; a directory takes the place of its tool socket.
     await system.kill('bridge');
-    const socketPath = path.join(
-      system.dir,
-      'state/bridge',
-      CONVERSATIONS_DIR,
-      conversationDir(conversationKey({ chatId: bobChat })),
-      TOOL_SOCKET,
+    const socketPath = toolSocketPath(
+      path.join(
+        system.dir,
+        'state/bridge',
+        CONVERSATIONS_DIR,
+        conversationDir(conversationKey({ chatId: bobChat })),
+      ),
     );
     rmSync(socketPath, { force: true });
     mkdirSync(socketPath);

@@ -13,6 +13,7 @@ export {
   type BridgeStatus,
   CONVERSATIONS_DIR,
   conversationDir,
+  SHARED_KEY,
 } from './options.js';
 export { initialSessionState } from './session-state.js';
 export { recordedProcesses, stopAllRecordedClaude, stopRecordedClaude } from './stop.js';
