@@ -1,13 +1,14 @@
 /**
  * One conversation's failure is its own (gateway and bridge as real processes, the real CLI): a
- * conversation whose setup fails — its tool socket cannot be bound, because a directory stands where the
- * socket file goes — is told so in its own chat and tried again with backoff, while another conversation
- * of the same bridge keeps answering and the bridge process stays up. Once the obstacle is gone, the
- * failed conversation's kept message is answered.
+ * conversation whose setup fails — its file tools' endpoint cannot be set up, because a directory stands
+ * where its `mcp.json` is written (what an unbindable tool socket was before the tools moved to HTTP) —
+ * is told so in its own chat and tried again with backoff, while another conversation of the same bridge
+ * keeps answering and the bridge process stays up. Once the obstacle is gone, the failed conversation's
+ * kept message is answered.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONVERSATIONS_DIR, conversationDir, toolSocketPath } from '@switchyard/agent-bridge';
+import { CONVERSATIONS_DIR, conversationDir } from '@switchyard/agent-bridge';
 import { conversationKey } from '@switchyard/protocol';
 import { rule, say, type WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ import { botMessages, systemPerTest } from './system.js';
 const startSystem = systemPerTest();
 
 describe('a failing conversation', () => {
-  it('an unbindable tool socket: an error in its own chat, the other chat keeps answering, the bridge stays up', async () => {
+  it('its file tools cannot be set up: an error in its own chat, the other chat keeps answering, the bridge stays up', async () => {
     let bob: WireUser | undefined;
     const system = await startSystem({
       rules: [rule('tell amber', say('Amber, answered.')), rule('tell basalt', say('Basalt, answered.'))],
@@ -28,17 +29,18 @@ describe('a failing conversation', () => {
     const { telegram } = system;
     const ann = system.chatId;
     const bobChat = telegram.privateChat(bob).id;
-    // A directory (not empty) where Bob's conversation binds its tool socket: setting it up fails.
-    const socketPath = toolSocketPath(
+    // A directory (not empty) where Bob's conversation writes its mcp.json: setting it up fails.
+    const blockedPath = path.join(
       path.join(
         system.dir,
         'state/bridge',
         CONVERSATIONS_DIR,
         conversationDir(conversationKey({ chatId: bobChat })),
       ),
+      'mcp.json',
     );
-    mkdirSync(socketPath, { recursive: true });
-    writeFileSync(path.join(socketPath, 'in-the-way'), '');
+    mkdirSync(blockedPath, { recursive: true });
+    writeFileSync(path.join(blockedPath, 'in-the-way'), '');
     system.start('gateway');
     system.start('bridge');
     const bridgePid = system.pid('bridge');
@@ -70,7 +72,7 @@ describe('a failing conversation', () => {
 
     // The obstacle removed: the retry (with backoff, at most 30 s apart) opens it, and the kept message
     // is answered in its own chat.
-    rmSync(socketPath, { recursive: true, force: true });
+    rmSync(blockedPath, { recursive: true, force: true });
     await telegram.waitFor(() => texts(bobChat).includes('Basalt, answered.') || undefined, {
       timeoutMs: 90_000,
     });
@@ -98,19 +100,20 @@ describe('a failing conversation', () => {
       timeoutMs: 60_000,
     });
 
-    // The bridge dies with Bob's process recorded; a directory takes the place of its tool socket.
+    // The bridge dies with Bob's process recorded; a directory takes the place of its mcp.json.
     await system.kill('bridge');
-    const socketPath = toolSocketPath(
+    const blockedPath = path.join(
       path.join(
         system.dir,
         'state/bridge',
         CONVERSATIONS_DIR,
         conversationDir(conversationKey({ chatId: bobChat })),
       ),
+      'mcp.json',
     );
-    rmSync(socketPath, { force: true });
-    mkdirSync(socketPath);
-    writeFileSync(path.join(socketPath, 'in-the-way'), '');
+    rmSync(blockedPath, { force: true });
+    mkdirSync(blockedPath);
+    writeFileSync(path.join(blockedPath, 'in-the-way'), '');
     const exitsBefore = system.logs().split('"harness":"exit","service":"bridge"').length;
     system.start('bridge');
     const bridgePid = system.pid('bridge');
@@ -124,7 +127,7 @@ describe('a failing conversation', () => {
     expect(system.logs().split('"harness":"exit","service":"bridge"').length).toBe(exitsBefore);
 
     // Once it can be opened, the recorded process is adopted and Bob is answered again.
-    rmSync(socketPath, { recursive: true, force: true });
+    rmSync(blockedPath, { recursive: true, force: true });
     telegram.sendText(bobChat, 'tell basalt');
     await telegram.waitFor(() => count(bobChat, 'Basalt, answered.') === 2 || undefined, {
       timeoutMs: 90_000,
