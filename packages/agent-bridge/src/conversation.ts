@@ -117,11 +117,6 @@ export class Conversation {
     return (this.#snapshot.held?.length ?? 0) + this.#session.state.awaiting.length;
   }
 
-  /** Whether the command with this key was delivered (or held) already. */
-  delivered(key: string): boolean {
-    return this.#delivery.delivered(key);
-  }
-
   /** Whether a prompt with this request id is open here. */
   hasPrompt(requestId: string): boolean {
     return requestId in this.#session.state.prompts;
