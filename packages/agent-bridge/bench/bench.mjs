@@ -7,14 +7,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolServer } from '../../protocol/dist/index.js';
-import {
-  mayBeHistory,
-  recordedProcesses,
-  Session,
-  StdoutReader,
-  TranscriptTail,
-  translateLine,
-} from '../dist/index.js';
+import { mayBeHistory } from '../dist/history.js';
+import { Session } from '../dist/session.js';
+import { StdoutReader } from '../dist/stdout-reader.js';
+import { recordedProcesses } from '../dist/stop.js';
+import { TranscriptTail } from '../dist/transcript.js';
+import { translateLine } from '../dist/translator.js';
 
 const TARGET = 50 * 1024 * 1024;
 const fixtures = new URL('../test/fixtures/', import.meta.url).pathname;

@@ -6,18 +6,14 @@
  *
  * - **Routing.** Every gateway frame that belongs to a conversation names it (its `route`); answers to
  *   prompts are routed by their request id to the conversation that opened the prompt.
- * - **Slots.** At most `maxLiveSessions` processes run (`slots.ts`). A conversation that needs one when
- *   all are taken stops the least recently used idle one (resumed later with `--resume`), or waits: its
- *   messages are kept in `waiting.json` (durable before they are acknowledged), the chat is told
- *   (`session_waiting`), and they are served in arrival order as slots free up — never dropped.
- * - **Idle stop.** A process idle for `idleStopMs` is stopped; the next message resumes it.
+ * - **The pool.** At most `maxLiveSessions` processes run; idle ones stop; a conversation that fails is
+ *   its own failure, never the bridge's (`pool.ts`, the shell of `core/pool.ts` and the process policy).
  * - **Adoption.** On start every conversation with a recorded process is restored and its process
- *   adopted (or its exit reported); state from the single-session bridge is migrated first (`migrate.ts`).
+ *   adopted (or its exit reported).
  *
- * Operations on the pool (a frame, the periodic tick) run one at a time (`#exclusive`): a conversation
- * is opened, served or stopped by exactly one of them.
+ * Every frame is handled inside the pool's `exclusive`, one at a time with the pool's own operations.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AgentState,
@@ -26,125 +22,21 @@ import {
   createProtocolClient,
   describeError,
   type Endpoint,
-  type ExchangeOptions,
-  type FrameOf,
-  type Logger,
   lockStateDir,
   prepareExchange,
   type Route,
   type SessionInfo,
   type StateLock,
   silentLogger,
+  systemClock,
 } from '@switchyard/protocol';
-import { Conversation, type ConversationSettings } from './conversation.js';
-import type { DeliveryStage } from './delivery.js';
-import type { FilesConfig } from './file-tools.js';
-import { migrateSingleSession } from './migrate.js';
-import { FileChannelStore, writeFileAtomic } from './outbox.js';
-import type { PermissionPolicy } from './permission-policy.js';
-import { idleExpired, planSlot } from './slots.js';
+import type { StartingFrame } from './core/pool.js';
+import { type Bridge, type BridgeOptions, CONVERSATIONS_DIR, SHARED_KEY } from './options.js';
+import { FileChannelStore } from './outbox.js';
+import { createPool, type Pool } from './pool.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
-import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
 
-/** Options of {@link createBridge}; the cli maps the agent's config onto them. */
-export interface BridgeOptions {
-  /** The agent's name, as the gateway knows it (checked in the handshake). */
-  agent: string;
-  /** The gateway's Unix socket. */
-  socketPath: string;
-  /** Where the bridge keeps its state: the outbox, and a directory per conversation. Created (0700). */
-  stateDir: string;
-  /** The agent's working directory (absolute); the CLI runs there unless a conversation overrides it. */
-  workDir: string;
-  /** The `claude` binary: an absolute path, or a name looked up on `PATH`. */
-  claudeBin: string;
-  /** Extra arguments appended to the CLI's command line. */
-  claudeArgs?: readonly string[];
-  /** The CLI's environment (default: this process's); `CLAUDE_CONFIG_DIR` in it locates transcripts. */
-  env?: NodeJS.ProcessEnv;
-  model?: string;
-  permissionMode?: string;
-  /** Which modes conversations may use and how far "always allow" reaches (`permission-policy.ts`). */
-  permissions?: PermissionPolicy;
-  /** Path of an MCP config file passed as `--mcp-config`. */
-  mcpConfig?: string;
-  /** The file tools (`send_file`, `send_photo`, `send_files`): on unless `enabled: false`. */
-  files?: FilesConfig;
-  /**
-   * Where files cross to and from the gateway (protocol's `exchange.ts`): a file the agent sends is
-   * copied here before its `file_send`. The gateway must be given the same directory. Default
-   * `<stateDir>/files`, for one user only.
-   */
-  exchange?: ExchangeOptions;
-  /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
-  conversations?: 'per-chat' | 'shared';
-  /** A conversation's own working directory, model, permission mode or name (config overrides). */
-  settingsFor?: (route: Route) => Partial<ConversationSettings>;
-  /** Claude processes kept at most (default 4; each costs ~170 MB). */
-  maxLiveSessions?: number;
-  /** A process idle this long is stopped and resumed at the next message (default 30 min). */
-  idleStopMs?: number;
-  /** Start a new process (with `--resume`) when it exits by itself. */
-  restartOnExit: boolean;
-  /** A running turn with no output for this long is reported as stuck. */
-  stuckAfterMs: number;
-  logger?: Logger;
-  /** More than `maxExits` exits within `windowMs` is a crash loop: reported, not restarted. */
-  crashLoop?: { maxExits: number; windowMs: number };
-  /** SIGTERM → SIGKILL grace on a real shutdown (default 5000 ms). */
-  stopGraceMs?: number;
-  /** Stdout lines longer than this are skipped unparsed (default 2 MiB). */
-  maxLineBytes?: number;
-  /**
-   * Fault injection for tests: called synchronously at each stage of a stdin write, so a test can kill
-   * the process exactly there (`tests/bridge/bridge-entry.mjs`). Stages: `intent_saved` (the intent is on disk,
-   * nothing written), `written` (the line is in the fifo, its frames not sent), `announced` (frames in
-   * the outbox, the intent not yet cleared). Leave unset in production.
-   */
-  onDeliveryStage?: (stage: DeliveryStage, key: string) => void;
-}
-
-/** What `status()` reports. */
-export interface BridgeStatus {
-  /** The busiest state of any conversation (`idle` when none is live). */
-  state: AgentState;
-  connected: boolean;
-  /** Every conversation with an object in memory (live, or served since the bridge started). */
-  sessions: (SessionInfo & { key: string; detail?: string })[];
-  /** The pid of the only live process, when exactly one is live (tests and `/status` of one chat). */
-  pid?: number;
-  sessionId?: string;
-  detail?: string;
-}
-
-/** The bridge's lifecycle handle. */
-export interface Bridge {
-  /** Migrates old state, adopts every recorded process and starts connecting. */
-  start(): Promise<void>;
-  /**
-   * `restart`: stop reading and disconnect, leaving the processes running for the next bridge to adopt.
-   * `shutdown`: also stop every process (SIGTERM, grace, SIGKILL) and clear their records.
-   */
-  stop(kind: 'restart' | 'shutdown'): Promise<void>;
-  status(): BridgeStatus;
-}
-
-/** The conversations' parent directory inside the state directory. */
-export const CONVERSATIONS_DIR = 'conversations';
-/** The key of the one session of an agent with `conversations: shared`. */
-export const SHARED_KEY = 'shared';
-/** Durable queue of frames waiting for a process slot. */
-const WAITING_FILE = 'waiting.json';
-/** How often the pool checks liveness, idle processes and waiting conversations. */
-const TICK_MS = 500;
-
-/** A conversation's directory name: the key with characters a shell would trip on replaced. */
-export function conversationDir(key: string): string {
-  return `c${key.replace(/:/g, '_t')}`;
-}
-
-/** Frames that may need a process for a conversation that has none (the others never start one). */
-type StartingFrame = FrameOf<'user_message' | 'set_model' | 'set_mode' | 'compact' | 'clear'>;
+/** The frame types that may need a process for a conversation that has none (`StartingFrame`). */
 const STARTS_PROCESS = new Set<AppFrame['type']>([
   'user_message',
   'set_model',
@@ -156,189 +48,42 @@ const STARTS_PROCESS = new Set<AppFrame['type']>([
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
-  const env = options.env ?? process.env;
+  const clock = options.clock ?? systemClock;
   const shared = options.conversations === 'shared';
-  const maxLive = Math.max(1, options.maxLiveSessions ?? 4);
-  const idleStopMs = options.idleStopMs ?? 30 * 60_000;
   const keyOf = (route: Route): string => (shared ? SHARED_KEY : conversationKey(route));
   const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
-  const dirOf = (key: string): string => join(options.stateDir, CONVERSATIONS_DIR, conversationDir(key));
-  const waitingPath = join(options.stateDir, WAITING_FILE);
-
-  const conversations = new Map<string, Conversation>();
-  /**
-   * Processes being stopped to free a slot (or for idleness), by conversation: their slots are not free
-   * yet, and their conversations are not opened again until they are gone (see `open`).
-   */
-  const stopping = new Map<string, Promise<void>>();
-  let waiting: StartingFrame[] = [];
   let store: FileChannelStore | undefined;
   /** Held from the first thing `start()` does to the last thing `stop()` does. */
   let lock: StateLock | undefined;
   let endpoint: Endpoint | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  let chain: Promise<unknown> = Promise.resolve();
-
-  /** Runs pool operations one at a time, in call order; a failure is logged and does not break the chain. */
-  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work);
-    chain = next.catch((err: unknown) => log.error({ err: describeError(err) }, 'bridge operation failed'));
-    return next;
-  };
-
-  const saveWaiting = (): void => writeFileAtomic(waitingPath, JSON.stringify(waiting));
-
-  const settingsOf = (route: Route | undefined): ConversationSettings => ({
-    workDir: options.workDir,
-    model: options.model,
-    permissionMode: options.permissionMode,
-    permissions: options.permissions,
-    ...(route && options.settingsFor ? definedOnly(options.settingsFor(route)) : {}),
-  });
-
-  /** The conversation's object, created (its state restored, a recorded process adopted) if needed. */
-  const open = async (key: string, route: Route | undefined): Promise<Conversation> => {
-    const existing = conversations.get(key);
-    if (existing) return existing;
-    // A new object adopts the process its snapshot records: never the one still being stopped, which
-    // would take the frame and then die with it.
-    await stopping.get(key);
-    const reopened = conversations.get(key);
-    if (reopened) return reopened;
-    if (!store || !endpoint) throw new Error('the bridge is not started');
-    const conversation = new Conversation({
-      key,
-      route: shared ? undefined : route,
-      dir: dirOf(key),
-      settings: settingsOf(shared ? undefined : route),
-      claudeBin: options.claudeBin,
-      claudeArgs: options.claudeArgs,
-      env,
-      mcpConfig: options.mcpConfig,
-      files: options.files,
-      exchange,
-      restartOnExit: options.restartOnExit,
-      stuckAfterMs: options.stuckAfterMs,
-      crashLoop: options.crashLoop ?? { maxExits: 3, windowMs: 60_000 },
-      stopGraceMs: options.stopGraceMs ?? 5000,
-      maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-      log,
-      endpoint,
-      store,
-      mayStart: () => slotFor(key) === 'free',
-      onSettled: () => void exclusive(drain),
-      onDeliveryStage: options.onDeliveryStage,
-    });
-    conversations.set(key, conversation);
-    await conversation.start();
-    return conversation;
-  };
-
-  /** Stops a conversation's process and forgets the object; the slot frees when the process is gone. */
-  const retire = (conversation: Conversation, why: string): void => {
-    conversations.delete(conversation.key);
-    log.info({ conversation: conversation.key, why }, 'stopping an idle Claude process');
-    const done = conversation
-      .stop('shutdown')
-      .catch((err: unknown) => log.error({ err: describeError(err) }, 'could not stop a Claude process'))
-      .finally(() => {
-        stopping.delete(conversation.key);
-        void exclusive(drain);
-      });
-    stopping.set(conversation.key, done);
-  };
-
-  /** Whether `key` may start a process now; evicts the least recently used idle one when that helps. */
-  const slotFor = (key: string): 'free' | 'wait' | 'busy' => {
-    const views = [...conversations.values()].map((c) => ({
-      key: c.key,
-      live: c.live,
-      evictable: c.evictable,
-      lastActiveAt: c.lastActiveAt,
-    }));
-    const plan = planSlot(views, maxLive, key, stopping.size);
-    if (plan.kind === 'free') return 'free';
-    if (plan.kind === 'evict') {
-      const victim = conversations.get(plan.key);
-      if (victim) retire(victim, `a slot for conversation ${key}`);
-      return 'wait';
-    }
-    return plan.stopping ? 'wait' : 'busy';
-  };
-
-  /** Hands a frame that may start a process to its conversation, or queues it for a slot. */
-  const serve = async (frame: StartingFrame, fromQueue: boolean): Promise<boolean> => {
-    const key = keyOf(frame.route);
-    const conversation = await open(key, frame.route);
-    if (!conversation.live) {
-      const slot = slotFor(key);
-      if (slot !== 'free') {
-        if (fromQueue) return false;
-        waiting.push(frame);
-        saveWaiting();
-        if (frame.type === 'user_message' && slot === 'busy') {
-          conversation.emit([
-            {
-              type: 'session_waiting',
-              route: frame.route,
-              inboundIds: [frame.inboundId],
-              position: waiting.length - 1,
-            },
-          ]);
-        }
-        log.info({ conversation: key, waiting: waiting.length }, 'waiting for a free Claude process');
-        return false;
-      }
-    }
-    await conversation.handle(frame);
-    return true;
-  };
-
-  /** Serves waiting frames in arrival order while slots allow. */
-  const drain = async (): Promise<void> => {
-    while (waiting.length > 0 && !stopped) {
-      const next = waiting[0] as StartingFrame;
-      if (!(await serve(next, true))) return;
-      waiting.shift();
-      saveWaiting();
-    }
-  };
-
-  const alreadyWaiting = (frame: StartingFrame): boolean =>
-    waiting.some((w) =>
-      frame.type === 'user_message'
-        ? w.type === 'user_message' && w.inboundId === frame.inboundId
-        : w.type !== 'user_message' && w.commandId === (frame as { commandId: string }).commandId,
-    );
+  let pool: Pool | undefined;
 
   /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
-  const onFrame = (frame: AppFrame): Promise<void> =>
-    exclusive(async () => {
+  const onFrame = (frame: AppFrame): Promise<void> => {
+    if (!pool) return Promise.reject(new Error('the bridge is not started'));
+    const started = pool;
+    return started.exclusive(async () => {
+      const pool = started;
       if (STARTS_PROCESS.has(frame.type)) {
-        const starting = frame as StartingFrame;
-        if (alreadyWaiting(starting)) return;
-        // Behind a frame of the same conversation that waits: order within a conversation is kept.
-        const key = keyOf(starting.route);
-        if (waiting.some((w) => keyOf(w.route) === key)) {
-          waiting.push(starting);
-          saveWaiting();
-          return;
-        }
-        await serve(starting, false);
+        await pool.arrive(frame as StartingFrame);
         return;
       }
       switch (frame.type) {
         case 'file_sent':
           // Only the conversation whose outbox holds the file knows its id; the others ignore it.
-          for (const conversation of conversations.values()) conversation.settleFile(frame);
+          for (const conversation of pool.conversations.values()) conversation.settleFile(frame);
           return;
         case 'permission_answer':
         case 'question_answer': {
-          const owner = [...conversations.values()].find((c) => c.hasPrompt(frame.requestId));
+          const owner = [...pool.conversations.values()].find((c) => c.hasPrompt(frame.requestId));
           if (owner) {
-            await owner.handle(frame);
-            return;
+            try {
+              await owner.handle(frame);
+              return;
+            } catch (err) {
+              // The prompt is re-offered when the conversation is adopted again (`initialize`).
+              pool.fail(owner.key, owner.route, err, owner);
+            }
           }
           // Gone (answered, cancelled, or its process stopped): the gateway shows it expired.
           endpoint
@@ -349,33 +94,29 @@ export function createBridge(options: BridgeOptions): Bridge {
         case 'interrupt':
         case 'status_request':
         case 'rename': {
-          const conversation = await open(keyOf(frame.route), frame.route);
-          if (frame.type === 'status_request' && !conversation.live) {
-            conversation.emit([conversation.statusFrame(frame.commandId)]);
-            return;
+          const key = keyOf(frame.route);
+          const conversation = await pool.tryOpen(key, frame.route);
+          try {
+            if (!conversation) throw new Error(pool.failureReason(key) ?? 'it failed');
+            if (frame.type === 'status_request' && !conversation.live) {
+              conversation.emit([conversation.statusFrame(frame.commandId)]);
+              return;
+            }
+            await conversation.handle(frame);
+          } catch (err) {
+            if (conversation) pool.fail(key, frame.route, err, conversation);
+            const message = `This conversation could not be opened (${describeError(err).slice(0, 1000)}); try again shortly.`;
+            endpoint
+              ?.send({ type: 'command_result', commandId: frame.commandId, ok: false, message })
+              .catch(() => {});
           }
-          await conversation.handle(frame);
           return;
         }
         case 'stop_session': {
-          const key = keyOf(frame.route);
-          const conversation = conversations.get(key);
-          const before = waiting.length;
-          waiting = waiting.filter((w) => keyOf(w.route) !== key || w.type !== 'user_message');
-          if (waiting.length !== before) saveWaiting();
-          const result = (ok: boolean, message: string): void =>
-            void endpoint
-              ?.send({ type: 'command_result', commandId: frame.commandId, ok, message })
-              .catch(() => {});
-          if (!conversation?.live) {
-            if (conversation) retire(conversation, 'asked to stop');
-            result(true, 'No Claude process was running for this conversation.');
-          } else if (!conversation.evictable) {
-            result(false, 'This conversation is busy (a turn, a prompt or a command). Send /stop first.');
-          } else {
-            retire(conversation, 'asked to stop');
-            result(true, 'Stopped this conversation’s Claude process; your next message resumes it.');
-          }
+          const result = pool.stopSession(keyOf(frame.route));
+          void endpoint
+            ?.send({ type: 'command_result', commandId: frame.commandId, ...result })
+            .catch(() => {});
           return;
         }
         case 'sessions_request': {
@@ -388,9 +129,11 @@ export function createBridge(options: BridgeOptions): Bridge {
           log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
       }
     });
+  };
 
   /** Every conversation this agent has: the live ones from memory, the others from their snapshots. */
   const listSessions = (): SessionInfo[] => {
+    const conversations = pool?.conversations ?? new Map();
     const list: SessionInfo[] = [...conversations.values()].map((c) => c.info());
     const seen = new Set(conversations.keys());
     for (const { key, info } of storedConversations()) {
@@ -434,42 +177,21 @@ export function createBridge(options: BridgeOptions): Bridge {
     return found;
   };
 
-  /** Liveness, idle processes, slots freed by time: what no file event announces. */
-  const tick = (): void => {
-    if (stopped) return;
-    for (const conversation of conversations.values()) conversation.pump();
-    void exclusive(async () => {
-      const views = [...conversations.values()].map((c) => ({
-        key: c.key,
-        live: c.live,
-        evictable: c.evictable,
-        lastActiveAt: c.lastActiveAt,
-      }));
-      for (const key of idleExpired(views, idleStopMs, Date.now())) {
-        const conversation = conversations.get(key);
-        if (conversation) retire(conversation, 'idle');
-      }
-      await drain();
-    });
-  };
-
   return {
     async start() {
       const taken = lockStateDir(options.stateDir, 'bridge');
       if (!taken.ok) throw new Error(taken.message);
       lock = taken.lock;
-      stopped = false;
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });
       prepareExchange(exchange);
       store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
-      await migrateSingleSession(options.stateDir, store, { keyOf, dirOf }, log);
-      if (existsSync(waitingPath)) waiting = JSON.parse(readFileSync(waitingPath, 'utf8')) as StartingFrame[];
       endpoint = createProtocolClient({
         socketPath: options.socketPath,
         agent: options.agent,
         store,
         onFrame,
         logger: log.child({ component: 'channel' }),
+        clock,
         onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
         onRefused: (r) =>
           log.warn(
@@ -477,20 +199,14 @@ export function createBridge(options: BridgeOptions): Bridge {
             'the channel skipped a frame its receiver refused',
           ),
       });
-      // Every conversation with a recorded process: adopted (or its exit reported) before new input.
-      for (const { key, info, recorded } of storedConversations()) {
-        if (recorded) await exclusive(() => open(key, shared ? undefined : info.route));
-      }
-      timer = setInterval(tick, TICK_MS);
+      pool = createPool({ options, log, clock, store, endpoint, keyOf });
+      const recorded = storedConversations().filter((c) => c.recorded);
+      await pool.start(recorded.map(({ key, info }) => ({ key, route: info.route })));
       await endpoint.start();
     },
 
     async stop(kind) {
-      stopped = true;
-      if (timer) clearInterval(timer);
-      await chain.catch(() => {});
-      await Promise.all([...conversations.values()].map((c) => c.stop(kind)));
-      await Promise.all([...stopping.values()]);
+      await pool?.stop(kind);
       await endpoint?.stop();
       store?.close();
       lock?.release();
@@ -498,7 +214,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
 
     status() {
-      const sessions = [...conversations.values()].map((c) => {
+      const sessions = [...(pool?.conversations.values() ?? [])].map((c) => {
         const status = c.status();
         return {
           ...c.info(),
@@ -534,9 +250,4 @@ function busiest(states: AgentState[]): AgentState {
   ];
   for (const state of order) if (states.includes(state)) return state;
   return 'idle';
-}
-
-/** Drops the keys whose value is `undefined` (config overrides that are not set). */
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

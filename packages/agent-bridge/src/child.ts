@@ -25,8 +25,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { readStartTime } from '@switchyard/protocol';
+import { type Clock, readStartTime, systemClock, type TimerHandle } from '@switchyard/protocol';
 
 export const STDIN_FIFO = 'stdin.fifo';
 export const STDOUT_LOG = 'stdout.log';
@@ -82,6 +81,8 @@ export interface SpawnOptions {
   bin: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /** Time for the record's start stamp, the stdin backlog's flushes and the stop's grace (default: system). */
+  clock?: Clock | undefined;
 }
 
 /** Failures of this domain; the message says what to do. */
@@ -160,12 +161,12 @@ export function spawnChild(options: SpawnOptions): { handle: ChildHandle; proces
   const found = readStartTime(pid);
   // A process that exited at once may already be a zombie; its start time is still readable until reaped.
   const startTime = found.ok ? found.startTime : 'gone';
-  const record: ChildRecord = { pid, startTime, startedAt: Date.now() };
-  return { handle: adoptChild(options.stateDir, record), process: child };
+  const record: ChildRecord = { pid, startTime, startedAt: (options.clock ?? systemClock).now() };
+  return { handle: adoptChild(options.stateDir, record, options.clock), process: child };
 }
 
 /** A handle on a recorded process (just started, or left running by an earlier bridge). */
-export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
+export function adoptChild(stateDir: string, record: ChildRecord, clock: Clock = systemClock): ChildHandle {
   const fifoPath = join(stateDir, STDIN_FIFO);
   let fd: number | undefined;
   const open = (): number => {
@@ -179,7 +180,7 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
    * stdout, the socket and its pings keep running meanwhile.
    */
   const backlog: Buffer[] = [];
-  let flushTimer: NodeJS.Timeout | undefined;
+  let flushTimer: TimerHandle | undefined;
   /** Writes what fits now; 0 when the pipe is full. Throws on anything else (nobody reads: ENXIO, EPIPE). */
   const writeSome = (target: number, bytes: Buffer): number => {
     try {
@@ -202,7 +203,7 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
   };
   const scheduleFlush = (): void => {
     if (flushTimer) return;
-    flushTimer = setTimeout(() => {
+    flushTimer = clock.setTimeout(() => {
       flushTimer = undefined;
       try {
         flushSome();
@@ -253,15 +254,15 @@ export function adoptChild(stateDir: string, record: ChildRecord): ChildHandle {
         }
       };
       signal('SIGTERM');
-      const deadline = Date.now() + graceMs;
-      while (liveness(record) === 'alive' && Date.now() < deadline) await sleep(50);
+      const deadline = clock.now() + graceMs;
+      while (liveness(record) === 'alive' && clock.now() < deadline) await clock.sleep(50);
       if (liveness(record) === 'alive') {
         signal('SIGKILL');
-        while (liveness(record) === 'alive') await sleep(20);
+        while (liveness(record) === 'alive') await clock.sleep(20);
       }
     },
     detach() {
-      if (flushTimer) clearTimeout(flushTimer);
+      clock.clearTimeout(flushTimer);
       flushTimer = undefined;
       // A line half in the pipe would be cut short for the next bridge: finish it first, waiting for
       // room (this is a stop, so waiting here blocks nothing that matters), up to 30 s.

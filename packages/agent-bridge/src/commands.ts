@@ -9,7 +9,8 @@
  * Contract: the channel acknowledges a frame once the handler resolves, so anything the handler must
  * not lose (delivered keys, intents, held items) is on disk by then (`delivery.ts`).
  */
-import type { AppFrame, Logger } from '@switchyard/protocol';
+import type { AppFrame, Clock, Logger } from '@switchyard/protocol';
+import { holdsMessage, holdsSlashCommand } from './core/hold.js';
 import type { Delivery } from './delivery.js';
 import type { FrameSink } from './frame-sink.js';
 import type { HistoryTail } from './history-tail.js';
@@ -26,6 +27,8 @@ export interface CommandHost {
   readonly history: Pick<HistoryTail, 'entries' | 'rescan'>;
   emit: FrameSink['emit'];
   log: Logger;
+  /** Stamps the messages the session machine accepts. */
+  clock: Clock;
   /**
    * The session serves several chats (`conversations: shared`): a message from a chat other than the
    * running turn's waits for that turn to end instead of being steered into it.
@@ -38,6 +41,12 @@ export interface CommandHost {
 /** Builds the handler of gateway frames (the protocol client's `onFrame`). */
 export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Promise<void> {
   const { session, supervisor, delivery, emit, log } = host;
+  /** What the hold rules (`core/hold.ts`) look at. */
+  const arrival = () => ({
+    holding: delivery.holding,
+    turnRoute: session.state.turn?.route,
+    shared: host.shared,
+  });
   /** Answers a command that cannot be carried out. */
   const failCommand = (commandId: string, message: string): void =>
     emit([{ type: 'command_result', commandId, ok: false, message }]);
@@ -52,12 +61,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
         const key = `in:${frame.inboundId}`;
         if (delivery.delivered(key)) return;
         host.beforeWrite();
-        const turn = session.state.turn;
-        const otherChat =
-          host.shared &&
-          turn !== undefined &&
-          (turn.route.chatId !== frame.route.chatId || turn.route.threadId !== frame.route.threadId);
-        if (delivery.holding || otherChat) {
+        if (holdsMessage(arrival(), frame.route)) {
           delivery.hold(key, frame);
           // Held behind messages a dead process left (kept for the next one): this message, given a slot,
           // is what starts that process; its held items go in, in order, once it is idle.
@@ -81,7 +85,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           host.beforeWrite();
           return;
         }
-        delivery.deliverMessage(frame, session.acceptUserMessage(frame, Date.now()));
+        delivery.deliverMessage(frame, session.acceptUserMessage(frame, host.clock.now()));
         return;
       }
       case 'permission_answer':
@@ -132,12 +136,11 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
           return;
         }
-        const step = delivery.holding ? undefined : session.acceptSlashCommand(frame.commandId, frame.route);
-        if (!step) {
+        if (holdsSlashCommand(arrival())) {
           delivery.hold(key, frame);
           return;
         }
-        delivery.deliverSlashCommand(frame, step);
+        delivery.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
         return;
       }
       case 'status_request': {

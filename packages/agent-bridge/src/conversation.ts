@@ -25,78 +25,28 @@ import { join } from 'node:path';
 import {
   type AppFrame,
   describeError,
-  type Endpoint,
-  type ExchangeOptions,
   type FrameOf,
   type Logger,
   type Route,
   type SessionInfo,
 } from '@switchyard/protocol';
 import { liveness, STDOUT_LOG } from './child.js';
-import { createCommandHandler } from './commands.js';
-import { Delivery, type DeliveryStage } from './delivery.js';
-import { confirmsFileSends, createFileTools, type FilesConfig, type FileTools } from './file-tools.js';
-import { FrameSink } from './frame-sink.js';
-import { HistoryTail } from './history-tail.js';
-import type { FileChannelStore } from './outbox.js';
-import type { PermissionPolicy } from './permission-policy.js';
-import { Session } from './session.js';
+import type { ConversationOptions } from './conversation-options.js';
+import { assembleParts } from './conversation-parts.js';
+import { deliveryRecordOf, processRecordOf } from './conversation-record.js';
+import type { Delivery } from './delivery.js';
+import type { FileTools } from './file-tools.js';
+import type { FrameSink } from './frame-sink.js';
+import type { HistoryTail } from './history-tail.js';
+import type { Session } from './session.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
 import { StdoutTrimmer } from './stdout-trim.js';
-import { Supervisor } from './supervisor.js';
-import { claudeConfigDir, findMarker } from './transcript.js';
+import type { Supervisor } from './supervisor.js';
 import { translateLine, translateOversized } from './translator.js';
-import { deliveryMarker } from './user-input.js';
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
-
-/** What a conversation's process is started with: the agent's settings with this conversation's overrides. */
-export interface ConversationSettings {
-  workDir: string;
-  model?: string | undefined;
-  permissionMode?: string | undefined;
-  /** Shown in `/sessions` until the user renames it. */
-  name?: string | undefined;
-  /** Ask before the file tools send (`confirmsFileSends` says the default). */
-  confirmFileSends?: boolean | undefined;
-  /** The operator's limits on modes and "always allow" (default: `DEFAULT_PERMISSION_POLICY`). */
-  permissions?: PermissionPolicy | undefined;
-}
-
-/** Options of {@link Conversation}. */
-export interface ConversationOptions {
-  /** The conversation's key (`conversationKey(route)`, or `shared`). */
-  key: string;
-  /** The conversation's route; absent for the one session of a `shared` agent. */
-  route?: Route | undefined;
-  /** Its state directory (created 0700). */
-  dir: string;
-  settings: ConversationSettings;
-  claudeBin: string;
-  claudeArgs?: readonly string[] | undefined;
-  env: NodeJS.ProcessEnv;
-  mcpConfig?: string | undefined;
-  /** The file tools' settings (an MCP server of Switchyard's own, per process). */
-  files?: FilesConfig | undefined;
-  /** Where the files the agent sends are copied for the gateway (the bridge's `exchange`). */
-  exchange: ExchangeOptions;
-  restartOnExit: boolean;
-  stuckAfterMs: number;
-  crashLoop: { maxExits: number; windowMs: number };
-  stopGraceMs: number;
-  maxLineBytes: number;
-  log: Logger;
-  /** The channel and its durable store, shared by every conversation of the agent. */
-  endpoint: Pick<Endpoint, 'send'>;
-  store: FileChannelStore;
-  /** Asked before a process is started by a restart after an exit: false while every slot is taken. */
-  mayStart(): boolean;
-  /** Something happened that may free a process slot (a turn ended, a process exited). */
-  onSettled(): void;
-  onDeliveryStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
-}
 
 /** One conversation's session; see the module comment. */
 export class Conversation {
@@ -123,12 +73,17 @@ export class Conversation {
     this.key = options.key;
     this.#options = options;
     this.#log = options.log.child({ conversation: options.key });
-    this.#snapshotFile = new SnapshotFile(options.dir, (snapshot) => {
+    this.#snapshotFile = new SnapshotFile(options.dir, options.clock, (snapshot) => {
       snapshot.session = this.#session.state;
       snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
       if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
     });
     this.#trimmer = new StdoutTrimmer({ path: join(options.dir, STDOUT_LOG), log: this.#log });
+  }
+
+  /** Where the conversation's chat is: its route, or (shared) the chat it last served. */
+  get route(): Route | undefined {
+    return this.#options.route ?? this.#session?.state.lastRoute;
   }
 
   /** Whether a Claude process is held (alive, or of unknown liveness). */
@@ -162,11 +117,6 @@ export class Conversation {
     return (this.#snapshot.held?.length ?? 0) + this.#session.state.awaiting.length;
   }
 
-  /** Whether the command with this key was delivered (or held) already. */
-  delivered(key: string): boolean {
-    return this.#delivery.delivered(key);
-  }
-
   /** Whether a prompt with this request id is open here. */
   hasPrompt(requestId: string): boolean {
     return requestId in this.#session.state.prompts;
@@ -186,106 +136,26 @@ export class Conversation {
     if (options.route) snapshot.route = options.route;
     if (snapshot.name === undefined && options.settings.name !== undefined)
       snapshot.name = options.settings.name;
-    const configDir = claudeConfigDir(options.env);
-    const session = new Session(snapshot.session, {
-      idPrefix: `${options.key}/`,
-      ...(options.route ? { route: options.route } : {}),
-      ...(options.settings.permissions ? { permissions: options.settings.permissions } : {}),
-      workDir: options.settings.workDir,
-    });
-    this.#session = session;
     snapshot.history ??= [];
-    const tail = new HistoryTail({
-      configDir,
-      workDir: options.settings.workDir,
-      sessionId: session.state.sessionId,
-      cursors: snapshot.transcript,
-      history: snapshot.history,
-      onEntry: () => this.#persist(false),
-      log,
+    const parts = assembleParts(options, snapshot, log, {
+      process: processRecordOf(() => this.#snapshot),
+      delivery: deliveryRecordOf(() => this.#snapshot),
+      persist: (force) => this.#persist(force),
+      pump: () => this.pump(),
+      readFromStart: () => {
+        this.#reader?.close();
+        this.#reader = this.#openStdout(0);
+      },
+      noticeExit: () => this.#noticeExit(),
     });
+    const { session, tail, files, supervisor } = parts;
+    this.#session = session;
+    this.#sink = parts.sink;
     this.#tail = tail;
-    this.#sink = new FrameSink(options.endpoint, options.store, log, options.key);
-    const emit: FrameSink['emit'] = (frames, tag, inbound) => this.#sink.emit(frames, tag, inbound);
-    const files = createFileTools({
-      ...options.files,
-      confirmSends: confirmsFileSends(options.settings.confirmFileSends, options.route),
-      stateDir: options.dir,
-      exchange: options.exchange,
-      workDir: options.settings.workDir,
-      userMcpConfig: options.mcpConfig,
-      emit: (frame) => emit([frame]),
-      target: () => {
-        const turn = session.state.turn;
-        const route = turn?.route ?? session.state.lastRoute ?? options.route;
-        return route ? { turnId: turn?.id, route } : undefined;
-      },
-      log,
-    });
     this.#files = files;
-    const supervisor = new Supervisor(
-      {
-        stateDir: options.dir,
-        workDir: options.settings.workDir,
-        claudeBin: options.claudeBin,
-        claudeArgs: [...files.claudeArgs, ...(options.claudeArgs ?? [])],
-        env: files.claudeEnv(options.env),
-        model: options.settings.model,
-        permissionMode: options.settings.permissionMode,
-        mcpConfig: files.mcpConfig,
-        restartOnExit: options.restartOnExit,
-        stuckAfterMs: options.stuckAfterMs,
-        crashLoop: options.crashLoop,
-        log,
-      },
-      {
-        snapshot,
-        session,
-        emit,
-        persist: (force) => this.#persist(force),
-        mayStart: () => options.mayStart(),
-        onStarted: () => {
-          this.#reader?.close();
-          this.#reader = this.#openStdout(0);
-          this.#sink.replayUntil = undefined;
-        },
-        inTranscript: (id) => findMarker(configDir, options.settings.workDir, deliveryMarker(id)),
-        onExited: (restarting, redeliver) => {
-          // Kept for the process about to start (released once it is idle); reported if none will.
-          if (restarting) this.#delivery.holdFirst(redeliver);
-          else this.#delivery.dropHeld('the Claude process exited before it read them');
-          options.onSettled();
-        },
-      },
-    );
     this.#supervisor = supervisor;
-    this.#delivery = new Delivery(
-      {
-        configDir,
-        workDir: options.settings.workDir,
-        log,
-        onStage: options.onDeliveryStage,
-      },
-      {
-        snapshot,
-        session,
-        supervisor,
-        emit,
-        persist: (force) => this.#persist(force),
-        pump: () => this.pump(),
-        lastInbound: () => options.store.lastInbound(options.key),
-      },
-    );
-    this.#commands = createCommandHandler({
-      session,
-      supervisor,
-      delivery: this.#delivery,
-      history: tail,
-      emit,
-      log,
-      shared: options.route === undefined,
-      beforeWrite: () => this.#noticeExit(),
-    });
+    this.#delivery = parts.delivery;
+    this.#commands = parts.commands;
 
     // Before adoption: a process that survived the last bridge calls its tools back on this socket.
     await files.start();
@@ -321,7 +191,12 @@ export class Conversation {
     tail.start();
     tail.follow(session.state.sessionId);
     this.#watcher = watch(options.dir, (_event, name) => {
-      if (name === STDOUT_LOG) this.pump();
+      if (name !== STDOUT_LOG) return;
+      try {
+        this.pump();
+      } catch (err) {
+        options.onFailure(err);
+      }
     });
     this.#watcher.on('error', (err) => log.warn({ err: describeError(err) }, 'state directory watch failed'));
   }
@@ -331,7 +206,7 @@ export class Conversation {
    * here; the channel acknowledges it then.
    */
   async handle(frame: AppFrame): Promise<void> {
-    this.#snapshot.lastActiveAt = Date.now();
+    this.#snapshot.lastActiveAt = this.#options.clock.now();
     if (frame.type === 'rename') {
       this.#snapshot.name = frame.name;
       this.#persist(true);
@@ -373,7 +248,7 @@ export class Conversation {
         }
         if (lines.length === 0) break;
         supervisor.noteActivity();
-        this.#snapshot.lastActiveAt = Date.now();
+        this.#snapshot.lastActiveAt = this.#options.clock.now();
         const generation = session.state.generation;
         for (const line of lines) {
           // An oversized line comes as its two ends only: enough to answer a request the CLI waits on.
@@ -387,7 +262,7 @@ export class Conversation {
                 log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
               if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
             }
-            const step = session.onEvents(events, Date.now());
+            const step = session.onEvents(events, this.#options.clock.now());
             supervisor.writeAll(step.writes);
             this.#sink.emit(step.frames, (index) => [generation, line.end, index]);
           }

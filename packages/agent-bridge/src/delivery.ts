@@ -23,8 +23,7 @@
  * `queue-operation enqueue` line has no content, and a steer's text appears only when the running turn
  * takes it — a crash in between made the restarted bridge write the steer again. Why not
  * `--replay-user-messages`: its echo comes when a turn takes the message, not when the CLI reads it.
- * The fifo itself cannot be asked after the fact. Intents recorded by a bridge from before uuids carry
- * the header's `inbound=` marker and are still settled through the transcript (`findMarker`).
+ * The fifo itself cannot be asked after the fact.
  * Control lines (answers, interrupts, model and mode) are assumed written: a duplicate answer does more
  * harm than a lost one, which the `initialize` re-offers.
  *
@@ -37,21 +36,20 @@
  * being settled, held items stay held: they must not overtake the line being settled.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describeError, type FrameOf, type Logger } from '@switchyard/protocol';
+import { type Clock, describeError, type FrameOf, type Logger } from '@switchyard/protocol';
+import { type HeldFrame, nextRelease } from './core/hold.js';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
-import type { HeldFrame, Snapshot } from './snapshot.js';
+import type { Intent } from './snapshot.js';
 import type { Supervisor } from './supervisor.js';
-import { findMarker } from './transcript.js';
 import { renderSlashCommand, renderUserMessage } from './user-input.js';
 
 /** A stage of one stdin write; see `BridgeOptions.onDeliveryStage`. */
 export type DeliveryStage = 'intent_saved' | 'written' | 'announced';
 
 /** How many delivered keys the snapshot keeps (a gateway resends only recent, unacknowledged frames). */
-const DELIVERED_KEPT = 2000;
+export const DELIVERED_KEPT = 2000;
 /**
  * How long `settle` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while idle,
  * streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
@@ -60,18 +58,36 @@ const FENCE_TIMEOUT_MS = 10_000;
 
 /** Options of {@link Delivery}. */
 export interface DeliveryOptions {
-  /** `CLAUDE_CONFIG_DIR` and the work directory: where a pre-uuid intent's marker is looked for. */
-  configDir: string;
-  workDir: string;
   log: Logger;
+  /** Time for the fence's deadline and its polling. */
+  clock: Clock;
   /** Fault injection for tests; see `BridgeOptions.onDeliveryStage`. */
   onStage?: ((stage: DeliveryStage, key: string) => void) | undefined;
 }
 
+/**
+ * Delivery's part of the conversation's snapshot. The conversation owns the snapshot and is its only
+ * writer: delivery reads these and asks for each change (durable at the next `persist`).
+ */
+export interface DeliveryRecordPort {
+  /** Whether the command with this key was written (or held) already. */
+  delivered(key: string): boolean;
+  /** Records a key as delivered, once (the most recent {@link DELIVERED_KEPT} are kept). */
+  remember(key: string): void;
+  /** The write in progress, if any (see `Intent`). */
+  readonly intent: Intent | undefined;
+  setIntent(intent: Intent | undefined): void;
+  /** Stdout showed the intent's line read: kept with the offset that moves past it. */
+  markIntentRead(): void;
+  /** Items held behind a `/clear` or `/compact`, in order. */
+  readonly held: readonly HeldFrame[];
+  setHeld(held: readonly HeldFrame[]): void;
+}
+
 /** What delivery needs of the bridge around it. */
 export interface DeliveryHost {
-  /** The live snapshot: delivered keys, the intent and held items are kept in it. */
-  readonly snapshot: Snapshot;
+  /** Where delivered keys, the intent and held items are kept (see {@link DeliveryRecordPort}). */
+  readonly record: DeliveryRecordPort;
   readonly session: Session;
   readonly supervisor: Pick<
     Supervisor,
@@ -102,12 +118,12 @@ export class Delivery {
 
   /** Whether the command with this key was written (or held) already: a resent frame is ignored. */
   delivered(key: string): boolean {
-    return this.#host.snapshot.delivered.includes(key);
+    return this.#host.record.delivered(key);
   }
 
   /** Whether anything is held: then every later message and command queues behind it. */
   get holding(): boolean {
-    return (this.#host.snapshot.held?.length ?? 0) > 0;
+    return this.#host.record.held.length > 0;
   }
 
   /**
@@ -115,10 +131,10 @@ export class Delivery {
    * is the line's own (user lines; see the module comment), so a restart can tell whether it was read.
    */
   deliver(key: string, line: string, step: Step, uuid?: string): void {
-    const { snapshot, supervisor } = this.#host;
+    const { record, supervisor } = this.#host;
     const onStage = this.#options.onStage;
-    this.#remember(key);
-    snapshot.intent = { key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) };
+    record.remember(key);
+    record.setIntent({ key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) });
     this.#host.persist(true);
     onStage?.('intent_saved', key);
     supervisor.writeLine(line);
@@ -128,7 +144,7 @@ export class Delivery {
     supervisor.writeAll(step.writes);
     this.#host.emit(step.frames, undefined, { key, from: 0 });
     onStage?.('announced', key);
-    delete snapshot.intent;
+    record.setIntent(undefined);
     this.#host.persist(false);
   }
 
@@ -146,11 +162,11 @@ export class Delivery {
 
   /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
   hold(key: string, frame: HeldFrame): void {
-    const snapshot = this.#host.snapshot;
-    this.#remember(key);
-    snapshot.held = [...(snapshot.held ?? []), frame];
+    const record = this.#host.record;
+    record.remember(key);
+    record.setHeld([...record.held, frame]);
     this.#host.persist(true);
-    this.#options.log.info({ type: frame.type, held: snapshot.held.length }, 'held behind a running turn');
+    this.#options.log.info({ type: frame.type, held: record.held.length }, 'held behind a running turn');
   }
 
   /**
@@ -159,8 +175,8 @@ export class Delivery {
    */
   holdFirst(messages: readonly FrameOf<'user_message'>[]): void {
     if (messages.length === 0) return;
-    const snapshot = this.#host.snapshot;
-    snapshot.held = [...messages, ...(snapshot.held ?? [])];
+    const record = this.#host.record;
+    record.setHeld([...messages, ...record.held]);
     this.#options.log.info(
       { messages: messages.length },
       'kept for the next process: never taken by a model call',
@@ -168,36 +184,37 @@ export class Delivery {
   }
 
   /**
-   * Writes held items in order while that is safe: a command only into an idle CLI, a message only
-   * when no command is still waiting before it (so it lands after the command, in its new conversation).
+   * Writes held items in order while the release rule (`core/hold.ts`) allows. A process that died is
+   * not written to: its exit check keeps these for the next process or reports them.
    */
   releaseHeld(): void {
-    if (this.#settling) return;
-    const { snapshot, session, supervisor } = this.#host;
-    const held = snapshot.held ?? [];
-    // Only into a process that reads: one that died is noticed by its exit check, which keeps these for
-    // the next process or reports them.
-    while (held.length > 0 && supervisor.writable()) {
-      const next = held[0] as HeldFrame;
-      if (next.type === 'user_message') {
-        held.shift();
-        this.deliverMessage(next, session.acceptUserMessage(next, Date.now()));
-        continue;
+    const { record, session, supervisor } = this.#host;
+    const held = [...record.held];
+    if (held.length === 0) return;
+    for (;;) {
+      const view = {
+        settling: this.#settling !== undefined,
+        writable: supervisor.writable(),
+        idle: !session.running,
+      };
+      const next = nextRelease(held, view);
+      if (next === 'wait') break;
+      const frame = held.shift() as HeldFrame;
+      // Off the list before its write, which persists: a crash after it settles the intent instead.
+      record.setHeld(held);
+      if (frame.type === 'user_message') {
+        this.deliverMessage(frame, session.acceptUserMessage(frame, this.#options.clock.now()));
+      } else if (frame.type === 'clear' || frame.type === 'compact') {
+        this.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
       }
-      const step = session.acceptSlashCommand(next.commandId, next.route);
-      if (!step) break; // a turn runs: wait for its end
-      held.shift();
-      this.deliverSlashCommand(next, step);
     }
-    if (held.length === 0) delete snapshot.held;
   }
 
   /** Reports every held item as not done (the process is gone, or it never started). */
   dropHeld(reason: string): void {
-    const snapshot = this.#host.snapshot;
-    const held = snapshot.held ?? [];
+    const held = this.#host.record.held;
     if (held.length === 0) return;
-    delete snapshot.held;
+    this.#host.record.setHeld([]);
     const unread = held.flatMap((frame) => (frame.type === 'user_message' ? [frame.inboundId] : []));
     this.#host.emit([
       ...(unread.length > 0 ? [{ type: 'messages_unread' as const, inboundIds: unread, reason }] : []),
@@ -225,7 +242,7 @@ export class Delivery {
    * whether or not the line turns out to have been read, since {@link settle} makes sure it is.
    */
   beginSettle(): void {
-    const intent = this.#host.snapshot.intent;
+    const intent = this.#host.record.intent;
     if (!intent) return;
     this.#settling = { uuid: intent.uuid, queued: intent.read === true };
     const sent = this.#host.lastInbound();
@@ -240,8 +257,7 @@ export class Delivery {
     if (!settling || uuid !== settling.uuid) return;
     settling.queued = true;
     // Saved with the offset that moves past this line (see `Intent.read`).
-    const intent = this.#host.snapshot.intent;
-    if (intent) intent.read = true;
+    this.#host.record.markIntentRead();
   }
 
   /**
@@ -258,9 +274,9 @@ export class Delivery {
   }
 
   async #settleIntent(): Promise<boolean> {
-    const { snapshot, supervisor } = this.#host;
+    const { record, supervisor } = this.#host;
     const log = this.#options.log;
-    const intent = snapshot.intent;
+    const intent = record.intent;
     if (!intent) return false;
     let written = true;
     let fenced = false;
@@ -270,14 +286,6 @@ export class Delivery {
       fenced = true;
       // `unknown`: written again all the same — the CLI drops a line whose uuid it has taken.
       written = read === 'read';
-    } else if (intent.marker !== undefined && child) {
-      // An intent from a bridge before uuids: only the transcript can tell (a steer not yet taken is
-      // not in it; the reason uuids replaced this).
-      written = false;
-      for (let i = 0; i < 20 && !written; i++) {
-        written = findMarker(this.#options.configDir, this.#options.workDir, intent.marker);
-        if (!written) await sleep(100);
-      }
     }
     // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
     // missing one is recovered (the `initialize` re-offers a prompt still pending), so assume it went.
@@ -293,7 +301,7 @@ export class Delivery {
       }
     }
     log.info({ key: intent.key, rewritten: !written }, 'settled a write from before a crash');
-    delete snapshot.intent;
+    record.setIntent(undefined);
     this.#host.persist(true);
     return fenced;
   }
@@ -308,25 +316,20 @@ export class Delivery {
     if (this.#settling?.queued) return 'read';
     const fence = session.control('initialize', undefined);
     supervisor.writeAll(fence.writes);
-    const deadline = Date.now() + FENCE_TIMEOUT_MS;
+    const clock = this.#options.clock;
+    const deadline = clock.now() + FENCE_TIMEOUT_MS;
     while (
       supervisor.child &&
       !this.#settling?.queued &&
       session.awaitsControl(fence.requestId) &&
-      Date.now() < deadline
+      clock.now() < deadline
     ) {
-      await sleep(20);
+      await clock.sleep(20);
       this.#host.pump();
     }
     if (this.#settling?.queued) return 'read';
     if (supervisor.child && !session.awaitsControl(fence.requestId)) return 'unread';
     this.#options.log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
     return 'unknown';
-  }
-
-  #remember(key: string): void {
-    const delivered = this.#host.snapshot.delivered;
-    delivered.push(key);
-    if (delivered.length > DELIVERED_KEPT) delivered.splice(0, delivered.length - DELIVERED_KEPT);
   }
 }

@@ -9,7 +9,7 @@
  * (the outbox's last tag when the bridge started) were appended before a crash: the deterministic session
  * machine regenerates them on the replay of stdout, and they are dropped here instead of sent twice.
  */
-import type { AppFrame, Endpoint, FrameOf, Logger } from '@switchyard/protocol';
+import type { AppFrame, Endpoint, FrameOf, FrameOrigin, Logger } from '@switchyard/protocol';
 import { describeError } from '@switchyard/protocol';
 import { compareSource, type FileChannelStore, type SourceTag } from './outbox.js';
 
@@ -27,7 +27,6 @@ export class FrameSink {
   /** Frames with a stdout source tag at or before this were appended before a crash; not sent again. */
   replayUntil: SourceTag | undefined;
   readonly #endpoint: Pick<Endpoint, 'send'>;
-  readonly #store: Pick<FileChannelStore, 'setSource' | 'lastSource'>;
   readonly #log: Logger;
   readonly #conversation: string;
   #pendingDelta: FrameOf<'text_delta'> | undefined;
@@ -35,12 +34,11 @@ export class FrameSink {
   /** A sink for one conversation's frames: their source tags are this conversation's. */
   constructor(
     endpoint: Pick<Endpoint, 'send'>,
-    store: Pick<FileChannelStore, 'setSource' | 'lastSource'>,
+    store: Pick<FileChannelStore, 'lastSource'>,
     log: Logger,
     conversation: string,
   ) {
     this.#endpoint = endpoint;
-    this.#store = store;
     this.#log = log;
     this.#conversation = conversation;
     this.replayUntil = store.lastSource(conversation);
@@ -67,13 +65,13 @@ export class FrameSink {
         return;
       }
       this.flush();
-      this.#store.setSource(
-        source ?? (inbound !== undefined ? `${inbound.key}#${inbound.from + index}` : undefined),
-        this.#conversation,
+      const produced =
+        source ?? (inbound !== undefined ? `${inbound.key}#${inbound.from + index}` : undefined);
+      this.#send(
+        frame,
+        produced === undefined ? undefined : { conversation: this.#conversation, source: produced },
       );
-      this.#send(frame);
     });
-    this.#store.setSource(undefined, this.#conversation);
   }
 
   /**
@@ -90,9 +88,10 @@ export class FrameSink {
     this.#send(frame);
   }
 
-  #send(frame: AppFrame): void {
+  /** Sends `frame`; its origin goes into the outbox with it, in the same call (`FrameOrigin`). */
+  #send(frame: AppFrame, origin?: FrameOrigin): void {
     this.#endpoint
-      .send(frame)
+      .send(frame, origin)
       .catch((err: unknown) => this.#log.warn({ err: describeError(err) }, 'send failed'));
   }
 }

@@ -16,7 +16,7 @@
  * holds an entry and a cursor past its line together; a restarted bridge resumes without skipping or
  * repeating a line (see {@link TranscriptTail}'s checkpoint contract).
  */
-import type { Logger } from '@switchyard/protocol';
+import type { Clock, Logger } from '@switchyard/protocol';
 import { addHistory, type HistoryEntry, historyEntryOf, mayBeHistory } from './history.js';
 import { type TranscriptCursors, TranscriptTail } from './transcript.js';
 
@@ -44,6 +44,8 @@ export interface HistoryTailOptions {
   /** After each new history entry: time to (throttled) save the snapshot. */
   onEntry(): void;
   log: Logger;
+  /** Time for the tail's rescans (the conversation's clock). */
+  clock: Clock;
 }
 
 /** Follows the current session's transcript and keeps the `/status` history. */
@@ -58,6 +60,7 @@ export class HistoryTail {
     this.#tail = new TranscriptTail({
       configDir: options.configDir,
       cwd: options.workDir,
+      clock: options.clock,
       ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
       ...(options.cursors ? { cursors: options.cursors } : {}),
       onLine: (line) => {

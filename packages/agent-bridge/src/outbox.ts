@@ -17,8 +17,6 @@
  *   the error is thrown, and the memory state is left as it was.
  * - A bad record followed by good ones is not a torn tail but damage: loading refuses it, saying what to
  *   do, rather than guess which frames were lost.
- * - A log in the first format (plain JSON lines) is migrated on load: read as that format was read, and
- *   rewritten atomically in this one.
  *
  * Beyond the contract, each frame can carry a *source tag*: the stdout position that produced it
  * (process generation, line end offset, index within the line). After a crash the bridge re-reads stdout
@@ -39,7 +37,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { AppFrame, ChannelStore, PeerCursor, PendingFrame } from '@switchyard/protocol';
+import type { AppFrame, ChannelStore, FrameOrigin, PeerCursor, PendingFrame } from '@switchyard/protocol';
 
 /** Where a frame came from: `[generation, stdout line end offset, index of the frame in that line]`. */
 export type SourceTag = readonly [number, number, number];
@@ -91,24 +89,17 @@ export class FileChannelStore implements ChannelStore {
   #peer: PeerCursor | undefined;
   /** Per conversation: the newest stdout source tag and the newest inbound tag appended. */
   #last = new Map<string, { src?: SourceTag; in?: string }>();
-  #source: SourceTag | string | undefined;
-  #conversation = '';
   #fd: number;
   /** The file's length: where the next record starts. */
   #bytes = 0;
 
-  /** Opens (or creates) the log; repairs a torn tail, migrates the first format, refuses a damaged log. */
+  /** Opens (or creates) the log; repairs a torn tail, refuses a damaged log. */
   constructor(path: string) {
     this.path = path;
     this.#streamId = '';
     const existing = existsSync(path) ? readFileSync(path) : undefined;
     let rewrite = false;
-    if (existing && existing.length > 0 && existing[0] === 0x7b /* { */) {
-      this.#loadFirstFormat(existing.toString('utf8'));
-      rewrite = true;
-    } else if (existing) {
-      this.#load(existing);
-    }
+    if (existing) this.#load(existing);
     if (this.#streamId === '') {
       // No log (or nothing whole in it): a new stream, so the peer resets its duplicate filter.
       this.#streamId = randomUUID();
@@ -139,27 +130,6 @@ export class FileChannelStore implements ChannelStore {
     return this.#last.get(conversation)?.in;
   }
 
-  /**
-   * Tags the frames appended until the next call: a stdout position, a command's key, or nothing, and
-   * the conversation they belong to.
-   */
-  setSource(tag: SourceTag | string | undefined, conversation = ''): void {
-    this.#source = tag;
-    this.#conversation = conversation;
-  }
-
-  /**
-   * Gives the tags recorded under conversation `from` to `to` (durably): how the single session of a
-   * bridge from before conversations becomes the conversation of the chat it served.
-   */
-  renameConversation(from: string, to: string): void {
-    const tags = this.#last.get(from);
-    if (!tags) return;
-    this.#last.delete(from);
-    this.#last.set(to, tags);
-    this.compact();
-  }
-
   #tags(conversation: string): { src?: SourceTag; in?: string } {
     let tags = this.#last.get(conversation);
     if (!tags) {
@@ -169,11 +139,12 @@ export class FileChannelStore implements ChannelStore {
     return tags;
   }
 
-  append(frame: AppFrame): number {
+  /** Appends `frame` (durably) with its origin: the conversation and source tag that produced it. */
+  append(frame: AppFrame, origin?: FrameOrigin): number {
     const seq = this.#nextSeq;
     const record: LogRecord = { a: seq, f: frame };
-    const source = this.#source;
-    const conversation = this.#conversation;
+    const source = origin?.source as SourceTag | string | undefined;
+    const conversation = origin?.conversation ?? '';
     if (source !== undefined && conversation !== '') record.c = conversation;
     if (typeof source === 'string') record.in = source;
     else if (source) record.src = source;
@@ -286,21 +257,6 @@ export class FileChannelStore implements ChannelStore {
         this.#bytes = end + 1;
       }
       offset = end + 1;
-    }
-    this.#pending = [...pending.values()].sort((a, b) => a.seq - b.seq);
-  }
-
-  /** The first format: plain JSON lines, an unparsable one skipped. Read once, then rewritten. */
-  #loadFirstFormat(text: string): void {
-    const pending = new Map<number, PendingFrame>();
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      try {
-        const record: unknown = JSON.parse(line);
-        if (typeof record === 'object' && record !== null) this.#apply(record as LogRecord, pending);
-      } catch {
-        // A torn write; that format could not tell it from damage.
-      }
     }
     this.#pending = [...pending.values()].sort((a, b) => a.seq - b.seq);
   }

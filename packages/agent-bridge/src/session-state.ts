@@ -58,16 +58,10 @@ export interface SessionState {
   selfRoute?: Route;
   /** Messages written into a running turn, not yet announced, oldest first. */
   awaiting: string[];
-  /**
-   * Whether this process echoes each user message as a turn takes it (`--replay-user-messages`): then
-   * that echo, not the next model call, announces a steer. Optional: processes started by a bridge from
-   * before the flag do not echo, and are read by the older rule.
-   */
-  echoesInput?: boolean;
   /** The first request text of an awaiting message, for the `turn_started` it may open (bounded). */
   awaitingRequest?: string;
   /**
-   * With `echoesInput`: the messages written to this process that no model call has taken yet (no echo),
+   * The messages written to this process that no model call has taken yet (no echo),
    * oldest first — a turn's opening message until its first call, a steer until the call that reads it.
    * If the process dies first they are written again to the next one (see `processExited`).
    */

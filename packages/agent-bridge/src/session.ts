@@ -12,10 +12,8 @@
  *   ends (written during the last model call, or before an interrupt) is not lost: the CLI starts its next turn with it (measured on
  *   2.1.328: `result`, then `system/init`, the echo and a new model call). So at the turn's end such
  *   messages open the next turn (`turn_started` with their ids, `message_taken`).
- *   A process started without the echo (by an older bridge, adopted) is read by the older rule: a steer
- *   is taken at the next `message_start`. That rule has a race the echo closes: a `message_start` read
- *   after the write may belong to a call whose request went out before it, which never read the steer;
- *   announced as taken, it opened no next turn, and the CLI answered it in a turn nobody announced.
+ *   Not the next `message_start`: one read after the write may belong to a call whose request went out
+ *   before it, which never read the steer.
  * - Slash commands (`/clear`, `/compact`) are accepted only while nothing runs: the CLI absorbs queued
  *   messages into a running turn *past* a queued `/clear` (measured), which would answer a message
  *   meant for the new conversation in the old one. The bridge holds them (and what follows) until idle.
@@ -29,6 +27,9 @@
  * This file keeps turns and steers, and the order of everything; the life of a prompt is in `prompts.ts`,
  * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
  * same {@link SessionState} that `Session` calls.
+ *
+ * Longer than 400 lines because it is one machine: the turn and steer rules above act on the same
+ * fields in one order, and splitting them would spread one event's handling over several files.
  */
 import { safeSlice } from '@switchyard/card';
 import { type AgentState, type AppFrame, assertNever, type FrameOf, type Route } from '@switchyard/protocol';
@@ -97,14 +98,12 @@ export class Session {
   }
 
   /**
-   * A new process was started (or is about to be): nothing is running, nothing is waiting. `echoesInput`:
-   * it was started with `--replay-user-messages` (see the module comment).
+   * A new process was started (or is about to be), with `--replay-user-messages` (see the module
+   * comment): nothing is running, nothing is waiting.
    */
-  processStarted(options: { echoesInput?: boolean } = {}): Step {
+  processStarted(): Step {
     const s = this.state;
     s.generation += 1;
-    if (options.echoesInput) s.echoesInput = true;
-    else delete s.echoesInput;
     delete s.untaken;
     s.initSeen = false;
     s.exited = false;
@@ -140,7 +139,7 @@ export class Session {
   acceptUserMessage(message: FrameOf<'user_message'>, now: number): Step {
     const s = this.state;
     s.lastRoute = message.route;
-    if (s.echoesInput) s.untaken = [...(s.untaken ?? []), message];
+    s.untaken = [...(s.untaken ?? []), message];
     if (this.running) {
       if (s.awaiting.length === 0) s.awaitingRequest = safeSlice(message.text, 0, 4096);
       s.awaiting.push(message.inboundId);
@@ -335,13 +334,6 @@ export class Session {
     delete this.state.awaitingRequest;
   }
 
-  #announceSteers(step: Step): void {
-    const s = this.state;
-    if (s.awaiting.length === 0 || !s.turn) return;
-    step.frames.push({ type: 'message_taken', turnId: s.turn.id, inboundIds: [...s.awaiting] });
-    this.#clearAwaiting();
-  }
-
   #onEvent(event: CliEvent, now: number, step: Step): void {
     const s = this.state;
     switch (event.kind) {
@@ -371,8 +363,6 @@ export class Session {
         this.#proveTurn(now, step);
         s.messageId = event.messageId;
         delete s.textIndex;
-        // Without the echo, the best proof a steer was read: this call is the first one that can have it.
-        if (!s.echoesInput) this.#announceSteers(step);
         return;
       }
       case 'input_taken': {

@@ -12,8 +12,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import type { AppFrame, Clock, Route } from '@switchyard/protocol';
 import type { ChildRecord } from './child.js';
+import type { HeldFrame } from './core/hold.js';
 import type { HistoryEntry } from './history.js';
 import { writeFileAtomic } from './outbox.js';
 import { initialSessionState, type SessionState } from './session-state.js';
@@ -28,20 +29,15 @@ const SNAPSHOT_EVERY_MS = 250;
 /**
  * A write into the CLI in progress: the key, the line's `uuid` (user lines), the line and the frames it
  * announced. `read`: a restarted bridge saw the CLI's `queued` for it — kept here because the stdout offset
- * saved with it may already be past that line. `marker` (the header's `inbound=`) only in intents recorded
- * by a bridge from before uuids.
+ * saved with it may already be past that line.
  */
 export interface Intent {
   key: string;
   uuid?: string;
   read?: boolean;
-  marker?: string;
   line: string;
   frames: AppFrame[];
 }
-
-/** A gateway command the bridge accepted but has not written yet (held behind a `/clear` or `/compact`). */
-export type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;
 
 /** `bridge.json`'s shape (internal to this package: `stop.ts` reads and rewrites its `child`). */
 export interface Snapshot {
@@ -96,11 +92,13 @@ export function writeSnapshot(path: string, snapshot: Snapshot): void {
 export class SnapshotFile {
   readonly path: string;
   readonly #capture: (snapshot: Snapshot) => void;
+  readonly #clock: Clock;
   #lastSavedAt = 0;
   #dirty = false;
 
-  constructor(stateDir: string, capture: (snapshot: Snapshot) => void) {
+  constructor(stateDir: string, clock: Clock, capture: (snapshot: Snapshot) => void) {
     this.path = join(stateDir, SNAPSHOT_FILE);
+    this.#clock = clock;
     this.#capture = capture;
   }
 
@@ -115,13 +113,13 @@ export class SnapshotFile {
   }
 
   save(snapshot: Snapshot, force: boolean): void {
-    if (!force && Date.now() - this.#lastSavedAt < SNAPSHOT_EVERY_MS) {
+    if (!force && this.#clock.now() - this.#lastSavedAt < SNAPSHOT_EVERY_MS) {
       this.#dirty = true;
       return;
     }
     this.#capture(snapshot);
     writeSnapshot(this.path, snapshot);
-    this.#lastSavedAt = Date.now();
+    this.#lastSavedAt = this.#clock.now();
     this.#dirty = false;
   }
 }

@@ -10,12 +10,12 @@
  * - An exit is reported, never swallowed: the session machine's `processExited` frames (unread messages,
  *   open prompts, the running turn), then the host's `onExited` (held items), then an operator event with
  *   the stderr tail.
- * - More than `crashLoop.maxExits` exits within `crashLoop.windowMs` stops the restarts until a person asks
- *   again (`ensure`); restarts otherwise back off from 500 ms, doubling per recent exit, up to 30 s.
- * - The stuck watchdog measures silence from the last stdout line or the last input written
- *   (`noteActivity`), and reports once per silence.
+ * - What an exit leads to (a restart after a backoff, or a crash loop that waits for a person asking
+ *   again through `ensure`) and when a silent turn is stuck are the process policy's
+ *   (`core/process-policy.ts`); this shell performs them. The watchdog's silence runs from the last
+ *   stdout line or the last input written (`noteActivity`).
  */
-import type { AppFrame, FrameOf, Logger } from '@switchyard/protocol';
+import type { AppFrame, Clock, FrameOf, Logger, TimerHandle } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
 import {
   adoptChild,
@@ -27,9 +27,9 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
+import { exitVerdict, stuckVerdict } from './core/process-policy.js';
 import { startMode } from './permission-policy.js';
 import type { Session } from './session.js';
-import type { Snapshot } from './snapshot.js';
 
 /**
  * The flags the bridge always starts the CLI with (DESIGN.md, "The Claude process"): stream-json both
@@ -87,12 +87,35 @@ export interface SupervisorOptions {
   stuckAfterMs: number;
   crashLoop: { maxExits: number; windowMs: number };
   log: Logger;
+  /** Time for the restart backoff, the crash-loop window and the stuck watchdog. */
+  clock: Clock;
+}
+
+/**
+ * The process's part of the conversation's snapshot. The conversation owns the snapshot and is its only
+ * writer: the supervisor reads these and asks for each change.
+ */
+export interface ProcessRecordPort {
+  /** The recorded process, if any. */
+  readonly child: ChildRecord | undefined;
+  /** Exits within the crash-loop window, oldest first (ms). */
+  readonly exits: readonly number[];
+  /** Restarts are off until a person asks again. */
+  readonly crashLoop: boolean;
+  /** A new process: recorded, its stdout read from offset 0. The caller persists (forced) right after. */
+  started(record: ChildRecord): void;
+  /** The process is gone: its record forgotten, `exits` kept, a crash loop flagged when `crashLoop`. */
+  exited(exits: readonly number[], crashLoop: boolean): void;
+  /** A person asked again after a crash loop: exits forgotten, restarts on. */
+  retry(): void;
+  /** The process was stopped for good (a shutdown): its record forgotten. */
+  forget(): void;
 }
 
 /** What the supervisor needs of the bridge around it. */
 export interface SupervisorHost {
-  /** The live snapshot: the process record, exits and the crash-loop flag are kept in it. */
-  readonly snapshot: Snapshot;
+  /** Where the process record, exits and the crash-loop flag are kept (see {@link ProcessRecordPort}). */
+  readonly record: ProcessRecordPort;
   readonly session: Session;
   emit(frames: AppFrame[]): void;
   persist(force: boolean): void;
@@ -120,14 +143,15 @@ export class Supervisor {
   #child: ChildHandle | undefined;
   #unknown = false;
   #detail: string | undefined;
-  #restartTimer: NodeJS.Timeout | undefined;
+  #restartTimer: TimerHandle | undefined;
   #stopped = false;
-  #lastActivityAt = Date.now();
+  #lastActivityAt: number;
   #stuckReported = false;
 
   constructor(options: SupervisorOptions, host: SupervisorHost) {
     this.#options = options;
     this.#host = host;
+    this.#lastActivityAt = options.clock.now();
   }
 
   /** The process held, if any (also while its liveness is unknown). */
@@ -147,18 +171,18 @@ export class Supervisor {
 
   /** The pid to report: the held process's, else the recorded one's. */
   pid(): number | undefined {
-    return this.#child && !this.#unknown ? this.#child.record.pid : this.#host.snapshot.child?.pid;
+    return this.#child && !this.#unknown ? this.#child.record.pid : this.#host.record.child?.pid;
   }
 
   /** Takes over the recorded process (alive, unknown, or dead with output still to drain). */
   adopt(record: ChildRecord, state: Liveness): void {
-    this.#child = adoptChild(this.#options.stateDir, record);
+    this.#child = adoptChild(this.#options.stateDir, record, this.#options.clock);
     this.#unknown = state === 'unknown';
   }
 
   /** Starts a new process; false (reported to the gateway) if it could not be started. */
   spawn(): boolean {
-    const { session, snapshot } = this.#host;
+    const { session } = this.#host;
     const log = this.#options.log;
     const args = claudeArgs({
       resume: session.state.sessionId,
@@ -177,6 +201,7 @@ export class Supervisor {
         bin: this.#options.claudeBin,
         args,
         env: this.#options.env,
+        clock: this.#options.clock,
       }).handle;
       this.#child = child;
     } catch (err) {
@@ -196,10 +221,9 @@ export class Supervisor {
     }
     // The record is on disk before anything else happens: a bridge killed after this point adopts the
     // process; one killed before it never wrote anything that depends on it.
-    snapshot.child = child.record;
-    snapshot.stdoutOffset = 0;
+    this.#host.record.started(child.record);
     this.#host.onStarted();
-    const started = session.processStarted({ echoesInput: true });
+    const started = session.processStarted();
     this.#host.persist(true);
     this.#host.emit(started.frames);
     log.info({ pid: child.record.pid, resume: session.state.sessionId ?? null }, 'started the Claude CLI');
@@ -210,12 +234,8 @@ export class Supervisor {
   ensure(): boolean {
     if (this.#child && !this.#unknown) return true;
     if (this.#unknown) return false;
-    const snapshot = this.#host.snapshot;
-    if (snapshot.crashLoop) {
-      // A person asking again is the operator's go-ahead after a crash loop.
-      snapshot.crashLoop = false;
-      snapshot.exits = [];
-    }
+    // A person asking again is the operator's go-ahead after a crash loop.
+    if (this.#host.record.crashLoop) this.#host.record.retry();
     return this.spawn();
   }
 
@@ -243,7 +263,7 @@ export class Supervisor {
 
   /** Output was read or input written: the stuck watchdog's silence starts again. */
   noteActivity(): void {
-    this.#lastActivityAt = Date.now();
+    this.#lastActivityAt = this.#options.clock.now();
     this.#stuckReported = false;
   }
 
@@ -252,8 +272,8 @@ export class Supervisor {
    * (call it after stdout is drained: a partial last line never completes), and runs the stuck watchdog.
    */
   check(): void {
-    const { session, snapshot } = this.#host;
-    const record = snapshot.child;
+    const { session } = this.#host;
+    const record = this.#host.record.child;
     if (!record) return;
     const state = liveness(record);
     if (state === 'unknown') {
@@ -275,8 +295,17 @@ export class Supervisor {
       this.#exited();
       return;
     }
-    const silentMs = Date.now() - this.#lastActivityAt;
-    if (session.agentState() === 'running' && !this.#stuckReported && silentMs > this.#options.stuckAfterMs) {
+    const stuck = stuckVerdict(
+      this.#options,
+      {
+        running: session.agentState() === 'running',
+        lastActivityAt: this.#lastActivityAt,
+        reported: this.#stuckReported,
+      },
+      this.#options.clock.now(),
+    );
+    if (stuck) {
+      const { silentMs } = stuck;
       this.#stuckReported = true;
       const turn = session.state.turn;
       this.#host.emit([
@@ -296,26 +325,25 @@ export class Supervisor {
    */
   async stop(kind: 'restart' | 'shutdown', graceMs: number): Promise<void> {
     this.#stopped = true;
-    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#options.clock.clearTimeout(this.#restartTimer);
     if (kind === 'shutdown' && this.#child) {
       await this.#child.terminate(graceMs);
-      delete this.#host.snapshot.child;
+      this.#host.record.forget();
     }
     this.#child?.detach();
     this.#child = undefined;
   }
 
   #exited(): void {
-    const { session, snapshot } = this.#host;
+    const { session, record } = this.#host;
     const { log, crashLoop } = this.#options;
     const stderr = stderrTail(this.#options.stateDir);
     const detail = stderr || 'the Claude process exited';
     this.#detail = detail;
-    log.warn({ pid: snapshot.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
+    log.warn({ pid: record.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
     const route = session.state.turn?.route ?? session.state.lastRoute;
-    const now = Date.now();
-    const exits = [...snapshot.exits.filter((at) => now - at < crashLoop.windowMs), now];
-    const restarting = this.#options.restartOnExit && exits.length <= crashLoop.maxExits && !this.#stopped;
+    const verdict = exitVerdict(this.#options, record.exits, this.#options.clock.now(), this.#stopped);
+    const { exits, restarting } = verdict;
     const exited = session.processExited(detail, {
       restarting,
       inTranscript: (id) => this.#host.inTranscript(id),
@@ -335,22 +363,20 @@ export class Supervisor {
     ]);
     this.#child?.detach();
     this.#child = undefined;
-    delete snapshot.child;
-    snapshot.exits = exits;
-    if (snapshot.exits.length > crashLoop.maxExits) {
-      snapshot.crashLoop = true;
+    record.exited(exits, verdict.crashLoop);
+    if (verdict.crashLoop) {
       this.#host.emit([
         {
           type: 'operator_event',
           kind: 'crash_loop',
-          message: `The Claude process exited ${snapshot.exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
+          message: `The Claude process exited ${exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
         },
       ]);
     }
     this.#host.persist(true);
-    if (this.#options.restartOnExit && !snapshot.crashLoop && !this.#stopped) {
-      const delay = Math.min(30_000, 500 * 2 ** (snapshot.exits.length - 1));
-      this.#restartTimer = setTimeout(() => {
+    if (verdict.restartInMs !== undefined) {
+      const delay = verdict.restartInMs;
+      this.#restartTimer = this.#options.clock.setTimeout(() => {
         this.#restartTimer = undefined;
         // Without a free slot the conversation stays stopped; its next message resumes it.
         if (!this.#stopped && !this.#child && this.#host.mayStart()) this.spawn();

@@ -24,8 +24,9 @@
  *   its cursor kept; a rescan attaches it again only once it has grown (or was replaced).
  *
  * Stdout is the source for the live turn; this reader is for what stdout does not carry: history
- * (`history.ts`). Whether a line reached the CLI is settled from stdout now (`delivery.ts`); `findMarker`
- * remains for intents recorded by a bridge from before that.
+ * (`history.ts`), and whether the CLI recorded a message its process died before taking (`findMarker`,
+ * asked by the supervisor: a resumed process has what the transcript has). Longer than 400 lines because
+ * the tail's cursor contract (attach, read, drain, release) is one piece with the file layout it reads.
  */
 
 import { createHash } from 'node:crypto';
@@ -41,6 +42,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { type Clock, systemClock, type TimerHandle } from '@switchyard/protocol';
 import { StdoutReader } from './stdout-reader.js';
 
 /** The directory Claude keeps a working directory's sessions in. */
@@ -110,6 +112,8 @@ export interface TranscriptTailOptions {
   maxLineBytes?: number;
   rescanMs?: number;
   idleReleaseMs?: number;
+  /** Time for the rescan timer and each file's idle release (default: system). */
+  clock?: Clock | undefined;
   /** How long an old session's files are still read after `follow()` moved on (default 10 s of quiet). */
   drainMs?: number;
 }
@@ -135,13 +139,17 @@ export class TranscriptTail {
   /** Cursors of known files not attached now (idle sub-agents), so attaching again resumes there. */
   readonly #cursors = new Map<string, TranscriptCursor>();
   #sessionId: string | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
 
   constructor(options: TranscriptTailOptions) {
     this.#options = options;
     this.#dir = projectDir(options.configDir, options.cwd);
     this.#sessionId = options.sessionId;
     for (const [rel, cursor] of Object.entries(options.cursors ?? {})) this.#cursors.set(rel, cursor);
+  }
+
+  #now(): number {
+    return (this.#options.clock ?? systemClock).now();
   }
 
   /** The session being followed. */
@@ -158,8 +166,13 @@ export class TranscriptTail {
     // Files an earlier tail was still reading (an old session in its drain window, say) first.
     for (const rel of [...this.#cursors.keys()]) this.#consider(rel);
     this.rescan();
-    this.#timer = setInterval(() => this.rescan(), this.#options.rescanMs ?? 2000);
-    this.#timer.unref();
+    const clock = this.#options.clock ?? systemClock;
+    const every = this.#options.rescanMs ?? 2000;
+    const rescan = (): void => {
+      this.#timer = clock.setTimeout(rescan, every);
+      this.rescan();
+    };
+    this.#timer = clock.setTimeout(rescan, every);
   }
 
   /** Follows another session (a new id after `/clear`); the old one's files are drained, then released. */
@@ -181,7 +194,7 @@ export class TranscriptTail {
   /** Attaches new and grown files, reads what each has appended, releases idle and drained ones. */
   rescan(): void {
     const sessionId = this.#sessionId;
-    const now = Date.now();
+    const now = this.#now();
     if (sessionId) {
       this.#consider(`${sessionId}.jsonl`);
       const subDir = join(sessionId, 'subagents');
@@ -221,7 +234,7 @@ export class TranscriptTail {
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
+    (this.#options.clock ?? systemClock).clearTimeout(this.#timer);
     this.#timer = undefined;
     for (const tailed of [...this.#files.values()]) this.#release(tailed, false);
   }
@@ -272,7 +285,7 @@ export class TranscriptTail {
       head: headOf(file, headBytes),
       headBytes,
       watcher: undefined,
-      lastActivity: Date.now(),
+      lastActivity: this.#now(),
     };
     try {
       tailed.watcher = watch(file, () => this.#read(tailed));
@@ -314,7 +327,7 @@ export class TranscriptTail {
       }
       const first = lines[0];
       if (first === undefined) return;
-      tailed.lastActivity = Date.now();
+      tailed.lastActivity = this.#now();
       // Truncated (the reader started over below its offset), or young and still growing: the file's
       // identity is taken again, so a checkpoint names what is there now.
       if (first.end - first.bytes - 1 < before || tailed.headBytes < HEAD_BYTES) {

@@ -4,6 +4,7 @@
  * Pure and stateless on purpose. Everything that needs memory (which turn is running, which block a
  * delta belongs to, which steer is waiting) lives in `session.ts`, so this file changes only when the
  * CLI's wire format does, and a benchmark of it measures parsing and nothing else.
+ * Longer than 400 lines because it is one table from the CLI's line shapes to events, read nowhere else.
  *
  * Why our own narrow types instead of a type-only import of `@anthropic-ai/claude-agent-sdk`
  * (`SDKMessage`, `SDKControlRequest` …): the SDK's types follow the SDK's release train, not the CLI

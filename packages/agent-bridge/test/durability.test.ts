@@ -6,7 +6,9 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileChannelStore, liveness, readStartTime, StdoutReader } from '../src/index.js';
+import { liveness, readStartTime } from '../src/child.js';
+import { FileChannelStore } from '../src/outbox.js';
+import { StdoutReader } from '../src/stdout-reader.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -57,11 +59,12 @@ describe('FileChannelStore', () => {
   it('survives a reopen: numbering, pending frames, peer cursor and source tags; a torn last line is ignored', () => {
     const path = join(tempDir(), 'outbox.log');
     const store = new FileChannelStore(path);
-    store.setSource([1, 100, 0]);
-    expect(store.append({ type: 'thinking', turnId: 't', text: 'a' })).toBe(1);
-    store.setSource('in:x#0');
-    expect(store.append({ type: 'thinking', turnId: 't', text: 'b' })).toBe(2);
-    store.setSource(undefined);
+    expect(
+      store.append({ type: 'thinking', turnId: 't', text: 'a' }, { conversation: '', source: [1, 100, 0] }),
+    ).toBe(1);
+    expect(
+      store.append({ type: 'thinking', turnId: 't', text: 'b' }, { conversation: '', source: 'in:x#0' }),
+    ).toBe(2);
     store.append({ type: 'thinking', turnId: 't', text: 'c' });
     store.acknowledge(1);
     store.writePeer({ streamId: 'gw', lastSeen: 9 });

@@ -7,7 +7,7 @@
 import { request } from 'node:http';
 import { silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpEndpoint, type McpEndpoint } from '../src/index.js';
+import { createMcpEndpoint, type McpEndpoint } from '../src/mcp/endpoint.js';
 import type { ToolAnswer, ToolCallInput } from '../src/mcp/server.js';
 
 const SECRET = 'a'.repeat(43);

@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileChannelStore } from '../src/index.js';
+import { FrameSink } from '../src/frame-sink.js';
+import { FileChannelStore } from '../src/outbox.js';
 
 const dirs: string[] = [];
 // On tmpfs where there is one: these tests cut files, they do not measure fsync, and run thousands.
@@ -40,10 +41,8 @@ function writeLog(
   last: (store: FileChannelStore) => void,
 ): { before: number; streamId: string } {
   const store = new FileChannelStore(path);
-  store.setSource([1, 10, 0]);
-  store.append(frame('one'));
-  store.setSource([1, 20, 0]);
-  store.append(frame('two'));
+  store.append(frame('one'), { conversation: '', source: [1, 10, 0] });
+  store.append(frame('two'), { conversation: '', source: [1, 20, 0] });
   store.append(frame('three'));
   store.acknowledge(1);
   store.writePeer({ streamId: 'gw', lastSeen: 7 });
@@ -58,8 +57,8 @@ describe('FileChannelStore torn tail', () => {
     const dir = tempDir();
     const original = join(dir, 'original.log');
     const { before, streamId } = writeLog(original, (store) => {
-      store.setSource([2, 5, 0]);
-      store.append(frame(`four ${'é'.repeat(2_100)}`)); // over 4 KB, with multi-byte characters
+      // over 4 KB, with multi-byte characters
+      store.append(frame(`four ${'é'.repeat(2_100)}`), { conversation: '', source: [2, 5, 0] });
     });
     const bytes = readFileSync(original);
     expect(bytes.length - before).toBeGreaterThan(4096);
@@ -134,31 +133,45 @@ describe('FileChannelStore torn tail', () => {
     writeFileSync(path, lines.join('\n'));
     expect(() => new FileChannelStore(path)).toThrow(/is damaged at byte \d+.*move the file away/);
   });
+});
 
-  it('migrates a log in the first format (JSON lines), keeping stream, numbers, cursor and tags', () => {
+describe('FileChannelStore origins', () => {
+  it('keeps a frame’s origin with that frame only: a frame sent without one (a pool notice) is never tagged', () => {
     const path = join(tempDir(), 'outbox.log');
-    const first = [
-      { stream: 'old-stream' },
-      { a: 1, f: frame('one'), src: [1, 10, 0] },
-      { a: 2, f: frame('two'), in: 'cmd#0' },
-      { k: 1 },
-      { p: { streamId: 'gw', lastSeen: 4 } },
-    ];
-    writeFileSync(path, `${first.map((r) => JSON.stringify(r)).join('\n')}\n{"a":3,"f":{"ty`);
-    const migrated = new FileChannelStore(path);
-    expect(migrated.streamId).toBe('old-stream');
-    expect(texts(migrated)).toEqual([[2, 'two']]);
-    expect(migrated.readPeer()).toEqual({ streamId: 'gw', lastSeen: 4 });
-    expect(migrated.lastSource()).toEqual([1, 10, 0]);
-    expect(migrated.lastInbound()).toBe('cmd#0');
-    expect(readFileSync(path)[0]).not.toBe('{'.charCodeAt(0)); // rewritten in the current format
-    expect(migrated.append(frame('three'))).toBe(3);
-    migrated.close();
-    const reloaded = new FileChannelStore(path);
-    expect(texts(reloaded)).toEqual([
-      [2, 'two'],
-      [3, 'three'],
+    const store = new FileChannelStore(path);
+    // The endpoint as the channel is: a reliable frame goes to the store with its origin, in one call.
+    const endpoint = {
+      send: (
+        f: Parameters<FileChannelStore['append']>[0],
+        origin?: Parameters<FileChannelStore['append']>[1],
+      ) => {
+        store.append(f, origin);
+        return Promise.resolve();
+      },
+    };
+    const log = { info() {}, warn() {}, error() {}, debug() {}, child: () => log } as never;
+    const sink = new FrameSink(endpoint, store, log, 'c1');
+    sink.emit([frame('from stdout')], () => [1, 10, 0]);
+    // Between two of the sink's frames, the pool sends one of its own (no origin) straight to the channel.
+    endpoint.send(frame('pool notice'));
+    sink.emit([frame('from a command')], undefined, { key: 'in:m', from: 0 });
+    store.close();
+    const records = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"a":'))
+      .map(
+        (line) =>
+          JSON.parse(line.slice(9)) as { f: { text: string }; c?: string; src?: unknown; in?: string },
+      );
+    expect(records.map((r) => [r.f.text, r.c, r.src, r.in])).toEqual([
+      ['from stdout', 'c1', [1, 10, 0], undefined],
+      ['pool notice', undefined, undefined, undefined],
+      ['from a command', 'c1', undefined, 'in:m#0'],
     ]);
-    reloaded.close();
+    const again = new FileChannelStore(path);
+    expect(again.lastSource('c1')).toEqual([1, 10, 0]);
+    expect(again.lastInbound('c1')).toBe('in:m#0');
+    expect(again.lastSource('')).toBeUndefined();
+    again.close();
   });
 });

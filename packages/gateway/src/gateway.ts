@@ -334,8 +334,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       alerts?.start();
       retention = createRetention({
         store: s,
-        // `inbox/` held attachments before the exchange directory did; it empties within `days`.
-        dirs: [exchange.dir, join(options.stateDir, 'inbox')],
+        dirs: [exchange.dir],
         ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
         logger: logger.child({ component: 'retention' }),
       });

@@ -4,6 +4,7 @@
  * gateway has not acknowledged.
  */
 import net from 'node:net';
+import { systemClock, type TimerHandle } from './clock.js';
 import { Connection } from './connection.js';
 import {
   connectionOptions,
@@ -29,12 +30,13 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
   const log = (options.logger ?? silentLogger).child({ component: 'protocol-client' });
   const instanceId = options.instanceId ?? newInstanceId();
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const clock = options.clock ?? systemClock;
   let current: Connection | undefined;
   let running = false;
   let attempt = 0;
-  let retryTimer: NodeJS.Timeout | undefined;
+  let retryTimer: TimerHandle | undefined;
   let lastFailure = '';
-  let unreachableSince = Date.now();
+  let unreachableSince = clock.now();
   let warned = false;
 
   const scheduleReconnect = (): void => {
@@ -42,7 +44,7 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
     const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(attempt, 20));
     const delay = Math.max(backoff.initialMs / 2, Math.random() * ceiling);
     attempt++;
-    retryTimer = setTimeout(() => {
+    retryTimer = clock.setTimeout(() => {
       retryTimer = undefined;
       connect();
     }, delay);
@@ -56,7 +58,7 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
       // at startup (the two services start together) it is expected, so it becomes a warning only when
       // the gateway stays unreachable.
       const reason = describeError(err);
-      const persistent = Date.now() - unreachableSince > UNREACHABLE_WARN_MS;
+      const persistent = clock.now() - unreachableSince > UNREACHABLE_WARN_MS;
       if (reason !== lastFailure || (persistent && !warned)) {
         const fields = { event: 'connect_failed', socket: options.socketPath, err: reason };
         if (persistent) {
@@ -88,7 +90,7 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
         },
         onClose(reason) {
           if (current === connection) current = undefined;
-          if (handshakeDone) unreachableSince = Date.now();
+          if (handshakeDone) unreachableSince = clock.now();
           if (handshakeDone) options.onConnectionChange?.({ connected: false });
           if (running) log.info({ event: 'disconnected', reason }, 'lost the gateway; reconnecting');
           scheduleReconnect();
@@ -109,13 +111,13 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
     },
     async stop() {
       running = false;
-      if (retryTimer) clearTimeout(retryTimer);
+      clock.clearTimeout(retryTimer);
       retryTimer = undefined;
       current?.close('bridge stopping');
       current = undefined;
     },
-    send(frame) {
-      return sendThrough(options.store, () => current, frame, options.maxFrameBytes);
+    send(frame, origin) {
+      return sendThrough(options.store, () => current, frame, options.maxFrameBytes, origin);
     },
   };
 }

@@ -21,6 +21,7 @@
  *   continuing from the sender's oldest frame is the only way on. A gap anywhere else is an error.
  */
 import type { Duplex } from 'node:stream';
+import { type Clock, systemClock, type TimerHandle } from './clock.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './codec.js';
 import { describeError, type Logger } from './logger.js';
 import {
@@ -76,6 +77,8 @@ export interface ConnectionOptions {
   onReady?(peer: FrameOf<'hello'> | FrameOf<'welcome'>): void;
   /** Called once, when the connection is gone for any reason. */
   onClose?(reason: string): void;
+  /** Time for pings, the handshake deadline and handler retries; default {@link systemClock}. */
+  clock?: Clock;
 }
 
 /** What to do about the errors whose text does not already say it. */
@@ -125,7 +128,7 @@ export class Connection {
   #lastSeen = 0;
   /** The cursor the store durably holds; acks never run ahead of it (see `#storeCursor`). */
   #storedSeen = 0;
-  #cursorRetry: NodeJS.Timeout | undefined;
+  #cursorRetry: TimerHandle | undefined;
   #cursorFailures = 0;
   #ackDue = false;
   #drainWaiters: Array<() => void> = [];
@@ -133,9 +136,10 @@ export class Connection {
   #corked = false;
   #inbound: Promise<void> = Promise.resolve();
   #inboundQueued = 0;
-  #lastHeard = Date.now();
-  #pingTimer: NodeJS.Timeout | undefined;
-  #handshakeTimer: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  #lastHeard: number;
+  #pingTimer: TimerHandle | undefined;
+  #handshakeTimer: TimerHandle | undefined;
   #pingNonce = 0;
   /** Set by each handshake until the first new numbered frame: see the resync invariant. */
   #resync = false;
@@ -143,6 +147,8 @@ export class Connection {
   constructor(socket: Duplex, options: ConnectionOptions) {
     this.#socket = socket;
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#lastHeard = this.#clock.now();
     this.#decoder = new FrameDecoder(
       Math.min(HANDSHAKE_MAX_FRAME_BYTES, options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES),
     );
@@ -162,10 +168,13 @@ export class Connection {
     });
     const interval = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     const timeout = options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
-    this.#pingTimer = setInterval(() => this.#checkLiveness(timeout), interval);
-    this.#pingTimer.unref();
+    const ping = (): void => {
+      this.#pingTimer = this.#clock.setTimeout(ping, interval);
+      this.#checkLiveness(timeout);
+    };
+    this.#pingTimer = this.#clock.setTimeout(ping, interval);
     const handshakeTimeout = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-    this.#handshakeTimer = setTimeout(
+    this.#handshakeTimer = this.#clock.setTimeout(
       () =>
         this.fail(
           'handshake_timeout',
@@ -174,7 +183,6 @@ export class Connection {
         ),
       handshakeTimeout,
     );
-    this.#handshakeTimer.unref();
     if (options.role === 'client') this.#writeRaw(this.#handshake('hello'));
   }
 
@@ -206,13 +214,13 @@ export class Connection {
   close(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#pingTimer) clearInterval(this.#pingTimer);
-    if (this.#handshakeTimer) clearTimeout(this.#handshakeTimer);
-    if (this.#cursorRetry) clearTimeout(this.#cursorRetry);
+    this.#clock.clearTimeout(this.#pingTimer);
+    this.#clock.clearTimeout(this.#handshakeTimer);
+    this.#clock.clearTimeout(this.#cursorRetry);
     this.#flushAck();
     this.#socket.end();
     // Give a final error frame a moment to leave, then make sure the socket is gone.
-    setTimeout(() => this.#socket.destroy(), 100).unref();
+    this.#clock.setTimeout(() => this.#socket.destroy(), 100);
     this.#onDrain();
     this.#log.info({ event: 'connection_closed', reason }, 'protocol connection closed');
     this.#options.onClose?.(reason);
@@ -288,7 +296,7 @@ export class Connection {
 
   #checkLiveness(timeoutMs: number): void {
     if (this.#closed) return;
-    const silentFor = Date.now() - this.#lastHeard;
+    const silentFor = this.#clock.now() - this.#lastHeard;
     if (silentFor >= timeoutMs) {
       this.#log.warn({ event: 'peer_silent', silentMs: silentFor }, 'peer stopped answering pings');
       this.close(`peer silent for ${silentFor} ms`);
@@ -299,7 +307,7 @@ export class Connection {
 
   #onData(chunk: Buffer): void {
     if (this.#closed) return;
-    this.#lastHeard = Date.now();
+    this.#lastHeard = this.#clock.now();
     for (const event of this.#decoder.push(chunk)) {
       if (this.#closed) return;
       if (event.kind === 'error') {
@@ -410,7 +418,7 @@ export class Connection {
     // Never more than this process has sent: see `sentUpTo`.
     const peerHas = hs.peerStreamId === store.streamId ? seenAtMost(store, hs.lastSeen) : 0;
     if (peerHas > 0) store.acknowledge(peerHas);
-    if (this.#handshakeTimer) clearTimeout(this.#handshakeTimer);
+    this.#clock.clearTimeout(this.#handshakeTimer);
     this.#decoder.maxFrameBytes = this.#options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.#resync = true;
     this.#ready = true;
@@ -470,6 +478,7 @@ export class Connection {
       const failure = await runHandler(this.#options.onFrame, item.frame, seq, delays, {
         log: this.#log,
         closed: () => this.#closed,
+        clock: this.#clock,
       });
       if (this.#closed) return; // not acknowledged: offered again after the next handshake
       if (failure !== undefined) {
@@ -511,7 +520,7 @@ export class Connection {
           'cannot store the peer cursor (is the disk full?); retrying, frames stay unacknowledged meanwhile',
         );
       }
-      this.#cursorRetry = setTimeout(() => {
+      this.#cursorRetry = this.#clock.setTimeout(() => {
         this.#cursorRetry = undefined;
         if (!this.#closed) this.#storeCursor();
       }, delay);

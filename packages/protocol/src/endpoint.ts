@@ -3,13 +3,14 @@
  * reliable frames into the store and writes them on whichever connection is current.
  */
 import { randomUUID } from 'node:crypto';
+import type { Clock } from './clock.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem } from './codec.js';
 import type { Connection, ConnectionOptions } from './connection.js';
 import { ProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from './messages.js';
 import type { Refusal } from './refusal.js';
-import type { ChannelStore } from './store.js';
+import type { ChannelStore, FrameOrigin } from './store.js';
 
 /** Both ends of the socket expose the same handle. */
 export interface Endpoint {
@@ -24,9 +25,10 @@ export interface Endpoint {
    * Reliable frame types are then numbered and appended to the store synchronously, inside this call (so
    * a caller may make the append part of its own transaction), then written now if connected or resent
    * after the next handshake. Other frames are written only when connected, and dropped otherwise.
-   * Resolves when the socket can take more: await it, that is the backpressure.
+   * Resolves when the socket can take more: await it, that is the backpressure. `origin` goes to the
+   * store with a reliable frame (see {@link FrameOrigin}); it is not sent.
    */
-  send(frame: AppFrame): Promise<void>;
+  send(frame: AppFrame, origin?: FrameOrigin): Promise<void>;
   /** True while a connection has completed its handshake and is open. */
   readonly connected: boolean;
 }
@@ -66,6 +68,8 @@ export interface EndpointOptions {
   handlerRetryDelaysMs?: readonly number[];
   /** This process's id in handshakes and logs; random by default. */
   instanceId?: string;
+  /** Time for pings, deadlines, handler retries and reconnects; default `systemClock` (`clock.ts`). */
+  clock?: Clock;
 }
 
 /** The channel's own frames, which an application never sends. */
@@ -104,6 +108,7 @@ export function sendThrough(
   current: () => Connection | undefined,
   frame: AppFrame,
   maxFrameBytes: number | undefined,
+  origin?: FrameOrigin,
 ): Promise<void> {
   const problem = frameProblem(frame, maxFrameBytes);
   if (problem !== undefined) {
@@ -114,7 +119,7 @@ export function sendThrough(
   }
   const connection = current();
   if (RELIABLE_TYPES.has(frame.type)) {
-    const seq = store.append(frame);
+    const seq = store.append(frame, origin);
     if (connection?.ready) return connection.write({ ...frame, seq } as AppFrame);
     return Promise.resolve();
   }
@@ -154,5 +159,6 @@ export function connectionOptions(
     ...(options.maxFrameBytes !== undefined ? { maxFrameBytes: options.maxFrameBytes } : {}),
     ...(options.pingIntervalMs !== undefined ? { pingIntervalMs: options.pingIntervalMs } : {}),
     ...(options.pingTimeoutMs !== undefined ? { pingTimeoutMs: options.pingTimeoutMs } : {}),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
   };
 }

@@ -4,6 +4,7 @@
  */
 
 export { type ClientOptions, createProtocolClient } from './client.js';
+export { type Clock, ManualClock, systemClock, type TimerHandle } from './clock.js';
 export {
   DEFAULT_MAX_FRAME_BYTES,
   type DecodeEvent,
@@ -80,4 +81,10 @@ export {
   type StateLock,
   stateLockHolder,
 } from './state-lock.js';
-export { type ChannelStore, createMemoryChannelStore, type PeerCursor, type PendingFrame } from './store.js';
+export {
+  type ChannelStore,
+  createMemoryChannelStore,
+  type FrameOrigin,
+  type PeerCursor,
+  type PendingFrame,
+} from './store.js';

@@ -462,6 +462,7 @@ const operatorEvent = z.object({
     'cli_exited',
     'crash_loop',
     'stuck',
+    'conversation_failed',
   ]),
   message: z.string().max(4000),
   route: routeSchema.optional(),

@@ -5,6 +5,7 @@
  * A refusal is the channel's way past a frame it cannot take: the receiver answers a `refused` frame for
  * its `seq`, both sides report it through `onRefused`, and the frame counts as handled.
  */
+import type { Clock } from './clock.js';
 import { describeError, type Logger } from './logger.js';
 import { type AppFrame, type FrameType, RELIABLE_TYPES, type RefusalCode } from './messages.js';
 
@@ -74,7 +75,7 @@ export async function runHandler(
   frame: AppFrame,
   seq: number | undefined,
   delays: readonly number[],
-  host: { log: Logger; closed(): boolean },
+  host: { log: Logger; closed(): boolean; clock: Clock },
 ): Promise<HandlerFailure | undefined> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -88,7 +89,7 @@ export async function runHandler(
       );
       const delay = delays[attempt];
       if (delay === undefined || host.closed()) return { attempts: attempt + 1, detail };
-      await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
+      await host.clock.sleep(delay);
       if (host.closed()) return { attempts: attempt + 1, detail };
     }
   }

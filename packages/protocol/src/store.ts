@@ -18,16 +18,27 @@ export interface PeerCursor {
 }
 
 /**
+ * What produced a frame, as its sender records it with the frame (the bridge: the conversation and the
+ * stdout position `[generation, line end, index]` or command key `<key>#<index>`). Opaque to the channel:
+ * it is handed to the store with the frame, in the same call, and never sent.
+ */
+export interface FrameOrigin {
+  readonly conversation: string;
+  readonly source: readonly number[] | string;
+}
+
+/**
  * Durable state of one side of the channel.
  *
  * Contract: `append` is durable when it returns (the frame survives a crash of this process) and numbers
- * frames 1, 2, 3 … without gaps for the lifetime of `streamId`; `acknowledge(n)` may forget every frame
+ * frames 1, 2, 3 … without gaps for the lifetime of `streamId`, keeping the frame's `origin` with it if the
+ * store records origins; `acknowledge(n)` may forget every frame
  * with `seq <= n`; `writePeer` is durable when it returns. A store that loses its data must also change
  * its `streamId`, so that the peer resets its duplicate filter instead of dropping new frames.
  */
 export interface ChannelStore {
   readonly streamId: string;
-  append(frame: AppFrame): number;
+  append(frame: AppFrame, origin?: FrameOrigin): number;
   acknowledge(upTo: number): void;
   /** Unacknowledged frames with `seq > after`, in order. */
   pendingAfter(after: number): PendingFrame[];

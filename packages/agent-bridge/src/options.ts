@@ -1,0 +1,123 @@
+/**
+ * The bridge's options and status types, and the naming of its state directory: what the cli maps an
+ * agent's config onto. Imports nothing of the bridge's shells but types.
+ */
+import type { AgentState, Clock, ExchangeOptions, Logger, Route, SessionInfo } from '@switchyard/protocol';
+import type { ConversationSettings } from './conversation-options.js';
+import type { DeliveryStage } from './delivery.js';
+import type { FilesConfig } from './file-tools.js';
+import type { PermissionPolicy } from './permission-policy.js';
+
+/** Options of {@link createBridge}; the cli maps the agent's config onto them. */
+export interface BridgeOptions {
+  /** The agent's name, as the gateway knows it (checked in the handshake). */
+  agent: string;
+  /** The gateway's Unix socket. */
+  socketPath: string;
+  /** Where the bridge keeps its state: the outbox, and a directory per conversation. Created (0700). */
+  stateDir: string;
+  /** The agent's working directory (absolute); the CLI runs there unless a conversation overrides it. */
+  workDir: string;
+  /** The `claude` binary: an absolute path, or a name looked up on `PATH`. */
+  claudeBin: string;
+  /** Extra arguments appended to the CLI's command line. */
+  claudeArgs?: readonly string[];
+  /** The CLI's environment (default: this process's); `CLAUDE_CONFIG_DIR` in it locates transcripts. */
+  env?: NodeJS.ProcessEnv;
+  model?: string;
+  permissionMode?: string;
+  /** Which modes conversations may use and how far "always allow" reaches (`permission-policy.ts`). */
+  permissions?: PermissionPolicy;
+  /** Path of an MCP config file passed as `--mcp-config`. */
+  mcpConfig?: string;
+  /** The file tools (`send_file`, `send_photo`, `send_files`): on unless `enabled: false`. */
+  files?: FilesConfig;
+  /**
+   * Where files cross to and from the gateway (protocol's `exchange.ts`): a file the agent sends is
+   * copied here before its `file_send`. The gateway must be given the same directory. Default
+   * `<stateDir>/files`, for one user only.
+   */
+  exchange?: ExchangeOptions;
+  /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
+  conversations?: 'per-chat' | 'shared';
+  /** A conversation's own working directory, model, permission mode or name (config overrides). */
+  settingsFor?: (route: Route) => Partial<ConversationSettings>;
+  /** Claude processes kept at most (default 4; each costs ~170 MB). */
+  maxLiveSessions?: number;
+  /** A process idle this long is stopped and resumed at the next message (default 30 min). */
+  idleStopMs?: number;
+  /** Start a new process (with `--resume`) when it exits by itself. */
+  restartOnExit: boolean;
+  /** A running turn with no output for this long is reported as stuck. */
+  stuckAfterMs: number;
+  logger?: Logger;
+  /** More than `maxExits` exits within `windowMs` is a crash loop: reported, not restarted. */
+  crashLoop?: { maxExits: number; windowMs: number };
+  /** SIGTERM → SIGKILL grace on a real shutdown (default 5000 ms). */
+  stopGraceMs?: number;
+  /** Stdout lines longer than this are skipped unparsed (default 2 MiB). */
+  maxLineBytes?: number;
+  /**
+   * Fault injection for tests: called synchronously at each stage of a stdin write, so a test can kill
+   * the process exactly there (`tests/bridge/bridge-entry.mjs`). Stages: `intent_saved` (the intent is on disk,
+   * nothing written), `written` (the line is in the fifo, its frames not sent), `announced` (frames in
+   * the outbox, the intent not yet cleared). Leave unset in production.
+   */
+  onDeliveryStage?: (stage: DeliveryStage, key: string) => void;
+  /**
+   * Time for every timer and timestamp of the bridge (the pool's tick, idle stops, restart backoff, the
+   * stuck watchdog, delivery's fence, the channel's pings and reconnects); default `systemClock`.
+   */
+  clock?: Clock;
+}
+
+/** What `status()` reports. */
+export interface BridgeStatus {
+  /** The busiest state of any conversation (`idle` when none is live). */
+  state: AgentState;
+  connected: boolean;
+  /** Every conversation with an object in memory (live, or served since the bridge started). */
+  sessions: (SessionInfo & { key: string; detail?: string })[];
+  /** The pid of the only live process, when exactly one is live (tests and `/status` of one chat). */
+  pid?: number;
+  sessionId?: string;
+  detail?: string;
+}
+
+/** The bridge's lifecycle handle. */
+export interface Bridge {
+  /** Migrates old state, adopts every recorded process and starts connecting. */
+  start(): Promise<void>;
+  /**
+   * `restart`: stop reading and disconnect, leaving the processes running for the next bridge to adopt.
+   * `shutdown`: also stop every process (SIGTERM, grace, SIGKILL) and clear their records.
+   */
+  stop(kind: 'restart' | 'shutdown'): Promise<void>;
+  status(): BridgeStatus;
+}
+
+/** The conversations' parent directory inside the state directory. */
+export const CONVERSATIONS_DIR = 'conversations';
+/** The key of the one session of an agent with `conversations: shared`. */
+export const SHARED_KEY = 'shared';
+
+/** A conversation's directory name: the key with characters a shell would trip on replaced. */
+export function conversationDir(key: string): string {
+  return `c${key.replace(/:/g, '_t')}`;
+}
+
+/** A conversation's settings: the agent's, with the conversation's own overrides (`settingsFor`). */
+export function settingsOf(options: BridgeOptions, route: Route | undefined): ConversationSettings {
+  return {
+    workDir: options.workDir,
+    model: options.model,
+    permissionMode: options.permissionMode,
+    permissions: options.permissions,
+    ...(route && options.settingsFor ? definedOnly(options.settingsFor(route)) : {}),
+  };
+}
+
+/** Drops the keys whose value is `undefined` (config overrides that are not set). */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
