@@ -6,61 +6,31 @@
  * Without /usr/bin/chromium the file is skipped, unless SWITCHYARD_REQUIRE_BROWSER=1 (CI), where that is
  * a failure.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { browserRequired, haveBrowser, type OpenBrowser, openBrowser, typeMessage } from './browser.js';
 import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
-const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-const requireBrowser = process.env.SWITCHYARD_REQUIRE_BROWSER === '1';
-const MISSING = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`;
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/sandbox-browser');
 
-/** The flags a closed network needs: no background connections, no sandbox as root, no GPU. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-if (!haveBrowser && requireBrowser) {
-  test('the browser test needs Chromium (SWITCHYARD_REQUIRE_BROWSER=1)', () => {
-    throw new Error(MISSING);
-  });
-} else if (!haveBrowser) {
-  test.skip(`sandbox web view in a browser: skipped, ${MISSING}`, () => {});
-}
+browserRequired('sandbox web view in a browser');
 
 describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
   let sandbox: SandboxProcess | undefined;
-  let browser: BrowserContext | undefined;
-  let profile: string;
+  let opened: OpenBrowser | undefined;
   let page: Page;
   let step = 0;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   const shot = async (name: string) => {
     step += 1;
     await page.screenshot({ path: path.join(SHOTS, `${String(step).padStart(2, '0')}-${name}.png`) });
   };
 
-  /** Types a message as the user and returns its message id once the view shows it. */
-  const say = async (text: string): Promise<number> => {
-    await page.locator('#text').fill(text);
-    await page.locator('#text').press('Enter');
-    const mine = page.locator('.msg.user', { hasText: text }).last();
-    await mine.waitFor();
-    return Number(await mine.getAttribute('data-id'));
-  };
+  const say = (text: string): Promise<number> => typeMessage(page, text);
 
   /** The bot's messages after `afterId`, as the view shows them. */
   const botAfter = (afterId: number) =>
@@ -79,23 +49,14 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     sandbox = await startSandboxProcess();
-    profile = mkdtempSync(path.join(tmpdir(), 'sy-chromium-'));
-    // A fresh profile each run (playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
+    opened = await openBrowser({
       viewport: { width: 1100, height: 760 },
     });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
+    ({ page, pageErrors } = opened);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await opened?.close();
     await sandbox?.stop();
   });
 
@@ -115,7 +76,7 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
     expect(printed.searchParams.get('k')).toMatch(/^[A-Za-z0-9_-]{24}$/);
     // localhost has no cookie of this run yet (the first test opened 127.0.0.1).
     const localhost = `http://localhost:${printed.port}/`;
-    const other = await (browser as BrowserContext).newPage();
+    const other = await (opened as OpenBrowser).browser.newPage();
     try {
       expect((await other.goto(localhost))?.status()).toBe(403);
       expect(await other.textContent('body')).toContain('?k=');
@@ -330,8 +291,8 @@ describe.runIf(haveBrowser)('the sandbox web view in headless Chromium', () => {
 
   test('the page raised no errors, and Ctrl-C leaves nothing running', async () => {
     expect(pageErrors).toEqual([]);
-    await browser?.close();
-    browser = undefined;
+    await opened?.close();
+    opened = undefined;
     const stopped = await sandbox?.stop();
     sandbox = undefined;
     expect(stopped?.leftovers, 'processes left running after Ctrl-C').toEqual([]);

@@ -8,56 +8,29 @@
  * bubble); the offline hint named `switchyard sandbox`, a command a checkout does not have on PATH.
  * Screenshots go to test-output/sandbox-phone/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { browserRequired, haveBrowser, type OpenBrowser, openBrowser, typeMessage } from './browser.js';
 import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
-const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-const requireBrowser = process.env.SWITCHYARD_REQUIRE_BROWSER === '1';
-const MISSING = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`;
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/sandbox-phone');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The sandbox's bot token (packages/cli/src/sandbox.ts): the test pins a message as the bot would. */
 const SANDBOX_TOKEN = '1000001:sandbox-token-not-a-secret-0000';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-if (!haveBrowser && requireBrowser) {
-  test('the phone browser test needs Chromium (SWITCHYARD_REQUIRE_BROWSER=1)', () => {
-    throw new Error(MISSING);
-  });
-} else if (!haveBrowser) {
-  test.skip(`sandbox web view on a phone: skipped, ${MISSING}`, () => {});
-}
+browserRequired('sandbox web view on a phone');
 
 describe.runIf(haveBrowser)('the sandbox web view at a 390 px viewport', () => {
   let sandbox: SandboxProcess | undefined;
-  let browser: BrowserContext | undefined;
-  let profile: string;
+  let opened: OpenBrowser | undefined;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
-  const say = async (text: string): Promise<number> => {
-    await page.locator('#text').fill(text);
-    await page.locator('#text').press('Enter');
-    const mine = page.locator('.msg.user', { hasText: text }).last();
-    await mine.waitFor();
-    return Number(await mine.getAttribute('data-id'));
-  };
+  const say = (text: string): Promise<number> => typeMessage(page, text);
 
   /** Calls the stand-in Bot API as the sandbox's bot. */
   const botApi = async (method: string, params: Record<string, unknown>) => {
@@ -75,25 +48,17 @@ describe.runIf(haveBrowser)('the sandbox web view at a 390 px viewport', () => {
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     sandbox = await startSandboxProcess();
-    profile = mkdtempSync(path.join(tmpdir(), 'sy-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
+    opened = await openBrowser({
       viewport: { width: 390, height: 844 },
       isMobile: true,
       hasTouch: true,
       deviceScaleFactor: 1,
     });
-    page = browser.pages()[0] ?? (await browser.newPage());
-    page.on('pageerror', (err) => pageErrors.push(err.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
+    ({ page, pageErrors } = opened);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await opened?.close();
     await sandbox?.stop();
   });
 
