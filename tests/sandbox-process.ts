@@ -223,3 +223,25 @@ export async function until<T>(
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Sends `text` in the sandbox's chat and resolves with the bot's finished answer to it. */
+export async function chatWith(running: SandboxProcess, text: string, timeoutMs = 60_000): Promise<string> {
+  const api = viewApi(running.url);
+  const chatId = (await api.state()).chats[0]?.chat.id;
+  if (chatId === undefined) throw new Error('the sandbox shows no chat');
+  const sent = await api.send(chatId, text);
+  return until(
+    `an answer to "${text}"`,
+    async () =>
+      (await api.state()).chats
+        .find((c) => c.chat.id === chatId)
+        ?.messages.find(
+          (m) =>
+            m.from === 'bot' &&
+            m.messageId > sent.messageId &&
+            m.text.includes(text) &&
+            m.html.includes('<i>'),
+        )?.text,
+    timeoutMs,
+  );
+}

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { type SandboxProcess, startSandboxProcess, until, viewApi } from './sandbox-process.js';
+import { chatWith, type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
 const ANSWER_BUDGET_MS = 60_000;
 const dir = mkdtempSync(path.join(tmpdir(), 'sy-sandbox-rerun-'));
@@ -20,32 +20,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Sends `text` in the sandbox's chat and resolves with the bot's finished answer to it. */
-async function chat(running: SandboxProcess, text: string): Promise<string> {
-  const api = viewApi(running.url);
-  const chatId = (await api.state()).chats[0]?.chat.id;
-  expect(chatId).toBeDefined();
-  const sent = await api.send(chatId as number, text);
-  return until(
-    `an answer to "${text}"`,
-    async () =>
-      (await api.state()).chats
-        .find((c) => c.chat.id === chatId)
-        ?.messages.find(
-          (m) =>
-            m.from === 'bot' &&
-            m.messageId > sent.messageId &&
-            m.text.includes(text) &&
-            m.html.includes('<i>'),
-        )?.text,
-    ANSWER_BUDGET_MS,
-  );
-}
-
 test('a second run on the same directory answers too, and a doubled Ctrl-C exits 0', async () => {
   sandbox = await startSandboxProcess({ dir, timeoutMs: ANSWER_BUDGET_MS });
   expect(sandbox.output()).toMatch(/SCRIPTED model/);
-  expect(await chat(sandbox, 'first run')).toContain('first run');
+  expect(await chatWith(sandbox, 'first run')).toContain('first run');
   const first = await sandbox.stop({ echo: true });
   sandbox = undefined;
   expect(first.leftovers).toEqual([]);
@@ -54,7 +32,7 @@ test('a second run on the same directory answers too, and a doubled Ctrl-C exits
   expect(readdirSync(path.join(dir, 'state'))).toContain('gateway');
 
   sandbox = await startSandboxProcess({ dir, timeoutMs: ANSWER_BUDGET_MS });
-  expect(await chat(sandbox, 'second run')).toContain('second run');
+  expect(await chatWith(sandbox, 'second run')).toContain('second run');
   expect(sandbox.output()).toMatch(/fresh chat/);
   const second = await sandbox.stop({ echo: true });
   sandbox = undefined;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
-import { type SandboxProcess, startSandboxProcess, until, viewApi } from './sandbox-process.js';
+import { chatWith, type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 import { MAIN } from './system.js';
 
 const ANSWER_BUDGET_MS = 60_000;
@@ -18,28 +18,6 @@ let sandbox: SandboxProcess | undefined;
 afterAll(async () => {
   await sandbox?.stop();
 });
-
-/** Sends `text` in the sandbox's chat and resolves with the bot's finished answer to it. */
-async function chat(running: SandboxProcess, text: string): Promise<string> {
-  const api = viewApi(running.url);
-  const chatId = (await api.state()).chats[0]?.chat.id;
-  expect(chatId).toBeDefined();
-  const sent = await api.send(chatId as number, text);
-  return until(
-    `an answer to "${text}"`,
-    async () =>
-      (await api.state()).chats
-        .find((c) => c.chat.id === chatId)
-        ?.messages.find(
-          (m) =>
-            m.from === 'bot' &&
-            m.messageId > sent.messageId &&
-            m.text.includes(text) &&
-            m.html.includes('<i>'),
-        )?.text,
-    ANSWER_BUDGET_MS,
-  );
-}
 
 /** Runs the built command to its end; resolves with its exit code and everything it wrote. */
 async function runToEnd(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
@@ -62,7 +40,7 @@ function holderPid(stateDir: string): number {
 
 test('a second sandbox, gateway or bridge on a running state directory refuses; the first keeps answering', async () => {
   sandbox = await startSandboxProcess({ timeoutMs: ANSWER_BUDGET_MS });
-  expect(await chat(sandbox, 'before the others')).toContain('before the others');
+  expect(await chatWith(sandbox, 'before the others')).toContain('before the others');
   const dir = sandbox.dir;
   const env = { SWITCHYARD_SCRIPTED: '1', SWITCHYARD_SANDBOX_PORT: '0', SWITCHYARD_SANDBOX_DIR: dir };
 
@@ -79,7 +57,7 @@ test('a second sandbox, gateway or bridge on a running state directory refuses; 
     expect(again.output).toContain(`running ${service} (pid ${holder}`);
   }
 
-  expect(await chat(sandbox, 'after the refusals')).toContain('after the refusals');
+  expect(await chatWith(sandbox, 'after the refusals')).toContain('after the refusals');
   const report = await sandbox.stop();
   sandbox = undefined;
   expect(report.leftovers).toEqual([]);
