@@ -56,6 +56,7 @@ export interface BootOptions {
     | 'replies'
     | 'placeholderRetryMs'
     | 'bridgeGraceMs'
+    | 'clock'
   >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
@@ -119,6 +120,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     ...(config.bridgeGraceMs !== undefined ? { bridgeGraceMs: config.bridgeGraceMs } : {}),
     ...(config.replies ? { replies: config.replies } : {}),
     ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
+    ...(config.clock ? { clock: config.clock } : {}),
   });
   const prompts = createPrompts({
     api,
@@ -137,6 +139,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     onFrame: options.onFrame,
     onConnectionChange: (state) => {
       options.onConnectionChange(state.connected);
+      turns.connection(state.connected);
       logger.info(
         { event: 'bridge_connection', connected: state.connected },
         state.connected ? 'bridge connected' : 'bridge disconnected',

@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
+  type Clock,
   conversationKey,
   type Endpoint,
   type ExchangeOptions,
@@ -115,8 +116,10 @@ export interface GatewayOptions {
    * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
    */
   bridgeGraceMs?: number;
-  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
+  /** How long after a placeholder edit Telegram did not confirm the due ones are tried again; default 15 s. */
   placeholderRetryMs?: number;
+  /** Time and timers for the turns (`turns.ts`); default the system clock. */
+  clock?: Clock;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }
@@ -192,8 +195,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   let stopping = new AbortController();
   let sweep: SweepReport | undefined;
   let connected = false;
-  /** Messages waiting for the bridge to connect (`core/arrival.ts`), woken when it does. */
-  const connectWaiters = new Set<() => void>();
   /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
   const conversationStatus = new Map<string, FrameOf<'status'>>();
   let agentStatus: FrameOf<'status'> | undefined;
@@ -350,23 +351,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         keep: allowed,
         send,
         onFrame: metrics.observeFrames(onFrame),
-        bridge: {
-          connected: () => connected,
-          whenConnected: (timeoutMs) =>
-            new Promise<void>((resolve) => {
-              if (connected) return resolve();
-              const done = (): void => {
-                clearTimeout(timer);
-                connectWaiters.delete(done);
-                resolve();
-              };
-              const timer = setTimeout(done, timeoutMs);
-              connectWaiters.add(done);
-            }),
-        },
+        bridge: { connected: () => connected },
         onConnectionChange: (state) => {
           connected = state;
-          if (state) for (const done of [...connectWaiters]) done();
           metrics.bridgeConnected(state);
         },
         onPollingHealth: (health) => {
