@@ -128,7 +128,8 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       typingAt: at + typingEvery,
     };
     l.turns.set(turn.id, turn);
-    l.lanes.set(laneKey(turn.route), turn.id);
+    // A turn that ended already (rendered from the store) does not take its lane from a running one.
+    if (!ended) l.lanes.set(laneKey(turn.route), turn.id);
     l.actions.push({ kind: 'track', turnId: turn.id, blocks: row.blocks });
     l.actions.push({ kind: 'typing', route: turn.route });
     return turn;

@@ -295,6 +295,31 @@ describe('bookkeeping', () => {
     expect(sim.machine.input({ ...frame, at: sim.clock.now() }).writes.length).toBeGreaterThan(0);
   });
 
+  it('a turn from before a restart that ends while another runs in its lane leaves that lane busy', () => {
+    const sim = new TurnSim();
+    const route = { chatId: -16 };
+    sim.turns.set('old', {
+      turnId: 'old',
+      route,
+      request: 'r',
+      state: 'running',
+      blocks: [{ id: 'b', text: 'late' }],
+      messageIds: [],
+      outcome: undefined,
+      error: undefined,
+    });
+    sim.message(route, 'a');
+    sim.started('t', route, ['a']);
+    sim.frame({ type: 'turn_ended', turnId: 'old', outcome: 'success' });
+    expect(sim.actions('finish').map((f) => f.turnId)).toEqual(['old']);
+    expect(sim.machine.running(route)).toBe('t');
+    sim.message(route, 'b');
+    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([
+      PLACEHOLDER.reply,
+      PLACEHOLDER.steer,
+    ]);
+  });
+
   it('typing is renewed while a turn runs and stops with it', () => {
     const sim = new TurnSim();
     const route = { chatId: 5 };
