@@ -22,6 +22,7 @@ import { createArrivals } from './arrivals.js';
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import { finalText } from './core/final-text.js';
+import { FRAME_OWNER } from './core/frame-owner.js';
 import { threadParams } from './core/route.js';
 import { createTurnMachine } from './core/turn-machine.js';
 import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from './core/turn-steps.js';
@@ -95,28 +96,6 @@ interface Reply {
   text: ReplyText;
   stream: ReplyStream | RichReply | undefined;
 }
-
-/** The frames the machine reads (the rest are not turns'). */
-const TURN_FRAMES = new Set<string>([
-  'turn_started',
-  'message_taken',
-  'session_waiting',
-  'messages_unread',
-  'text',
-  'text_delta',
-  'turn_ended',
-  'thinking',
-  'tool_started',
-  'tool_finished',
-  'subagent_started',
-  'subagent_tool_started',
-  'subagent_tool_finished',
-  'subagent_text',
-  'subagent_finished',
-  'permission_request',
-  'question',
-  'prompt_closed',
-] satisfies TurnFrame['type'][]);
 
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
@@ -315,7 +294,8 @@ export function createTurns(options: TurnsOptions): Turns {
     },
 
     frame(frame) {
-      if (!TURN_FRAMES.has(frame.type)) return;
+      const owner = (FRAME_OWNER as Record<string, string>)[frame.type];
+      if (owner !== 'turn' && owner !== 'prompt') return;
       const f = frame as TurnFrame;
       const ids = 'inboundIds' in f ? f.inboundIds : [];
       const inbound = ids.flatMap((id) => {

@@ -3,7 +3,8 @@
  * and actions it returns, and the stored rows it reads. Structural types only, so the store's rows
  * (`InboundRow`, `TurnRow`) fit them without the core importing the store.
  */
-import type { FrameOf, Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol';
+import type { FramesOf } from './frame-owner.js';
 
 /** An inbound message as the store keeps it (the fields the machine reads). */
 export interface StoredInbound {
@@ -27,27 +28,8 @@ export interface StoredTurn {
   error: string | undefined;
 }
 
-/** The bridge frames the machine reads. */
-export type TurnFrame = FrameOf<
-  | 'turn_started'
-  | 'message_taken'
-  | 'session_waiting'
-  | 'messages_unread'
-  | 'text'
-  | 'text_delta'
-  | 'turn_ended'
-  | 'thinking'
-  | 'tool_started'
-  | 'tool_finished'
-  | 'subagent_started'
-  | 'subagent_tool_started'
-  | 'subagent_tool_finished'
-  | 'subagent_text'
-  | 'subagent_finished'
-  | 'permission_request'
-  | 'question'
-  | 'prompt_closed'
->;
+/** The bridge frames the machine reads: the turns' and the prompts' (the card shows a prompt's wait). */
+export type TurnFrame = FramesOf<'turn' | 'prompt'>;
 
 /** How a marker edit ended: Telegram shows it, it can never change again (`gone`), or it must be retried. */
 export type MarkerOutcome = 'shown' | 'gone' | 'failed';
