@@ -119,8 +119,8 @@ export async function boot(options: BootOptions): Promise<Booted> {
     bridge: options.bridge,
     ...(config.bridgeGraceMs !== undefined ? { bridgeGraceMs: config.bridgeGraceMs } : {}),
     ...(config.replies ? { replies: config.replies } : {}),
-    ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
     ...(config.clock ? { clock: config.clock } : {}),
+    ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
   });
   const prompts = createPrompts({
     api,

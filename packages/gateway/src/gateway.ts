@@ -111,15 +111,15 @@ export interface GatewayOptions {
    * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
    */
   replies?: 'rich' | 'classic';
+  /** Time for the gateway's timers and `now` (so far the replies' drafts and timers); default the system clock. */
+  clock?: Clock;
   /**
    * How long a message waits silently for a connecting bridge (after a start or a restart) before its
    * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
    */
   bridgeGraceMs?: number;
-  /** How long after a placeholder edit Telegram did not confirm the due ones are tried again; default 15 s. */
+  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
   placeholderRetryMs?: number;
-  /** Time and timers for the turns (`turns.ts`); default the system clock. */
-  clock?: Clock;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }

@@ -28,12 +28,10 @@ import { createTurnMachine } from './core/turn-machine.js';
 import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from './core/turn-steps.js';
 import type { Courier } from './courier.js';
 import { createMarkerEdits } from './markers.js';
-import { createReplies } from './replies.js';
+import { createReplies, type Replies } from './replies.js';
 import { ReplyText } from './reply-text.js';
-import type { RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow } from './store.js';
-import type { ReplyStream } from './stream.js';
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
@@ -94,7 +92,7 @@ export interface Turns {
 /** The reply of a turn, from `track` until its finish is reported. */
 interface Reply {
   text: ReplyText;
-  stream: ReplyStream | RichReply | undefined;
+  stream: ReturnType<Replies['stream']> | undefined;
 }
 
 /** Creates the turn tracker. */
