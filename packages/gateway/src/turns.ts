@@ -184,16 +184,18 @@ export function createTurns(options: TurnsOptions): Turns {
   const act = (action: TurnAction): void => {
     switch (action.kind) {
       case 'send_placeholder':
-        void arrivals.send(action);
+        void arrivals.send(action).catch(failed('placeholder_outcome_failed'));
         return;
       case 'thinking':
         arrivals.thinking(action);
         return;
       case 'edit_marker':
-        void editMarker(action).then((outcome) => {
-          if (action.due && !stopped)
-            run({ type: 'marker', inboundId: action.inboundId, text: action.text, outcome, at: now() });
-        });
+        void editMarker(action)
+          .then((outcome) => {
+            if (action.due && !stopped)
+              run({ type: 'marker', inboundId: action.inboundId, text: action.text, outcome, at: now() });
+          })
+          .catch(failed('marker_outcome_failed'));
         return;
       case 'track':
         texts.set(action.turnId, { text: new ReplyText(action.blocks), stream: undefined });
@@ -259,11 +261,18 @@ export function createTurns(options: TurnsOptions): Turns {
       })
       .then((ok) => {
         texts.delete(action.turnId);
-        if (!stopped || ok) run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
+        run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
       })
+      .catch(failed('turn_rendered_failed'))
       .finally(() => finishing.delete(work));
     finishing.add(work);
   };
+
+  /** Logs an outcome the store could not record (it stays due, or the turn unrendered, for the next boot). */
+  const failed =
+    (event: string) =>
+    (error: unknown): void =>
+      logger.error({ event, error: errorText(error) }, 'an outcome could not be recorded');
 
   const arm = (at: number | undefined): void => {
     if (stopped || at === undefined) return;
