@@ -320,6 +320,21 @@ describe('bookkeeping', () => {
     ]);
   });
 
+  it('stays bounded: 10,000 messages through 50 conversations leave nothing held', () => {
+    const sim = new TurnSim();
+    for (let round = 0; round < 100; round++)
+      for (let chat = 1; chat <= 50; chat++) {
+        const route = { chatId: -1000 - chat };
+        const ids = [0, 1].map((i) => sim.message(route, `${chat}-${round}-${i}`));
+        sim.started(`${chat}-${round}`, route, ids.slice(0, 1));
+        sim.frame({ type: 'message_taken', turnId: `${chat}-${round}`, inboundIds: ids.slice(1) });
+        sim.answer(`${chat}-${round}`, 'ok');
+      }
+    expect(sim.inbound.size).toBe(10_000);
+    expect(sim.machine.size()).toBe(0);
+    expect(sim.owed()).toEqual([]);
+  });
+
   it('typing is renewed while a turn runs and stops with it', () => {
     const sim = new TurnSim();
     const route = { chatId: 5 };
