@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
+  type Clock,
   conversationKey,
   type Endpoint,
   type ExchangeOptions,
@@ -110,6 +111,8 @@ export interface GatewayOptions {
    * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
    */
   replies?: 'rich' | 'classic';
+  /** Time for the gateway's timers and `now` (so far the replies' drafts and timers); default the system clock. */
+  clock?: Clock;
   /**
    * How long a message waits silently for a connecting bridge (after a start or a restart) before its
    * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
@@ -192,8 +195,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   let stopping = new AbortController();
   let sweep: SweepReport | undefined;
   let connected = false;
-  /** Messages waiting for the bridge to connect (`core/arrival.ts`), woken when it does. */
-  const connectWaiters = new Set<() => void>();
   /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
   const conversationStatus = new Map<string, FrameOf<'status'>>();
   let agentStatus: FrameOf<'status'> | undefined;
@@ -350,23 +351,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         keep: allowed,
         send,
         onFrame: metrics.observeFrames(onFrame),
-        bridge: {
-          connected: () => connected,
-          whenConnected: (timeoutMs) =>
-            new Promise<void>((resolve) => {
-              if (connected) return resolve();
-              const done = (): void => {
-                clearTimeout(timer);
-                connectWaiters.delete(done);
-                resolve();
-              };
-              const timer = setTimeout(done, timeoutMs);
-              connectWaiters.add(done);
-            }),
-        },
+        bridge: { connected: () => connected },
         onConnectionChange: (state) => {
           connected = state;
-          if (state) for (const done of [...connectWaiters]) done();
           metrics.bridgeConnected(state);
         },
         onPollingHealth: (health) => {

@@ -13,12 +13,12 @@ export type { BudgetOptions } from './budget.js';
 export type { CardOptions } from './card-driver.js';
 /** The command table registered with Telegram. */
 export { COMMANDS, formatUsd } from './commands.js';
+/** Texts the user sees for placeholders and refusals, for tests and docs. */
+export { PLACEHOLDER } from './core/marker-text.js';
 /** The factory, its options, its handle and its status snapshot. */
 export { createGateway, type Gateway, type GatewayOptions, type GatewayStatus } from './gateway.js';
 /** Markdown → Telegram HTML, for callers that render replies the same way. */
 export { type HtmlChunk, renderMarkdown, splitPlain, TELEGRAM_TEXT_LIMIT } from './markdown.js';
-/** Texts the user sees for placeholders and refusals, for tests and docs. */
-export { PLACEHOLDER } from './markers.js';
 /** Prometheus metrics (off by default): the endpoint the cli starts and the interface the gateway calls. */
 export {
   createMetrics,

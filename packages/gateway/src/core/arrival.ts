@@ -13,7 +13,7 @@
 /** How long a message waits for a connecting bridge before its chat is told the agent is restarting. */
 export const BRIDGE_GRACE_MS = 3000;
 
-/** A placeholder message's kind (see `PLACEHOLDER` in `turns.ts` for the texts). */
+/** A placeholder message's kind (see `PLACEHOLDER` in `core/marker-text.ts` for the texts). */
 export type MarkerKind = 'reply' | 'steer' | 'queued';
 
 /** What the decision reads. */

@@ -1,0 +1,122 @@
+/**
+ * The turn machine's shell (`turns.ts`) over recording fakes: a step's store writes are one transaction
+ * made before any Telegram call of that step, and a step the store refused is undone, so the frame the
+ * bridge sends again (it was not acknowledged) is applied as if for the first time.
+ */
+import { ManualClock, silentLogger } from '@switchyard/protocol';
+import { describe, expect, it } from 'vitest';
+import type { CardDriver } from '../src/card-driver.js';
+import type { Courier } from '../src/courier.js';
+import type { SendJournal } from '../src/send-journal.js';
+import type { GatewayStore, InboundRow } from '../src/store.js';
+import { createTurns, type TurnsOptions } from '../src/turns.js';
+
+const route = { chatId: -500 };
+
+/** Fakes that write what they are asked, in order, into one log. */
+function world(refuse: { writes: boolean } = { writes: false }) {
+  const log: string[] = [];
+  const row: InboundRow = {
+    inboundId: 'in-1',
+    route,
+    telegramMessageId: 9,
+    frame: {} as InboundRow['frame'],
+    seq: 1,
+    state: 'sent',
+    placeholderId: undefined,
+    placeholderKind: undefined,
+    placeholderDue: undefined,
+  };
+  const store = new Proxy(
+    {
+      atomically<T>(fn: () => T): T {
+        log.push('begin');
+        if (refuse.writes) throw new Error('the disk is full');
+        const result = fn();
+        log.push('commit');
+        return result;
+      },
+      getInbound: () => undefined,
+      getTurn: () => undefined,
+      upsertTurn: (t: { turnId: string }) => {
+        log.push('upsertTurn');
+        return { ...t, state: 'running', blocks: [], messageIds: [] };
+      },
+      duePlaceholders: () => [],
+      unfinishedTurns: () => [],
+      openCards: () => [],
+    },
+    {
+      get: (target, name: string) =>
+        name in target ? target[name as keyof typeof target] : () => log.push(String(name)),
+    },
+  ) as unknown as GatewayStore;
+  const api = new Proxy(
+    {},
+    {
+      get: (_t, name: string) => async () => {
+        log.push(`api.${name}`);
+        return { message_id: 77 };
+      },
+    },
+  ) as TurnsOptions['api'];
+  const courier = { call: (_chat: number, run: () => Promise<unknown>) => run() } as unknown as Courier;
+  const journal = {
+    send: async (_c: number, _t: string, _o: unknown, owned?: { adopt(id: number): void }) => {
+      log.push('api.sendMessage');
+      store.atomically(() => owned?.adopt(55));
+      return { message_id: 55 };
+    },
+  } as unknown as Pick<SendJournal, 'send' | 'sendRich'>;
+  const cards = { frame: () => log.push('card'), adopt: () => {} } as unknown as CardDriver;
+  const turns = createTurns({
+    api,
+    journal,
+    courier,
+    store,
+    cards,
+    logger: silentLogger,
+    bridge: { connected: () => true },
+    replies: 'classic',
+    clock: new ManualClock(),
+  });
+  return { log, row, turns, refuse };
+}
+
+const started = {
+  type: 'turn_started',
+  turnId: 't',
+  route,
+  inboundIds: ['in-1'],
+  request: 'r',
+  startedAt: 0,
+} as const;
+
+describe('the turns shell', () => {
+  it('applies a step’s writes in one transaction before any Telegram call of it', async () => {
+    const { log, row, turns } = world();
+    await turns.placeholder(row);
+    await new Promise((resolve) => setImmediate(resolve));
+    log.length = 0;
+    turns.frame({ ...started, inboundIds: [...started.inboundIds] });
+    expect(log.slice(0, 5)).toEqual(['begin', 'upsertTurn', 'setInboundState', 'setTurnMessages', 'commit']);
+    expect(log.slice(5).every((entry) => entry.startsWith('api.') || entry === 'card')).toBe(true);
+    expect(log.slice(5)).toContain('api.sendChatAction');
+    expect(turns.running(route)).toBe('t');
+  });
+
+  it('undoes a step the store refused: the frame sent again opens the turn', async () => {
+    const { log, row, turns, refuse } = world();
+    await turns.placeholder(row);
+    await new Promise((resolve) => setImmediate(resolve));
+    refuse.writes = true;
+    log.length = 0;
+    expect(() => turns.frame({ ...started, inboundIds: [...started.inboundIds] })).toThrow(/disk is full/);
+    expect(log).toEqual(['begin']);
+    expect(turns.running(route)).toBeUndefined();
+    refuse.writes = false;
+    turns.frame({ ...started, inboundIds: [...started.inboundIds] });
+    expect(turns.running(route)).toBe('t');
+    expect(log).toContain('setTurnMessages');
+  });
+});
