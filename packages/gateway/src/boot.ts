@@ -56,6 +56,7 @@ export interface BootOptions {
     | 'replies'
     | 'placeholderRetryMs'
     | 'bridgeGraceMs'
+    | 'clock'
   >;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
@@ -118,6 +119,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     bridge: options.bridge,
     ...(config.bridgeGraceMs !== undefined ? { bridgeGraceMs: config.bridgeGraceMs } : {}),
     ...(config.replies ? { replies: config.replies } : {}),
+    ...(config.clock ? { clock: config.clock } : {}),
     ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
   });
   const prompts = createPrompts({

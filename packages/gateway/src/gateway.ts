@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
+  type Clock,
   conversationKey,
   type Endpoint,
   type ExchangeOptions,
@@ -110,6 +111,8 @@ export interface GatewayOptions {
    * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
    */
   replies?: 'rich' | 'classic';
+  /** Time for the gateway's timers and `now` (so far the replies' drafts and timers); default the system clock. */
+  clock?: Clock;
   /**
    * How long a message waits silently for a connecting bridge (after a start or a restart) before its
    * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).

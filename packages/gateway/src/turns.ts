@@ -15,7 +15,7 @@
  * a slow chat never holds up the socket. After a restart, `resume` picks up turns that were running or
  * ended but not yet rendered from SQLite.
  */
-import type { BridgeToGateway, FrameOf, Logger, Route } from '@switchyard/protocol';
+import type { BridgeToGateway, Clock, FrameOf, Logger, Route } from '@switchyard/protocol';
 import { createArrivals } from './arrivals.js';
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
@@ -23,12 +23,10 @@ import { finalText } from './core/final-text.js';
 import { laneKey, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { createMarkers, PLACEHOLDER } from './markers.js';
-import { createReplies } from './replies.js';
+import { createReplies, type ReplyStream, type RichReply } from './replies.js';
 import { ReplyText } from './reply-text.js';
-import type { RichReply } from './rich-reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, InboundRow, TurnRow } from './store.js';
-import type { ReplyStream } from './stream.js';
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
@@ -57,6 +55,8 @@ export interface TurnsOptions {
   typingEveryMs?: number;
   /** How often placeholder edits that failed are tried again; default 15 s. */
   placeholderRetryMs?: number;
+  /** Time for the replies (`replies.ts`); default the system clock. */
+  clock?: Clock;
 }
 
 /** A turn in progress, as the gateway holds it in memory. */
@@ -110,6 +110,7 @@ export function createTurns(options: TurnsOptions): Turns {
     store,
     replies: options.replies,
     logger,
+    clock: options.clock,
   });
   const arrivals = createArrivals({
     courier,
