@@ -134,6 +134,7 @@ export function createReply(options: ReplyOptions): Reply {
     ...(options.draftRefreshMs === undefined ? {} : { draftRefreshMs: options.draftRefreshMs }),
   });
   let timer: TimerHandle | undefined;
+  let armedAt: number | undefined;
   let lastError: unknown;
   let settle: { resolve(): void; reject(error: unknown): void } | undefined;
   let finishing: Promise<void> | undefined;
@@ -149,11 +150,19 @@ export function createReply(options: ReplyOptions): Reply {
     const result = stepReply(state, input, at);
     if (result.state === state && result.actions.length === 0) return [];
     state = result.state;
-    clock.clearTimeout(timer);
-    timer =
-      result.wakeAt === undefined
-        ? undefined
-        : clock.setTimeout(() => void step({ kind: 'tick' }), result.wakeAt - at.now);
+    if (result.wakeAt !== armedAt) {
+      // One timer, re-armed only when the wake-up time moves (not at every delta).
+      clock.clearTimeout(timer);
+      armedAt = result.wakeAt;
+      timer =
+        result.wakeAt === undefined
+          ? undefined
+          : clock.setTimeout(() => {
+              armedAt = undefined;
+              timer = undefined;
+              step({ kind: 'tick' });
+            }, result.wakeAt - at.now);
+    }
     const started: Promise<void>[] = [];
     for (const action of result.actions) {
       const call = perform(action, at.now);

@@ -23,8 +23,8 @@
  * - ONE place loop for the final render: slot by slot, edit the owned message or send a new one at that
  *   slot, then delete the surplus, last first (deleted before forgotten, so a crash leaves it listed).
  *   A rich refusal or a missing method re-plans the same messages from slot 0 as HTML chunks; an HTML
- *   refusal re-plans the same slot as its own plain text; a message gone re-plans the same slot as a
- *   send. No second stream is ever built.
+ *   refusal re-plans the same slot as its own plain text; a message gone is forgotten and its slot
+ *   re-planned (the reply's next message, or a send). No second stream is ever built.
  * - `ids` is the one list of the reply's messages; every change to it is a `persist` action, emitted in
  *   the step that changes it (a send's id: in the step of its `ok`, which the shell reports inside the
  *   journal's transaction).
