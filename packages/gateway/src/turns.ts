@@ -4,7 +4,7 @@
  * and the final render when the turn ends. How each inbound message is acknowledged is `arrivals.ts`;
  * the markers' texts and their durable edits are `markers.ts`.
  *
- * Replies are rich (`replies: rich`, the default; `rich-reply.ts`) or classic (`stream.ts`). Rich in a
+ * Replies are rich (`replies: rich`, the default) or classic (both: `core/reply.ts`). Rich in a
  * private chat means no "…" placeholder: a "Thinking…" draft appears at once and the answer is one
  * `sendRichMessage`; rich in a group means the placeholder is edited into a rich message. Placeholders
  * that say something else (queued, steer, waiting) stay messages in both. When the Bot API server lacks
