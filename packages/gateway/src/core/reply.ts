@@ -81,7 +81,9 @@ function apply(s: ReplyState, input: ReplyInput, env: ReplyEnv, out: ReplyAction
       return emit(s.final ? planFinal(s, s.final) : planLive(s, env), out);
     }
     case 'dropped':
-      return s.op?.seq === input.seq ? { ...s, op: undefined } : s;
+      // Dropped unrun (the courier drains at shutdown): a live view waits for the next text.
+      if (s.op?.seq !== input.seq) return s;
+      return s.final ? { ...s, op: undefined } : { ...s, op: undefined, liveSeen: s.version };
     case 'outcome': {
       const op = s.op;
       if (op?.phase !== 'running' || op.seq !== input.seq) return s;

@@ -3,10 +3,8 @@
  * the pure core, answers its operations as a scripted Telegram would, and asserts the actions — which
  * message each edit, send and delete aims at, with what, and when drafts go. No HTTP, no timers.
  */
-import { ManualClock, silentLogger } from '@switchyard/protocol';
-import { GrammyError, HttpError } from 'grammy';
+import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../../src/budget.js';
 import {
   type Content,
   initialReply,
@@ -17,11 +15,7 @@ import {
   type ReplyState,
   stepReply,
 } from '../../src/core/reply.js';
-import { createCourier } from '../../src/courier.js';
-import { createReplies } from '../../src/replies.js';
 import { TELEGRAM_FORMAT } from '../../src/reply-shell.js';
-import { createSendJournal } from '../../src/send-journal.js';
-import { openGatewayStore } from '../../src/store.js';
 
 /** An operation as Telegram saw it, for the tables. */
 type Call =
@@ -288,139 +282,24 @@ describe('live edits', () => {
       { now: 0, draftDelay: 0, rich: true },
     );
     expect(f.actions).toEqual([{ kind: 'lane', seq: 2, priority: 'normal', replaces: true }]);
-    // The replaced call's grant (if it ever came) is stale.
+    // The replaced call's grant or drop (if it ever came) is stale.
+    expect(stepReply(f.state, { kind: 'dropped', seq: 1 }, { now: 0, draftDelay: 0, rich: true }).state).toBe(
+      f.state,
+    );
     expect(stepReply(f.state, { kind: 'granted', seq: 1 }, { now: 0, draftDelay: 0, rich: true }).state).toBe(
       f.state,
     );
   });
-});
 
-describe('the shell over the send journal', () => {
-  it('a lost sendRichMessage answer is found by the journal and adopted: one message, its id persisted in the send', async () => {
-    const clock = new ManualClock(1_000);
-    const store = openGatewayStore(':memory:');
-    try {
-      store.upsertTurn({ turnId: 't', route: { chatId: 1 }, request: '', startedAt: 0 });
-      const chat = new Map<number, string>();
-      let next = 1;
-      let sends = 0;
-      const refuse = (description: string) =>
-        new GrammyError('call failed', { ok: false, error_code: 400, description }, 'editMessageText', {});
-      const api = {
-        sendRichMessage: async (_c: number, rich: { markdown: string }) => {
-          sends++;
-          chat.set(next++, rich.markdown);
-          throw new HttpError('Network request failed', new Error('socket hang up'));
-        },
-        editMessageText: async (_c: number, id: number, content: { markdown: string }) => {
-          if (!chat.has(id)) throw refuse('Bad Request: message to edit not found');
-          if (chat.get(id) === content.markdown) throw refuse('Bad Request: message is not modified');
-          return true;
-        },
-        sendMessageDraft: async () => true,
-        sendRichMessageDraft: async () => true,
-        deleteMessage: async () => true,
-        sendMessage: async () => {
-          throw new Error('not used');
-        },
-      };
-      const courier = createCourier(createBudget(), clock);
-      const journal = createSendJournal({ api: api as never, store, courier, logger: silentLogger });
-      const inSend: boolean[] = [];
-      const persisting = {
-        setTurnMessages: (turnId: string, ids: readonly number[]) => {
-          inSend.push(store.pendingSends().length > 0); // the send's row is still open: same transaction
-          store.setTurnMessages(turnId, [...ids]);
-        },
-      };
-      const replies = createReplies({
-        api: api as never,
-        journal,
-        courier,
-        store: persisting,
-        logger: silentLogger,
-        clock,
-      });
-      const reply = replies.stream({ turnId: 't', route: { chatId: 1 } }, [], 9);
-      await reply.finish('An answer whose send loses its reply');
-      expect(sends).toBe(1);
-      expect(chat.size).toBe(1);
-      expect(store.getTurn('t')?.messageIds).toEqual([1]);
-      expect(inSend).toEqual([true]);
-      expect(reply.messageIds).toEqual([1]);
-    } finally {
-      store.close();
-    }
-  });
-
-  it('"method not found" is learnt once per gateway: later replies are classic and nothing tries rich again', async () => {
-    const clock = new ManualClock(0);
-    const missing = new GrammyError(
-      'call failed',
-      { ok: false, error_code: 404, description: 'Not Found: method not found' },
-      'sendRichMessageDraft',
-      {},
-    );
-    const calls: string[] = [];
-    const api = {
-      sendRichMessageDraft: async () => {
-        calls.push('sendRichMessageDraft');
-        throw missing;
-      },
-      sendMessageDraft: async () => {
-        calls.push('sendMessageDraft');
-        return true;
-      },
-      editMessageText: async () => {
-        calls.push('editMessageText');
-        return true;
-      },
-      deleteMessage: async () => true,
-    };
-    let id = 70;
-    const journal = {
-      send: async (_c: number, _t: string, _o: unknown, owned?: { adopt(id: number): void }) => {
-        calls.push('send');
-        owned?.adopt(id);
-        return { message_id: id++ } as never;
-      },
-      sendRich: async () => {
-        calls.push('sendRich');
-        throw missing;
-      },
-    };
-    const warnings: string[] = [];
-    const logger = {
-      ...silentLogger,
-      warn: (fields: { event?: string }) => warnings.push(String(fields.event)),
-      child: () => logger,
-    } as never;
-    const replies = createReplies({
-      api: api as never,
-      journal,
-      courier: createCourier(createBudget(), clock),
-      store: { setTurnMessages: () => {} },
-      logger,
-      clock,
-    });
-    const route = { chatId: 1 };
-    expect(replies.mode(route)).toBe('draft');
-    const first = replies.stream({ turnId: 'a', route }, [], 5);
-    first.show(() => 'First **answer**');
-    await clock.advanceAsync(0);
-    expect(replies.mode(route)).toBe('classic');
-    await clock.advanceAsync(5_000);
-    const done = first.finish('First **answer**');
-    await clock.advanceAsync(5_000);
-    await done;
-    const second = replies.stream({ turnId: 'b', route }, [80]);
-    second.show(() => 'Second');
-    const finished = second.finish('Second');
-    await clock.advanceAsync(5_000);
-    await finished;
-    expect(second.notesInline).toBe(false);
-    expect(calls.filter((c) => c.startsWith('sendRich'))).toEqual(['sendRichMessageDraft']);
-    expect(warnings.filter((w) => w === 'rich_missing')).toHaveLength(1);
-    expect(calls).toContain('send');
+  it('a live call the courier drops unrun (shutdown) is not queued again until the text changes', () => {
+    const env = { now: 0, draftDelay: 0, rich: true };
+    const m = machine({ mode: 'classic', ids: [3] });
+    const r = stepReply(m.state, { kind: 'text', text: 'hello' }, env);
+    const d = stepReply(r.state, { kind: 'dropped', seq: 1 }, env);
+    expect(d.actions).toEqual([]);
+    expect(d.state.op).toBeUndefined();
+    expect(stepReply(d.state, { kind: 'text', text: 'hello there' }, env).actions).toEqual([
+      { kind: 'lane', seq: 2, priority: 'low', replaces: true },
+    ]);
   });
 });
