@@ -1,6 +1,6 @@
 /**
  * Which kind of reply a turn gets, and the one place that builds it: the reply machine
- * (`core/reply.ts`) behind its shell (`reply-shell.ts`), in one of three modes decided here, once, when
+ * (`core/reply.ts`) behind its shell (`io/reply.ts`), in one of three modes decided here, once, when
  * the reply is created. Owns the two pieces of state every reply of the gateway shares: the per-chat
  * draft bucket, and the fact — learnt once, from a "method not found" — that the Bot API server has no
  * rich messages (classic replies from then on).
@@ -10,7 +10,7 @@ import { type BotApi, errorText } from './bot-api.js';
 import { createDraftPacer } from './budget.js';
 import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
-import { createReply, type Reply } from './reply-shell.js';
+import { createReply, type Reply } from './io/reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, TurnRow } from './store.js';
 

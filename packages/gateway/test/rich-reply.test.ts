@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createBudget, createDraftPacer } from '../src/budget.js';
 import { createCourier } from '../src/courier.js';
 import { PLACEHOLDER } from '../src/index.js';
-import { createReply, type ReplyOptions } from '../src/reply-shell.js';
+import { createReply, type ReplyOptions } from '../src/io/reply.js';
 import {
   botMessages,
   connectBridge,

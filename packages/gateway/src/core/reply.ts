@@ -1,5 +1,5 @@
 /**
- * The reply machine: one turn's reply as a pure state machine. The shell (`reply-shell.ts`) feeds it
+ * The reply machine: one turn's reply as a pure state machine. The shell (`io/reply.ts`) feeds it
  * inputs — the reply text changed, "thinking", the draft's stop button, the final Markdown, a timer
  * tick, the courier granting the reply its turn in the chat's lane, and the outcome of each operation —
  * each with an {@link ReplyEnv} stamped with the clock's time, and performs the actions it returns.

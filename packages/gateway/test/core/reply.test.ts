@@ -15,7 +15,7 @@ import {
   type ReplyState,
   stepReply,
 } from '../../src/core/reply.js';
-import { TELEGRAM_FORMAT } from '../../src/reply-shell.js';
+import { TELEGRAM_FORMAT } from '../../src/io/reply.js';
 
 /** An operation as Telegram saw it, for the tables. */
 type Call =

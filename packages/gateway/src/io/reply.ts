@@ -20,8 +20,8 @@ import {
   isNotModified,
   isParseError,
   isRichRefused,
-} from './bot-api.js';
-import type { DraftPacer } from './budget.js';
+} from '../bot-api.js';
+import type { DraftPacer } from '../budget.js';
 import {
   type Content,
   initialReply,
@@ -32,12 +32,12 @@ import {
   type ReplyInput,
   type ReplyMode,
   stepReply,
-} from './core/reply.js';
-import { threadParams } from './core/route.js';
-import type { Courier } from './courier.js';
-import { renderMarkdown, splitPlain } from './markdown.js';
-import { RICH_TEXT_LIMIT, splitRich, toRichMarkdown } from './rich-markdown.js';
-import type { SendJournal } from './send-journal.js';
+} from '../core/reply.js';
+import { threadParams } from '../core/route.js';
+import type { Courier } from '../courier.js';
+import { renderMarkdown, splitPlain } from '../markdown.js';
+import { RICH_TEXT_LIMIT, splitRich, toRichMarkdown } from '../rich-markdown.js';
+import type { SendJournal } from '../send-journal.js';
 
 /** Telegram's limits, through the gateway's renderers. */
 export const TELEGRAM_FORMAT: ReplyFormat = {
