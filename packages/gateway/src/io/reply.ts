@@ -148,7 +148,6 @@ export function createReply(options: ReplyOptions): Reply {
   const step = (input: ReplyInput): Promise<void>[] => {
     const at = env();
     const result = stepReply(state, input, at);
-    if (result.state === state && result.actions.length === 0) return [];
     state = result.state;
     if (result.wakeAt !== armedAt) {
       // One timer, re-armed only when the wake-up time moves (not at every delta).

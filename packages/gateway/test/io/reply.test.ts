@@ -139,4 +139,40 @@ describe('the shell over the send journal', () => {
     expect(warnings.filter((w) => w === 'rich_missing')).toHaveLength(1);
     expect(calls).toContain('send');
   });
+
+  it('a draft whose time comes while the chat’s draft bucket is empty still goes once it refills', async () => {
+    const clock = new ManualClock(0);
+    const drafts: { at: number; id: number; text: string }[] = [];
+    const record = async (id: number, text: string) => {
+      drafts.push({ at: clock.now(), id, text });
+      return true as const;
+    };
+    const api = {
+      sendMessageDraft: async (_c: number, id: number, text: string) => record(id, text),
+      sendRichMessageDraft: async (_c: number, id: number, rich: { markdown: string }) =>
+        record(id, rich.markdown),
+      editMessageText: async () => true,
+      deleteMessage: async () => true,
+    };
+    const journal = { send: async () => ({}) as never, sendRich: async () => ({}) as never };
+    const replies = createReplies({
+      api: api as never,
+      journal,
+      courier: createCourier(createBudget(), clock),
+      store: { setTurnMessages: () => {} },
+      logger: silentLogger,
+      clock,
+    });
+    const route = { chatId: 1 };
+    const reply = replies.stream({ turnId: 'a', route }, [], 5);
+    reply.show(() => 'Hello');
+    await clock.advanceAsync(19_999); // the refresh is due at 20,000
+    // Two other messages' "Thinking…" take the chat's two draft tokens just before.
+    expect([replies.thinking(route, 6), replies.thinking(route, 7)]).toEqual([true, true]);
+    await clock.advanceAsync(2_000);
+    expect(drafts.filter((d) => d.id === 5)).toEqual([
+      { at: 0, id: 5, text: 'Hello' },
+      { at: 20_599, id: 5, text: 'Hello' },
+    ]);
+  });
 });
