@@ -11,6 +11,8 @@
  * {@link createDraftPacer}, read with the same clock's time by the reply shell.
  */
 
+import { DRAFT_EVERY_MS } from './core/reply-state.js';
+
 /** Tunables; the defaults sit a little under Telegram's published limits. */
 export interface BudgetOptions {
   /** Refill interval of a private chat's bucket (positive chat id). Default 1050 ms. */
@@ -123,7 +125,7 @@ export interface DraftPacer {
 }
 
 /** Creates the per-chat draft bucket; pure arithmetic over the times it is given. */
-export function createDraftPacer(everyMs = 600, burst = DRAFT_BURST): DraftPacer {
+export function createDraftPacer(everyMs = DRAFT_EVERY_MS, burst = DRAFT_BURST): DraftPacer {
   const chats = new Map<number, { tokens: number; at: number }>();
   const refill = (chatId: number, now: number) => {
     const c = chats.get(chatId) ?? { tokens: burst, at: now };

@@ -8,7 +8,7 @@ export const DRAFT_EVERY_MS = 600;
 /** An unchanged draft is sent again after this long, inside its 30-second lifetime. */
 export const DRAFT_REFRESH_MS = 20_000;
 
-/** How the reply is shown while it grows; see the module comment. */
+/** How the reply is shown while it grows; see `reply.ts`'s header. */
 export type ReplyMode = 'draft' | 'edit' | 'classic';
 
 /** What a message (or a draft) is made to show. */
