@@ -6,7 +6,12 @@
  *
  * After a 429 for a chat, that chat waits out `retry_after` and its interval is multiplied for
  * `penaltyMs`, so a limit we misjudged is not hit again at once.
+ *
+ * Drafts are not messages and do not spend this budget; they have their own bucket per private chat,
+ * {@link createDraftPacer}, read with the same clock's time by the reply shell.
  */
+
+import { DRAFT_EVERY_MS } from './core/reply-state.js';
 
 /** Tunables; the defaults sit a little under Telegram's published limits. */
 export interface BudgetOptions {
@@ -100,6 +105,43 @@ export function createBudget(options: BudgetOptions = {}): Budget {
       p.blockedUntil = Math.max(p.blockedUntil, now + retryAfterSec * 1000);
       p.tightUntil = now + penaltyMs;
       p.tokens = 0;
+    },
+  };
+}
+
+/** Drafts a rested chat may send at once ("Thinking…" and the first words). */
+export const DRAFT_BURST = 2;
+
+/**
+ * Drafts per private chat, across replies (a new message's "Thinking…" can follow the previous reply's
+ * last draft at once): a bucket of `burst` refilled one per `everyMs` (Telegram documents no draft
+ * limit; bots drafting every 300 ms were answered 429).
+ */
+export interface DraftPacer {
+  /** Milliseconds until a draft may go to `chatId` (0: now). */
+  delay(chatId: number, now: number): number;
+  /** Records a draft to `chatId` at `now`. */
+  take(chatId: number, now: number): void;
+}
+
+/** Creates the per-chat draft bucket; pure arithmetic over the times it is given. */
+export function createDraftPacer(everyMs = DRAFT_EVERY_MS, burst = DRAFT_BURST): DraftPacer {
+  const chats = new Map<number, { tokens: number; at: number }>();
+  const refill = (chatId: number, now: number) => {
+    const c = chats.get(chatId) ?? { tokens: burst, at: now };
+    c.tokens = Math.min(burst, c.tokens + Math.max(0, now - c.at) / everyMs);
+    c.at = now;
+    chats.set(chatId, c);
+    return c;
+  };
+  return {
+    delay(chatId, now) {
+      const c = refill(chatId, now);
+      return c.tokens >= 1 ? 0 : Math.ceil((1 - c.tokens) * everyMs);
+    },
+    take(chatId, now) {
+      refill(chatId, now).tokens -= 1;
+      if (chats.size > 10_000) for (const [id, c] of chats) if (c.tokens >= burst) chats.delete(id);
     },
   };
 }

@@ -1,17 +1,23 @@
 /**
- * Which kind of reply a turn gets, and the one place that builds it: classic (`stream.ts`) or rich
- * (`rich-reply.ts`: a draft in a private chat, rich edits of a placeholder elsewhere). Owns the two
- * pieces of state every rich reply of the gateway shares: the per-chat draft bucket, and the fact —
- * learnt once, from a "method not found" — that the Bot API server has no rich messages.
+ * Which kind of reply a turn gets, and the one place that builds it: the reply machine
+ * (`core/reply.ts`) behind its shell (`io/reply.ts`), in one of three modes decided here, once, when
+ * the reply is created. Owns the two pieces of state every reply of the gateway shares: the per-chat
+ * draft bucket, and the fact — learnt once, from a "method not found" — that the Bot API server has no
+ * rich messages (classic replies from then on).
  */
-import type { Logger, Route } from '@switchyard/protocol';
+import { type Clock, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
+import { createDraftPacer } from './budget.js';
 import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
-import { createDraftPacer, createRichReply, type RichReply } from './rich-reply.js';
+import { createReply, type Reply } from './io/reply.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, TurnRow } from './store.js';
-import { createReplyStream, type ReplyStream } from './stream.js';
+
+/** The handle of a turn's reply (one type for every mode). */
+export type ReplyStream = Reply;
+/** The handle of a turn's reply; the same as {@link ReplyStream}. */
+export type RichReply = Reply;
 
 /** What the factory needs. */
 export interface RepliesOptions {
@@ -22,6 +28,8 @@ export interface RepliesOptions {
   /** `rich` (default) or `classic`. */
   replies?: 'rich' | 'classic' | undefined;
   logger: Logger;
+  /** Time for the draft pacing and timers; default the system clock. */
+  clock?: Clock | undefined;
 }
 
 /** The reply factory's handle. */
@@ -56,7 +64,9 @@ function draftIdOf(turnId: string): number {
 /** Creates the factory; one per gateway. */
 export function createReplies(options: RepliesOptions): Replies {
   const { api, journal, courier, store, logger } = options;
+  const clock = options.clock ?? systemClock;
   const pacer = createDraftPacer();
+  /** The server lacks rich messages: the one place this is known. */
   let missing = false;
 
   const mode = (route: Route): 'draft' | 'edit' | 'classic' =>
@@ -65,24 +75,21 @@ export function createReplies(options: RepliesOptions): Replies {
   return {
     mode,
     stream(row, ids, opener) {
-      const common = {
+      const kind = mode(row.route);
+      return createReply({
+        mode: kind === 'draft' && ids.length > 0 ? 'edit' : kind,
         api,
         journal,
         courier,
+        clock,
+        pacer,
         route: row.route,
         key: row.turnId,
-        messageIds: ids,
-        onMessages: (next: readonly number[]) => store.setTurnMessages(row.turnId, next),
-        logger,
-      };
-      const kind = mode(row.route);
-      if (kind === 'classic') return createReplyStream(common);
-      return createRichReply({
-        ...common,
-        mode: kind === 'draft' && ids.length === 0 ? 'draft' : 'edit',
-        pacer,
         draftId: opener ?? draftIdOf(row.turnId),
         replyTo: opener,
+        messageIds: ids,
+        onMessages: (next) => store.setTurnMessages(row.turnId, next),
+        rich: () => !missing,
         onMissing: () => {
           if (!missing)
             logger.warn(
@@ -91,10 +98,11 @@ export function createReplies(options: RepliesOptions): Replies {
             );
           missing = true;
         },
+        logger,
       });
     },
     thinking(route, draftId) {
-      const now = Date.now();
+      const now = clock.now();
       if (pacer.delay(route.chatId, now) > 0) return false;
       pacer.take(route.chatId, now);
       // Drafts spend no send budget (they are not messages), so this bypasses the courier.

@@ -111,6 +111,7 @@ export function createTurns(options: TurnsOptions): Turns {
     store,
     replies: options.replies,
     logger,
+    clock,
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
   const texts = new Map<string, Reply>();

@@ -1,9 +1,9 @@
-import type { Route } from '@switchyard/protocol';
+import { ManualClock, type Route } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../src/budget.js';
+import { createBudget, createDraftPacer } from '../src/budget.js';
 import { createCourier } from '../src/courier.js';
 import { PLACEHOLDER } from '../src/index.js';
-import { createRichReply, type RichReplyOptions } from '../src/rich-reply.js';
+import { createReply, type ReplyOptions } from '../src/io/reply.js';
 import {
   botMessages,
   connectBridge,
@@ -215,61 +215,37 @@ describe('rich replies in a group', () => {
   });
 });
 
-describe('draft pacing (fake clock)', () => {
+describe('draft pacing (manual clock)', () => {
   /** A draft-mode reply over a recording API and a clock the test moves. */
   function paced() {
-    let now = 0;
-    const timers: { at: number; run: () => void }[] = [];
+    const clock = new ManualClock();
     const drafts: { at: number; text: string }[] = [];
     const record = async (text: string): Promise<true> => {
-      drafts.push({ at: now, text });
+      drafts.push({ at: clock.now(), text });
       return true;
     };
     const api = {
       sendMessageDraft: (_c: number, _d: number, text: string) => record(text),
       sendRichMessageDraft: (_c: number, _d: number, rich: { markdown?: string }) =>
         record(rich.markdown ?? ''),
-    } as unknown as RichReplyOptions['api'];
-    const reply = createRichReply({
+    } as unknown as ReplyOptions['api'];
+    const reply = createReply({
       mode: 'draft',
       api,
-      journal: {} as RichReplyOptions['journal'],
-      courier: createCourier(createBudget()),
+      journal: {} as ReplyOptions['journal'],
+      courier: createCourier(createBudget(), clock),
+      clock,
+      pacer: createDraftPacer(),
       route: { chatId: 1 },
       key: 't',
       draftId: 9,
       messageIds: [],
       onMessages: () => {},
+      rich: () => true,
       onMissing: () => {},
       logger: memoryLogger(),
-      clock: {
-        now: () => now,
-        setTimeout: (run, ms) => {
-          const timer = { at: now + ms, run };
-          timers.push(timer);
-          return timer;
-        },
-        clearTimeout: (handle) => {
-          const i = timers.indexOf(handle as (typeof timers)[number]);
-          if (i >= 0) timers.splice(i, 1);
-        },
-      },
     });
-    const advance = async (ms: number): Promise<void> => {
-      const until = now + ms;
-      for (;;) {
-        await sleep(0);
-        timers.sort((a, b) => a.at - b.at);
-        const next = timers[0];
-        if (!next || next.at > until) break;
-        timers.shift();
-        now = next.at;
-        next.run();
-      }
-      now = until;
-      await sleep(0);
-    };
-    return { reply, drafts, advance };
+    return { reply, drafts, advance: (ms: number) => clock.advanceAsync(ms) };
   }
 
   it('shows the first words at once, then at most one draft per 600 ms', async () => {
