@@ -99,8 +99,10 @@ describe('end to end: rich replies', () => {
     const answer = `## Build\n\n| job | state |\n|--|--|\n| lint | green |\n| test | green |\n\n${'All good here. '.repeat(20)}`;
     const system = await startSystem({
       rules: [rule('build', say(answer))],
+      // About 5 s of streaming: a group's live edit waits for its send budget (one call per 3.1 s once
+      // the placeholder took a token), so a shorter stream can end before any live edit goes out.
       chunkSize: 10,
-      chunkDelayMs: 60,
+      chunkDelayMs: 150,
     });
     const { telegram } = system;
     const group = telegram.createGroup({ title: 'team', supergroup: true });
