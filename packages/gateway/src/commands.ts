@@ -17,7 +17,7 @@ import {
   type SessionInfo,
 } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
-import type { GatewayStatus } from './gateway.js';
+import type { GatewayStatus } from './options.js';
 import { createSessionButtons, SESSION_BUTTON_EXPIRED, type SessionAction } from './session-buttons.js';
 import type { GatewayStore, PinRow } from './store.js';
 

@@ -11,15 +11,11 @@
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
-  type Clock,
   conversationKey,
   type Endpoint,
-  type ExchangeOptions,
   type FrameOf,
   type GatewayToBridge,
-  type Logger,
   lockStateDir,
-  type PermissionMode,
   prepareExchange,
   type Route,
   type StateLock,
@@ -30,8 +26,7 @@ import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
 import { boot, type Renderers } from './boot.js';
 import { createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
-import { type BudgetOptions, createBudget } from './budget.js';
-import type { CardOptions } from './card-driver.js';
+import { createBudget } from './budget.js';
 import { createCommandRunner, type InlineButton } from './commands.js';
 import { threadParams } from './core/route.js';
 import { createCourier } from './courier.js';
@@ -39,90 +34,12 @@ import { createFileSender } from './files.js';
 import { createKnownChats } from './known-chats.js';
 import { createLastErrors } from './last-errors.js';
 import { reportNotForwarded } from './message-fit.js';
-import { type GatewayMetrics, noMetrics } from './metrics.js';
+import { noMetrics } from './metrics.js';
+import type { GatewayOptions, GatewayStatus } from './options.js';
 import type { SweepReport } from './pins.js';
 import { createRetention, type Retention } from './retention.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
 import { installTelegramHandlers } from './telegram-handlers.js';
-
-/** Everything the gateway needs; the cli maps the config file onto this. */
-export interface GatewayOptions {
-  /** The agent's name; the bridge must present the same one. */
-  agent: string;
-  /** The bot token. Never logged. */
-  token: string;
-  /**
-   * The model is a stand-in (the sandbox's scripted model, which spends nothing): `/status` labels its
-   * model and cost as simulated. The card's label is `card.simulatedCost`.
-   */
-  simulatedModel?: boolean;
-  /** Bot API root; default `https://api.telegram.org`. The sandbox and tests point it at a local server. */
-  apiRoot?: string;
-  /** Telegram user ids allowed to use the agent. */
-  allowUsers: readonly number[];
-  /** Allowed users who see every conversation in `/sessions` and `/pins`, in their private chat only. */
-  operators?: readonly number[];
-  /** When given, only these chats; otherwise any chat an allowed user writes from. */
-  allowChats?: readonly number[];
-  /**
-   * Groups where the bot reads every message (`listen: all`, for a group with privacy mode off). In
-   * other groups it reads only what is addressed to it: a mention, a reply to it, a command.
-   */
-  listenAllChats?: readonly number[];
-  /** An operator's chat for alerts (crash loop, login, 409, repeated 429s, disk, a stuck turn). */
-  alertChat?: Route;
-  /** Directory for `gateway.sqlite`; this user's alone. */
-  stateDir: string;
-  /**
-   * Where files cross to and from the bridge: attachments users send are saved here, and the bridge's
-   * `file_send` may name files here only (protocol's `exchange.ts`). The bridge must be given the same
-   * directory. Default `<stateDir>/files`, for one user only.
-   */
-  exchange?: ExchangeOptions;
-  /** The Unix socket the bridge connects to. */
-  socketPath: string;
-  /**
-   * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
-   * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.
-   */
-  socketMode?: number;
-  socketDirectoryMode?: number;
-  /**
-   * Days after which finished SQLite rows and the attachments users sent are deleted (at start and
-   * daily; `retention.ts`); default 7.
-   */
-  retentionDays?: number;
-  /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
-  card?: CardOptions;
-  /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
-  models?: readonly string[];
-  /** Modes `/mode` may switch to; default every mode but bypassPermissions (`DEFAULT_ALLOWED_MODES`). */
-  allowedModes?: readonly PermissionMode[];
-  /** Restarts the bridge (systemd or the dev supervisor); `/restart` says so when absent. */
-  restartBridge?: () => Promise<void>;
-  logger?: Logger;
-  /** Send pacing per chat; defaults stay under Telegram's limits. */
-  budget?: BudgetOptions;
-  /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
-  metrics?: GatewayMetrics;
-  /**
-   * How replies look: `rich` (default) streams a draft in private chats and sends one rich message
-   * (tables, headings …), and edits the placeholder into a rich message in groups; `classic` edits a
-   * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
-   */
-  replies?: 'rich' | 'classic';
-  /** Time for the gateway's timers and `now` (so far the replies' drafts and timers); default the system clock. */
-  clock?: Clock;
-  /**
-   * How long a message waits silently for a connecting bridge (after a start or a restart) before its
-   * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
-   */
-  bridgeGraceMs?: number;
-  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
-  placeholderRetryMs?: number;
-  /** Long-polling knobs; the defaults suit Telegram. */
-  polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
-}
 
 /** The bridge's operator events an operator is alerted to, as alert kinds. */
 const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
@@ -130,20 +47,6 @@ const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKin
   auth: 'auth',
   stuck: 'stuck',
 };
-
-/** A snapshot for `/status` and operators. */
-export interface GatewayStatus {
-  bridgeConnected: boolean;
-  agentState: string | undefined;
-  model: string | undefined;
-  mode: string | undefined;
-  runningTurns: { turnId: string; route: Route }[];
-  inbox: number;
-  openPrompts: number;
-  pins: number;
-  lastError: string | undefined;
-  polling: { ok: boolean; error?: string };
-}
 
 /** The gateway's handle. */
 export interface Gateway {

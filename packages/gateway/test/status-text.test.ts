@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { statusText } from '../src/commands.js';
-import type { GatewayStatus } from '../src/gateway.js';
+import type { GatewayStatus } from '../src/options.js';
 
 const status = {
   agentState: 'idle',
