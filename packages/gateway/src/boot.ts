@@ -22,6 +22,7 @@ import type { Update } from 'grammy/types';
 import { type BotApi, errorText } from './bot-api.js';
 import { type CardDriver, createCardDriver } from './card-driver.js';
 import { registerCommands } from './commands.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { createUpdateSource } from './intake.js';
 import { reportNotForwarded } from './message-fit.js';
@@ -179,13 +180,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
         hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
         reply: (route, text) =>
           void courier
-            .call(route.chatId, () =>
-              api.sendMessage(
-                route.chatId,
-                text,
-                route.threadId === undefined ? {} : { message_thread_id: route.threadId },
-              ),
-            )
+            .call(route.chatId, () => api.sendMessage(route.chatId, text, threadParams(route)))
             .catch(() => {}),
       });
     });

@@ -19,6 +19,7 @@ import {
 } from '@switchyard/card';
 import type { AppFrame, Logger, Route } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified } from './bot-api.js';
+import { laneKey, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import type { Pins } from './pins.js';
 import type { SendJournal } from './send-journal.js';
@@ -112,7 +113,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
   const now = options.now ?? Date.now;
   const cadence = createCadence<Route>({
     ...options.card,
-    laneKey: (r) => `${r.chatId}:${r.threadId ?? ''}`,
+    laneKey,
   });
   let timer: NodeJS.Timeout | undefined;
   let wakeAt: number | undefined;
@@ -148,7 +149,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     action: Exclude<Parameters<typeof perform>[0]['actions'][number], { kind: 'closed' }>,
   ): Promise<ActionResult> => {
     const chatId = action.route.chatId;
-    const thread = action.route.threadId === undefined ? {} : { message_thread_id: action.route.threadId };
+    const thread = threadParams(action.route);
     switch (action.kind) {
       case 'send':
         try {

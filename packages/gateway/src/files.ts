@@ -33,6 +33,7 @@ import {
 import { InputFile } from 'grammy';
 import type { InputMediaDocument, InputMediaPhoto, Message } from 'grammy/types';
 import { type BotApi, errorCode, errorText, isParseError } from './bot-api.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { renderMarkdown } from './markdown.js';
 import type { FileSendRow, GatewayStore } from './store.js';
@@ -240,7 +241,7 @@ async function sendFiles(
 ): Promise<Message[]> {
   const chatId = frame.route.chatId;
   const place = {
-    ...(frame.route.threadId === undefined ? {} : { message_thread_id: frame.route.threadId }),
+    ...threadParams(frame.route),
     ...(replyTo === undefined
       ? {}
       : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),

@@ -14,6 +14,7 @@ import { escapeHtml } from '@switchyard/card';
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
 import { type BotApi, errorText, isNotModified } from './bot-api.js';
+import { routeOfMessage, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import {
   type ButtonPress,
@@ -73,9 +74,7 @@ export function pressedOnPrompt(query: CallbackQuery, row: PromptRow): boolean {
   const message = query.message;
   if (!message || message.chat.id !== row.route.chatId) return false;
   if (row.messageId !== undefined && message.message_id !== row.messageId) return false;
-  const thread =
-    'message_thread_id' in message && message.is_topic_message ? message.message_thread_id : undefined;
-  return thread === row.route.threadId;
+  return routeOfMessage(message).threadId === row.route.threadId;
 }
 
 /**
@@ -95,8 +94,6 @@ function appliedSuggestions(
 /** Creates the prompt handler. */
 export function createPrompts(options: PromptsOptions): Prompts {
   const { api, courier, store, logger } = options;
-
-  const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
   /**
    * Closes the prompt as answered and queues `frame` for the bridge in one transaction (see the module
@@ -224,7 +221,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
             options.journal.send(
               frame.route.chatId,
               view.html,
-              { ...thread(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
+              { ...threadParams(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
               {
                 owner: { kind: 'prompt', token: row.token },
                 adopt: (id) => store.setPromptMessage(row.token, id),
