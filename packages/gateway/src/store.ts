@@ -8,8 +8,8 @@
  * together); this module composes them into the one {@link GatewayStore} the rest of the gateway uses.
  * Every method is synchronous (better-sqlite3), so a value is durable against the process dying when
  * the call returns — the property the intake and the channel rely on for `kill -9` safety (see
- * `store/database.ts` for what an OS crash may lose). The schema moves forward by the numbered
- * migrations of `store/migrations.ts`. {@link GatewayStore.atomically} lets a caller make several of
+ * `store/database.ts` for what an OS crash may lose). The schema is the one of `store/schema.ts`;
+ * a file of another version is refused. {@link GatewayStore.atomically} lets a caller make several of
  * these writes (and the channel's append) one transaction, for the few state changes that must not be
  * split by a crash.
  */
@@ -58,7 +58,8 @@ export interface GatewayStore
 }
 
 /**
- * Opens (creating if needed) the store at `path`, applying pending migrations. Old finished rows stay
+ * Opens (creating if needed) the store at `path` (see `store/schema.ts` for the
+ * files it refuses). Old finished rows stay
  * until `forgetFinishedBefore` (the gateway's retention, `retention.ts`) forgets them.
  */
 export function openGatewayStore(path: string): GatewayStore {

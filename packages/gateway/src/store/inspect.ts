@@ -7,7 +7,7 @@
  * defines (it reads all of them, which is why it lives here and not in the cli).
  */
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from './migrations.js';
+import { SCHEMA_VERSION } from './schema.js';
 
 /** What `switchyard status` shows of one gateway's durable state. */
 export interface GatewayInspection {
@@ -69,7 +69,7 @@ export function inspectGatewayStore(path: string, since = startOfLocalDay(Date.n
       .some((c) => c.name === 'cost_usd');
     return {
       schemaVersion,
-      schemaCurrent: schemaVersion === MIGRATIONS.length,
+      schemaCurrent: schemaVersion === SCHEMA_VERSION,
       queued,
       runningTurns,
       openPrompts: count("SELECT COUNT(*) AS n FROM prompts WHERE state = 'open'"),
@@ -111,10 +111,10 @@ export function checkGatewayStore(
     const result = db.pragma('quick_check', { simple: true }) as string;
     if (result !== 'ok') return { ok: false, problem: result };
     const schemaVersion = db.pragma('user_version', { simple: true }) as number;
-    if (schemaVersion > MIGRATIONS.length) {
+    if (schemaVersion !== SCHEMA_VERSION) {
       return {
         ok: false,
-        problem: `schema version ${schemaVersion} is newer than this build's ${MIGRATIONS.length}`,
+        problem: `schema version ${schemaVersion} is not this build's ${SCHEMA_VERSION} (the gateway refuses it: delete the state directory)`,
       };
     }
     return { ok: true, schemaVersion };

@@ -45,7 +45,7 @@ export function createSendTable(db: Db): SendTable {
     mark: db.prepare<[number], { m: number }>(
       'SELECT last_bot_message_id AS m FROM chat_marks WHERE chat_id = ?',
     ),
-    // Before the first journaled send in a chat (a new chat, or one from before migration 2), the
+    // Before the first journaled send in a chat (a chat new to the gateway), the
     // newest message the gateway knows there stands in for the mark.
     knownMax: db.prepare<[number, number], { m: number | null }>(
       `SELECT MAX(m) AS m FROM (
