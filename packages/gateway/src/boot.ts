@@ -11,11 +11,13 @@
 import { type RunnerHandle, run } from '@grammyjs/runner';
 import {
   type AppFrame,
+  type Clock,
   createProtocolServer,
   describeError,
   type Endpoint,
   type GatewayToBridge,
   type Logger,
+  systemClock,
 } from '@switchyard/protocol';
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
@@ -89,14 +91,22 @@ export interface Booted {
 /** Runs the boot sequence (see the module comment); resolves once polling has started. */
 export async function boot(options: BootOptions): Promise<Booted> {
   const { bot, store, courier, config, logger } = options;
-  await initBot(bot, logger);
+  const clock = config.clock ?? systemClock;
+  await initBot(bot, clock, logger);
   await registerCommands(bot.api, store, logger);
-  const pins = createPins({ api: bot.api, store, courier, logger: logger.child({ component: 'pins' }) });
+  const pins = createPins({
+    api: bot.api,
+    store,
+    courier,
+    clock,
+    logger: logger.child({ component: 'pins' }),
+  });
   const sweep = await pins.sweep(options.knownChats, bot.botInfo.id);
   const journal = createSendJournal({
     api: bot.api,
     store,
     courier,
+    clock,
     logger: logger.child({ component: 'sends' }),
   });
   const reconciled = await journal.reconcile();
@@ -106,6 +116,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     journal,
     courier,
     pins,
+    clock,
     logger: logger.child({ component: 'card' }),
     ...(config.card ? { card: config.card } : {}),
     onCardMessage: (turnId, messageId) => store.setTurnCard(turnId, messageId),
@@ -199,6 +210,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     ...(polling?.stallGraceMs !== undefined ? { stallGraceMs: polling.stallGraceMs } : {}),
     ...(polling?.backoff ? { backoff: polling.backoff } : {}),
     signal: options.signal,
+    clock,
   });
   const runner = run(
     {
@@ -216,7 +228,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
 }
 
 /** `bot.init()` (getMe), retried with capped backoff: the gateway cannot do anything without it. */
-async function initBot(bot: Bot, logger: Logger): Promise<void> {
+async function initBot(bot: Bot, clock: Clock, logger: Logger): Promise<void> {
   for (let delay = 1000; ; delay = Math.min(delay * 2, 60_000)) {
     try {
       await bot.init();
@@ -226,7 +238,7 @@ async function initBot(bot: Bot, logger: Logger): Promise<void> {
         { event: 'get_me_failed', error: errorText(error), retryInMs: delay },
         'cannot reach Telegram (getMe); check the token and the network',
       );
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await clock.sleep(delay);
     }
   }
 }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import {
   assertNever,
+  type Clock,
   DEFAULT_ALLOWED_MODES,
   describeError,
   type FrameOf,
@@ -15,6 +16,8 @@ import {
   type PermissionMode,
   type Route,
   type SessionInfo,
+  systemClock,
+  type TimerHandle,
 } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
 import type { GatewayStatus } from './options.js';
@@ -181,6 +184,8 @@ export interface CommandRunnerOptions {
   statusTimeoutMs?: number;
   /** The model is a stand-in (the sandbox's scripted model): `/status` labels its model and cost. */
   simulatedModel?: boolean;
+  /** Time for the answer timers, the command ids and the `/sessions` buttons; default the system clock. */
+  clock?: Clock;
 }
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
@@ -322,12 +327,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   /** Whether user `from` sees every conversation here: an operator, in their own private chat. */
   const seesAll = (route: Route, from: number | undefined): boolean =>
     from !== undefined && operators.has(from) && route.chatId === from;
-  const sessionButtons = createSessionButtons();
+  const clock = options.clock ?? systemClock;
+  const sessionButtons = createSessionButtons(() => clock.now());
   /** Requests answered in memory (`/status`, `/sessions`): not reliable frames, so not kept durably. */
   const statusRoutes = new Map<string, Route>();
   /** `/sessions` requests whose answer lists every conversation (see `seesAll`); leave with their route. */
   const listsAll = new Set<string>();
-  const statusTimers = new Map<string, NodeJS.Timeout>();
+  const statusTimers = new Map<string, TimerHandle>();
   /**
    * Waits for the answer to a request that is not a reliable frame (`/status`, `/sessions`: it dies with
    * the connection), in memory: `onTimeout` speaks instead when none comes in time.
@@ -336,13 +342,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     statusRoutes.set(commandId, route);
     statusTimers.set(
       commandId,
-      setTimeout(() => {
+      clock.setTimeout(() => {
         statusTimers.delete(commandId);
         if (statusRoutes.delete(commandId)) onTimeout();
       }, options.statusTimeoutMs ?? 3000),
     );
   };
-  const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const newId = (): string => `cmd-${clock.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   /**
    * Interrupts whose success goes unsaid: the stopped turn's own reply ends "⏹ Stopped.", so an
@@ -505,7 +511,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       if (!route) return;
       statusRoutes.delete(frame.commandId);
       const timer = statusTimers.get(frame.commandId);
-      if (timer) clearTimeout(timer);
+      clock.clearTimeout(timer);
       statusTimers.delete(frame.commandId);
       if (frame.type === 'sessions') {
         const all = listsAll.delete(frame.commandId);
@@ -546,7 +552,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     },
 
     stop() {
-      for (const timer of statusTimers.values()) clearTimeout(timer);
+      for (const timer of statusTimers.values()) clock.clearTimeout(timer);
       statusTimers.clear();
     },
   };

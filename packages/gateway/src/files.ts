@@ -24,11 +24,13 @@
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import {
+  type Clock,
   type ExchangeOptions,
   type FrameOf,
   type Logger,
   type OutgoingFile,
   openExchangeFile,
+  systemClock,
 } from '@switchyard/protocol';
 import { InputFile } from 'grammy';
 import type { InputMediaDocument, InputMediaPhoto, Message } from 'grammy/types';
@@ -61,6 +63,8 @@ export interface FileSenderOptions {
   /** Sends a reliable frame to the bridge; its append to the outbox is synchronous (and so transactional). */
   send(frame: FrameOf<'file_sent'>): Promise<void>;
   logger: Logger;
+  /** Time for the upload durations logged; default the system clock. */
+  clock?: Clock;
 }
 
 /** The file sender's handle. */
@@ -76,6 +80,7 @@ export interface FileSender {
 /** Creates the file sender. */
 export function createFileSender(options: FileSenderOptions): FileSender {
   const { api, courier, logger } = options;
+  const clock = options.clock ?? systemClock;
   const log = logger.child({ component: 'files' });
   const running = new Map<string, Promise<void>>();
 
@@ -113,7 +118,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
     }
     const store = options.store();
     const replyTo = frame.turnId === undefined ? undefined : store.turnOpeningMessage(frame.turnId);
-    const started = Date.now();
+    const started = clock.now();
     try {
       const messages = await courier.call(chatId, () => {
         store.markFileUploading(row.fileId);
@@ -127,7 +132,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
           file: row.fileId,
           chat: chatId,
           files: frame.files.length,
-          ms: Date.now() - started,
+          ms: clock.now() - started,
         },
         'files',
       );

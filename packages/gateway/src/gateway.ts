@@ -20,6 +20,7 @@ import {
   type Route,
   type StateLock,
   silentLogger,
+  systemClock,
 } from '@switchyard/protocol';
 import { createAccess } from './access.js';
 import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
@@ -69,6 +70,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     allowUsers: options.allowUsers,
     ...(options.allowChats ? { allowChats: options.allowChats } : {}),
   });
+  const clock = options.clock ?? systemClock;
   const budget = createBudget(options.budget);
   const metrics = options.metrics ?? noMetrics;
   // Set once `reply` exists (below); alerts only go out after `start`.
@@ -77,13 +79,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     token: options.token,
     apiRoot,
     budget,
+    clock,
     logger,
     onResult: (method, result) => {
       metrics.telegramCall(method, result);
       if (!result.ok && result.error_code === 429) alerts?.tooManyRequests();
     },
   });
-  const courier = createCourier(budget);
+  const courier = createCourier(budget, clock);
 
   let store: GatewayStore | undefined;
   /** Held from the first thing `start()` does to the last thing `stop()` does. */
@@ -135,6 +138,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     chat: options.alertChat,
     send: (route, text) => void reply(route, text),
     stateDir: options.stateDir,
+    clock,
     logger: logger.child({ component: 'alerts' }),
   });
 
@@ -155,9 +159,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       add: (commandId, route) => db().addCommandRoute(commandId, route),
       take: (commandId) => db().takeCommandRoute(commandId),
     },
+    clock,
     logger: logger.child({ component: 'commands' }),
   });
-  const files = createFileSender({ api: bot.api, store: db, courier, send, exchange, logger });
+  const files = createFileSender({ api: bot.api, store: db, courier, send, exchange, clock, logger });
   const knownChats = createKnownChats(db, [...options.allowUsers, ...(options.allowChats ?? [])]);
   const onFrame = createFrameDispatch({
     live: () => renderers,
@@ -200,8 +205,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       api: bot.api,
       fileUrl: (path) => `${apiRoot}/file/bot${options.token}/${path}`,
       exchange,
+      clock,
     },
     setLastError,
+    clock,
     logger,
   });
 
@@ -233,13 +240,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (!taken.ok) throw new Error(taken.message);
       lock = taken.lock;
       prepareExchange(exchange);
-      const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
+      const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'), clock);
       store = s;
       alerts?.start();
       retention = createRetention({
         store: s,
         dirs: [exchange.dir],
         ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
+        clock,
         logger: logger.child({ component: 'retention' }),
       });
       await retention.start();

@@ -34,8 +34,8 @@ export interface SessionButtons {
   resolve(data: string, from: Route): { action: SessionAction; route: Route } | undefined;
 }
 
-/** Creates the token table; `now` is the clock (ms). */
-export function createSessionButtons(now: () => number = Date.now): SessionButtons {
+/** Creates the token table; `now` reads the gateway's clock (ms since the epoch). */
+export function createSessionButtons(now: () => number): SessionButtons {
   const tokens = new Map<string, { action: SessionAction; target: Route; chatId: number; at: number }>();
   const sweep = (at: number): void => {
     // Insertion order is age order: the expired, then the surplus, leave from the front.

@@ -11,7 +11,15 @@
  * is told when it keeps failing; one that never succeeds stays unhandled, for the next boot to replay.
  */
 import { sequentialize } from '@grammyjs/runner';
-import { type Attachment, type FrameOf, frameProblem, type Logger, type Route } from '@switchyard/protocol';
+import {
+  type Attachment,
+  type Clock,
+  type FrameOf,
+  frameProblem,
+  type Logger,
+  type Route,
+  systemClock,
+} from '@switchyard/protocol';
 import type { Bot, Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { REFUSAL, updateOrigin } from './access.js';
@@ -57,6 +65,8 @@ export interface TelegramHandlerOptions {
   setLastError(message: string, route?: Route): void;
   /** Waits before each retry of a handler that threw; default {@link HANDLER_RETRY_DELAYS_MS}. */
   retryDelaysMs?: readonly number[];
+  /** Time for the retries' waits; default the system clock. */
+  clock?: Clock;
   logger: Logger;
 }
 
@@ -75,6 +85,7 @@ export const HANDLER_GAVE_UP =
 export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOptions): void {
   const { store: db, reply, logger } = options;
   const retryDelays = options.retryDelaysMs ?? HANDLER_RETRY_DELAYS_MS;
+  const clock = options.clock ?? systemClock;
 
   /**
    * Runs a handler, and again after each retry delay while it throws. The handlers may run twice: what
@@ -103,7 +114,7 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
           },
           'update handler failed; retrying',
         );
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await clock.sleep(delay);
       }
     }
   };

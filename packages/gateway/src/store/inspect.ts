@@ -6,6 +6,7 @@
  * Ownership: like every module under `store/`, this one issues SQL only against tables this package
  * defines (it reads all of them, which is why it lives here and not in the cli).
  */
+import { systemClock } from '@switchyard/protocol';
 import Database from 'better-sqlite3';
 import { SCHEMA_VERSION } from './schema.js';
 
@@ -35,7 +36,10 @@ export interface GatewayInspection {
  * Opens `path` read-only (it must exist) and reads the counts; the file is closed before returning.
  * `since` (epoch ms, default the start of the local day) bounds {@link GatewayInspection.costSince}.
  */
-export function inspectGatewayStore(path: string, since = startOfLocalDay(Date.now())): GatewayInspection {
+export function inspectGatewayStore(
+  path: string,
+  since = startOfLocalDay(systemClock.now()),
+): GatewayInspection {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');

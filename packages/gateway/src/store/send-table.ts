@@ -40,7 +40,7 @@ export interface SendTable {
 }
 
 /** The send table over `db`. */
-export function createSendTable(db: Db): SendTable {
+export function createSendTable(db: Db, now: () => number): SendTable {
   const q = {
     mark: db.prepare<[number], { m: number }>(
       'SELECT last_bot_message_id AS m FROM chat_marks WHERE chat_id = ?',
@@ -72,7 +72,7 @@ export function createSendTable(db: Db): SendTable {
         send.owner === undefined ? null : JSON.stringify(send.owner),
         send.text,
         JSON.stringify(send.other),
-        Date.now(),
+        now(),
       );
       return Number(result.lastInsertRowid);
     },
