@@ -1,7 +1,7 @@
 /**
- * The bot's commands: the table registered with Telegram (and registering it when it changed), parsing
- * a message into a command with validated arguments, and running a command against the bridge. Bad
- * arguments come back as a reply that lists the valid ones.
+ * The bot's commands, as a shell over the pure table (`core/commands.ts`: names, menu, parsing) and texts
+ * (`core/command-texts.ts`): registering the table with Telegram when it changed, and running a parsed
+ * command against the bridge and the chat.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -12,103 +12,17 @@ import {
   type FrameOf,
   type GatewayToBridge,
   type Logger,
-  PERMISSION_MODES,
   type PermissionMode,
   type Route,
-  type SessionInfo,
   systemClock,
   type TimerHandle,
 } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
+import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
+import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
 import type { GatewayStatus } from './options.js';
-import { createSessionButtons, SESSION_BUTTON_EXPIRED, type SessionAction } from './session-buttons.js';
+import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import type { GatewayStore, PinRow } from './store.js';
-
-/** The commands shown in Telegram's menu, in order. */
-export const COMMANDS = [
-  { command: 'help', description: 'What this bot can do' },
-  { command: 'stop', description: 'Interrupt the current turn' },
-  { command: 'model', description: 'Show or set the model: /model [name]' },
-  { command: 'mode', description: 'Show or set the permission mode: /mode [mode]' },
-  { command: 'compact', description: 'Compact the conversation' },
-  { command: 'clear', description: 'Start a new conversation' },
-  { command: 'new', description: 'Start a new conversation (same as /clear)' },
-  { command: 'status', description: 'This conversation: state, model, queue, cost' },
-  { command: 'sessions', description: 'The conversations of this chat, with stop and reset' },
-  { command: 'rename', description: 'Name this conversation: /rename NAME' },
-  { command: 'pins', description: 'List the pinned progress cards of this chat' },
-  { command: 'restart', description: 'Restart the agent bridge' },
-] as const satisfies readonly { command: string; description: string }[];
-
-/** A parsed command, or the reply to give when it was malformed. */
-export type Command =
-  | { name: 'start' | 'help' | 'stop' | 'compact' | 'clear' | 'status' | 'pins' | 'restart' | 'sessions' }
-  | { name: 'rename'; title: string }
-  | { name: 'model'; model: string | undefined }
-  | { name: 'mode'; mode: PermissionMode | undefined }
-  | { name: 'invalid'; reply: string }
-  /** Addressed to another bot (`/stop@otherbot` in a group): neither run nor passed to the agent. */
-  | { name: 'ignored' };
-
-/** Parses `/name[@bot] args`; undefined when the text is not a command at all. */
-export function parseCommand(
-  text: string,
-  botUsername: string | undefined,
-  models: readonly string[],
-): Command | undefined {
-  const match = /^\/([a-zA-Z0-9_]+)(?:@([a-zA-Z0-9_]+))?(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match) return undefined;
-  const [, rawName = '', target, rawArgs] = match;
-  if (target && botUsername && target.toLowerCase() !== botUsername.toLowerCase()) return { name: 'ignored' };
-  const name = rawName.toLowerCase();
-  const args = (rawArgs ?? '').trim();
-  switch (name) {
-    case 'start':
-    case 'help':
-    case 'stop':
-    case 'compact':
-    case 'status':
-    case 'pins':
-    case 'restart':
-    case 'sessions':
-      return args ? { name: 'invalid', reply: `/${name} takes no arguments.` } : { name };
-    case 'rename':
-      if (!args) return { name: 'invalid', reply: 'Give the new name: /rename NAME.' };
-      if (args.length > 200) return { name: 'invalid', reply: 'A name is at most 200 characters.' };
-      return { name: 'rename', title: args };
-    case 'clear':
-    case 'new':
-      return args ? { name: 'invalid', reply: `/${name} takes no arguments.` } : { name: 'clear' };
-    case 'model': {
-      if (!args) return { name: 'model', model: undefined };
-      if (models.length === 0 || models.includes(args)) return { name: 'model', model: args };
-      return { name: 'invalid', reply: `Unknown model "${args}". Valid models: ${models.join(', ')}.` };
-    }
-    case 'mode': {
-      if (!args) return { name: 'mode', mode: undefined };
-      const mode = PERMISSION_MODES.find((m) => m.toLowerCase() === args.toLowerCase());
-      if (mode) return { name: 'mode', mode };
-      return {
-        name: 'invalid',
-        reply: `Unknown mode "${args}". Valid modes: ${PERMISSION_MODES.join(', ')}.`,
-      };
-    }
-    default:
-      return {
-        name: 'invalid',
-        reply: `Unknown command /${name}. Commands: ${COMMANDS.map((c) => `/${c.command}`).join(' ')}.`,
-      };
-  }
-}
-
-/** The help text (plain). */
-export function helpText(agent: string): string {
-  return [
-    `This is ${agent}, a Claude Code agent. Write to it and it answers; messages sent while it works are read at its next step.`,
-    '',
-    ...COMMANDS.map((c) => `/${c.command} — ${c.description}`),
-  ].join('\n');
-}
 
 /** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
 export function commandsFingerprint(): string {
@@ -137,15 +51,6 @@ export async function registerCommands(
     );
   }
 }
-
-/** Said when `/restart` has no way to restart the bridge. */
-export const NO_RESTART =
-  'Restarting is not available here: this gateway was started without a service manager or supervisor ' +
-  '(run it with `switchyard run`, or under systemd).';
-
-/** Appended to a command's acknowledgement while the bridge is away. */
-export const QUEUED_NOTE =
-  'The agent is restarting (bridge disconnected); this is queued and runs when it is back.';
 
 /** What executing commands needs from the gateway. */
 export interface CommandRunnerOptions {
@@ -205,114 +110,6 @@ export interface CommandRunner {
   press(data: string, from: Route): Promise<string | undefined>;
   /** Drops pending `/status` timers; for shutdown. */
   stop(): void;
-}
-
-/** An inline button: its label and callback data. */
-export interface InlineButton {
-  text: string;
-  callback_data: string;
-}
-
-/**
- * The `/status` text for one conversation: its state, model, mode, turn, queue and cost (from the
- * bridge's answer when there is one), then the agent's bridge, polling, last error, prompts and pins.
- */
-export function statusText(
-  s: GatewayStatus,
-  conversation?: FrameOf<'status'>,
-  costUsd?: number,
-  simulated = false,
-): string {
-  const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
-  const state = conversation?.state ?? s.agentState;
-  const model = conversation?.model ?? s.model;
-  const mode = conversation?.mode ?? s.mode;
-  return [
-    `Conversation: ${state === undefined ? 'unknown' : state === 'exited' ? 'no Claude process (resumes at your next message)' : state}`,
-    ...(costUsd !== undefined
-      ? [`Cost so far: ${formatUsd(costUsd)}${simulated ? ' (simulated: nothing was spent)' : ''}`]
-      : []),
-    `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
-    `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,
-    `Current turn: ${turns}`,
-    `Queue: ${s.inbox} message(s) waiting for the agent`,
-    `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
-    `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
-    `Last error: ${s.lastError === undefined ? 'none' : cutError(s.lastError)}`,
-  ].join('\n');
-}
-
-/** How much of an error `/status` shows: a glance; the log has it whole. */
-const ERROR_CHARS = 500;
-const cutError = (text: string): string =>
-  text.length > ERROR_CHARS ? `${Array.from(text.slice(0, ERROR_CHARS)).slice(0, -1).join('')}…` : text;
-
-/** Dollars as the chat shows them. */
-export function formatUsd(usd: number): string {
-  return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
-}
-
-/** A conversation's label in `/sessions`: its name, or where it is. */
-function sessionLabel(info: SessionInfo): string {
-  if (info.name) return info.name;
-  const where = info.route.chatId > 0 ? `private chat ${info.route.chatId}` : `chat ${info.route.chatId}`;
-  return info.route.threadId === undefined ? where : `${where}, topic ${info.route.threadId}`;
-}
-
-/**
- * The `/sessions` list: one line per conversation, most recently active first, with stop/reset buttons
- * whose callback data `button` makes (a server-side token).
- */
-export function sessionsView(
-  sessions: readonly SessionInfo[],
-  button: (action: SessionAction, route: Route) => string,
-): { text: string; buttons: InlineButton[][] } {
-  if (sessions.length === 0) return { text: 'No conversations yet.', buttons: [] };
-  const sorted = [...sessions].sort((a, b) => (b.lastActiveAt ?? 0) - (a.lastActiveAt ?? 0)).slice(0, 20);
-  const lines = sorted.map((info, index) => {
-    const parts = [
-      info.live ? `live, ${info.state}` : 'idle (no process)',
-      ...(info.turnId ? ['turn running'] : []),
-      ...(info.queued > 0 ? [`${info.queued} queued`] : []),
-      formatUsd(info.costUsd),
-    ];
-    return `${index + 1}. ${sessionLabel(info)} — ${parts.join(' · ')}`;
-  });
-  const buttons = sorted.map((info, index) => [
-    { text: `⏹ Stop ${index + 1}`, callback_data: button('stop', info.route) },
-    { text: `♻️ Reset ${index + 1}`, callback_data: button('reset', info.route) },
-  ]);
-  const more = sessions.length > sorted.length ? [`…and ${sessions.length - sorted.length} more`] : [];
-  return {
-    text: [
-      `${sessions.length} conversation(s):`,
-      ...lines,
-      ...more,
-      '',
-      'Stop ends a conversation’s Claude process (its next message resumes it); Reset starts it anew.',
-    ].join('\n'),
-    buttons,
-  };
-}
-
-/** How many recent exchanges `/status` shows, and how much of each. */
-const HISTORY_SHOWN = 6;
-const HISTORY_CHARS = 160;
-
-/**
- * The bridge's recent exchanges (from Claude's transcript) as plain lines, newest last; empty when it
- * sent none. Each is cut to one short line: `/status` is a glance, not the conversation.
- */
-export function historyText(history: FrameOf<'status'>['history']): string {
-  if (!history || history.length === 0) return '';
-  const lines = history.slice(-HISTORY_SHOWN).map((entry) => {
-    const who = entry.role === 'user' ? '👤' : '🤖';
-    const time = new Date(entry.at).toISOString().slice(11, 16);
-    const flat = entry.text.replace(/\s+/g, ' ').trim();
-    const cut = flat.length > HISTORY_CHARS ? `${flat.slice(0, HISTORY_CHARS - 1)}…` : flat;
-    return `${time} ${who} ${cut}`;
-  });
-  return ['Recently (UTC):', ...lines].join('\n');
 }
 
 /**

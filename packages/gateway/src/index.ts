@@ -12,7 +12,8 @@ export type { BudgetOptions } from './budget.js';
 /** Progress-card timing (`GatewayOptions.card`). */
 export type { CardOptions } from './card-driver.js';
 /** The command table registered with Telegram. */
-export { COMMANDS, formatUsd } from './commands.js';
+export { formatUsd } from './core/command-texts.js';
+export { COMMANDS } from './core/commands.js';
 /** Texts the user sees for placeholders and refusals, for tests and docs. */
 export { PLACEHOLDER } from './core/marker-text.js';
 /** The factory, its options, its handle and its status snapshot. */

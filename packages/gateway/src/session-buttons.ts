@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Route } from '@switchyard/protocol';
+import type { SessionAction } from './core/command-texts.js';
 
 /** Callback data of `/sessions` buttons starts with this; the rest is the token. */
 export const SESSION_BUTTON_PREFIX = 'ss:';
@@ -22,9 +23,6 @@ export const MAX_SESSION_BUTTONS = 400;
 
 /** Said to a press on a button whose token is gone, or never was one. */
 export const SESSION_BUTTON_EXPIRED = 'This button has expired: send /sessions again.';
-
-/** What a `/sessions` button does. */
-export type SessionAction = 'stop' | 'reset';
 
 /** The tokens behind the `/sessions` buttons. */
 export interface SessionButtons {
