@@ -84,6 +84,8 @@ export interface CommandRunnerOptions {
     /** The route, forgotten as it is read (a result is said once). */
     take(commandId: string): Route | undefined;
   };
+  /** Runs `fn` as one store transaction: a command's route row, its frame and the caller's commit. */
+  atomically<T>(fn: () => T): T;
   logger: Logger;
   /** How long `/status` waits for the bridge's answer before replying from what the gateway knows. */
   statusTimeoutMs?: number;
@@ -97,9 +99,11 @@ export interface CommandRunnerOptions {
 export interface CommandRunner {
   /**
    * Runs a parsed command sent by user `from`; resolves once its frame is queued for the bridge (never
-   * waits for the agent).
+   * waits for the agent). A command for the bridge calls `commit` inside the one transaction that keeps
+   * its route and queues its frame (so the caller's "update handled" mark is part of it: a crash neither
+   * runs the command twice nor loses it); a command with nothing durable does not call it.
    */
-  run(command: Command, route: Route, from?: number): Promise<void>;
+  run(command: Command, route: Route, from?: number, commit?: () => void): Promise<void>;
   /** A `command_result`, a `status` or `sessions` that may answer a command; replies in the asking chat. */
   answer(frame: FrameOf<'command_result' | 'status' | 'sessions'>): void;
   /**
@@ -107,7 +111,7 @@ export interface CommandRunner {
    * chat `from`: queues its command and returns the text to answer the press with. A token that is
    * unknown, expired or from another chat's list does nothing and says the button expired.
    */
-  press(data: string, from: Route): Promise<string | undefined>;
+  press(data: string, from: Route, commit?: () => void): Promise<string | undefined>;
   /** Drops pending `/status` timers; for shutdown. */
   stop(): void;
 }
@@ -157,20 +161,36 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     frame: GatewayToBridge & { commandId: string },
     route: Route,
     ack: string,
-    { quiet = false }: { quiet?: boolean } = {},
+    { quiet = false, commit }: { quiet?: boolean; commit?: (() => void) | undefined } = {},
   ) => {
-    // Recorded before the frame is queued: a result can never arrive for a command with no route.
-    options.routes.add(frame.commandId, route);
     if (quiet) quietOnSuccess.add(frame.commandId);
     // The acknowledgement is queued first, so the result can never overtake it in the chat. A quiet
     // command is acknowledged only when it has to wait for the bridge.
     if (!options.connected()) reply(route, `${ack}\n${QUEUED_NOTE}`);
     else if (!quiet) reply(route, ack);
-    await options.send(frame);
+    // The route, the frame (the channel appends a reliable frame synchronously inside `send`) and the
+    // caller's commit are one transaction: a result never arrives for a command with no route, and a
+    // crash leaves the command either wholly queued and handled or not at all.
+    let sent: Promise<void> | undefined;
+    try {
+      options.atomically(() => {
+        options.routes.add(frame.commandId, route);
+        sent = options.send(frame);
+        commit?.();
+      });
+    } catch (error) {
+      quietOnSuccess.delete(frame.commandId);
+      throw error;
+    }
+    // Queued (and handled) now: a failed write is resent after the next handshake, and running the
+    // command again would run it twice.
+    void sent?.catch((error: unknown) =>
+      logger.warn({ event: 'command_write_failed', error: errorText(error) }, 'command queued, resent later'),
+    );
   };
 
   return {
-    async run(command, route, from) {
+    async run(command, route, from, commit) {
       const commandId = newId();
       switch (command.name) {
         case 'start':
@@ -183,11 +203,16 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         case 'ignored':
           return;
         case 'stop':
-          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…', { quiet: true });
+          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…', {
+            quiet: true,
+            commit,
+          });
         case 'compact':
-          return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…');
+          return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…', { commit });
         case 'clear':
-          return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…');
+          return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…', {
+            commit,
+          });
         case 'model':
           if (!command.model) {
             reply(
@@ -200,6 +225,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             { type: 'set_model', commandId, route, model: command.model },
             route,
             `Switching to ${command.model}…`,
+            { commit },
           );
         case 'mode': {
           const allowed = options.allowedModes ?? DEFAULT_ALLOWED_MODES;
@@ -221,6 +247,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             { type: 'set_mode', commandId, route, mode: command.mode },
             route,
             `Switching to ${command.mode} mode…`,
+            { commit },
           );
         }
         case 'status': {
@@ -256,6 +283,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             { type: 'rename', commandId, route, name: command.title },
             route,
             `Renaming this conversation…`,
+            { commit },
           );
         case 'pins': {
           const all = options.listPins();
@@ -328,7 +356,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       );
     },
 
-    async press(data, from) {
+    async press(data, from, commit) {
       const parsed = sessionButtons.resolve(data, from);
       if (!parsed) return SESSION_BUTTON_EXPIRED;
       const commandId = newId();
@@ -337,12 +365,14 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           { type: 'stop_session', commandId, route: parsed.route },
           from,
           'Stopping that conversation…',
+          { commit },
         );
       } else {
         await toBridge(
           { type: 'clear', commandId, route: parsed.route },
           from,
           'Resetting that conversation…',
+          { commit },
         );
       }
       return parsed.action === 'stop' ? 'Stopping…' : 'Resetting…';

@@ -41,7 +41,7 @@ import type { GatewayOptions, GatewayStatus } from './options.js';
 import type { SweepReport } from './pins.js';
 import { createRetention, type Retention } from './retention.js';
 import { type GatewayStore, openGatewayStore } from './store.js';
-import { installTelegramHandlers } from './telegram-handlers.js';
+import { handlerFailed, type TelegramHandlerOptions, telegramHandlers } from './telegram-handlers.js';
 
 /** The bridge's operator events an operator is alerted to, as alert kinds. */
 const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
@@ -160,6 +160,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       add: (commandId, route) => db().addCommandRoute(commandId, route),
       take: (commandId) => db().takeCommandRoute(commandId),
     },
+    atomically: (fn) => db().atomically(fn),
     clock,
     logger: logger.child({ component: 'commands' }),
   });
@@ -183,7 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     setLastError,
     logger,
   });
-  installTelegramHandlers(bot, {
+  const handlerOptions: TelegramHandlerOptions = {
     store: db,
     live: () => renderers,
     forward: (frame) =>
@@ -210,8 +211,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     setLastError,
     clock,
+    me: () => bot.botInfo,
     logger,
-  });
+  };
+  bot.use(telegramHandlers(handlerOptions));
+  bot.catch(handlerFailed(handlerOptions));
 
   const gateway: Gateway = {
     get sweep() {
