@@ -46,8 +46,8 @@ const CAPTION_LIMIT = 1024;
 /** What the file sender needs. */
 export interface FileSenderOptions {
   api: Pick<BotApi, 'sendDocument' | 'sendPhoto' | 'sendMediaGroup'>;
-  /** The open store (throws before the gateway started). */
-  store(): Pick<
+  /** The open store. */
+  store: Pick<
     GatewayStore,
     | 'addFileSend'
     | 'markFileUploading'
@@ -85,7 +85,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
   const running = new Map<string, Promise<void>>();
 
   const finish = (row: FileSendRow, outcome: { messageIds: number[] } | { error: string }): void => {
-    const store = options.store();
+    const store = options.store;
     store.atomically(() => {
       store.endFileSend(row.fileId, outcome);
       if ('messageIds' in outcome && outcome.messageIds.length > 0)
@@ -116,7 +116,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
     if (row.state === 'uploading') {
       log.warn({ event: 'file_resent_unknown', file: row.fileId, chat: chatId }, 'upload outcome unknown');
     }
-    const store = options.store();
+    const store = options.store;
     const replyTo = frame.turnId === undefined ? undefined : store.turnOpeningMessage(frame.turnId);
     const started = clock.now();
     try {
@@ -153,7 +153,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
 
   return {
     frame(frame) {
-      const known = options.store().addFileSend(frame);
+      const known = options.store.addFileSend(frame);
       if (!known) {
         start({ fileId: frame.fileId, frame, state: 'queued', messageIds: [], error: undefined });
         return;
@@ -167,7 +167,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
       // queued or uploading: already under way in this process, or resumed at boot.
     },
     resume() {
-      for (const row of options.store().unfinishedFileSends()) start(row);
+      for (const row of options.store.unfinishedFileSends()) start(row);
     },
     async stop() {
       await Promise.all(running.values());

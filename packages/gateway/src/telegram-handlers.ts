@@ -43,12 +43,9 @@ import type { Turns } from './turns.js';
 
 /** What the handlers need from the gateway. */
 export interface TelegramHandlerOptions {
-  /** The open store; throws before the gateway has started. */
-  store(): GatewayStore;
-  /** The running renderers; undefined before the gateway has started. */
-  live():
-    | { turns: Pick<Turns, 'placeholder' | 'draftStopped'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> }
-    | undefined;
+  store: GatewayStore;
+  turns: Pick<Turns, 'placeholder' | 'draftStopped'>;
+  prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
   /** The allowlist. */
@@ -93,13 +90,13 @@ export const HANDLER_GAVE_UP =
  * any update; errors still thrown after the retries reach the bot's error handler (`bot.catch`).
  */
 export function telegramHandlers(options: TelegramHandlerOptions): Composer<Context> {
-  const { store: db, reply, logger } = options;
+  const { store, reply, logger } = options;
   const composer = new Composer<Context>();
   /** Updates whose handler marked them handled inside its own transaction (the finally skips them). */
   const markedInside = new Set<number>();
   /** Marks `updateId` handled now, inside the caller's transaction. */
   const commitOf = (updateId: number) => (): void => {
-    db().markHandled(updateId);
+    store.markHandled(updateId);
     markedInside.add(updateId);
   };
   const retryDelays = options.retryDelaysMs ?? HANDLER_RETRY_DELAYS_MS;
@@ -138,7 +135,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
   };
 
   const onMessage = async (ctx: Context, message: Message): Promise<void> => {
-    const s = db();
+    const s = store;
     const route = routeOfMessage(message);
     const updateId = ctx.update.update_id;
     const me = options.me();
@@ -163,7 +160,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       await reply(route, `${unsupported} are not supported yet. Please send text, a photo or a document.`);
       return;
     }
-    if (message.text && (await options.live()?.prompts.typedAnswer(route, message.text))) return;
+    if (message.text && (await options.prompts.typedAnswer(route, message.text))) return;
     const saved = await saveAttachments(message, options.attachments);
     if (!saved.ok) {
       await reply(route, saved.reply);
@@ -197,14 +194,14 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
-    void options.live()?.turns.placeholder(row);
+    void options.turns.placeholder(row);
     if (row.state === 'queued') setImmediate(() => options.forward(frame));
   };
 
   // The one place an update is marked handled (see the module comment).
   composer.use(async (ctx, next) => {
     const updateId = ctx.update.update_id;
-    if (db().isHandled(updateId)) return;
+    if (store.isHandled(updateId)) return;
     let failed = false;
     try {
       await next();
@@ -212,11 +209,11 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       failed = true;
       throw error;
     } finally {
-      if (!markedInside.delete(updateId) && !failed) db().markHandled(updateId);
+      if (!markedInside.delete(updateId) && !failed) store.markHandled(updateId);
     }
   });
   composer.use(async (ctx, next) => {
-    const s = db();
+    const s = store;
     if (!options.allowed(ctx.update)) {
       const { userId } = updateOrigin(ctx.update);
       if (ctx.callbackQuery) {
@@ -249,7 +246,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       return;
     }
     // Not awaited beyond the answer: a press never waits for the agent.
-    await options.live()?.prompts.press(ctx.callbackQuery);
+    await options.prompts.press(ctx.callbackQuery);
   };
   composer.on('message', (ctx) =>
     withRetries(ctx, routeOfMessage(ctx.message), () => onMessage(ctx, ctx.message)),
@@ -258,7 +255,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
   // does; the reply stops drafting and its partial text is kept as the final message.
   composer.on('stopped_message_generation', async (ctx) => {
     const route = routeOfStoppedDraft(ctx.update.stopped_message_generation);
-    options.live()?.turns.draftStopped(route);
+    options.turns.draftStopped(route);
     await options.commands.run({ name: 'stop' }, route, undefined, commitOf(ctx.update.update_id));
   });
   // Anything else: nothing to do; the outer finally marks it handled.

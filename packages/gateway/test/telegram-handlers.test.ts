@@ -18,11 +18,9 @@ function rig(press: () => Promise<void>) {
   const store = openGatewayStore(join(mkdtempSync(join(tmpdir(), 'gwh-')), 'g.sqlite'), clock);
   onTestFinished(() => store.close());
   const options: TelegramHandlerOptions = {
-    store: () => store,
-    live: () => ({
-      turns: { placeholder: async () => {}, draftStopped: () => {} },
-      prompts: { press, typedAnswer: async () => false },
-    }),
+    store,
+    turns: { placeholder: async () => {}, draftStopped: () => {} },
+    prompts: { press, typedAnswer: async () => false },
     forward: () => {},
     allowed: () => true,
     allowedUser: () => true,
