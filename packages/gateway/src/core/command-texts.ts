@@ -109,6 +109,13 @@ export function sessionsView(
   };
 }
 
+/** `HH:MM` of a time (ms since the epoch) in UTC, by arithmetic: a core reads no calendar. */
+function utcClock(at: number): string {
+  const minutes = Math.floor(at / 60_000);
+  const two = (n: number): string => String(((n % 60) + 60) % 60).padStart(2, '0');
+  return `${String(((Math.floor(minutes / 60) % 24) + 24) % 24).padStart(2, '0')}:${two(minutes)}`;
+}
+
 /** How many recent exchanges `/status` shows, and how much of each. */
 const HISTORY_SHOWN = 6;
 const HISTORY_CHARS = 160;
@@ -121,7 +128,7 @@ export function historyText(history: FrameOf<'status'>['history']): string {
   if (!history || history.length === 0) return '';
   const lines = history.slice(-HISTORY_SHOWN).map((entry) => {
     const who = entry.role === 'user' ? '👤' : '🤖';
-    const time = new Date(entry.at).toISOString().slice(11, 16);
+    const time = utcClock(entry.at);
     const flat = entry.text.replace(/\s+/g, ' ').trim();
     const cut = flat.length > HISTORY_CHARS ? `${flat.slice(0, HISTORY_CHARS - 1)}…` : flat;
     return `${time} ${who} ${cut}`;

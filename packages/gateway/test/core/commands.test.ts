@@ -119,6 +119,10 @@ describe('command texts', () => {
 
   it('history: empty without one, else the last six as short UTC lines', () => {
     expect(historyText(undefined)).toBe('');
+    // 2023-11-14T22:13:20Z
+    expect(historyText([{ role: 'user', text: 'x', at: 1_700_000_000_000 }] as never)).toBe(
+      'Recently (UTC):\n22:13 👤 x',
+    );
     const history = Array.from({ length: 8 }, (_, i) => ({
       role: i % 2 ? 'assistant' : 'user',
       text: `m${i}`,
