@@ -153,7 +153,6 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     clock,
     logger: logger.child({ component: 'alerts' }),
   });
-  const config = options;
   const cards = createCardDriver({
     api,
     journal,
@@ -161,7 +160,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     pins,
     clock,
     logger: logger.child({ component: 'card' }),
-    ...(config.card ? { card: config.card } : {}),
+    ...(options.card ? { card: options.card } : {}),
     onCardMessage: (turnId, messageId) => store.setTurnCard(turnId, messageId),
   });
   const turns = createTurns({
@@ -172,10 +171,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     cards,
     logger: logger.child({ component: 'turns' }),
     bridge,
-    ...(config.bridgeGraceMs !== undefined ? { bridgeGraceMs: config.bridgeGraceMs } : {}),
-    ...(config.replies ? { replies: config.replies } : {}),
-    ...(config.clock ? { clock: config.clock } : {}),
-    ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
+    ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
+    ...(options.replies ? { replies: options.replies } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.placeholderRetryMs !== undefined ? { placeholderRetryMs: options.placeholderRetryMs } : {}),
   });
   const prompts = createPrompts({
     api,
@@ -244,7 +243,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     setLastError,
     logger,
   });
-  const endpoint = createEndpoint(config, store, {
+  const endpoint = createEndpoint(options, store, {
     onFrame: metrics.observeFrames(onFrame),
     onConnectionChange: (state) => {
       connected = state;
@@ -321,7 +320,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
 
 /** The bridge's endpoint (the protocol server on the gateway's socket); starts nothing until `start`. */
 function createEndpoint(
-  config: GatewayOptions,
+  options: GatewayOptions,
   store: GatewayStore,
   wiring: {
     onFrame: Parameters<typeof createProtocolServer>[0]['onFrame'];
@@ -332,10 +331,10 @@ function createEndpoint(
 ): Endpoint {
   const { logger } = wiring;
   return createProtocolServer({
-    socketPath: config.socketPath,
-    ...(config.socketMode !== undefined ? { socketMode: config.socketMode } : {}),
-    ...(config.socketDirectoryMode !== undefined ? { directoryMode: config.socketDirectoryMode } : {}),
-    agent: config.agent,
+    socketPath: options.socketPath,
+    ...(options.socketMode !== undefined ? { socketMode: options.socketMode } : {}),
+    ...(options.socketDirectoryMode !== undefined ? { directoryMode: options.socketDirectoryMode } : {}),
+    agent: options.agent,
     store: store.channel,
     onFrame: wiring.onFrame,
     onConnectionChange: (state) => {

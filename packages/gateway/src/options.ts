@@ -1,7 +1,7 @@
 /**
  * The gateway's options and status types: what the cli maps the config file onto, and what `/status`
- * and operators read. Imports no shell of the gateway (types only, from modules that import nothing
- * above them), so every module may import it without a cycle.
+ * and operators read. Imports types only, and none from `gateway.ts`, `compose.ts` or `boot.ts`, so
+ * every module may import it without a cycle.
  */
 import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
 import type { BudgetOptions } from './budget.js';
