@@ -5,7 +5,7 @@
  * the model. Pure functions over Telegram's message shape, so each rule is unit-tested.
  */
 import type { Message } from 'grammy/types';
-import { COMMANDS } from './commands.js';
+import { COMMANDS } from './core/commands.js';
 
 /** The bot as the rules need it. */
 export interface BotIdentity {

@@ -9,7 +9,7 @@
  * kind's last event time (`isNewIncident`), the shell sends and remembers.
  */
 import { statfsSync } from 'node:fs';
-import type { Logger, Route } from '@switchyard/protocol';
+import { type Clock, type Logger, type Route, systemClock, type TimerHandle } from '@switchyard/protocol';
 
 /** What an alert is about. */
 export type AlertKind = 'crash_loop' | 'auth' | 'conflict' | 'rate_limit' | 'disk' | 'stuck' | 'agent_error';
@@ -39,7 +39,9 @@ export interface AlertOptions {
   /** The state directory whose filesystem is watched for space. */
   stateDir: string;
   logger: Logger;
-  now?: () => number;
+  /** Time for the quiet periods, the 429 window and the disk check; default the system clock. */
+  clock?: Clock;
+  /** How long after an alert another of its kind is held back; default 30 minutes. */
   quietMs?: number;
   /** 429s within a minute that make an incident (default 5). */
   rateLimitBurst?: number;
@@ -63,12 +65,13 @@ export interface Alerts {
 
 /** Creates the alert sender; see the module comment. */
 export function createAlerts(options: AlertOptions): Alerts {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const quietMs = options.quietMs ?? 30 * 60_000;
   const burst = options.rateLimitBurst ?? 5;
   const last = new Map<AlertKind, number>();
   const recent429: number[] = [];
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   const diskFree =
     options.diskFree ??
     (() => {
@@ -112,12 +115,15 @@ export function createAlerts(options: AlertOptions): Alerts {
     },
     checkDisk,
     start() {
-      checkDisk();
-      timer = setInterval(checkDisk, 5 * 60_000);
-      timer.unref();
+      const every = (): void => {
+        checkDisk();
+        timer = clock.setTimeout(every, 5 * 60_000);
+      };
+      clock.clearTimeout(timer);
+      every();
     },
     stop() {
-      if (timer) clearInterval(timer);
+      clock.clearTimeout(timer);
       timer = undefined;
     },
   };

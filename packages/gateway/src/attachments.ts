@@ -6,7 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
-import { type Attachment, type ExchangeOptions, writeExchangeFile } from '@switchyard/protocol';
+import {
+  type Attachment,
+  type Clock,
+  type ExchangeOptions,
+  systemClock,
+  writeExchangeFile,
+} from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
 import { type BotApi, errorText } from './bot-api.js';
 
@@ -25,6 +31,8 @@ export interface AttachmentOptions {
   /** Where the files are saved for the agent; prepared (`prepareExchange`) before the first message. */
   exchange: ExchangeOptions;
   signal?: AbortSignal;
+  /** Time for the download deadline and the saved files' names; default the system clock. */
+  clock?: Clock;
 }
 
 /** Saved files, or the reason one could not be saved (said to the user as is). */
@@ -88,14 +96,24 @@ async function download(
 ): Promise<Attachment> {
   const info = await options.api.getFile(file.id);
   if (!info.file_path) throw new Error('getFile returned no file_path');
-  const timeout = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
-  const response = await fetch(options.fileUrl(info.file_path), {
-    signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
-  });
-  if (!response.ok) throw new Error(`download failed: HTTP ${response.status}`);
-  const body = Buffer.from(await response.arrayBuffer());
+  const clock = options.clock ?? systemClock;
+  const deadline = new AbortController();
+  const timer = clock.setTimeout(
+    () => deadline.abort(new DOMException('the download timed out', 'TimeoutError')),
+    DOWNLOAD_TIMEOUT_MS,
+  );
+  let body: Buffer;
+  try {
+    const response = await fetch(options.fileUrl(info.file_path), {
+      signal: options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal,
+    });
+    if (!response.ok) throw new Error(`download failed: HTTP ${response.status}`);
+    body = Buffer.from(await response.arrayBuffer());
+  } finally {
+    clock.clearTimeout(timer);
+  }
   if (body.length > DOWNLOAD_LIMIT_BYTES) throw new Error('file is too big');
-  const name = `in-${Date.now()}-${randomBytes(6).toString('hex')}${safeExtension(file.name, file.mime)}`;
+  const name = `in-${clock.now()}-${randomBytes(6).toString('hex')}${safeExtension(file.name, file.mime)}`;
   const path = await writeExchangeFile(options.exchange, name, body);
   const attachment: Attachment = { kind: file.kind, path, size: body.length };
   if (file.name) attachment.name = file.name.slice(0, 500);

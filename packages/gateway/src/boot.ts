@@ -1,79 +1,29 @@
 /**
- * The gateway's boot sequence, from an open store to polling. The order is fixed and each step says
- * why it comes where it does:
+ * The gateway's boot sequence, from composed services (`compose.ts`) to polling. The order is fixed and
+ * each step says why it comes where it does:
  *
  * identify the bot (`getMe`, retried until Telegram answers) → register commands if they changed →
  * sweep pins (I4: before any traffic) → reconcile sends a crash left in flight (before anything else
- * may send: see `send-journal.ts`) → create the renderers and the bridge's endpoint and hand them to
- * the gateway ({@link BootOptions.ready}) → listen for the bridge → replay updates recorded but not
- * handled → re-send the inbox → re-attach unfinished turns → start polling.
+ * may send: see `send-journal.ts`) → listen for the bridge → replay updates recorded but not handled →
+ * re-send the inbox → re-attach unfinished turns → start polling.
  */
 import { type RunnerHandle, run } from '@grammyjs/runner';
-import {
-  type AppFrame,
-  createProtocolServer,
-  describeError,
-  type Endpoint,
-  type GatewayToBridge,
-  type Logger,
-} from '@switchyard/protocol';
+import { type Clock, describeError, type Logger, systemClock } from '@switchyard/protocol';
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
-import { type BotApi, errorText } from './bot-api.js';
-import { type CardDriver, createCardDriver } from './card-driver.js';
+import { errorText } from './bot-api.js';
 import { registerCommands } from './commands.js';
-import type { Courier } from './courier.js';
-import type { GatewayOptions } from './gateway.js';
+import type { Services } from './compose.js';
 import { createUpdateSource } from './intake.js';
 import { reportNotForwarded } from './message-fit.js';
-import { createPins, type SweepReport } from './pins.js';
-import { createPrompts, type Prompts } from './prompts.js';
-import { createSendJournal, journaledApi } from './send-journal.js';
-import type { GatewayStore } from './store.js';
-import { createTurns, type Turns, type TurnsOptions } from './turns.js';
+import type { GatewayOptions } from './options.js';
+import type { SweepReport } from './pins.js';
 
-/** What renders the agent's work into Telegram once booted; `api` journals every `sendMessage`. */
-export interface Renderers {
-  api: BotApi;
-  cards: CardDriver;
-  turns: Turns;
-  prompts: Prompts;
-}
-
-/** What the boot sequence needs; the gateway owns all of it. */
+/** What the boot sequence needs besides the services. */
 export interface BootOptions {
-  bot: Bot;
-  store: GatewayStore;
-  courier: Courier;
-  config: Pick<
-    GatewayOptions,
-    | 'agent'
-    | 'socketPath'
-    | 'socketMode'
-    | 'socketDirectoryMode'
-    | 'card'
-    | 'polling'
-    | 'replies'
-    | 'placeholderRetryMs'
-    | 'bridgeGraceMs'
-    | 'clock'
-  >;
+  config: Pick<GatewayOptions, 'polling' | 'clock'>;
   /** Chats whose stray pins the sweep checks. */
   knownChats: number[];
-  /** The allowlist: whose updates' content intake may keep. */
-  keep(update: Update): boolean;
-  /** Sends a frame to the bridge through the endpoint handed to `ready`. */
-  send(frame: GatewayToBridge): Promise<void>;
-  onFrame(frame: AppFrame): void;
-  /** The bridge's connection, as the turns read it (see `core/arrival.ts`). */
-  bridge: TurnsOptions['bridge'];
-  onConnectionChange(connected: boolean): void;
-  onPollingHealth(health: { ok: boolean; error?: string }): void;
-  /**
-   * Called once the renderers and the endpoint exist, before the bridge can connect and before any
-   * update is handled: from then on frames and updates reach them through the gateway.
-   */
-  ready(renderers: Renderers, endpoint: Endpoint): void;
   /** Aborted by the gateway's stop: ends the long poll in flight. */
   signal: AbortSignal;
   logger: Logger;
@@ -86,82 +36,14 @@ export interface Booted {
 }
 
 /** Runs the boot sequence (see the module comment); resolves once polling has started. */
-export async function boot(options: BootOptions): Promise<Booted> {
-  const { bot, store, courier, config, logger } = options;
-  await initBot(bot, logger);
+export async function boot(services: Services, options: BootOptions): Promise<Booted> {
+  const { bot, store, pins, journal, endpoint, turns } = services;
+  const { config, logger } = options;
+  const clock = config.clock ?? systemClock;
+  await initBot(bot, clock, logger);
   await registerCommands(bot.api, store, logger);
-  const pins = createPins({ api: bot.api, store, courier, logger: logger.child({ component: 'pins' }) });
   const sweep = await pins.sweep(options.knownChats, bot.botInfo.id);
-  const journal = createSendJournal({
-    api: bot.api,
-    store,
-    courier,
-    logger: logger.child({ component: 'sends' }),
-  });
   const reconciled = await journal.reconcile();
-  const api = journaledApi(bot.api, journal);
-  const cards = createCardDriver({
-    api,
-    journal,
-    courier,
-    pins,
-    logger: logger.child({ component: 'card' }),
-    ...(config.card ? { card: config.card } : {}),
-    onCardMessage: (turnId, messageId) => store.setTurnCard(turnId, messageId),
-  });
-  const turns = createTurns({
-    api,
-    journal,
-    courier,
-    store,
-    cards,
-    logger: logger.child({ component: 'turns' }),
-    bridge: options.bridge,
-    ...(config.bridgeGraceMs !== undefined ? { bridgeGraceMs: config.bridgeGraceMs } : {}),
-    ...(config.replies ? { replies: config.replies } : {}),
-    ...(config.clock ? { clock: config.clock } : {}),
-    ...(config.placeholderRetryMs !== undefined ? { placeholderRetryMs: config.placeholderRetryMs } : {}),
-  });
-  const prompts = createPrompts({
-    api,
-    journal,
-    courier,
-    store,
-    logger: logger.child({ component: 'prompts' }),
-    send: options.send,
-  });
-  const endpoint = createProtocolServer({
-    socketPath: config.socketPath,
-    ...(config.socketMode !== undefined ? { socketMode: config.socketMode } : {}),
-    ...(config.socketDirectoryMode !== undefined ? { directoryMode: config.socketDirectoryMode } : {}),
-    agent: config.agent,
-    store: store.channel,
-    onFrame: options.onFrame,
-    onConnectionChange: (state) => {
-      options.onConnectionChange(state.connected);
-      turns.connection(state.connected);
-      logger.info(
-        { event: 'bridge_connection', connected: state.connected },
-        state.connected ? 'bridge connected' : 'bridge disconnected',
-      );
-    },
-    logger: logger.child({ component: 'protocol' }),
-    onRefused: (r) => {
-      logger.warn(
-        { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
-        'the channel skipped a frame its receiver refused',
-      );
-      // A user's message the bridge refused is not silently gone: its placeholder says so.
-      if (r.direction === 'sent' && r.frame?.type === 'user_message') {
-        turns.frame({
-          type: 'messages_unread',
-          inboundIds: [r.frame.inboundId],
-          reason: `the agent could not take it: ${r.message.slice(0, 300)}`,
-        });
-      }
-    },
-  });
-  options.ready({ api, cards, turns, prompts }, endpoint);
   await endpoint.start();
 
   // Updates recorded before a crash but never handled: handle them now, in order, before polling.
@@ -172,21 +54,12 @@ export async function boot(options: BootOptions): Promise<Booted> {
   // A row whose frame the channel refuses (stored before intake cut fields to the limits) is marked
   // unread and its sender told, instead of being offered again at every boot.
   for (const row of store.queuedInbound()) {
-    void options.send(row.frame).catch((error: unknown) => {
+    void endpoint.send(row.frame).catch((error: unknown) => {
       logger.error({ event: 'forward_refused', error: String(error) }, 'queued message not passed on');
       reportNotForwarded(row.frame, error, {
         turns,
         hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
-        reply: (route, text) =>
-          void courier
-            .call(route.chatId, () =>
-              api.sendMessage(
-                route.chatId,
-                text,
-                route.threadId === undefined ? {} : { message_thread_id: route.threadId },
-              ),
-            )
-            .catch(() => {}),
+        reply: (route, text) => void services.reply(route, text),
       });
     });
   }
@@ -196,14 +69,15 @@ export async function boot(options: BootOptions): Promise<Booted> {
   const getUpdates = createUpdateSource({
     api: bot.api,
     store,
-    keep: options.keep,
+    keep: services.allowed,
     botUsername: bot.botInfo.username,
     logger: logger.child({ component: 'intake' }),
-    onHealth: options.onPollingHealth,
+    onHealth: services.onPollingHealth,
     ...(polling?.timeoutSec !== undefined ? { pollTimeoutSec: polling.timeoutSec } : {}),
     ...(polling?.stallGraceMs !== undefined ? { stallGraceMs: polling.stallGraceMs } : {}),
     ...(polling?.backoff ? { backoff: polling.backoff } : {}),
     signal: options.signal,
+    clock,
   });
   const runner = run(
     {
@@ -221,7 +95,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
 }
 
 /** `bot.init()` (getMe), retried with capped backoff: the gateway cannot do anything without it. */
-async function initBot(bot: Bot, logger: Logger): Promise<void> {
+async function initBot(bot: Bot, clock: Clock, logger: Logger): Promise<void> {
   for (let delay = 1000; ; delay = Math.min(delay * 2, 60_000)) {
     try {
       await bot.init();
@@ -231,7 +105,7 @@ async function initBot(bot: Bot, logger: Logger): Promise<void> {
         { event: 'get_me_failed', error: errorText(error), retryInMs: delay },
         'cannot reach Telegram (getMe); check the token and the network',
       );
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await clock.sleep(delay);
     }
   }
 }

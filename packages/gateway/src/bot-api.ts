@@ -4,7 +4,7 @@
  * so tests and the benchmark can hand in any structural stand-in.
  */
 import { autoRetry } from '@grammyjs/auto-retry';
-import type { Logger } from '@switchyard/protocol';
+import { type Clock, type Logger, systemClock } from '@switchyard/protocol';
 import { type Api, Bot, GrammyError, HttpError, type Transformer } from 'grammy';
 import type { Budget } from './budget.js';
 
@@ -120,17 +120,11 @@ export function outcomeOf(error: unknown): 'rate-limited' | 'forbidden' | 'fail'
 /** How long one call keeps waiting out Telegram's 429s before its caller (and auto-retry) hears of one. */
 export const RATE_LIMIT_PATIENCE_MS = 60_000;
 
-/** Sleeps `ms`, or less when `signal` aborts. */
-const pauseFor = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** Sleeps `ms` on `clock`, or less when `signal` aborts (resolving, not rejecting). */
+const pauseOn =
+  (clock: Clock) =>
+  (ms: number, signal?: AbortSignal): Promise<void> =>
+    clock.sleep(ms, signal).catch(() => {});
 
 /**
  * Waits out 429s as Telegram asks (`retry_after`), for up to `patienceMs` in all per call, then hands
@@ -140,7 +134,7 @@ const pauseFor = (ms: number, signal?: AbortSignal): Promise<void> =>
  */
 export function waitOutRateLimits(
   patienceMs = RATE_LIMIT_PATIENCE_MS,
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void> = pauseFor,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void> = pauseOn(systemClock),
 ): Transformer {
   return async (prev, method, payload, signal) => {
     let waited = 0;
@@ -168,8 +162,11 @@ export function createBot(options: {
   logger: Logger;
   /** Sees every raw result, each 429 included (metrics). */
   onResult?: (method: string, result: { ok: boolean; error_code?: number }) => void;
+  /** Time for the 429 penalties and waits; default the system clock. */
+  clock?: Clock;
 }): Bot {
   const { budget, logger } = options;
+  const clock = options.clock ?? systemClock;
   const bot = new Bot(options.token, { client: { apiRoot: options.apiRoot } });
   bot.api.config.use(async (prev, method, payload, signal) => {
     const result = await prev(method, payload, signal);
@@ -177,7 +174,7 @@ export function createBot(options: {
     if (!result.ok && result.error_code === 429) {
       const chatId = (payload as { chat_id?: unknown }).chat_id;
       const retryAfter = result.parameters?.retry_after ?? 1;
-      if (typeof chatId === 'number') budget.penalize(chatId, retryAfter, Date.now());
+      if (typeof chatId === 'number') budget.penalize(chatId, retryAfter, clock.now());
       logger.warn(
         { event: 'rate_limited', method, chat: chatId, retryAfter },
         'Telegram said 429; chat budget tightened',
@@ -185,7 +182,7 @@ export function createBot(options: {
     }
     return result;
   });
-  bot.api.config.use(waitOutRateLimits());
+  bot.api.config.use(waitOutRateLimits(RATE_LIMIT_PATIENCE_MS, pauseOn(clock)));
   const retry = { maxRetryAttempts: 5, maxDelaySeconds: 120 };
   const retryAll = autoRetry({ ...retry, rethrowHttpErrors: false, rethrowInternalServerErrors: false });
   // A send that creates a message is not retried after its answer was lost (a second message would

@@ -13,8 +13,8 @@ import type { Turns } from './turns.js';
 
 /** What the dispatch routes to. */
 export interface FrameDispatchOptions {
-  /** The running renderers; undefined before the gateway has started (then turn and prompt frames drop). */
-  live(): { turns: Pick<Turns, 'frame' | 'live'>; prompts: Pick<Prompts, 'frame'> } | undefined;
+  turns: Pick<Turns, 'frame' | 'live'>;
+  prompts: Pick<Prompts, 'frame'>;
   commands: Pick<CommandRunner, 'answer'>;
   /** Uploads the files the agent sends. */
   files: Pick<FileSender, 'frame'>;
@@ -53,18 +53,15 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
         const turnFrame = owned.frame;
         if (turnFrame.type === 'turn_ended' && turnFrame.outcome === 'error') {
           // Looked up before the frame ends the turn.
-          const turn = options
-            .live()
-            ?.turns.live()
-            .find((t) => t.turnId === turnFrame.turnId);
+          const turn = options.turns.live().find((t) => t.turnId === turnFrame.turnId);
           options.setLastError(turnFrame.error, turn?.route);
         }
-        options.live()?.turns.frame(turnFrame);
+        options.turns.frame(turnFrame);
         return;
       }
       case 'prompt':
-        options.live()?.prompts.frame(owned.frame);
-        options.live()?.turns.frame(owned.frame);
+        options.prompts.frame(owned.frame);
+        options.turns.frame(owned.frame);
         return;
       case 'status':
         options.onAgentStatus(owned.frame);

@@ -17,8 +17,16 @@ import {
   isEnded,
   runningSubagents,
 } from '@switchyard/card';
-import type { AppFrame, Logger, Route } from '@switchyard/protocol';
+import {
+  type AppFrame,
+  type Clock,
+  type Logger,
+  type Route,
+  systemClock,
+  type TimerHandle,
+} from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified } from './bot-api.js';
+import { laneKey, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import type { Pins } from './pins.js';
 import type { SendJournal } from './send-journal.js';
@@ -44,7 +52,8 @@ export interface CardDriverOptions {
    * transaction that ends the send.
    */
   onCardMessage?(turnId: string, messageId: number | undefined): void;
-  now?(): number;
+  /** Time for the cards' events and the one wake-up timer; default the system clock. */
+  clock?: Clock;
 }
 
 /** A card a previous process left open (sent, not closed), to be taken over; see {@link CardDriver.adopt}. */
@@ -109,12 +118,13 @@ const editKey = (cardId: string): string => `card:${cardId}`;
 /** Creates the driver; it starts nothing until the first frame arrives. */
 export function createCardDriver(options: CardDriverOptions): CardDriver {
   const { api, courier, pins, logger } = options;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const cadence = createCadence<Route>({
     ...options.card,
-    laneKey: (r) => `${r.chatId}:${r.threadId ?? ''}`,
+    laneKey,
   });
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
   let wakeAt: number | undefined;
   let stopped = false;
 
@@ -148,7 +158,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     action: Exclude<Parameters<typeof perform>[0]['actions'][number], { kind: 'closed' }>,
   ): Promise<ActionResult> => {
     const chatId = action.route.chatId;
-    const thread = action.route.threadId === undefined ? {} : { message_thread_id: action.route.threadId };
+    const thread = threadParams(action.route);
     switch (action.kind) {
       case 'send':
         try {
@@ -211,9 +221,9 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
   const arm = (at: number | undefined): void => {
     if (stopped || at === undefined) return;
     if (wakeAt !== undefined && wakeAt <= at && timer) return;
-    if (timer) clearTimeout(timer);
+    clock.clearTimeout(timer);
     wakeAt = at;
-    timer = setTimeout(
+    timer = clock.setTimeout(
       () => {
         timer = undefined;
         wakeAt = undefined;
@@ -249,7 +259,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     },
     stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      clock.clearTimeout(timer);
       timer = undefined;
     },
   };

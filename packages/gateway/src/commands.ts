@@ -1,111 +1,28 @@
 /**
- * The bot's commands: the table registered with Telegram (and registering it when it changed), parsing
- * a message into a command with validated arguments, and running a command against the bridge. Bad
- * arguments come back as a reply that lists the valid ones.
+ * The bot's commands, as a shell over the pure table (`core/commands.ts`: names, menu, parsing) and texts
+ * (`core/command-texts.ts`): registering the table with Telegram when it changed, and running a parsed
+ * command against the bridge and the chat.
  */
 import { createHash } from 'node:crypto';
 import {
   assertNever,
+  type Clock,
   DEFAULT_ALLOWED_MODES,
   describeError,
   type FrameOf,
   type GatewayToBridge,
   type Logger,
-  PERMISSION_MODES,
   type PermissionMode,
   type Route,
-  type SessionInfo,
+  systemClock,
+  type TimerHandle,
 } from '@switchyard/protocol';
 import { type BotApi, errorText } from './bot-api.js';
-import type { GatewayStatus } from './gateway.js';
-import { createSessionButtons, SESSION_BUTTON_EXPIRED, type SessionAction } from './session-buttons.js';
+import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
+import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
+import type { GatewayStatus } from './options.js';
+import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import type { GatewayStore, PinRow } from './store.js';
-
-/** The commands shown in Telegram's menu, in order. */
-export const COMMANDS = [
-  { command: 'help', description: 'What this bot can do' },
-  { command: 'stop', description: 'Interrupt the current turn' },
-  { command: 'model', description: 'Show or set the model: /model [name]' },
-  { command: 'mode', description: 'Show or set the permission mode: /mode [mode]' },
-  { command: 'compact', description: 'Compact the conversation' },
-  { command: 'clear', description: 'Start a new conversation' },
-  { command: 'new', description: 'Start a new conversation (same as /clear)' },
-  { command: 'status', description: 'This conversation: state, model, queue, cost' },
-  { command: 'sessions', description: 'The conversations of this chat, with stop and reset' },
-  { command: 'rename', description: 'Name this conversation: /rename NAME' },
-  { command: 'pins', description: 'List the pinned progress cards of this chat' },
-  { command: 'restart', description: 'Restart the agent bridge' },
-] as const satisfies readonly { command: string; description: string }[];
-
-/** A parsed command, or the reply to give when it was malformed. */
-export type Command =
-  | { name: 'start' | 'help' | 'stop' | 'compact' | 'clear' | 'status' | 'pins' | 'restart' | 'sessions' }
-  | { name: 'rename'; title: string }
-  | { name: 'model'; model: string | undefined }
-  | { name: 'mode'; mode: PermissionMode | undefined }
-  | { name: 'invalid'; reply: string }
-  /** Addressed to another bot (`/stop@otherbot` in a group): neither run nor passed to the agent. */
-  | { name: 'ignored' };
-
-/** Parses `/name[@bot] args`; undefined when the text is not a command at all. */
-export function parseCommand(
-  text: string,
-  botUsername: string | undefined,
-  models: readonly string[],
-): Command | undefined {
-  const match = /^\/([a-zA-Z0-9_]+)(?:@([a-zA-Z0-9_]+))?(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match) return undefined;
-  const [, rawName = '', target, rawArgs] = match;
-  if (target && botUsername && target.toLowerCase() !== botUsername.toLowerCase()) return { name: 'ignored' };
-  const name = rawName.toLowerCase();
-  const args = (rawArgs ?? '').trim();
-  switch (name) {
-    case 'start':
-    case 'help':
-    case 'stop':
-    case 'compact':
-    case 'status':
-    case 'pins':
-    case 'restart':
-    case 'sessions':
-      return args ? { name: 'invalid', reply: `/${name} takes no arguments.` } : { name };
-    case 'rename':
-      if (!args) return { name: 'invalid', reply: 'Give the new name: /rename NAME.' };
-      if (args.length > 200) return { name: 'invalid', reply: 'A name is at most 200 characters.' };
-      return { name: 'rename', title: args };
-    case 'clear':
-    case 'new':
-      return args ? { name: 'invalid', reply: `/${name} takes no arguments.` } : { name: 'clear' };
-    case 'model': {
-      if (!args) return { name: 'model', model: undefined };
-      if (models.length === 0 || models.includes(args)) return { name: 'model', model: args };
-      return { name: 'invalid', reply: `Unknown model "${args}". Valid models: ${models.join(', ')}.` };
-    }
-    case 'mode': {
-      if (!args) return { name: 'mode', mode: undefined };
-      const mode = PERMISSION_MODES.find((m) => m.toLowerCase() === args.toLowerCase());
-      if (mode) return { name: 'mode', mode };
-      return {
-        name: 'invalid',
-        reply: `Unknown mode "${args}". Valid modes: ${PERMISSION_MODES.join(', ')}.`,
-      };
-    }
-    default:
-      return {
-        name: 'invalid',
-        reply: `Unknown command /${name}. Commands: ${COMMANDS.map((c) => `/${c.command}`).join(' ')}.`,
-      };
-  }
-}
-
-/** The help text (plain). */
-export function helpText(agent: string): string {
-  return [
-    `This is ${agent}, a Claude Code agent. Write to it and it answers; messages sent while it works are read at its next step.`,
-    '',
-    ...COMMANDS.map((c) => `/${c.command} — ${c.description}`),
-  ].join('\n');
-}
 
 /** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
 export function commandsFingerprint(): string {
@@ -134,15 +51,6 @@ export async function registerCommands(
     );
   }
 }
-
-/** Said when `/restart` has no way to restart the bridge. */
-export const NO_RESTART =
-  'Restarting is not available here: this gateway was started without a service manager or supervisor ' +
-  '(run it with `switchyard run`, or under systemd).';
-
-/** Appended to a command's acknowledgement while the bridge is away. */
-export const QUEUED_NOTE =
-  'The agent is restarting (bridge disconnected); this is queued and runs when it is back.';
 
 /** What executing commands needs from the gateway. */
 export interface CommandRunnerOptions {
@@ -176,20 +84,26 @@ export interface CommandRunnerOptions {
     /** The route, forgotten as it is read (a result is said once). */
     take(commandId: string): Route | undefined;
   };
+  /** Runs `fn` as one store transaction: a command's route row, its frame and the caller's commit. */
+  atomically<T>(fn: () => T): T;
   logger: Logger;
   /** How long `/status` waits for the bridge's answer before replying from what the gateway knows. */
   statusTimeoutMs?: number;
   /** The model is a stand-in (the sandbox's scripted model): `/status` labels its model and cost. */
   simulatedModel?: boolean;
+  /** Time for the answer timers, the command ids and the `/sessions` buttons; default the system clock. */
+  clock?: Clock;
 }
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
 export interface CommandRunner {
   /**
    * Runs a parsed command sent by user `from`; resolves once its frame is queued for the bridge (never
-   * waits for the agent).
+   * waits for the agent). A command for the bridge calls `commit` inside the one transaction that keeps
+   * its route and queues its frame (so the caller's "update handled" mark is part of it: a crash neither
+   * runs the command twice nor loses it); a command with nothing durable does not call it.
    */
-  run(command: Command, route: Route, from?: number): Promise<void>;
+  run(command: Command, route: Route, from?: number, commit?: () => void): Promise<void>;
   /** A `command_result`, a `status` or `sessions` that may answer a command; replies in the asking chat. */
   answer(frame: FrameOf<'command_result' | 'status' | 'sessions'>): void;
   /**
@@ -197,117 +111,9 @@ export interface CommandRunner {
    * chat `from`: queues its command and returns the text to answer the press with. A token that is
    * unknown, expired or from another chat's list does nothing and says the button expired.
    */
-  press(data: string, from: Route): Promise<string | undefined>;
+  press(data: string, from: Route, commit?: () => void): Promise<string | undefined>;
   /** Drops pending `/status` timers; for shutdown. */
   stop(): void;
-}
-
-/** An inline button: its label and callback data. */
-export interface InlineButton {
-  text: string;
-  callback_data: string;
-}
-
-/**
- * The `/status` text for one conversation: its state, model, mode, turn, queue and cost (from the
- * bridge's answer when there is one), then the agent's bridge, polling, last error, prompts and pins.
- */
-export function statusText(
-  s: GatewayStatus,
-  conversation?: FrameOf<'status'>,
-  costUsd?: number,
-  simulated = false,
-): string {
-  const turns = s.runningTurns.map((t) => t.turnId).join(', ') || 'none';
-  const state = conversation?.state ?? s.agentState;
-  const model = conversation?.model ?? s.model;
-  const mode = conversation?.mode ?? s.mode;
-  return [
-    `Conversation: ${state === undefined ? 'unknown' : state === 'exited' ? 'no Claude process (resumes at your next message)' : state}`,
-    ...(costUsd !== undefined
-      ? [`Cost so far: ${formatUsd(costUsd)}${simulated ? ' (simulated: nothing was spent)' : ''}`]
-      : []),
-    `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
-    `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,
-    `Current turn: ${turns}`,
-    `Queue: ${s.inbox} message(s) waiting for the agent`,
-    `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
-    `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
-    `Last error: ${s.lastError === undefined ? 'none' : cutError(s.lastError)}`,
-  ].join('\n');
-}
-
-/** How much of an error `/status` shows: a glance; the log has it whole. */
-const ERROR_CHARS = 500;
-const cutError = (text: string): string =>
-  text.length > ERROR_CHARS ? `${Array.from(text.slice(0, ERROR_CHARS)).slice(0, -1).join('')}…` : text;
-
-/** Dollars as the chat shows them. */
-export function formatUsd(usd: number): string {
-  return `$${usd.toFixed(usd < 1 ? 3 : 2)}`;
-}
-
-/** A conversation's label in `/sessions`: its name, or where it is. */
-function sessionLabel(info: SessionInfo): string {
-  if (info.name) return info.name;
-  const where = info.route.chatId > 0 ? `private chat ${info.route.chatId}` : `chat ${info.route.chatId}`;
-  return info.route.threadId === undefined ? where : `${where}, topic ${info.route.threadId}`;
-}
-
-/**
- * The `/sessions` list: one line per conversation, most recently active first, with stop/reset buttons
- * whose callback data `button` makes (a server-side token).
- */
-export function sessionsView(
-  sessions: readonly SessionInfo[],
-  button: (action: SessionAction, route: Route) => string,
-): { text: string; buttons: InlineButton[][] } {
-  if (sessions.length === 0) return { text: 'No conversations yet.', buttons: [] };
-  const sorted = [...sessions].sort((a, b) => (b.lastActiveAt ?? 0) - (a.lastActiveAt ?? 0)).slice(0, 20);
-  const lines = sorted.map((info, index) => {
-    const parts = [
-      info.live ? `live, ${info.state}` : 'idle (no process)',
-      ...(info.turnId ? ['turn running'] : []),
-      ...(info.queued > 0 ? [`${info.queued} queued`] : []),
-      formatUsd(info.costUsd),
-    ];
-    return `${index + 1}. ${sessionLabel(info)} — ${parts.join(' · ')}`;
-  });
-  const buttons = sorted.map((info, index) => [
-    { text: `⏹ Stop ${index + 1}`, callback_data: button('stop', info.route) },
-    { text: `♻️ Reset ${index + 1}`, callback_data: button('reset', info.route) },
-  ]);
-  const more = sessions.length > sorted.length ? [`…and ${sessions.length - sorted.length} more`] : [];
-  return {
-    text: [
-      `${sessions.length} conversation(s):`,
-      ...lines,
-      ...more,
-      '',
-      'Stop ends a conversation’s Claude process (its next message resumes it); Reset starts it anew.',
-    ].join('\n'),
-    buttons,
-  };
-}
-
-/** How many recent exchanges `/status` shows, and how much of each. */
-const HISTORY_SHOWN = 6;
-const HISTORY_CHARS = 160;
-
-/**
- * The bridge's recent exchanges (from Claude's transcript) as plain lines, newest last; empty when it
- * sent none. Each is cut to one short line: `/status` is a glance, not the conversation.
- */
-export function historyText(history: FrameOf<'status'>['history']): string {
-  if (!history || history.length === 0) return '';
-  const lines = history.slice(-HISTORY_SHOWN).map((entry) => {
-    const who = entry.role === 'user' ? '👤' : '🤖';
-    const time = new Date(entry.at).toISOString().slice(11, 16);
-    const flat = entry.text.replace(/\s+/g, ' ').trim();
-    const cut = flat.length > HISTORY_CHARS ? `${flat.slice(0, HISTORY_CHARS - 1)}…` : flat;
-    return `${time} ${who} ${cut}`;
-  });
-  return ['Recently (UTC):', ...lines].join('\n');
 }
 
 /**
@@ -322,12 +128,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   /** Whether user `from` sees every conversation here: an operator, in their own private chat. */
   const seesAll = (route: Route, from: number | undefined): boolean =>
     from !== undefined && operators.has(from) && route.chatId === from;
-  const sessionButtons = createSessionButtons();
+  const clock = options.clock ?? systemClock;
+  const sessionButtons = createSessionButtons(() => clock.now());
   /** Requests answered in memory (`/status`, `/sessions`): not reliable frames, so not kept durably. */
   const statusRoutes = new Map<string, Route>();
   /** `/sessions` requests whose answer lists every conversation (see `seesAll`); leave with their route. */
   const listsAll = new Set<string>();
-  const statusTimers = new Map<string, NodeJS.Timeout>();
+  const statusTimers = new Map<string, TimerHandle>();
   /**
    * Waits for the answer to a request that is not a reliable frame (`/status`, `/sessions`: it dies with
    * the connection), in memory: `onTimeout` speaks instead when none comes in time.
@@ -336,13 +143,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     statusRoutes.set(commandId, route);
     statusTimers.set(
       commandId,
-      setTimeout(() => {
+      clock.setTimeout(() => {
         statusTimers.delete(commandId);
         if (statusRoutes.delete(commandId)) onTimeout();
       }, options.statusTimeoutMs ?? 3000),
     );
   };
-  const newId = (): string => `cmd-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const newId = (): string => `cmd-${clock.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   /**
    * Interrupts whose success goes unsaid: the stopped turn's own reply ends "⏹ Stopped.", so an
@@ -354,20 +161,36 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     frame: GatewayToBridge & { commandId: string },
     route: Route,
     ack: string,
-    { quiet = false }: { quiet?: boolean } = {},
+    { quiet = false, commit }: { quiet?: boolean; commit?: (() => void) | undefined } = {},
   ) => {
-    // Recorded before the frame is queued: a result can never arrive for a command with no route.
-    options.routes.add(frame.commandId, route);
     if (quiet) quietOnSuccess.add(frame.commandId);
     // The acknowledgement is queued first, so the result can never overtake it in the chat. A quiet
     // command is acknowledged only when it has to wait for the bridge.
     if (!options.connected()) reply(route, `${ack}\n${QUEUED_NOTE}`);
     else if (!quiet) reply(route, ack);
-    await options.send(frame);
+    // The route, the frame (the channel appends a reliable frame synchronously inside `send`) and the
+    // caller's commit are one transaction: a result never arrives for a command with no route, and a
+    // crash leaves the command either wholly queued and handled or not at all.
+    let sent: Promise<void> | undefined;
+    try {
+      options.atomically(() => {
+        options.routes.add(frame.commandId, route);
+        sent = options.send(frame);
+        commit?.();
+      });
+    } catch (error) {
+      quietOnSuccess.delete(frame.commandId);
+      throw error;
+    }
+    // Queued (and handled) now: a failed write is resent after the next handshake, and running the
+    // command again would run it twice.
+    void sent?.catch((error: unknown) =>
+      logger.warn({ event: 'command_write_failed', error: errorText(error) }, 'command queued, resent later'),
+    );
   };
 
   return {
-    async run(command, route, from) {
+    async run(command, route, from, commit) {
       const commandId = newId();
       switch (command.name) {
         case 'start':
@@ -380,11 +203,16 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         case 'ignored':
           return;
         case 'stop':
-          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…', { quiet: true });
+          return toBridge({ type: 'interrupt', commandId, route }, route, 'Stopping…', {
+            quiet: true,
+            commit,
+          });
         case 'compact':
-          return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…');
+          return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…', { commit });
         case 'clear':
-          return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…');
+          return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…', {
+            commit,
+          });
         case 'model':
           if (!command.model) {
             reply(
@@ -397,6 +225,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             { type: 'set_model', commandId, route, model: command.model },
             route,
             `Switching to ${command.model}…`,
+            { commit },
           );
         case 'mode': {
           const allowed = options.allowedModes ?? DEFAULT_ALLOWED_MODES;
@@ -418,6 +247,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             { type: 'set_mode', commandId, route, mode: command.mode },
             route,
             `Switching to ${command.mode} mode…`,
+            { commit },
           );
         }
         case 'status': {
@@ -453,6 +283,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             { type: 'rename', commandId, route, name: command.title },
             route,
             `Renaming this conversation…`,
+            { commit },
           );
         case 'pins': {
           const all = options.listPins();
@@ -505,7 +336,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       if (!route) return;
       statusRoutes.delete(frame.commandId);
       const timer = statusTimers.get(frame.commandId);
-      if (timer) clearTimeout(timer);
+      clock.clearTimeout(timer);
       statusTimers.delete(frame.commandId);
       if (frame.type === 'sessions') {
         const all = listsAll.delete(frame.commandId);
@@ -525,7 +356,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       );
     },
 
-    async press(data, from) {
+    async press(data, from, commit) {
       const parsed = sessionButtons.resolve(data, from);
       if (!parsed) return SESSION_BUTTON_EXPIRED;
       const commandId = newId();
@@ -534,19 +365,21 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           { type: 'stop_session', commandId, route: parsed.route },
           from,
           'Stopping that conversation…',
+          { commit },
         );
       } else {
         await toBridge(
           { type: 'clear', commandId, route: parsed.route },
           from,
           'Resetting that conversation…',
+          { commit },
         );
       }
       return parsed.action === 'stop' ? 'Stopping…' : 'Resetting…';
     },
 
     stop() {
-      for (const timer of statusTimers.values()) clearTimeout(timer);
+      for (const timer of statusTimers.values()) clock.clearTimeout(timer);
       statusTimers.clear();
     },
   };

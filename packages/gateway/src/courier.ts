@@ -10,6 +10,7 @@
  *   of the latest text, never queued. The replaced call's promise resolves with `undefined`.
  * - The thunk is evaluated when the call goes out, so it can read the newest state at that moment.
  */
+import { type Clock, systemClock } from '@switchyard/protocol';
 import type { Budget } from './budget.js';
 
 /**
@@ -58,14 +59,8 @@ interface Lane {
   idle: (() => void)[];
 }
 
-/** Creates a courier over a budget; `now` and `sleep` are injectable for tests. */
-export function createCourier(
-  budget: Budget,
-  clock: { now(): number; sleep(ms: number): Promise<void> } = {
-    now: () => Date.now(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  },
-): Courier {
+/** Creates a courier over a budget, pacing on `clock` (default the system clock). */
+export function createCourier(budget: Budget, clock: Pick<Clock, 'now' | 'sleep'> = systemClock): Courier {
   const lanes = new Map<number, Lane>();
 
   const pump = async (chatId: number, lane: Lane): Promise<void> => {

@@ -24,15 +24,18 @@
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import {
+  type Clock,
   type ExchangeOptions,
   type FrameOf,
   type Logger,
   type OutgoingFile,
   openExchangeFile,
+  systemClock,
 } from '@switchyard/protocol';
 import { InputFile } from 'grammy';
 import type { InputMediaDocument, InputMediaPhoto, Message } from 'grammy/types';
 import { type BotApi, errorCode, errorText, isParseError } from './bot-api.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { renderMarkdown } from './markdown.js';
 import type { FileSendRow, GatewayStore } from './store.js';
@@ -43,8 +46,8 @@ const CAPTION_LIMIT = 1024;
 /** What the file sender needs. */
 export interface FileSenderOptions {
   api: Pick<BotApi, 'sendDocument' | 'sendPhoto' | 'sendMediaGroup'>;
-  /** The open store (throws before the gateway started). */
-  store(): Pick<
+  /** The open store. */
+  store: Pick<
     GatewayStore,
     | 'addFileSend'
     | 'markFileUploading'
@@ -60,6 +63,8 @@ export interface FileSenderOptions {
   /** Sends a reliable frame to the bridge; its append to the outbox is synchronous (and so transactional). */
   send(frame: FrameOf<'file_sent'>): Promise<void>;
   logger: Logger;
+  /** Time for the upload durations logged; default the system clock. */
+  clock?: Clock;
 }
 
 /** The file sender's handle. */
@@ -75,11 +80,12 @@ export interface FileSender {
 /** Creates the file sender. */
 export function createFileSender(options: FileSenderOptions): FileSender {
   const { api, courier, logger } = options;
+  const clock = options.clock ?? systemClock;
   const log = logger.child({ component: 'files' });
   const running = new Map<string, Promise<void>>();
 
   const finish = (row: FileSendRow, outcome: { messageIds: number[] } | { error: string }): void => {
-    const store = options.store();
+    const store = options.store;
     store.atomically(() => {
       store.endFileSend(row.fileId, outcome);
       if ('messageIds' in outcome && outcome.messageIds.length > 0)
@@ -110,9 +116,9 @@ export function createFileSender(options: FileSenderOptions): FileSender {
     if (row.state === 'uploading') {
       log.warn({ event: 'file_resent_unknown', file: row.fileId, chat: chatId }, 'upload outcome unknown');
     }
-    const store = options.store();
+    const store = options.store;
     const replyTo = frame.turnId === undefined ? undefined : store.turnOpeningMessage(frame.turnId);
-    const started = Date.now();
+    const started = clock.now();
     try {
       const messages = await courier.call(chatId, () => {
         store.markFileUploading(row.fileId);
@@ -126,7 +132,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
           file: row.fileId,
           chat: chatId,
           files: frame.files.length,
-          ms: Date.now() - started,
+          ms: clock.now() - started,
         },
         'files',
       );
@@ -147,7 +153,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
 
   return {
     frame(frame) {
-      const known = options.store().addFileSend(frame);
+      const known = options.store.addFileSend(frame);
       if (!known) {
         start({ fileId: frame.fileId, frame, state: 'queued', messageIds: [], error: undefined });
         return;
@@ -161,7 +167,7 @@ export function createFileSender(options: FileSenderOptions): FileSender {
       // queued or uploading: already under way in this process, or resumed at boot.
     },
     resume() {
-      for (const row of options.store().unfinishedFileSends()) start(row);
+      for (const row of options.store.unfinishedFileSends()) start(row);
     },
     async stop() {
       await Promise.all(running.values());
@@ -240,7 +246,7 @@ async function sendFiles(
 ): Promise<Message[]> {
   const chatId = frame.route.chatId;
   const place = {
-    ...(frame.route.threadId === undefined ? {} : { message_thread_id: frame.route.threadId }),
+    ...threadParams(frame.route),
     ...(replyTo === undefined
       ? {}
       : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),

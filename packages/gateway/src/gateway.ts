@@ -1,149 +1,25 @@
 /**
- * `createGateway`: the long-lived Telegram side of one agent, and the shell that owns its state. It
- * builds grammY's `Bot` (`bot-api.ts`: the per-chat budget, auto-retry), the courier and the command
- * runner, installs the Telegram handlers (`telegram-handlers.ts`) and routes bridge frames
- * (`bridge-frames.ts`); `start` opens the store and runs the boot sequence (`boot.ts`, where its fixed
- * order is explained), `stop` takes everything down in reverse.
+ * `createGateway`: the long-lived Telegram side of one agent, as a lifecycle only. `start` takes the
+ * state directory's lock, opens the store, builds the services (`compose.ts`) and runs the boot sequence
+ * (`boot.ts`, where its fixed order is explained); `stop` takes everything down in reverse.
  *
- * Ownership: the store, the renderers and the endpoint live here from `start` to `stop`; every other
- * module reaches them through the narrow getters this shell hands it.
+ * Ownership: the lock, the store and the services live from `start` to `stop`; nothing is handed out
+ * while stopped (`status` throws then).
  */
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
-  type Clock,
-  conversationKey,
-  type Endpoint,
-  type ExchangeOptions,
-  type FrameOf,
-  type GatewayToBridge,
-  type Logger,
   lockStateDir,
-  type PermissionMode,
   prepareExchange,
   type Route,
   type StateLock,
   silentLogger,
 } from '@switchyard/protocol';
-import { createAccess } from './access.js';
-import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
-import { boot, type Renderers } from './boot.js';
-import { createBot, errorText } from './bot-api.js';
-import { createFrameDispatch } from './bridge-frames.js';
-import { type BudgetOptions, createBudget } from './budget.js';
-import type { CardOptions } from './card-driver.js';
-import { createCommandRunner, type InlineButton } from './commands.js';
-import { threadParams } from './core/route.js';
-import { createCourier } from './courier.js';
-import { createFileSender } from './files.js';
-import { createKnownChats } from './known-chats.js';
-import { createLastErrors } from './last-errors.js';
-import { reportNotForwarded } from './message-fit.js';
-import { type GatewayMetrics, noMetrics } from './metrics.js';
+import { boot } from './boot.js';
+import { compose, exchangeOf, type Services } from './compose.js';
+import type { GatewayOptions, GatewayStatus } from './options.js';
 import type { SweepReport } from './pins.js';
-import { createRetention, type Retention } from './retention.js';
-import { type GatewayStore, openGatewayStore } from './store.js';
-import { installTelegramHandlers } from './telegram-handlers.js';
-
-/** Everything the gateway needs; the cli maps the config file onto this. */
-export interface GatewayOptions {
-  /** The agent's name; the bridge must present the same one. */
-  agent: string;
-  /** The bot token. Never logged. */
-  token: string;
-  /**
-   * The model is a stand-in (the sandbox's scripted model, which spends nothing): `/status` labels its
-   * model and cost as simulated. The card's label is `card.simulatedCost`.
-   */
-  simulatedModel?: boolean;
-  /** Bot API root; default `https://api.telegram.org`. The sandbox and tests point it at a local server. */
-  apiRoot?: string;
-  /** Telegram user ids allowed to use the agent. */
-  allowUsers: readonly number[];
-  /** Allowed users who see every conversation in `/sessions` and `/pins`, in their private chat only. */
-  operators?: readonly number[];
-  /** When given, only these chats; otherwise any chat an allowed user writes from. */
-  allowChats?: readonly number[];
-  /**
-   * Groups where the bot reads every message (`listen: all`, for a group with privacy mode off). In
-   * other groups it reads only what is addressed to it: a mention, a reply to it, a command.
-   */
-  listenAllChats?: readonly number[];
-  /** An operator's chat for alerts (crash loop, login, 409, repeated 429s, disk, a stuck turn). */
-  alertChat?: Route;
-  /** Directory for `gateway.sqlite`; this user's alone. */
-  stateDir: string;
-  /**
-   * Where files cross to and from the bridge: attachments users send are saved here, and the bridge's
-   * `file_send` may name files here only (protocol's `exchange.ts`). The bridge must be given the same
-   * directory. Default `<stateDir>/files`, for one user only.
-   */
-  exchange?: ExchangeOptions;
-  /** The Unix socket the bridge connects to. */
-  socketPath: string;
-  /**
-   * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
-   * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.
-   */
-  socketMode?: number;
-  socketDirectoryMode?: number;
-  /**
-   * Days after which finished SQLite rows and the attachments users sent are deleted (at start and
-   * daily; `retention.ts`); default 7.
-   */
-  retentionDays?: number;
-  /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
-  card?: CardOptions;
-  /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
-  models?: readonly string[];
-  /** Modes `/mode` may switch to; default every mode but bypassPermissions (`DEFAULT_ALLOWED_MODES`). */
-  allowedModes?: readonly PermissionMode[];
-  /** Restarts the bridge (systemd or the dev supervisor); `/restart` says so when absent. */
-  restartBridge?: () => Promise<void>;
-  logger?: Logger;
-  /** Send pacing per chat; defaults stay under Telegram's limits. */
-  budget?: BudgetOptions;
-  /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
-  metrics?: GatewayMetrics;
-  /**
-   * How replies look: `rich` (default) streams a draft in private chats and sends one rich message
-   * (tables, headings …), and edits the placeholder into a rich message in groups; `classic` edits a
-   * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
-   */
-  replies?: 'rich' | 'classic';
-  /** Time for the gateway's timers and `now` (so far the replies' drafts and timers); default the system clock. */
-  clock?: Clock;
-  /**
-   * How long a message waits silently for a connecting bridge (after a start or a restart) before its
-   * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
-   */
-  bridgeGraceMs?: number;
-  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
-  placeholderRetryMs?: number;
-  /** Long-polling knobs; the defaults suit Telegram. */
-  polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
-}
-
-/** The bridge's operator events an operator is alerted to, as alert kinds. */
-const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
-  crash_loop: 'crash_loop',
-  auth: 'auth',
-  stuck: 'stuck',
-};
-
-/** A snapshot for `/status` and operators. */
-export interface GatewayStatus {
-  bridgeConnected: boolean;
-  agentState: string | undefined;
-  model: string | undefined;
-  mode: string | undefined;
-  runningTurns: { turnId: string; route: Route }[];
-  inbox: number;
-  openPrompts: number;
-  pins: number;
-  lastError: string | undefined;
-  polling: { ok: boolean; error?: string };
-}
+import { openGatewayStore } from './store.js';
 
 /** The gateway's handle. */
 export interface Gateway {
@@ -160,216 +36,45 @@ export interface Gateway {
 /** Creates the gateway; nothing happens until `start`. */
 export function createGateway(options: GatewayOptions): Gateway {
   const logger = (options.logger ?? silentLogger).child({ component: 'gateway', agent: options.agent });
-  const apiRoot = options.apiRoot ?? 'https://api.telegram.org';
-  const models = options.models ?? ['opus', 'sonnet', 'haiku'];
-  const allowed = createAccess({
-    allowUsers: options.allowUsers,
-    ...(options.allowChats ? { allowChats: options.allowChats } : {}),
-  });
-  const budget = createBudget(options.budget);
-  const metrics = options.metrics ?? noMetrics;
-  // Set once `reply` exists (below); alerts only go out after `start`.
-  let alerts: Alerts | undefined;
-  const bot = createBot({
-    token: options.token,
-    apiRoot,
-    budget,
-    logger,
-    onResult: (method, result) => {
-      metrics.telegramCall(method, result);
-      if (!result.ok && result.error_code === 429) alerts?.tooManyRequests();
-    },
-  });
-  const courier = createCourier(budget);
-
-  let store: GatewayStore | undefined;
   /** Held from the first thing `start()` does to the last thing `stop()` does. */
   let lock: StateLock | undefined;
-  let retention: Retention | undefined;
-  const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
-  /** Set by the boot sequence before the bridge can connect; `api` journals every `sendMessage`. */
-  let renderers: Renderers | undefined;
-  let endpoint: Endpoint | undefined;
+  /** The started gateway's services; undefined while stopped. */
+  let services: Services | undefined;
   let runner: RunnerHandle | undefined;
   /** Aborted by `stop()`; a fresh one per `start()`. */
   let stopping = new AbortController();
   let sweep: SweepReport | undefined;
-  let connected = false;
-  /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
-  const conversationStatus = new Map<string, FrameOf<'status'>>();
-  let agentStatus: FrameOf<'status'> | undefined;
-  const listenAll = new Set(options.listenAllChats ?? []);
-  const allowUsers = new Set(options.allowUsers);
-  const lastErrors = createLastErrors();
-  let polling: { ok: boolean; error?: string } = { ok: true };
 
-  const db = (): GatewayStore => {
-    if (!store) throw new Error('the gateway is not started: call start() first');
-    return store;
-  };
-  const send = (frame: GatewayToBridge): Promise<void> => {
-    if (!endpoint) throw new Error('the gateway is not started: call start() first');
-    return endpoint.send(frame);
-  };
-  const reply = (route: Route, text: string): Promise<unknown> =>
-    courier
-      .call(route.chatId, () =>
-        (renderers?.api ?? bot.api).sendMessage(route.chatId, text, threadParams(route)),
-      )
-      .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
-  const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
-    courier
-      .call(route.chatId, () =>
-        (renderers?.api ?? bot.api).sendMessage(route.chatId, text, {
-          ...threadParams(route),
-          reply_markup: { inline_keyboard: buttons },
-        }),
-      )
-      .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
-  const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
-  alerts = createAlerts({
-    agent: options.agent,
-    chat: options.alertChat,
-    send: (route, text) => void reply(route, text),
-    stateDir: options.stateDir,
-    logger: logger.child({ component: 'alerts' }),
-  });
-
-  const commands = createCommandRunner({
-    agent: options.agent,
-    models,
-    allowedModes: options.allowedModes,
-    reply: (route, text) => void reply(route, text),
-    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
-    send,
-    connected: () => connected,
-    status: (route) => gateway.status(route),
-    listPins: () => db().listPins(),
-    operators: options.operators ?? [],
-    restartBridge: options.restartBridge,
-    simulatedModel: options.simulatedModel === true,
-    routes: {
-      add: (commandId, route) => db().addCommandRoute(commandId, route),
-      take: (commandId) => db().takeCommandRoute(commandId),
-    },
-    logger: logger.child({ component: 'commands' }),
-  });
-  const files = createFileSender({ api: bot.api, store: db, courier, send, exchange, logger });
-  const knownChats = createKnownChats(db, [...options.allowUsers, ...(options.allowChats ?? [])]);
-  const onFrame = createFrameDispatch({
-    live: () => renderers,
-    commands,
-    files,
-    reply: (route, text) => void reply(route, text),
-    onAgentStatus: (status) => {
-      agentStatus = status;
-      if (status.route) conversationStatus.set(conversationKey(status.route), status);
-    },
-    allows: (route) => knownChats.allows(route),
-    onOperatorEvent: (event) => {
-      // An event of no conversation is the operator's to hear, never another chat's `/status`.
-      const kind = ALERTED_EVENTS[event.kind] ?? (event.route ? undefined : 'agent_error');
-      if (kind) alerts?.raise(kind, event.message);
-    },
-    setLastError,
-    logger,
-  });
-  installTelegramHandlers(bot, {
-    store: db,
-    live: () => renderers,
-    forward: (frame) =>
-      void endpoint?.send(frame).catch((error: unknown) => {
-        logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
-        reportNotForwarded(frame, error, {
-          turns: renderers?.turns,
-          hasPlaceholder: (id) => db().getInbound(id)?.placeholderId !== undefined,
-          reply: (route, text) => void reply(route, text),
-        });
-      }),
-    allowed,
-    allowedUser: (userId) => allowUsers.has(userId),
-    noteChat: (chatId) => knownChats.note(chatId),
-    listensToAll: (chatId) => listenAll.has(chatId),
-    reply,
-    commands,
-    models,
-    attachments: {
-      api: bot.api,
-      fileUrl: (path) => `${apiRoot}/file/bot${options.token}/${path}`,
-      exchange,
-    },
-    setLastError,
-    logger,
-  });
-
-  const gateway: Gateway = {
+  return {
     get sweep() {
       return sweep;
     },
     status(route) {
-      const s = db();
-      const key = route ? conversationKey(route) : undefined;
-      const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
-      const turns = renderers?.turns.live() ?? [];
-      return {
-        bridgeConnected: connected,
-        agentState: own?.state,
-        model: own?.model,
-        mode: own?.mode,
-        runningTurns: key === undefined ? turns : turns.filter((t) => conversationKey(t.route) === key),
-        inbox: s.inboxLength(),
-        openPrompts: renderers?.prompts.open() ?? 0,
-        pins: s.listPins().length,
-        lastError: lastErrors.of(route),
-        polling,
-      };
+      if (!services) throw new Error('the gateway is not started: call start() first');
+      return services.status(route);
     },
 
     async start() {
       const taken = lockStateDir(options.stateDir, 'gateway');
       if (!taken.ok) throw new Error(taken.message);
       lock = taken.lock;
-      prepareExchange(exchange);
-      const s = openGatewayStore(join(options.stateDir, 'gateway.sqlite'));
-      store = s;
-      alerts?.start();
-      retention = createRetention({
-        store: s,
-        dirs: [exchange.dir],
-        ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
-        logger: logger.child({ component: 'retention' }),
-      });
-      await retention.start();
-      metrics.queueLength(() => store?.inboxLength() ?? 0);
+      prepareExchange(exchangeOf(options));
+      const store = openGatewayStore(join(options.stateDir, 'gateway.sqlite'), options.clock);
+      const started = compose(options, store, logger);
+      services = started;
+      started.alerts.start();
+      await started.retention.start();
+      options.metrics?.queueLength(() => services?.store.inboxLength() ?? 0);
       stopping = new AbortController();
-      const booted = await boot({
-        bot,
-        store: s,
-        courier,
+      const booted = await boot(started, {
         config: options,
         knownChats: [...new Set([...(options.allowChats ?? []), ...options.allowUsers])],
-        keep: allowed,
-        send,
-        onFrame: metrics.observeFrames(onFrame),
-        bridge: { connected: () => connected },
-        onConnectionChange: (state) => {
-          connected = state;
-          metrics.bridgeConnected(state);
-        },
-        onPollingHealth: (health) => {
-          polling = health;
-          if (health.error?.startsWith('conflict')) alerts?.raise('conflict', health.error);
-        },
-        ready: (r, e) => {
-          renderers = r;
-          endpoint = e;
-        },
         signal: stopping.signal,
         logger,
       });
       runner = booted.runner;
       sweep = booted.sweep;
-      files.resume();
+      started.files.resume();
     },
 
     async stop() {
@@ -378,22 +83,22 @@ export function createGateway(options: GatewayOptions): Gateway {
       stopping.abort();
       await polled;
       runner = undefined;
-      alerts?.stop();
-      renderers?.cards.stop();
-      commands.stop();
-      await renderers?.turns.stop();
-      await files.stop();
-      await courier.drain();
-      await endpoint?.stop();
-      endpoint = undefined;
-      await retention?.stop();
-      retention = undefined;
-      store?.close();
-      store = undefined;
+      const s = services;
+      if (s) {
+        s.alerts.stop();
+        s.cards.stop();
+        s.commands.stop();
+        await s.turns.stop();
+        await s.files.stop();
+        await s.courier.drain();
+        await s.endpoint.stop();
+        await s.retention.stop();
+        services = undefined;
+        s.store.close();
+      }
       lock?.release();
       lock = undefined;
       logger.info({ event: 'stopped' }, 'gateway stopped');
     },
   };
-  return gateway;
 }

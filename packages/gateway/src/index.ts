@@ -12,11 +12,12 @@ export type { BudgetOptions } from './budget.js';
 /** Progress-card timing (`GatewayOptions.card`). */
 export type { CardOptions } from './card-driver.js';
 /** The command table registered with Telegram. */
-export { COMMANDS, formatUsd } from './commands.js';
+export { formatUsd } from './core/command-texts.js';
+export { COMMANDS } from './core/commands.js';
 /** Texts the user sees for placeholders and refusals, for tests and docs. */
 export { PLACEHOLDER } from './core/marker-text.js';
 /** The factory, its options, its handle and its status snapshot. */
-export { createGateway, type Gateway, type GatewayOptions, type GatewayStatus } from './gateway.js';
+export { createGateway, type Gateway } from './gateway.js';
 /** Markdown → Telegram HTML, for callers that render replies the same way. */
 export { type HtmlChunk, renderMarkdown, splitPlain, TELEGRAM_TEXT_LIMIT } from './markdown.js';
 /** Prometheus metrics (off by default): the endpoint the cli starts and the interface the gateway calls. */
@@ -27,6 +28,7 @@ export {
   type MetricsServer,
   noMetrics,
 } from './metrics.js';
+export type { GatewayOptions, GatewayStatus } from './options.js';
 export { EXPIRED } from './prompts.js';
 /** Read-only inspection, integrity check and online backup of a gateway's SQLite file, for operator tools. */
 export {

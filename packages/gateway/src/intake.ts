@@ -13,7 +13,7 @@
  * updates were never recorded, so they were never confirmed either: the offset comes from SQLite, and
  * Telegram hands unconfirmed updates out again to the next process.
  */
-import type { Logger } from '@switchyard/protocol';
+import { type Clock, type Logger, systemClock } from '@switchyard/protocol';
 import type { Message, Update } from 'grammy/types';
 import { type BotApi, errorCode, errorText } from './bot-api.js';
 import type { GatewayStore } from './store.js';
@@ -40,6 +40,8 @@ export interface UpdateSourceOptions {
   onHealth?(health: { ok: boolean; error?: string }): void;
   /** Aborts the poll in flight and any backoff wait, for good (the gateway's stop). */
   signal?: AbortSignal;
+  /** Time for the stall timer and the backoff; default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -67,6 +69,7 @@ export function nativeSignal(signal: ShimSignal): AbortSignal {
 /** Creates the durable `getUpdates`; see the module comment. */
 export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpdates {
   const { api, store, logger } = options;
+  const clock = options.clock ?? systemClock;
   const timeout = options.pollTimeoutSec ?? 30;
   const grace = options.stallGraceMs ?? 15_000;
   const backoff = options.backoff ?? { initialMs: 1000, maxMs: 60_000 };
@@ -92,7 +95,7 @@ export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpda
     let delay = backoff.initialMs;
     for (;;) {
       const stall = new AbortController();
-      const timer = setTimeout(() => stall.abort(), timeout * 1000 + grace);
+      const timer = clock.setTimeout(() => stall.abort(), timeout * 1000 + grace);
       try {
         const updates = await api.getUpdates(
           {
@@ -146,28 +149,13 @@ export function createUpdateSource(options: UpdateSourceOptions): DurableGetUpda
           ok: false,
           error: code === 409 ? 'conflict: another process polls this token' : text,
         });
-        await sleep(delay, signal);
+        await clock.sleep(delay, signal);
         delay = Math.min(delay * 2, backoff.maxMs);
       } finally {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
       }
     }
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The gateway's durable id for an inbound message: stable across redelivery and replays. */

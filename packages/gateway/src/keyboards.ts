@@ -9,6 +9,7 @@
 import { cutEnd, cutMiddle, escapeHtml, visibleText } from '@switchyard/card';
 import { type FrameOf, PROMPT_SUMMARY_MAX } from '@switchyard/protocol';
 import type { InlineKeyboardMarkup } from 'grammy/types';
+import type { ButtonPress } from './core/prompt-press.js';
 
 /** Telegram's limit on `callback_data`, in bytes. */
 export const CALLBACK_DATA_LIMIT = 64;
@@ -18,10 +19,7 @@ export const CALLBACK_DATA_LIMIT = 64;
  * change, an added directory, any kind other than rules); `allow_always` without it applies the
  * `addRules` suggestions the prompt's text lists.
  */
-export type ButtonPress =
-  | { kind: 'permission'; token: string; decision: 'allow' | 'allow_always' | 'deny'; suggestion?: number }
-  | { kind: 'option'; token: string; question: number; option: number }
-  | { kind: 'done'; token: string; question: number };
+export type { ButtonPress };
 
 const DECISION = { a: 'allow', A: 'allow_always', d: 'deny' } as const;
 const DECISION_CODE = { allow: 'a', allow_always: 'A', deny: 'd' } as const;

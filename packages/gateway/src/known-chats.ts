@@ -22,16 +22,16 @@ export interface KnownChats {
   allows(route: Route): boolean;
 }
 
-/** Creates the set over the store (read lazily: the store opens at `start`). */
+/** Creates the set over the open store. */
 export function createKnownChats(
-  store: () => Pick<GatewayStore, 'getMeta' | 'setMeta'>,
+  store: Pick<GatewayStore, 'getMeta' | 'setMeta'>,
   seed: readonly number[],
 ): KnownChats {
   const fixed = new Set(seed);
   let learned: number[] | undefined;
   const load = (): number[] => {
     if (!learned) {
-      const raw = store().getMeta(META_KEY);
+      const raw = store.getMeta(META_KEY);
       learned = raw ? (JSON.parse(raw) as number[]) : [];
     }
     return learned;
@@ -43,7 +43,7 @@ export function createKnownChats(
       if (list.includes(chatId)) return;
       list.push(chatId);
       if (list.length > KNOWN_CHATS_KEPT) list.splice(0, list.length - KNOWN_CHATS_KEPT);
-      store().setMeta(META_KEY, JSON.stringify(list));
+      store.setMeta(META_KEY, JSON.stringify(list));
     },
     allows(route) {
       return fixed.has(route.chatId) || load().includes(route.chatId);

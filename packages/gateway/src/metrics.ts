@@ -12,7 +12,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppFrame } from '@switchyard/protocol';
+import { type AppFrame, type Clock, systemClock } from '@switchyard/protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What the gateway reports; every method is cheap and never throws. */
@@ -42,8 +42,8 @@ export interface MetricsOptions {
   host?: string;
   /** Stamped on every series. */
   agent: string;
-  /** Milliseconds; default wall time. */
-  now?: () => number;
+  /** Time for the turns' latencies; default the system clock. */
+  clock?: Clock;
 }
 
 /** The metrics and their HTTP endpoint. */
@@ -61,7 +61,8 @@ const ENDED_KEPT = 1000;
 
 /** Creates the metrics; nothing listens until `start()`. */
 export function createMetrics(options: MetricsOptions): MetricsServer {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const registry = new Registry();
   registry.setDefaultLabels({ agent: options.agent });
   collectDefaultMetrics({ register: registry, prefix: 'switchyard_gateway_' });

@@ -12,7 +12,7 @@
  * - Every pin, unpin and sweep step writes one structured log line (event, chat, message, turn,
  *   outcome, durationMs).
  */
-import type { Logger } from '@switchyard/protocol';
+import { type Clock, type Logger, systemClock } from '@switchyard/protocol';
 import { type BotApi, errorText, outcomeOf } from './bot-api.js';
 import type { Courier } from './courier.js';
 import type { GatewayStore } from './store.js';
@@ -26,6 +26,8 @@ export interface PinsOptions {
   store: Pick<GatewayStore, 'addPin' | 'removePin' | 'listPins'>;
   courier: Courier;
   logger: Logger;
+  /** Time for the pins' timestamps, durations and the retry's wait; default the system clock. */
+  clock?: Clock;
   /** Wait before the single unpin retry; default 1 s. */
   unpinRetryMs?: number;
   /** Most bot pins unpinned per chat in one authored sweep (`getChat` shows only the top one). */
@@ -54,6 +56,7 @@ export interface Pins {
 export function createPins(options: PinsOptions): Pins {
   const { api, store, courier, logger } = options;
   const retryMs = options.unpinRetryMs ?? 1000;
+  const clock = options.clock ?? systemClock;
   const maxPerChat = options.maxPerChat ?? 32;
 
   const log = (
@@ -66,7 +69,7 @@ export function createPins(options: PinsOptions): Pins {
       messageId: fields.messageId,
       turnKey: fields.turnId,
       outcome: fields.error === undefined ? 'ok' : outcomeOf(fields.error),
-      durationMs: Date.now() - fields.started,
+      durationMs: clock.now() - fields.started,
       ...(fields.error === undefined ? {} : { error: errorText(fields.error) }),
     };
     if (fields.error === undefined) logger.info(line, 'pin-event');
@@ -80,7 +83,7 @@ export function createPins(options: PinsOptions): Pins {
 
   return {
     async pin(chatId, messageId, turnId) {
-      const started = Date.now();
+      const started = clock.now();
       store.addPin({ chatId, messageId, turnId, pinnedAt: started });
       try {
         await courier.call(chatId, () =>
@@ -96,13 +99,13 @@ export function createPins(options: PinsOptions): Pins {
     },
 
     async unpin(chatId, messageId, turnId) {
-      const started = Date.now();
+      const started = clock.now();
       try {
         await unpinOnce(chatId, messageId);
         log('unpin', { chatId, messageId, turnId, started });
         return true;
       } catch (first) {
-        await new Promise((resolve) => setTimeout(resolve, retryMs));
+        await clock.sleep(retryMs);
         try {
           await unpinOnce(chatId, messageId);
           log('unpin', { chatId, messageId, turnId, started });
@@ -119,7 +122,7 @@ export function createPins(options: PinsOptions): Pins {
     async sweep(chatIds, botId) {
       const report: SweepReport = { recorded: 0, botAuthored: 0 };
       for (const pin of store.listPins()) {
-        const started = Date.now();
+        const started = clock.now();
         try {
           await unpinOnce(pin.chatId, pin.messageId);
           report.recorded++;
@@ -140,7 +143,7 @@ export function createPins(options: PinsOptions): Pins {
       const chats = new Set([...chatIds, ...store.listPins().map((p) => p.chatId)]);
       for (const chatId of chats) {
         for (let i = 0; i < maxPerChat; i++) {
-          const started = Date.now();
+          const started = clock.now();
           let top: { message_id: number; from?: { id: number } } | undefined;
           try {
             // getChat reads; it is not a message and does not spend the chat's budget.
@@ -150,7 +153,7 @@ export function createPins(options: PinsOptions): Pins {
             // An allowed user who never opened a chat with the bot: nothing can be pinned there.
             if (/chat not found/i.test(errorText(error))) {
               logger.info(
-                { event: 'sweep-auth', chatId, outcome: 'no-chat', durationMs: Date.now() - started },
+                { event: 'sweep-auth', chatId, outcome: 'no-chat', durationMs: clock.now() - started },
                 'pin-event',
               );
             } else {
@@ -177,13 +180,13 @@ export function createPins(options: PinsOptions): Pins {
       const known = new Set(store.listPins().map((p) => `${p.chatId}:${p.messageId}`));
       let orphans = 0;
       for (const chatId of chatIds) {
-        const started = Date.now();
+        const started = clock.now();
         try {
           const chat = await api.getChat(chatId);
           const top = (chat as { pinned_message?: { message_id: number; from?: { id: number } } } | undefined)
             ?.pinned_message;
           if (top && top.from?.id === botId && !known.has(`${chatId}:${top.message_id}`)) orphans++;
-          logger.info({ event: 'audit', chatId, orphans, durationMs: Date.now() - started }, 'pin-event');
+          logger.info({ event: 'audit', chatId, orphans, durationMs: clock.now() - started }, 'pin-event');
         } catch (error) {
           log('audit', { chatId, started, error });
         }

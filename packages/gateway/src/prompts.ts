@@ -9,14 +9,18 @@
  * user can press again) or an answered one whose answer the channel will deliver — never an answered
  * prompt whose answer is lost — and a double press answers once. The answers to the first questions of
  * a multi-question prompt are kept in the row too, so a restart between two questions forgets nothing.
+ *
+ * What a press or a typed answer means is decided by the pure `core/prompt-press.ts`; this shell reads
+ * the row, performs the decision (answers the callback, writes, edits the message) and nothing else.
  */
 import { escapeHtml } from '@switchyard/card';
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
 import { type BotApi, errorText, isNotModified } from './bot-api.js';
+import { decidePress, decideTypedAnswer, isComplete } from './core/prompt-press.js';
+import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import {
-  type ButtonPress,
   decodePress,
   permissionAnswered,
   permissionChoices,
@@ -64,39 +68,9 @@ type QuestionFrame = FrameOf<'question'>;
 type Outcome = 'queued' | 'expired' | 'undelivered';
 type PermissionFrame = FrameOf<'permission_request'>;
 
-/**
- * Whether a press came from the prompt's own message: same chat, same forum topic (or none), and the same
- * message when its id is known. `callback_data` is chosen by the client, so a press carrying a prompt's
- * token from any other message is refused, even from a user allowed there.
- */
-export function pressedOnPrompt(query: CallbackQuery, row: PromptRow): boolean {
-  const message = query.message;
-  if (!message || message.chat.id !== row.route.chatId) return false;
-  if (row.messageId !== undefined && message.message_id !== row.messageId) return false;
-  const thread =
-    'message_thread_id' in message && message.is_topic_message ? message.message_thread_id : undefined;
-  return thread === row.route.threadId;
-}
-
-/**
- * The suggestion indexes a permission press applies, as its prompt offered them; `null` when the press
- * names a choice the prompt did not show (a forged or stale button).
- */
-function appliedSuggestions(
-  frame: PermissionFrame,
-  press: ButtonPress & { kind: 'permission' },
-): number[] | null {
-  if (press.decision !== 'allow_always') return [];
-  const { always, separate } = permissionChoices(frame);
-  if (press.suggestion !== undefined) return separate.includes(press.suggestion) ? [press.suggestion] : null;
-  return always.length > 0 ? always : null;
-}
-
 /** Creates the prompt handler. */
 export function createPrompts(options: PromptsOptions): Prompts {
   const { api, courier, store, logger } = options;
-
-  const thread = (r: Route) => (r.threadId === undefined ? {} : { message_thread_id: r.threadId });
 
   /**
    * Closes the prompt as answered and queues `frame` for the bridge in one transaction (see the module
@@ -169,7 +143,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
     frame: QuestionFrame,
     collected: Record<string, string>,
   ): Outcome => {
-    if (!frame.questions.every((q) => collected[q.question] !== undefined)) {
+    if (!isComplete(frame, collected)) {
       store.setPromptAnswers(row.token, collected);
       const view = questionPrompt(frame, row.token, row.selection, collected);
       show(row, view.html, view.keyboard);
@@ -224,7 +198,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
             options.journal.send(
               frame.route.chatId,
               view.html,
-              { ...thread(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
+              { ...threadParams(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
               {
                 owner: { kind: 'prompt', token: row.token },
                 adopt: (id) => store.setPromptMessage(row.token, id),
@@ -248,114 +222,72 @@ export function createPrompts(options: PromptsOptions): Prompts {
         api.answerCallbackQuery(query.id, text ? { text } : {}).catch((error: unknown) => {
           logger.warn({ event: 'callback_answer_failed', error: errorText(error) });
         });
-      const press: ButtonPress | undefined = decodePress(query.data);
+      const press = decodePress(query.data);
       const stored = press ? store.getPromptByToken(press.token) : undefined;
-      if (!press || !stored || stored.state !== 'open') {
-        await reply(EXPIRED);
-        // A stale keyboard (the edit that removed it was lost, or the store was reset): take it away.
-        const stale = query.message;
-        if (stale && stored?.state !== 'open') {
-          void courier
-            .call(stale.chat.id, () =>
-              api.editMessageReplyMarkup(stale.chat.id, stale.message_id, {
-                reply_markup: { inline_keyboard: [] },
-              }),
-            )
-            .catch(() => {});
-        }
-        return;
-      }
-      if (!pressedOnPrompt(query, stored)) {
-        logger.warn(
-          { event: 'press_elsewhere', chat: query.message?.chat.id },
-          'press refused: not on its prompt',
-        );
-        await reply(ELSEWHERE);
-        return;
-      }
-      // The message the press came from, when the send's result was not recorded yet.
-      const row: PromptRow = { ...stored, messageId: stored.messageId ?? query.message?.message_id };
-      if (press.kind === 'permission') {
-        const apply =
-          row.kind === 'permission' ? appliedSuggestions(row.payload as PermissionFrame, press) : null;
-        const outcome =
-          apply !== null
-            ? answer(row.token, {
-                type: 'permission_answer',
-                requestId: row.requestId,
-                decision: press.decision,
-                ...(apply.length > 0 ? { suggestions: apply } : {}),
-                ...(press.decision === 'deny' ? { message: 'The user denied this.' } : {}),
-              })
-            : 'expired';
-        if (outcome === 'expired') {
+      const decision = decidePress({
+        press,
+        row: stored,
+        message: query.message,
+        choices:
+          stored?.kind === 'permission' ? permissionChoices(stored.payload as PermissionFrame) : undefined,
+      });
+      const stale = query.message;
+      switch (decision.kind) {
+        case 'expired':
           await reply(EXPIRED);
+          // A stale keyboard (the edit that removed it was lost, or the store was reset): take it away.
+          if (decision.clearKeyboard && stale) {
+            void courier
+              .call(stale.chat.id, () =>
+                api.editMessageReplyMarkup(stale.chat.id, stale.message_id, {
+                  reply_markup: { inline_keyboard: [] },
+                }),
+              )
+              .catch(() => {});
+          }
+          return;
+        case 'elsewhere':
+          logger.warn({ event: 'press_elsewhere', chat: stale?.chat.id }, 'press refused: not on its prompt');
+          await reply(ELSEWHERE);
+          return;
+        case 'already_answered':
+          await reply('Already answered.');
+          return;
+      }
+      if (!stored || !press) return; // decidePress says expired for both
+      // The message the press came from, when the send's result was not recorded yet.
+      const row: PromptRow = { ...stored, messageId: stored.messageId ?? stale?.message_id };
+      if (decision.kind === 'permission') {
+        const outcome = answer(row.token, decision.answer);
+        if (outcome !== 'queued') {
+          await reply(outcome === 'expired' ? EXPIRED : UNDELIVERED);
           return;
         }
-        if (outcome === 'undelivered') {
-          await reply(UNDELIVERED);
-          return;
-        }
-        await reply(press.decision === 'deny' ? 'Denied' : 'Allowed');
-        show(row, permissionAnswered(row.payload as PermissionFrame, press));
+        await reply(decision.ack);
+        if (press.kind === 'permission') show(row, permissionAnswered(row.payload as PermissionFrame, press));
         return;
       }
       const frame = row.payload as QuestionFrame;
-      const q = frame.questions[press.question];
-      if (row.kind !== 'question' || !q) {
-        await reply(EXPIRED);
+      if (decision.kind === 'toggle') {
+        store.setPromptSelection(row.token, decision.selection);
+        await reply();
+        const view = questionPrompt(frame, row.token, decision.selection, row.answers);
+        show({ ...row, selection: decision.selection }, view.html, view.keyboard);
         return;
-      }
-      const collected = { ...row.answers };
-      if (collected[q.question] !== undefined) {
-        // This question was answered already (a stale keyboard); the others are still open.
-        await reply('Already answered.');
-        return;
-      }
-      const selection = { ...row.selection };
-      const key = String(press.question);
-      if (press.kind === 'option') {
-        const option = q.options[press.option];
-        if (!option) {
-          await reply(EXPIRED);
-          return;
-        }
-        if (q.multiSelect) {
-          const chosen = new Set(selection[key] ?? []);
-          if (chosen.has(press.option)) chosen.delete(press.option);
-          else chosen.add(press.option);
-          selection[key] = [...chosen].sort((a, b) => a - b);
-          store.setPromptSelection(row.token, selection);
-          await reply();
-          const view = questionPrompt(frame, row.token, selection, collected);
-          show({ ...row, selection }, view.html, view.keyboard);
-          return;
-        }
-        collected[q.question] = option.label;
-      } else {
-        if (!q.multiSelect) {
-          await reply(EXPIRED);
-          return;
-        }
-        collected[q.question] = (selection[key] ?? [])
-          .map((i) => q.options[i]?.label ?? '')
-          .filter(Boolean)
-          .join(', ');
       }
       // The callback is answered at once; a failure to queue the answer is said in a second notice.
-      const outcome = answerQuestion({ ...row, selection }, frame, collected);
+      const outcome = answerQuestion({ ...row, selection: decision.selection }, frame, decision.collected);
       await reply(outcome === 'queued' ? undefined : outcome === 'expired' ? EXPIRED : UNDELIVERED);
     },
 
     async typedAnswer(route, text) {
-      const row = store.openPrompts(route).find((p) => p.kind === 'question');
-      if (!row) return false;
-      const frame = row.payload as QuestionFrame;
-      const collected = { ...row.answers };
-      const next = frame.questions.find((q) => collected[q.question] === undefined);
-      if (!next) return false;
-      collected[next.question] = text;
-      const outcome = answerQuestion(row, frame, collected);
+      const typed = decideTypedAnswer(store.openPrompts(route), text);
+      if (!typed) return false;
+      const outcome = answerQuestion(
+        typed.row as PromptRow,
+        typed.row.payload as QuestionFrame,
+        typed.collected,
+      );
       // Undelivered (the gateway is stopping) was logged; the prompt stays open for another answer.
       return outcome !== 'expired';
     },

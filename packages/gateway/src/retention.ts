@@ -11,7 +11,7 @@
  */
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '@switchyard/protocol';
+import { type Clock, type Logger, systemClock, type TimerHandle } from '@switchyard/protocol';
 import type { Forgotten, GatewayStore } from './store.js';
 
 /** The default age after which finished rows and attachments are deleted. */
@@ -28,8 +28,8 @@ export interface RetentionOptions {
   days?: number;
   /** How often a pass runs after the first; default a day. */
   everyMs?: number;
-  /** The clock (ms since the epoch); default `Date.now`. */
-  now?: () => number;
+  /** Time for the rows' age and the daily pass; default the system clock. */
+  clock?: Clock;
   logger: Logger;
 }
 
@@ -48,10 +48,12 @@ export interface Retention {
 
 /** Creates the gateway's retention; nothing runs until `start`. */
 export function createRetention(options: RetentionOptions): Retention {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const ageMs = (options.days ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
   const log = options.logger;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: TimerHandle | undefined;
+  let stopped = false;
   let running: Promise<RetentionReport> | undefined;
 
   const deleteFiles = async (dir: string, before: number): Promise<number> => {
@@ -99,18 +101,26 @@ export function createRetention(options: RetentionOptions): Retention {
 
   return {
     async start() {
+      stopped = false;
       const report = await run();
-      timer = setInterval(() => {
-        run().catch((err: unknown) =>
-          log.error({ event: 'retention_failed', err: (err as Error).message }, 'retention pass failed'),
-        );
-      }, options.everyMs ?? DAY_MS);
-      timer.unref();
+      const every = options.everyMs ?? DAY_MS;
+      const arm = (): void => {
+        if (stopped) return;
+        timer = clock.setTimeout(() => {
+          run()
+            .catch((err: unknown) =>
+              log.error({ event: 'retention_failed', err: (err as Error).message }, 'retention pass failed'),
+            )
+            .finally(arm);
+        }, every);
+      };
+      arm();
       return report;
     },
     run,
     async stop() {
-      clearInterval(timer);
+      stopped = true;
+      clock.clearTimeout(timer);
       timer = undefined;
       await running?.catch(() => {});
     },

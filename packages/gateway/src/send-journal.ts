@@ -38,7 +38,7 @@
  * Failure mode left: a message deleted by the user inside the ~ms between the floor and the unresolved
  * send would end the probe early, leaving at most one stray message.
  */
-import type { Logger } from '@switchyard/protocol';
+import { type Clock, type Logger, systemClock } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
 import { answerLost, type BotApi, errorText, isNotModified, isOutcomeUnknown } from './bot-api.js';
 import type { Courier } from './courier.js';
@@ -107,6 +107,8 @@ export interface SendJournalOptions {
   store: GatewayStore;
   courier: Courier;
   logger: Logger;
+  /** Time for the date of a message found after a lost answer; default the system clock. */
+  clock?: Clock;
 }
 
 /** Most sends of one message whose exchanges failed without an answer (each probed as absent first). */
@@ -169,7 +171,7 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
         }
         sent = {
           message_id: found,
-          date: Math.floor(Date.now() / 1000),
+          date: Math.floor((options.clock ?? systemClock).now() / 1000),
           chat: { id: chatId },
           text,
         } as Message.TextMessage;

@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Route } from '@switchyard/protocol';
+import type { SessionAction } from './core/command-texts.js';
 
 /** Callback data of `/sessions` buttons starts with this; the rest is the token. */
 export const SESSION_BUTTON_PREFIX = 'ss:';
@@ -23,9 +24,6 @@ export const MAX_SESSION_BUTTONS = 400;
 /** Said to a press on a button whose token is gone, or never was one. */
 export const SESSION_BUTTON_EXPIRED = 'This button has expired: send /sessions again.';
 
-/** What a `/sessions` button does. */
-export type SessionAction = 'stop' | 'reset';
-
 /** The tokens behind the `/sessions` buttons. */
 export interface SessionButtons {
   /** A new token for `action` on `target`, pressable in `shownIn`'s chat; returns its callback data. */
@@ -34,8 +32,8 @@ export interface SessionButtons {
   resolve(data: string, from: Route): { action: SessionAction; route: Route } | undefined;
 }
 
-/** Creates the token table; `now` is the clock (ms). */
-export function createSessionButtons(now: () => number = Date.now): SessionButtons {
+/** Creates the token table; `now` reads the gateway's clock (ms since the epoch). */
+export function createSessionButtons(now: () => number): SessionButtons {
   const tokens = new Map<string, { action: SessionAction; target: Route; chatId: number; at: number }>();
   const sweep = (at: number): void => {
     // Insertion order is age order: the expired, then the surplus, leave from the front.

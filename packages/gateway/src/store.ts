@@ -8,12 +8,12 @@
  * together); this module composes them into the one {@link GatewayStore} the rest of the gateway uses.
  * Every method is synchronous (better-sqlite3), so a value is durable against the process dying when
  * the call returns — the property the intake and the channel rely on for `kill -9` safety (see
- * `store/database.ts` for what an OS crash may lose). The schema moves forward by the numbered
- * migrations of `store/migrations.ts`. {@link GatewayStore.atomically} lets a caller make several of
+ * `store/database.ts` for what an OS crash may lose). The schema is the one of `store/schema.ts`;
+ * a file of another version is refused. {@link GatewayStore.atomically} lets a caller make several of
  * these writes (and the channel's append) one transaction, for the few state changes that must not be
  * split by a crash.
  */
-import type { ChannelStore } from '@switchyard/protocol';
+import { type ChannelStore, type Clock, systemClock } from '@switchyard/protocol';
 import { createChannelOutbox } from './store/channel-outbox.js';
 import { type CommandRoutes, createCommandRoutes } from './store/command-routes.js';
 import { openDatabase } from './store/database.js';
@@ -58,25 +58,27 @@ export interface GatewayStore
 }
 
 /**
- * Opens (creating if needed) the store at `path`, applying pending migrations. Old finished rows stay
+ * Opens (creating if needed) the store at `path` (see `store/schema.ts` for the
+ * files it refuses); rows are stamped with `clock`'s time. Old finished rows stay
  * until `forgetFinishedBefore` (the gateway's retention, `retention.ts`) forgets them.
  */
-export function openGatewayStore(path: string): GatewayStore {
+export function openGatewayStore(path: string, clock: Pick<Clock, 'now'> = systemClock): GatewayStore {
   const db = openDatabase(path);
+  const now = (): number => clock.now();
   const settings = createSettings(db);
-  const updates = createUpdateLog(db);
+  const updates = createUpdateLog(db, now);
   return {
     channel: createChannelOutbox(db, settings, createInboxDelivery(db)),
     close: () => db.close(),
     atomically: <T>(fn: () => T): T => db.transaction(fn)(),
     ...updates,
-    ...createInbox(db, updates),
-    ...createTurnTable(db),
+    ...createInbox(db, updates, now),
+    ...createTurnTable(db, now),
     ...createPinTable(db),
-    ...createPromptTable(db),
-    ...createCommandRoutes(db),
-    ...createSendTable(db),
-    ...createFileTable(db),
+    ...createPromptTable(db, now),
+    ...createCommandRoutes(db, now),
+    ...createSendTable(db, now),
+    ...createFileTable(db, now),
     ...createRetentionTable(db),
     ...settings,
   };

@@ -1,24 +1,37 @@
 /**
- * The Telegram handler composition: the middleware every update goes through, in order — skip what was
- * handled already (a replay after a crash), refuse strangers, order per chat (`sequentialize`), then a
- * button press to the prompts; a message to the commands, the prompts (a typed answer) or the inbox;
- * anything else is only marked handled.
+ * The Telegram handlers, as one grammY `Composer`: the middleware every update goes through, in order —
+ * skip what was handled already (a replay after a crash), refuse strangers, order per chat
+ * (`sequentialize`), then a button press to the prompts or the `/sessions` buttons; a message to the
+ * commands, the prompts (a typed answer) or the inbox; a draft's stop button to `/stop`; anything else
+ * is only marked handled.
  *
- * Contract: every update ends marked handled in the store, so a restart does not replay it; a user's
- * message is marked in the same transaction that puts it in the inbox. The order for a message is
- * durable row → placeholder → frame to the bridge (see `onMessage`). A message or press whose handler
- * throws (a full disk) is tried again after {@link HANDLER_RETRY_DELAYS_MS}, in its lane, and the user
- * is told when it keeps failing; one that never succeeds stays unhandled, for the next boot to replay.
+ * Contract: "handled" is marked in ONE place, the outer `try/finally` of {@link telegramHandlers}: an
+ * update whose handler returned is marked there, unless its handler's own transaction marked it already
+ * — a user's message in the transaction that puts it in the inbox, a command in the one that keeps its
+ * route and queues its frame (so a crash can neither run it twice nor lose it). An update whose handler
+ * threw is NOT marked: a message or press whose handler throws (a full disk) is tried again after
+ * {@link HANDLER_RETRY_DELAYS_MS}, in its lane, and the user is told when it keeps failing; one that never
+ * succeeds stays unhandled, for the next boot to replay. The order for a message is durable row →
+ * placeholder → frame to the bridge (see `onMessage`).
  */
 import { sequentialize } from '@grammyjs/runner';
-import { type Attachment, type FrameOf, frameProblem, type Logger, type Route } from '@switchyard/protocol';
-import type { Bot, Context } from 'grammy';
+import {
+  type Attachment,
+  type Clock,
+  type FrameOf,
+  frameProblem,
+  type Logger,
+  type Route,
+  systemClock,
+} from '@switchyard/protocol';
+import { Composer, type Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { REFUSAL, updateOrigin } from './access.js';
 import { addressedToBot, isGroupChat, repliedMessage, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { errorText } from './bot-api.js';
-import { type CommandRunner, parseCommand } from './commands.js';
+import type { CommandRunner } from './commands.js';
+import { parseCommand } from './core/commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
@@ -30,12 +43,9 @@ import type { Turns } from './turns.js';
 
 /** What the handlers need from the gateway. */
 export interface TelegramHandlerOptions {
-  /** The open store; throws before the gateway has started. */
-  store(): GatewayStore;
-  /** The running renderers; undefined before the gateway has started. */
-  live():
-    | { turns: Pick<Turns, 'placeholder' | 'draftStopped'>; prompts: Pick<Prompts, 'press' | 'typedAnswer'> }
-    | undefined;
+  store: GatewayStore;
+  turns: Pick<Turns, 'placeholder' | 'draftStopped'>;
+  prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
   /** The allowlist. */
@@ -57,6 +67,10 @@ export interface TelegramHandlerOptions {
   setLastError(message: string, route?: Route): void;
   /** Waits before each retry of a handler that threw; default {@link HANDLER_RETRY_DELAYS_MS}. */
   retryDelaysMs?: readonly number[];
+  /** Time for the retries' waits; default the system clock. */
+  clock?: Clock;
+  /** The bot's own id and username (`bot.botInfo`, known once `getMe` answered at boot). */
+  me(): { id: number; username: string };
   logger: Logger;
 }
 
@@ -71,10 +85,22 @@ export const HANDLER_GAVE_UP =
   'I could not take your message: it will be tried again when the service restarts. ' +
   'If it is urgent, tell the operator (the server may be out of disk space).';
 
-/** Installs the gateway's middleware on `bot`; call once, before the bot handles any update. */
-export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOptions): void {
-  const { store: db, reply, logger } = options;
+/**
+ * The gateway's middleware (see the module comment), to install with `bot.use` before the bot handles
+ * any update; errors still thrown after the retries reach the bot's error handler (`bot.catch`).
+ */
+export function telegramHandlers(options: TelegramHandlerOptions): Composer<Context> {
+  const { store, reply, logger } = options;
+  const composer = new Composer<Context>();
+  /** Updates whose handler marked them handled inside its own transaction (the finally skips them). */
+  const markedInside = new Set<number>();
+  /** Marks `updateId` handled now, inside the caller's transaction. */
+  const commitOf = (updateId: number) => (): void => {
+    store.markHandled(updateId);
+    markedInside.add(updateId);
+  };
   const retryDelays = options.retryDelaysMs ?? HANDLER_RETRY_DELAYS_MS;
+  const clock = options.clock ?? systemClock;
 
   /**
    * Runs a handler, and again after each retry delay while it throws. The handlers may run twice: what
@@ -103,21 +129,19 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
           },
           'update handler failed; retrying',
         );
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await clock.sleep(delay);
       }
     }
   };
 
   const onMessage = async (ctx: Context, message: Message): Promise<void> => {
-    const s = db();
+    const s = store;
     const route = routeOfMessage(message);
     const updateId = ctx.update.update_id;
-    const done = (): void => s.markHandled(updateId);
-    const me = { id: bot.botInfo.id, username: bot.botInfo.username };
+    const me = options.me();
     const group = isGroupChat(message);
     if (group && !options.listensToAll(message.chat.id) && !addressedToBot(message, me)) {
       // Not for the bot: not stored, never forwarded, no reply.
-      done();
       return;
     }
     options.noteChat(message.chat.id);
@@ -125,33 +149,24 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     const text = group ? stripMention(raw, me.username) : raw;
 
     if (message.text?.startsWith('/')) {
-      const command = parseCommand(message.text, bot.botInfo.username, options.models);
+      const command = parseCommand(message.text, me.username, options.models);
       if (command) {
-        done();
-        await options.commands.run(command, route, message.from?.id);
+        await options.commands.run(command, route, message.from?.id, commitOf(updateId));
         return;
       }
     }
     const unsupported = unsupportedKind(message);
     if (unsupported) {
-      done();
       await reply(route, `${unsupported} are not supported yet. Please send text, a photo or a document.`);
       return;
     }
-    if (message.text && (await options.live()?.prompts.typedAnswer(route, message.text))) {
-      done();
-      return;
-    }
+    if (message.text && (await options.prompts.typedAnswer(route, message.text))) return;
     const saved = await saveAttachments(message, options.attachments);
     if (!saved.ok) {
-      done();
       await reply(route, saved.reply);
       return;
     }
-    if (text.length === 0 && saved.attachments.length === 0) {
-      done();
-      return;
-    }
+    if (text.length === 0 && saved.attachments.length === 0) return;
     const inboundId = inboundIdOf(message);
     const frame = userMessageFrame(message, {
       inboundId,
@@ -168,7 +183,6 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     // Cut to the limits already: what still fails would never leave the inbox.
     const problem = frameProblem(frame);
     if (problem !== undefined) {
-      done();
       await reply(route, unforwardableText(problem));
       return;
     }
@@ -177,17 +191,30 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
     // so the placeholder request leaves first; the row is already in the inbox, and a row still
     // `queued` is re-sent at boot, so the delay cannot lose the message.
     s.addInbound({ inboundId, frame, updateId });
+    markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
-    void options.live()?.turns.placeholder(row);
+    void options.turns.placeholder(row);
     if (row.state === 'queued') setImmediate(() => options.forward(frame));
   };
 
-  bot.use(async (ctx, next) => {
-    const s = db();
-    if (s.isHandled(ctx.update.update_id)) return;
+  // The one place an update is marked handled (see the module comment).
+  composer.use(async (ctx, next) => {
+    const updateId = ctx.update.update_id;
+    if (store.isHandled(updateId)) return;
+    let failed = false;
+    try {
+      await next();
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      if (!markedInside.delete(updateId) && !failed) store.markHandled(updateId);
+    }
+  });
+  composer.use(async (ctx, next) => {
+    const s = store;
     if (!options.allowed(ctx.update)) {
-      s.markHandled(ctx.update.update_id);
       const { userId } = updateOrigin(ctx.update);
       if (ctx.callbackQuery) {
         await ctx.answerCallbackQuery({ text: REFUSAL }).catch(() => {});
@@ -201,55 +228,58 @@ export function installTelegramHandlers(bot: Bot, options: TelegramHandlerOption
   });
   // Presses get a lane of their own per chat: they are ordered among themselves (a double press is
   // answered once) but never wait behind a message's handler (a download, a queued reply).
-  bot.use(
+  composer.use(
     sequentialize((ctx: Context) => {
       const lane = laneOfUpdate(ctx.update);
       const press = ctx.callbackQuery || ctx.update.stopped_message_generation;
       return press && lane !== undefined ? `${lane}:press` : lane;
     }),
   );
-  bot.on('callback_query', (ctx) => withRetries(ctx, undefined, () => onPress(ctx)));
+  composer.on('callback_query', (ctx) => withRetries(ctx, undefined, () => onPress(ctx)));
   const onPress = async (ctx: Context & { callbackQuery: NonNullable<Context['callbackQuery']> }) => {
     const data = ctx.callbackQuery.data ?? '';
     const message = ctx.callbackQuery.message;
     if (data.startsWith(SESSION_BUTTON_PREFIX) && message) {
       const route = routeOfMessage(message as Message);
-      const answer = await options.commands.press(data, route);
+      const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
-      db().markHandled(ctx.update.update_id);
       return;
     }
     // Not awaited beyond the answer: a press never waits for the agent.
-    await options.live()?.prompts.press(ctx.callbackQuery);
-    db().markHandled(ctx.update.update_id);
+    await options.prompts.press(ctx.callbackQuery);
   };
-  bot.on('message', (ctx) =>
+  composer.on('message', (ctx) =>
     withRetries(ctx, routeOfMessage(ctx.message), () => onMessage(ctx, ctx.message)),
   );
   // The stop button of a draft (private chats): interrupts that conversation's turn exactly as `/stop`
   // does; the reply stops drafting and its partial text is kept as the final message.
-  bot.use(async (ctx, next) => {
-    const stopped = ctx.update.stopped_message_generation;
-    if (!stopped) return next();
-    const route = routeOfStoppedDraft(stopped);
-    options.live()?.turns.draftStopped(route);
-    db().markHandled(ctx.update.update_id);
-    await options.commands.run({ name: 'stop' }, route);
+  composer.on('stopped_message_generation', async (ctx) => {
+    const route = routeOfStoppedDraft(ctx.update.stopped_message_generation);
+    options.turns.draftStopped(route);
+    await options.commands.run({ name: 'stop' }, route, undefined, commitOf(ctx.update.update_id));
   });
-  bot.use((ctx) => {
-    db().markHandled(ctx.update.update_id);
-  });
-  bot.catch((error) => {
+  // Anything else: nothing to do; the outer finally marks it handled.
+  return composer;
+}
+
+/**
+ * The bot's error handler for what the handlers still threw after their retries: the conversation's
+ * last error (for `/status`) and the log. The update stays unhandled, for the next boot.
+ */
+export function handlerFailed(
+  options: Pick<TelegramHandlerOptions, 'setLastError' | 'logger'>,
+): (error: { ctx: Context; error: unknown }) => void {
+  return (error) => {
     const { msg, chat } = error.ctx;
     options.setLastError(
       errorText(error.error),
       msg ? routeOfMessage(msg) : chat ? { chatId: chat.id } : undefined,
     );
-    logger.error(
+    options.logger.error(
       { event: 'handler_failed', update: error.ctx.update.update_id, error: errorText(error.error) },
       'update handler failed',
     );
-  });
+  };
 }
 
 /**

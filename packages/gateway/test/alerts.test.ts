@@ -3,14 +3,13 @@
  * than the limit), for the bridge's crash loop, login and stuck reports, a burst of 429s and a nearly
  * full disk; nothing without an alert chat.
  */
-import type { Route } from '@switchyard/protocol';
-import { silentLogger } from '@switchyard/protocol';
+import { ManualClock, type Route, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createAlerts, isNewIncident } from '../src/alerts.js';
 import { botMessages, connectBridge, startWorld, waitUntil } from './harness.js';
 
-function rig(options: { chat?: Route | undefined; free?: number } = {}) {
-  let clock = 0;
+function rig(options: { chat?: Route | undefined; free?: () => number } = {}) {
+  const clock = new ManualClock();
   const sent: string[] = [];
   const alerts = createAlerts({
     agent: 'demo',
@@ -18,14 +17,28 @@ function rig(options: { chat?: Route | undefined; free?: number } = {}) {
     send: (_route, text) => sent.push(text),
     stateDir: '/nonexistent',
     logger: silentLogger,
-    now: () => clock,
+    clock,
     quietMs: 1000,
-    diskFree: () => options.free ?? 0.5,
+    diskFree: options.free ?? (() => 0.5),
   });
-  return { alerts, sent, advance: (ms: number) => (clock += ms) };
+  return { alerts, sent, advance: (ms: number) => clock.advance(ms), clock };
 }
 
 describe('alerts', () => {
+  it('checks the disk every 5 minutes on the gateway clock from start to stop', () => {
+    let free = 0.5;
+    const { alerts, sent, advance, clock } = rig({ free: () => free });
+    alerts.start();
+    free = 0.01;
+    advance(5 * 60_000 - 1);
+    expect(sent).toHaveLength(0);
+    advance(1);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('1.0% free');
+    alerts.stop();
+    expect(clock.pending).toBe(0);
+  });
+
   it('one alert per incident: repeats inside the quiet gap are the same incident, after it a new one', () => {
     expect(isNewIncident(undefined, 0, 1000)).toBe(true);
     expect(isNewIncident(0, 1000, 1000)).toBe(false);
@@ -59,10 +72,10 @@ describe('alerts', () => {
   });
 
   it('a nearly full disk alerts; without an alert chat nothing is sent', () => {
-    const full = rig({ free: 0.01 });
+    const full = rig({ free: () => 0.01 });
     full.alerts.checkDisk();
     expect(full.sent[0]).toContain('the disk is nearly full');
-    const quiet = rig({ free: 0.01, chat: undefined });
+    const quiet = rig({ free: () => 0.01, chat: undefined });
     quiet.alerts.checkDisk();
     quiet.alerts.raise('stuck', 'silent');
     expect(quiet.sent).toHaveLength(0);

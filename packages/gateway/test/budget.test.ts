@@ -1,3 +1,4 @@
+import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createBudget } from '../src/budget.js';
 import { createCourier } from '../src/courier.js';
@@ -79,5 +80,21 @@ describe('courier', () => {
     expect(courier.promote(1, 'card:2', 'high')).toBe(false);
     await Promise.all([first, live, unpin, ...replies]);
     expect(ran).toEqual(['first', 'card edit', 'unpin', 'reply 1', 'reply 2', 'reply 3']);
+  });
+});
+
+describe('courier on the gateway clock', () => {
+  it("holds a chat's third call until the manual clock reaches the budget's refill, with no real wait", async () => {
+    const clock = new ManualClock();
+    const courier = createCourier(createBudget(), clock);
+    const ranAt: number[] = [];
+    const calls = [1, 2, 3].map(() => courier.call(1, async () => ranAt.push(clock.now())));
+    await clock.advanceAsync(1000);
+    expect(ranAt).toEqual([0, 0]);
+    await clock.advanceAsync(100);
+    await Promise.all(calls);
+    expect(ranAt).toHaveLength(3);
+    expect(ranAt[2]).toBeGreaterThanOrEqual(1050);
+    expect(ranAt[2]).toBeLessThanOrEqual(1100);
   });
 });

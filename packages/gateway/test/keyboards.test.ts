@@ -1,6 +1,6 @@
 import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../src/commands.js';
+import { parseCommand } from '../src/core/commands.js';
 import { decodePress, encodePress, permissionPrompt } from '../src/keyboards.js';
 
 const TOKEN = 'abcdef0123456789';

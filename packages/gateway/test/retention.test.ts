@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
-import { silentLogger } from '@switchyard/protocol';
+import { silentLogger, systemClock } from '@switchyard/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRetention } from '../src/retention.js';
 import { type GatewayStore, openGatewayStore } from '../src/store.js';
@@ -70,7 +70,7 @@ describe('retention', () => {
       dirs: [inbox],
       days: 7,
       everyMs: 20,
-      now: () => now,
+      clock: { ...systemClock, now: () => now },
       logger: { ...silentLogger, info: (fields: unknown) => logged.push(fields) },
     });
     const report = await retention.start();
@@ -112,7 +112,7 @@ describe('retention', () => {
       store,
       dirs: [inbox],
       days: 7,
-      now: () => Date.now() + 8 * DAY,
+      clock: { ...systemClock, now: () => Date.now() + 8 * DAY },
       logger: silentLogger,
     });
     const report = await retention.run();
@@ -131,7 +131,7 @@ describe('retention', () => {
       dirs: [inbox],
       days: 3,
       // The file is 2.5 days old by this clock, the row half a day.
-      now: () => Date.now() + DAY / 2,
+      clock: { ...systemClock, now: () => Date.now() + DAY / 2 },
       logger: silentLogger,
     });
     expect(await retention.run()).toEqual({

@@ -7,7 +7,7 @@
  */
 import type { AppFrame, FrameOf, SessionInfo } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { sessionsView } from '../src/commands.js';
+import { sessionsView } from '../src/core/command-texts.js';
 import {
   createSessionButtons,
   SESSION_BUTTON_EXPIRED,

@@ -4,8 +4,8 @@
  * a real model's are not.
  */
 import { describe, expect, it } from 'vitest';
-import { statusText } from '../src/commands.js';
-import type { GatewayStatus } from '../src/gateway.js';
+import { statusText } from '../src/core/command-texts.js';
+import type { GatewayStatus } from '../src/options.js';
 
 const status = {
   agentState: 'idle',

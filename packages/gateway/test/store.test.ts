@@ -1,10 +1,11 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { inspectGatewayStore } from '../src/store/inspect.js';
+import { checkGatewayStore, inspectGatewayStore } from '../src/store/inspect.js';
+import { SCHEMA_VERSION } from '../src/store/schema.js';
 import { openGatewayStore } from '../src/store.js';
 
 const frame = (n: number): FrameOf<'user_message'> => ({
@@ -87,16 +88,11 @@ describe('store', () => {
 });
 
 /**
- * `fixtures/gateway-v2.sqlite` was written by the gateway at schema version 2 (commit c1ac415, before the
- * store was split into one module per table) with a row in every table. A deployed gateway's file must
- * keep opening, with its state intact, whatever the store's code looks like.
+ * One schema, no migrations (`store/schema.ts`): no release exists, so a file another build wrote is
+ * refused rather than carried forward.
  */
 describe('store file format', () => {
-  const fixture = (): string => {
-    const path = join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
-    copyFileSync(new URL('./fixtures/gateway-v2.sqlite', import.meta.url), path);
-    return path;
-  };
+  const fresh = (): string => join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
   const schema = (path: string): unknown[] => {
     const raw = new Database(path, { readonly: true });
     try {
@@ -109,75 +105,39 @@ describe('store file format', () => {
     }
   };
 
-  it('creates the same schema, table for table, as the version-2 file on disk migrated forward', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'gws-')), 'g.sqlite');
-    openGatewayStore(path).close();
-    const old = fixture();
-    openGatewayStore(old).close();
-    expect(schema(path)).toEqual(schema(old));
-    expect(schema(path)[0]).toBe(5);
-  });
-
-  it('opens a database written by an earlier gateway with its state intact', () => {
-    const path = fixture();
-    // Housekeeping forgets command routes older than a day; the fixture's is as old as the fixture.
-    const raw = new Database(path);
-    raw.prepare('UPDATE command_routes SET created_at = ?').run(Date.now());
-    raw.close();
-
+  it('writes the one schema into a new file at version 1, and reopens it unchanged with its state', () => {
+    const path = fresh();
     const s = openGatewayStore(path);
-    expect(s.channel.streamId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(s.channel.readPeer()).toEqual({ streamId: 'peer-stream', lastSeen: 12 });
-    expect(s.channel.pendingAfter(0).map((p) => p.seq)).toEqual([1]);
-    expect(s.channel.append(frame(9))).toBe(2);
-    expect(s.nextUpdateOffset()).toBe(42);
-    expect(s.unhandledUpdates()).toEqual([{ updateId: 41, payload: { update_id: 41 } }]);
-    expect(s.getInbound('tg:7:5')).toMatchObject({
-      route: { chatId: 7, threadId: 3 },
-      state: 'sent',
-      seq: 1,
-      placeholderId: 6,
-      placeholderKind: 'reply',
-    });
-    expect(s.queuedInbound().map((r) => r.inboundId)).toEqual(['tg:7:8']);
-    expect(s.inboxLength()).toBe(2);
-    expect(s.inboundMessageIds(7)).toEqual(new Set([5, 8]));
-    expect(s.unfinishedTurns()).toMatchObject([
-      {
-        turnId: 't1',
-        route: { chatId: 7, threadId: 3 },
-        state: 'running',
-        request: 'hi',
-        blocks: [{ id: 'b1', text: 'hello' }],
-        messageIds: [6, 9],
-        cardMessageId: 10,
-      },
-    ]);
-    expect(s.listPins()).toEqual([{ chatId: 7, messageId: 10, turnId: 't1', pinnedAt: 1 }]);
-    expect(s.getPromptByRequest('req-1')).toEqual({
-      token: 'add8d08217eb46e2',
-      requestId: 'req-1',
-      kind: 'question',
-      route: { chatId: 7 },
-      messageId: 11,
-      payload: { q: 1 },
-      selection: { 0: [1] },
-      answers: { 'Which?': 'A' },
-      state: 'open',
-    });
-    expect(s.takeCommandRoute('cmd-1')).toEqual({ chatId: 7, threadId: 3 });
-    expect(s.pendingSends()).toEqual([
-      {
-        sendId: 2,
-        chatId: 7,
-        floor: 12,
-        owner: { kind: 'reply', turnId: 't1' },
-        text: 'left in flight',
-        other: { parse_mode: 'HTML' },
-      },
-    ]);
-    expect(s.getMeta('commands')).toBe('fp');
-    expect(s.recordRefusal(99)).toBe(false);
+    s.recordUpdates([{ updateId: 41, payload: { update_id: 41 } }]);
     s.close();
+    const written = schema(path);
+    expect(written[0]).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(1);
+    const again = openGatewayStore(path);
+    expect(again.unhandledUpdates()).toEqual([{ updateId: 41, payload: { update_id: 41 } }]);
+    again.close();
+    expect(schema(path)).toEqual(written);
   });
+
+  it.each([2, 5])(
+    'refuses a file at schema version %i, saying to delete the state directory, and leaves it as it was',
+    (version) => {
+      const path = fresh();
+      const raw = new Database(path);
+      raw.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      raw.pragma(`user_version = ${version}`);
+      raw.close();
+      const before = schema(path);
+      expect(() => openGatewayStore(path)).toThrow(
+        new RegExp(
+          `schema version ${version}, this gateway writes only version 1.*delete its state directory`,
+        ),
+      );
+      expect(schema(path)).toEqual(before);
+      expect(checkGatewayStore(path)).toMatchObject({
+        ok: false,
+        problem: expect.stringMatching(/delete the state directory/),
+      });
+    },
+  );
 });

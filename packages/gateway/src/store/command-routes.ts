@@ -14,7 +14,7 @@ export interface CommandRoutes {
 }
 
 /** The command routes over `db` (old ones are forgotten by `retention.ts`). */
-export function createCommandRoutes(db: Db): CommandRoutes {
+export function createCommandRoutes(db: Db, now: () => number): CommandRoutes {
   const q = {
     addRoute: db.prepare(
       'INSERT OR REPLACE INTO command_routes (command_id, chat_id, thread_id, created_at) VALUES (?, ?, ?, ?)',
@@ -27,7 +27,7 @@ export function createCommandRoutes(db: Db): CommandRoutes {
 
   return {
     addCommandRoute: (commandId, r) => {
-      q.addRoute.run(commandId, r.chatId, r.threadId ?? null, Date.now());
+      q.addRoute.run(commandId, r.chatId, r.threadId ?? null, now());
     },
     takeCommandRoute: db.transaction((commandId: string): Route | undefined => {
       const row = q.route.get(commandId);

@@ -1,6 +1,6 @@
 /**
  * The store's SQLite connection: where the file lives, the durability settings every other store module
- * relies on, and the schema brought up to date before any table module prepares a statement.
+ * relies on, and the schema checked (or written) before any table module prepares a statement.
  *
  * Ownership: the table modules next to this one are the only code that issues SQL, each for its own
  * tables (a few read another's, and say so). Every call is synchronous (better-sqlite3), so a write is
@@ -10,13 +10,14 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Route } from '@switchyard/protocol';
 import Database from 'better-sqlite3';
-import { migrate } from './migrations.js';
+import { applySchema } from './schema.js';
 
-/** An open, migrated store connection. */
+/** An open store connection, at this build's schema. */
 export type Db = Database.Database;
 
 /**
- * Opens (creating if needed) the file at `path` (or `:memory:`) and applies pending migrations.
+ * Opens (creating if needed) the file at `path` (or `:memory:`) and writes the schema into a new file;
+ * a file of another schema version is refused (`schema.ts`).
  *
  * The database holds users' messages: its directory is 0700 and the file 0600 whatever the umask, and
  * SQLite gives the `-wal` and `-shm` files it creates the main file's mode. Files left wider by an
@@ -34,7 +35,12 @@ export function openDatabase(path: string): Db {
   // too but tripled the update → placeholder latency; see the README's benchmark.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  migrate(db);
+  try {
+    applySchema(db, path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
 

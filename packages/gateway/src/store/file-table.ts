@@ -37,7 +37,7 @@ export interface FileTable {
 }
 
 /** The file table over `db` (finished sends are forgotten by `retention.ts`). */
-export function createFileTable(db: Db): FileTable {
+export function createFileTable(db: Db, now: () => number): FileTable {
   const q = {
     insert: db.prepare(
       `INSERT OR IGNORE INTO file_sends (file_id, chat_id, frame, state, created_at) VALUES (?, ?, ?, 'queued', ?)`,
@@ -61,7 +61,7 @@ export function createFileTable(db: Db): FileTable {
       const known = q.get.get(frame.fileId);
       if (known) return toRow(known);
       const { seq: _seq, ...stored } = frame;
-      q.insert.run(frame.fileId, frame.route.chatId, JSON.stringify(stored), Date.now());
+      q.insert.run(frame.fileId, frame.route.chatId, JSON.stringify(stored), now());
       return undefined;
     }),
     markFileUploading: (fileId) => {
@@ -73,7 +73,7 @@ export function createFileTable(db: Db): FileTable {
         sent ? 'sent' : 'failed',
         JSON.stringify(sent ? outcome.messageIds : []),
         sent ? null : outcome.error,
-        Date.now(),
+        now(),
         fileId,
       );
     },

@@ -72,7 +72,7 @@ export interface InboxDelivery {
  * The inbox over `db` (rows out of the inbox are forgotten by `retention.ts`).
  * `updates` is written in `addInbound`'s transaction.
  */
-export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>): Inbox {
+export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>, now: () => number): Inbox {
   const q = {
     insertInbound: db.prepare(
       `INSERT OR IGNORE INTO inbound (inbound_id, chat_id, thread_id, telegram_message_id, frame, state, created_at)
@@ -113,7 +113,7 @@ export function createInbox(db: Db, updates: Pick<UpdateLog, 'markHandled'>): In
           f.route.threadId ?? null,
           f.telegramMessageId,
           JSON.stringify(f),
-          Date.now(),
+          now(),
         );
         if (row.updateId !== undefined) updates.markHandled(row.updateId);
       },

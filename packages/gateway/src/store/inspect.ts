@@ -6,8 +6,9 @@
  * Ownership: like every module under `store/`, this one issues SQL only against tables this package
  * defines (it reads all of them, which is why it lives here and not in the cli).
  */
+import { systemClock } from '@switchyard/protocol';
 import Database from 'better-sqlite3';
-import { MIGRATIONS } from './migrations.js';
+import { SCHEMA_VERSION } from './schema.js';
 
 /** What `switchyard status` shows of one gateway's durable state. */
 export interface GatewayInspection {
@@ -35,7 +36,10 @@ export interface GatewayInspection {
  * Opens `path` read-only (it must exist) and reads the counts; the file is closed before returning.
  * `since` (epoch ms, default the start of the local day) bounds {@link GatewayInspection.costSince}.
  */
-export function inspectGatewayStore(path: string, since = startOfLocalDay(Date.now())): GatewayInspection {
+export function inspectGatewayStore(
+  path: string,
+  since = startOfLocalDay(systemClock.now()),
+): GatewayInspection {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -69,7 +73,7 @@ export function inspectGatewayStore(path: string, since = startOfLocalDay(Date.n
       .some((c) => c.name === 'cost_usd');
     return {
       schemaVersion,
-      schemaCurrent: schemaVersion === MIGRATIONS.length,
+      schemaCurrent: schemaVersion === SCHEMA_VERSION,
       queued,
       runningTurns,
       openPrompts: count("SELECT COUNT(*) AS n FROM prompts WHERE state = 'open'"),
@@ -111,10 +115,10 @@ export function checkGatewayStore(
     const result = db.pragma('quick_check', { simple: true }) as string;
     if (result !== 'ok') return { ok: false, problem: result };
     const schemaVersion = db.pragma('user_version', { simple: true }) as number;
-    if (schemaVersion > MIGRATIONS.length) {
+    if (schemaVersion !== SCHEMA_VERSION) {
       return {
         ok: false,
-        problem: `schema version ${schemaVersion} is newer than this build's ${MIGRATIONS.length}`,
+        problem: `schema version ${schemaVersion} is not this build's ${SCHEMA_VERSION} (the gateway refuses it: delete the state directory)`,
       };
     }
     return { ok: true, schemaVersion };

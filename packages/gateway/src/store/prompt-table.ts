@@ -40,7 +40,7 @@ export interface PromptTable {
 }
 
 /** The prompt table over `db`. */
-export function createPromptTable(db: Db): PromptTable {
+export function createPromptTable(db: Db, now: () => number): PromptTable {
   const q = {
     addPrompt: db.prepare(
       `INSERT INTO prompts (token, request_id, kind, chat_id, thread_id, payload, state, created_at)
@@ -65,7 +65,7 @@ export function createPromptTable(db: Db): PromptTable {
         p.route.chatId,
         p.route.threadId ?? null,
         JSON.stringify(p.payload),
-        Date.now(),
+        now(),
       );
       return toPrompt(q.promptByToken.get(token)) as PromptRow;
     },

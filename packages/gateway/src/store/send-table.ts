@@ -40,12 +40,12 @@ export interface SendTable {
 }
 
 /** The send table over `db`. */
-export function createSendTable(db: Db): SendTable {
+export function createSendTable(db: Db, now: () => number): SendTable {
   const q = {
     mark: db.prepare<[number], { m: number }>(
       'SELECT last_bot_message_id AS m FROM chat_marks WHERE chat_id = ?',
     ),
-    // Before the first journaled send in a chat (a new chat, or one from before migration 2), the
+    // Before the first journaled send in a chat (a chat new to the gateway), the
     // newest message the gateway knows there stands in for the mark.
     knownMax: db.prepare<[number, number], { m: number | null }>(
       `SELECT MAX(m) AS m FROM (
@@ -72,7 +72,7 @@ export function createSendTable(db: Db): SendTable {
         send.owner === undefined ? null : JSON.stringify(send.owner),
         send.text,
         JSON.stringify(send.other),
-        Date.now(),
+        now(),
       );
       return Number(result.lastInsertRowid);
     },

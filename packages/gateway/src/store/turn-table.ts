@@ -42,7 +42,7 @@ export interface TurnTable {
 }
 
 /** The turn table over `db` (rendered turns are forgotten by `retention.ts`). */
-export function createTurnTable(db: Db): TurnTable {
+export function createTurnTable(db: Db, now: () => number): TurnTable {
   const q = {
     insertTurn: db.prepare(
       `INSERT OR IGNORE INTO turns (turn_id, chat_id, thread_id, state, request, started_at)
@@ -84,7 +84,7 @@ export function createTurnTable(db: Db): TurnTable {
       q.setCard.run(messageId ?? null, turnId);
     },
     endTurn: (turnId, outcome, error, costUsd) => {
-      q.endTurn.run(outcome, error ?? null, costUsd ?? null, Date.now(), turnId);
+      q.endTurn.run(outcome, error ?? null, costUsd ?? null, now(), turnId);
     },
     markTurnRendered: (turnId) => {
       q.renderTurn.run(turnId);

@@ -19,7 +19,7 @@ export interface UpdateLog {
 }
 
 /** The update log over `db` (handled updates are forgotten by `retention.ts`). */
-export function createUpdateLog(db: Db): UpdateLog {
+export function createUpdateLog(db: Db, now: () => number): UpdateLog {
   const q = {
     maxUpdate: db.prepare<[], { m: number | null }>('SELECT MAX(update_id) AS m FROM updates'),
     insertUpdate: db.prepare(
@@ -36,10 +36,10 @@ export function createUpdateLog(db: Db): UpdateLog {
     nextUpdateOffset: () => (q.maxUpdate.get()?.m ?? -1) + 1,
     recordUpdates: db.transaction((updates: { updateId: number; payload: unknown }[]): number[] => {
       const fresh: number[] = [];
-      const now = Date.now();
+      const at = now();
       for (const u of updates) {
         const payload = u.payload === undefined ? null : JSON.stringify(u.payload);
-        if (q.insertUpdate.run(u.updateId, payload, now).changes > 0) fresh.push(u.updateId);
+        if (q.insertUpdate.run(u.updateId, payload, at).changes > 0) fresh.push(u.updateId);
       }
       return fresh;
     }),

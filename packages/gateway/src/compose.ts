@@ -1,0 +1,363 @@
+/**
+ * The one composition step: every service of a started gateway, built once the store is open and handed
+ * to each other as constructor arguments — the bot and its courier, the pins, the send journal and the
+ * journaled API, the card driver, the turns, the prompts, the commands, the file sender, the alerts, the
+ * retention, the bridge's endpoint, the frame dispatch and the Telegram handlers. Building starts nothing
+ * and sends nothing: `boot.ts` runs them in its fixed order, `gateway.ts` stops them.
+ *
+ * Ownership: what the services share at run time lives here and nowhere else — whether the bridge is
+ * connected, the bridge's latest `status` per conversation, polling's health, the
+ * last errors.
+ */
+import { join } from 'node:path';
+import {
+  conversationKey,
+  createProtocolServer,
+  type Endpoint,
+  type ExchangeOptions,
+  type FrameOf,
+  type GatewayToBridge,
+  type Logger,
+  type Route,
+  systemClock,
+} from '@switchyard/protocol';
+import type { Bot } from 'grammy';
+import { createAccess } from './access.js';
+import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
+import { type BotApi, createBot, errorText } from './bot-api.js';
+import { createFrameDispatch } from './bridge-frames.js';
+import { createBudget } from './budget.js';
+import { type CardDriver, createCardDriver } from './card-driver.js';
+import { type CommandRunner, createCommandRunner } from './commands.js';
+import type { InlineButton } from './core/command-texts.js';
+import { threadParams } from './core/route.js';
+import { type Courier, createCourier } from './courier.js';
+import { createFileSender, type FileSender } from './files.js';
+import { createKnownChats } from './known-chats.js';
+import { createLastErrors } from './last-errors.js';
+import { reportNotForwarded } from './message-fit.js';
+import { noMetrics } from './metrics.js';
+import type { GatewayOptions, GatewayStatus } from './options.js';
+import { createPins, type Pins } from './pins.js';
+import { createPrompts, type Prompts } from './prompts.js';
+import { createRetention, type Retention } from './retention.js';
+import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
+import type { GatewayStore } from './store.js';
+import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
+import { createTurns, type Turns } from './turns.js';
+
+/** The bridge's operator events an operator is alerted to, as alert kinds. */
+const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
+  crash_loop: 'crash_loop',
+  auth: 'auth',
+  stuck: 'stuck',
+};
+
+/** The services of a started gateway (see the module comment). */
+export interface Services {
+  bot: Bot;
+  store: GatewayStore;
+  courier: Courier;
+  pins: Pins;
+  journal: SendJournal;
+  /** The bot's API with every `sendMessage` journaled. */
+  api: BotApi;
+  cards: CardDriver;
+  turns: Turns;
+  prompts: Prompts;
+  commands: CommandRunner;
+  files: FileSender;
+  alerts: Alerts;
+  retention: Retention;
+  endpoint: Endpoint;
+  /** The allowlist: whose updates' content intake may keep. */
+  allowed: ReturnType<typeof createAccess>;
+  /** Polling's health, from intake. */
+  onPollingHealth(health: { ok: boolean; error?: string }): void;
+  /** Sends a plain message to a chat through the courier; never rejects. */
+  reply(route: Route, text: string): Promise<unknown>;
+  /** What `/status` shows: the agent's, or one conversation's (`route`). */
+  status(route?: Route): GatewayStatus;
+}
+
+/** Where files cross to and from the bridge: the option, or `<stateDir>/files`. */
+export function exchangeOf(options: GatewayOptions): ExchangeOptions {
+  return options.exchange ?? { dir: join(options.stateDir, 'files') };
+}
+
+/** Builds the services over the open `store`; see the module comment. */
+export function compose(options: GatewayOptions, store: GatewayStore, logger: Logger): Services {
+  const clock = options.clock ?? systemClock;
+  const apiRoot = options.apiRoot ?? 'https://api.telegram.org';
+  const models = options.models ?? ['opus', 'sonnet', 'haiku'];
+  const exchange = exchangeOf(options);
+  const metrics = options.metrics ?? noMetrics;
+  const allowed = createAccess({
+    allowUsers: options.allowUsers,
+    ...(options.allowChats ? { allowChats: options.allowChats } : {}),
+  });
+  const allowUsers = new Set(options.allowUsers);
+  const listenAll = new Set(options.listenAllChats ?? []);
+  const budget = createBudget(options.budget);
+  const bot = createBot({
+    token: options.token,
+    apiRoot,
+    budget,
+    clock,
+    logger,
+    onResult: (method, result) => {
+      metrics.telegramCall(method, result);
+      if (!result.ok && result.error_code === 429) alerts.tooManyRequests();
+    },
+  });
+  const courier = createCourier(budget, clock);
+  const pins = createPins({
+    api: bot.api,
+    store,
+    courier,
+    clock,
+    logger: logger.child({ component: 'pins' }),
+  });
+  const journal = createSendJournal({
+    api: bot.api,
+    store,
+    courier,
+    clock,
+    logger: logger.child({ component: 'sends' }),
+  });
+  const api = journaledApi(bot.api, journal);
+  const send = (frame: GatewayToBridge): Promise<void> => endpoint.send(frame);
+  const sendWith = (route: Route, text: string, other: Record<string, unknown>): Promise<unknown> =>
+    courier
+      .call(route.chatId, () => api.sendMessage(route.chatId, text, { ...threadParams(route), ...other }))
+      .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
+  const reply = (route: Route, text: string): Promise<unknown> => sendWith(route, text, {});
+  const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
+    sendWith(route, text, { reply_markup: { inline_keyboard: buttons } });
+
+  // Shared run-time state (see the module comment).
+  let connected = false;
+  const bridge = { connected: () => connected };
+  /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
+  const conversationStatus = new Map<string, FrameOf<'status'>>();
+  let agentStatus: FrameOf<'status'> | undefined;
+  let polling: { ok: boolean; error?: string } = { ok: true };
+  const lastErrors = createLastErrors();
+  const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
+
+  const alerts = createAlerts({
+    agent: options.agent,
+    chat: options.alertChat,
+    send: (route, text) => void reply(route, text),
+    stateDir: options.stateDir,
+    clock,
+    logger: logger.child({ component: 'alerts' }),
+  });
+  const cards = createCardDriver({
+    api,
+    journal,
+    courier,
+    pins,
+    clock,
+    logger: logger.child({ component: 'card' }),
+    ...(options.card ? { card: options.card } : {}),
+    onCardMessage: (turnId, messageId) => store.setTurnCard(turnId, messageId),
+  });
+  const turns = createTurns({
+    api,
+    journal,
+    courier,
+    store,
+    cards,
+    logger: logger.child({ component: 'turns' }),
+    bridge,
+    ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
+    ...(options.replies ? { replies: options.replies } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.placeholderRetryMs !== undefined ? { placeholderRetryMs: options.placeholderRetryMs } : {}),
+  });
+  const prompts = createPrompts({
+    api,
+    journal,
+    courier,
+    store,
+    logger: logger.child({ component: 'prompts' }),
+    send,
+  });
+  const status = (route?: Route): GatewayStatus => {
+    const key = route ? conversationKey(route) : undefined;
+    const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
+    const running = turns.live();
+    return {
+      bridgeConnected: connected,
+      agentState: own?.state,
+      model: own?.model,
+      mode: own?.mode,
+      runningTurns: key === undefined ? running : running.filter((t) => conversationKey(t.route) === key),
+      inbox: store.inboxLength(),
+      openPrompts: prompts.open(),
+      pins: store.listPins().length,
+      lastError: lastErrors.of(route),
+      polling,
+    };
+  };
+  const commands = createCommandRunner({
+    agent: options.agent,
+    models,
+    allowedModes: options.allowedModes,
+    reply: (route, text) => void reply(route, text),
+    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
+    send,
+    connected: () => connected,
+    status,
+    listPins: () => store.listPins(),
+    operators: options.operators ?? [],
+    restartBridge: options.restartBridge,
+    simulatedModel: options.simulatedModel === true,
+    routes: {
+      add: (commandId, route) => store.addCommandRoute(commandId, route),
+      take: (commandId) => store.takeCommandRoute(commandId),
+    },
+    atomically: (fn) => store.atomically(fn),
+    clock,
+    logger: logger.child({ component: 'commands' }),
+  });
+  const files = createFileSender({ api: bot.api, store, courier, send, exchange, clock, logger });
+  const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
+  const onFrame = createFrameDispatch({
+    turns,
+    prompts,
+    commands,
+    files,
+    reply: (route, text) => void reply(route, text),
+    onAgentStatus: (frame) => {
+      agentStatus = frame;
+      if (frame.route) conversationStatus.set(conversationKey(frame.route), frame);
+    },
+    allows: (route) => knownChats.allows(route),
+    onOperatorEvent: (event) => {
+      // An event of no conversation is the operator's to hear, never another chat's `/status`.
+      const kind = ALERTED_EVENTS[event.kind] ?? (event.route ? undefined : 'agent_error');
+      if (kind) alerts.raise(kind, event.message);
+    },
+    setLastError,
+    logger,
+  });
+  const endpoint = createEndpoint(options, store, {
+    onFrame: metrics.observeFrames(onFrame),
+    onConnectionChange: (state) => {
+      connected = state;
+      turns.connection(state);
+      metrics.bridgeConnected(state);
+    },
+    turns,
+    logger,
+  });
+  const handlerOptions = {
+    store,
+    turns,
+    prompts,
+    forward: (frame: FrameOf<'user_message'>) =>
+      void endpoint.send(frame).catch((error: unknown) => {
+        logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
+        reportNotForwarded(frame, error, {
+          turns,
+          hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
+          reply: (route, text) => void reply(route, text),
+        });
+      }),
+    allowed,
+    allowedUser: (userId: number) => allowUsers.has(userId),
+    noteChat: (chatId: number) => knownChats.note(chatId),
+    listensToAll: (chatId: number) => listenAll.has(chatId),
+    reply,
+    commands,
+    models,
+    attachments: {
+      api: bot.api,
+      fileUrl: (path: string) => `${apiRoot}/file/bot${options.token}/${path}`,
+      exchange,
+      clock,
+    },
+    setLastError,
+    clock,
+    me: () => bot.botInfo,
+    logger,
+  };
+  bot.use(telegramHandlers(handlerOptions));
+  bot.catch(handlerFailed(handlerOptions));
+  const retention = createRetention({
+    store,
+    dirs: [exchange.dir],
+    ...(options.retentionDays !== undefined ? { days: options.retentionDays } : {}),
+    clock,
+    logger: logger.child({ component: 'retention' }),
+  });
+  return {
+    bot,
+    store,
+    courier,
+    pins,
+    journal,
+    api,
+    cards,
+    turns,
+    prompts,
+    commands,
+    files,
+    alerts,
+    retention,
+    endpoint,
+    allowed,
+    onPollingHealth: (health) => {
+      polling = health;
+      if (health.error?.startsWith('conflict')) alerts.raise('conflict', health.error);
+    },
+    reply,
+    status,
+  };
+}
+
+/** The bridge's endpoint (the protocol server on the gateway's socket); starts nothing until `start`. */
+function createEndpoint(
+  options: GatewayOptions,
+  store: GatewayStore,
+  wiring: {
+    onFrame: Parameters<typeof createProtocolServer>[0]['onFrame'];
+    onConnectionChange(connected: boolean): void;
+    turns: Pick<Turns, 'frame'>;
+    logger: Logger;
+  },
+): Endpoint {
+  const { logger } = wiring;
+  return createProtocolServer({
+    socketPath: options.socketPath,
+    ...(options.socketMode !== undefined ? { socketMode: options.socketMode } : {}),
+    ...(options.socketDirectoryMode !== undefined ? { directoryMode: options.socketDirectoryMode } : {}),
+    agent: options.agent,
+    store: store.channel,
+    onFrame: wiring.onFrame,
+    onConnectionChange: (state) => {
+      wiring.onConnectionChange(state.connected);
+      logger.info(
+        { event: 'bridge_connection', connected: state.connected },
+        state.connected ? 'bridge connected' : 'bridge disconnected',
+      );
+    },
+    logger: logger.child({ component: 'protocol' }),
+    onRefused: (r) => {
+      logger.warn(
+        { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
+        'the channel skipped a frame its receiver refused',
+      );
+      // A user's message the bridge refused is not silently gone: its placeholder says so.
+      if (r.direction === 'sent' && r.frame?.type === 'user_message') {
+        wiring.turns.frame({
+          type: 'messages_unread',
+          inboundIds: [r.frame.inboundId],
+          reason: `the agent could not take it: ${r.message.slice(0, 300)}`,
+        });
+      }
+    },
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * The gateway's options and status types: what the cli maps the config file onto, and what `/status`
+ * and operators read. Imports types only, and none from `gateway.ts`, `compose.ts` or `boot.ts`, so
+ * every module may import it without a cycle.
+ */
+import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
+import type { BudgetOptions } from './budget.js';
+import type { CardOptions } from './card-driver.js';
+import type { GatewayMetrics } from './metrics.js';
+
+/** Everything the gateway needs; the cli maps the config file onto this. */
+export interface GatewayOptions {
+  /** The agent's name; the bridge must present the same one. */
+  agent: string;
+  /** The bot token. Never logged. */
+  token: string;
+  /**
+   * The model is a stand-in (the sandbox's scripted model, which spends nothing): `/status` labels its
+   * model and cost as simulated. The card's label is `card.simulatedCost`.
+   */
+  simulatedModel?: boolean;
+  /** Bot API root; default `https://api.telegram.org`. The sandbox and tests point it at a local server. */
+  apiRoot?: string;
+  /** Telegram user ids allowed to use the agent. */
+  allowUsers: readonly number[];
+  /** Allowed users who see every conversation in `/sessions` and `/pins`, in their private chat only. */
+  operators?: readonly number[];
+  /** When given, only these chats; otherwise any chat an allowed user writes from. */
+  allowChats?: readonly number[];
+  /**
+   * Groups where the bot reads every message (`listen: all`, for a group with privacy mode off). In
+   * other groups it reads only what is addressed to it: a mention, a reply to it, a command.
+   */
+  listenAllChats?: readonly number[];
+  /** An operator's chat for alerts (crash loop, login, 409, repeated 429s, disk, a stuck turn). */
+  alertChat?: Route;
+  /** Directory for `gateway.sqlite`; this user's alone. */
+  stateDir: string;
+  /**
+   * Where files cross to and from the bridge: attachments users send are saved here, and the bridge's
+   * `file_send` may name files here only (protocol's `exchange.ts`). The bridge must be given the same
+   * directory. Default `<stateDir>/files`, for one user only.
+   */
+  exchange?: ExchangeOptions;
+  /** The Unix socket the bridge connects to. */
+  socketPath: string;
+  /**
+   * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
+   * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.
+   */
+  socketMode?: number;
+  socketDirectoryMode?: number;
+  /**
+   * Days after which finished SQLite rows and the attachments users sent are deleted (at start and
+   * daily; `retention.ts`); default 7.
+   */
+  retentionDays?: number;
+  /** Progress-card timing (show delay, coalescing, heartbeat, zombie ceiling). */
+  card?: CardOptions;
+  /** Models `/model` accepts; empty accepts any name. Default: opus, sonnet, haiku. */
+  models?: readonly string[];
+  /** Modes `/mode` may switch to; default every mode but bypassPermissions (`DEFAULT_ALLOWED_MODES`). */
+  allowedModes?: readonly PermissionMode[];
+  /** Restarts the bridge (systemd or the dev supervisor); `/restart` says so when absent. */
+  restartBridge?: () => Promise<void>;
+  logger?: Logger;
+  /** Send pacing per chat; defaults stay under Telegram's limits. */
+  budget?: BudgetOptions;
+  /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
+  metrics?: GatewayMetrics;
+  /**
+   * How replies look: `rich` (default) streams a draft in private chats and sends one rich message
+   * (tables, headings …), and edits the placeholder into a rich message in groups; `classic` edits a
+   * "…" placeholder with plain text and renders HTML at the end, split at 4,096 characters.
+   */
+  replies?: 'rich' | 'classic';
+  /** Time for the gateway's timers and `now`; default the system clock (tests pass a `ManualClock`). */
+  clock?: Clock;
+  /**
+   * How long a message waits silently for a connecting bridge (after a start or a restart) before its
+   * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
+   */
+  bridgeGraceMs?: number;
+  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
+  placeholderRetryMs?: number;
+  /** Long-polling knobs; the defaults suit Telegram. */
+  polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
+}
+
+/** A snapshot for `/status` and operators. */
+export interface GatewayStatus {
+  bridgeConnected: boolean;
+  agentState: string | undefined;
+  model: string | undefined;
+  mode: string | undefined;
+  runningTurns: { turnId: string; route: Route }[];
+  inbox: number;
+  openPrompts: number;
+  pins: number;
+  lastError: string | undefined;
+  polling: { ok: boolean; error?: string };
+}

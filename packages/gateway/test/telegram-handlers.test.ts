@@ -1,0 +1,92 @@
+/**
+ * The handlers' one outer mark, driven on a manual clock without Telegram: an update whose handler
+ * returns is marked handled; one whose handler keeps throwing through every retry is not (the next boot
+ * replays it); a handler that throws once is retried after the first delay and then marked.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock, silentLogger } from '@switchyard/protocol';
+import { Api, Context } from 'grammy';
+import type { Update, UserFromGetMe } from 'grammy/types';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { openGatewayStore } from '../src/store.js';
+import { type TelegramHandlerOptions, telegramHandlers } from '../src/telegram-handlers.js';
+
+function rig(press: () => Promise<void>) {
+  const clock = new ManualClock(1_000_000);
+  const store = openGatewayStore(join(mkdtempSync(join(tmpdir(), 'gwh-')), 'g.sqlite'), clock);
+  onTestFinished(() => store.close());
+  const options: TelegramHandlerOptions = {
+    store,
+    turns: { placeholder: async () => {}, draftStopped: () => {} },
+    prompts: { press, typedAnswer: async () => false },
+    forward: () => {},
+    allowed: () => true,
+    allowedUser: () => true,
+    noteChat: () => {},
+    listensToAll: () => false,
+    reply: async () => undefined,
+    commands: { run: async () => {}, press: async () => undefined },
+    models: [],
+    attachments: {
+      api: { getFile: async () => ({}) as never },
+      fileUrl: () => '',
+      exchange: { dir: tmpdir() },
+    },
+    setLastError: () => {},
+    retryDelaysMs: [100, 200],
+    clock,
+    me: () => ({ id: 1, username: 'bot' }),
+    logger: silentLogger,
+  };
+  const middleware = telegramHandlers(options).middleware();
+  const me = { id: 1, is_bot: true, first_name: 'bot', username: 'bot' } as UserFromGetMe;
+  const handle = (update: Update): Promise<unknown> => {
+    store.recordUpdates([{ updateId: update.update_id, payload: update }]);
+    return Promise.resolve(middleware(new Context(update, new Api('0:x'), me), async () => {}));
+  };
+  return { clock, store, handle };
+}
+
+const pressUpdate = (id: number): Update =>
+  ({
+    update_id: id,
+    callback_query: { id: `q${id}`, from: { id: 5 }, chat_instance: 'c', data: 'x' },
+  }) as never;
+
+describe('the handlers mark every update in one place', () => {
+  it('marks an update no handler takes', async () => {
+    const { store, handle } = rig(async () => {});
+    await handle({ update_id: 7, edited_message: { message_id: 1, date: 0, chat: { id: 5 } } } as never);
+    expect(store.isHandled(7)).toBe(true);
+  });
+
+  it('retries a throwing handler on the clock and marks it once it succeeds', async () => {
+    let calls = 0;
+    const { clock, store, handle } = rig(async () => {
+      calls++;
+      if (calls === 1) throw new Error('database or disk is full');
+    });
+    const done = handle(pressUpdate(8));
+    await clock.advanceAsync(99);
+    expect([calls, store.isHandled(8)]).toEqual([1, false]);
+    await clock.advanceAsync(1);
+    await done;
+    expect([calls, store.isHandled(8)]).toEqual([2, true]);
+  });
+
+  it('leaves an update whose handler failed for good unhandled, for the next boot', async () => {
+    let calls = 0;
+    const { clock, store, handle } = rig(async () => {
+      calls++;
+      throw new Error('database or disk is full');
+    });
+    const done = handle(pressUpdate(9)).catch((error: unknown) => error);
+    await clock.advanceAsync(300);
+    expect(String(await done)).toMatch(/disk is full/);
+    expect(calls).toBe(3);
+    expect(store.isHandled(9)).toBe(false);
+    expect(store.unhandledUpdates().map((u) => u.updateId)).toEqual([9]);
+  });
+});
