@@ -2,7 +2,6 @@
  * The turn machine: every conversation's inbound messages, their markers, and the turns the bridge
  * runs, as one state machine with no clock and no I/O (the shell is `turns.ts`). Events stamped with
  * the caller's time go in (`core/turn-steps.ts`); store writes, actions and a wake-up time come out.
- *
  * Rules:
  * - How a message is acknowledged, and so how its turn's reply is presented (a draft, or grown from
  *   its placeholder message), is decided once, when it comes in (`core/arrival.ts`), and carried.
