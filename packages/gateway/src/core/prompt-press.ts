@@ -18,7 +18,7 @@ export type ButtonPress =
   | { kind: 'option'; token: string; question: number; option: number }
   | { kind: 'done'; token: string; question: number };
 
-/** A prompt as stored (the store's `PromptRow`). */
+/** A prompt as the store keeps it (`store/prompt-table.ts` stores exactly this shape). */
 export interface PromptState {
   token: string;
   requestId: string;
@@ -28,7 +28,7 @@ export interface PromptState {
   payload: unknown;
   /** Question index → chosen option indexes (multi-select toggles). */
   selection: Record<string, number[]>;
-  /** Question text → answer, for the questions answered so far. */
+  /** Question text → answer, for the questions of a multi-question prompt answered so far. */
   answers: Record<string, string>;
   state: 'open' | 'answered' | 'closed';
 }

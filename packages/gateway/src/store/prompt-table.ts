@@ -8,22 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Route } from '@switchyard/protocol';
+import type { PromptState } from '../core/prompt-press.js';
 import { type Db, storedRoute } from './database.js';
 
-/** An inline-keyboard prompt; `token` is what goes into `callback_data`, the rest stays here. */
-export interface PromptRow {
-  token: string;
-  requestId: string;
-  kind: 'permission' | 'question';
-  route: Route;
-  messageId: number | undefined;
-  payload: unknown;
-  /** Question index → chosen option indexes (multi-select toggles). */
-  selection: Record<string, number[]>;
-  /** Question text → answer, for the questions of a multi-question prompt answered so far. */
-  answers: Record<string, string>;
-  state: 'open' | 'answered' | 'closed';
-}
+/**
+ * An inline-keyboard prompt; `token` is what goes into `callback_data`, the rest stays here. The shape is
+ * the prompt core's (`core/prompt-press.ts`), which decides what a press on it means.
+ */
+export type PromptRow = PromptState;
 
 /** The prompts. */
 export interface PromptTable {
