@@ -204,6 +204,17 @@ export class Connection {
     return this.whenWritable();
   }
 
+  /**
+   * {@link write} for a frame its sender has encoded already (`bytes`, numbered `seq` when reliable):
+   * each frame is encoded once between `send` and the socket.
+   */
+  writeEncoded(type: AppFrame['type'], seq: number | undefined, bytes: Buffer): Promise<void> {
+    if (!this.ready) return Promise.resolve();
+    this.#writeBytes(bytes);
+    this.#noteSent(type, seq);
+    return this.whenWritable();
+  }
+
   /** Resolves once the socket's buffer has drained below its high-water mark (or the connection closed). */
   whenWritable(): Promise<void> {
     if (!this.#needsDrain || this.#closed) return Promise.resolve();
@@ -255,8 +266,12 @@ export class Connection {
   /** Writes an application frame and, when it is numbered, records its `seq` as sent. */
   #writeNumbered(frame: AppFrame): void {
     this.#writeRaw(frame);
-    const { seq } = frame as { seq?: number };
-    if (seq === undefined || !RELIABLE_TYPES.has(frame.type)) return;
+    this.#noteSent(frame.type, (frame as { seq?: number }).seq);
+  }
+
+  /** Records a reliable frame's `seq` as written (see `sentUpTo`). */
+  #noteSent(type: AppFrame['type'], seq: number | undefined): void {
+    if (seq === undefined || !RELIABLE_TYPES.has(type)) return;
     const store = this.#options.store;
     const sent = sentUpTo.get(store);
     if (sent?.streamId !== store.streamId || sent.seq < seq)
@@ -275,6 +290,11 @@ export class Connection {
       );
       return;
     }
+    this.#writeBytes(bytes);
+  }
+
+  #writeBytes(bytes: Buffer): void {
+    if (this.#socket.destroyed || !this.#socket.writable) return;
     // Frames written in one tick leave in one writev: bursts of deltas cost one syscall, not one each.
     if (!this.#corked) {
       this.#corked = true;
