@@ -18,6 +18,7 @@ import {
   describeError,
   type Endpoint,
   type Logger,
+  type Receipt,
   type Route,
   type TimerHandle,
 } from '@switchyard/protocol';
@@ -58,8 +59,8 @@ export interface Pool {
   readonly conversations: ReadonlyMap<string, Conversation>;
   /** Runs `work` after every pool operation before it, alone; a failure is logged and rejects. */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
-  /** A frame that may need a process (`StartingFrame`). */
-  arrive(frame: StartingFrame): Promise<void>;
+  /** A frame that may need a process (`StartingFrame`); `receipt` when the channel handles it now. */
+  arrive(frame: StartingFrame, receipt?: Receipt): Promise<void>;
   /** The conversation's object, opened if needed; `undefined` when that failed (the failure is its own). */
   tryOpen(key: string, route: Route | undefined): Promise<Conversation | undefined>;
   /** Makes a throw while serving `conversation` its own failure. */
@@ -255,6 +256,7 @@ export function createPool(config: PoolConfig): Pool {
   const serve = async (
     frame: StartingFrame,
     fromQueue: boolean,
+    receipt?: Receipt,
   ): Promise<'served' | 'waiting' | 'failed'> => {
     const key = keyOf(frame.route);
     const failed = (): 'failed' => {
@@ -287,7 +289,7 @@ export function createPool(config: PoolConfig): Pool {
       }
     }
     try {
-      await conversation.handle(frame);
+      await conversation.handle(frame, receipt);
     } catch (err) {
       fail(key, frame.route, err, conversation);
       return failed();
@@ -310,14 +312,13 @@ export function createPool(config: PoolConfig): Pool {
     }
   };
 
-  /** A frame that may need a process: served, queued behind its conversation or for a slot, or a resend. */
-  const arrive = async (frame: StartingFrame): Promise<void> => {
-    const next = arrival(waiting, frame, keyOfFrame, blocked());
-    if (next === 'queue') {
+  /** A frame that may need a process: served, or queued behind its conversation or for a slot. */
+  const arrive = async (frame: StartingFrame, receipt?: Receipt): Promise<void> => {
+    if (arrival(waiting, frame, keyOfFrame, blocked()) === 'queue') {
       waiting = [...waiting, frame];
       saveWaiting();
-    } else if (next === 'serve') {
-      await serve(frame, false);
+    } else {
+      await serve(frame, false, receipt);
     }
   };
 

@@ -44,7 +44,7 @@ import {
   runHandler,
   sequenceVerdict,
 } from './refusal.js';
-import type { ChannelStore } from './store.js';
+import type { ChannelStore, Receipt } from './store.js';
 
 /** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
 export interface ConnectionOptions {
@@ -53,7 +53,8 @@ export interface ConnectionOptions {
   instanceId: string;
   store: ChannelStore;
   logger: Logger;
-  onFrame(frame: AppFrame): void | Promise<void>;
+  /** `receipt` is given with each numbered frame (see {@link Receipt}). */
+  onFrame(frame: AppFrame, receipt?: Receipt): void | Promise<void>;
   maxFrameBytes?: number;
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
@@ -495,7 +496,9 @@ export class Connection {
       }
       const delays =
         seq === undefined ? [] : (this.#options.handlerRetryDelaysMs ?? DEFAULT_HANDLER_RETRY_DELAYS_MS);
-      const failure = await runHandler(this.#options.onFrame, item.frame, seq, delays, {
+      const receipt =
+        seq === undefined ? undefined : { cursor: { streamId: this.#peerStreamId as string, lastSeen: seq } };
+      const failure = await runHandler(this.#options.onFrame, item.frame, receipt, delays, {
         log: this.#log,
         closed: () => this.#closed,
         clock: this.#clock,

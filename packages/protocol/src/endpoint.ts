@@ -10,7 +10,7 @@ import { ProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from './messages.js';
 import type { Refusal } from './refusal.js';
-import type { ChannelStore, FrameOrigin } from './store.js';
+import type { ChannelStore, FrameOrigin, Receipt } from './store.js';
 
 /** Both ends of the socket expose the same handle. */
 export interface Endpoint {
@@ -45,7 +45,7 @@ export interface EndpointOptions {
    * or rejects, a reliable frame is tried again after each of `handlerRetryDelaysMs` and then refused
    * (reported through `onRefused` on both sides, and skipped); an unreliable one is dropped.
    */
-  onFrame(frame: AppFrame): void | Promise<void>;
+  onFrame(frame: AppFrame, receipt?: Receipt): void | Promise<void>;
   /**
    * Told of each reliable frame the channel skipped: one this side refused, or one of ours the peer
    * refused. The channel has moved on; tell the user or operator in plain words. A `sent` refusal is
@@ -137,14 +137,24 @@ export function sendThrough(
         "@switchyard/protocol's messages.ts before sending",
     );
   }
-  const connection = current();
-  if (RELIABLE_TYPES.has(frame.type)) {
-    const seq = store.append(frame, origin);
-    if (connection?.ready) return connection.writeEncoded(frame.type, seq, withSeq(checked.bytes, seq));
-    return Promise.resolve();
-  }
-  if (connection?.ready) return connection.writeEncoded(frame.type, undefined, checked.bytes);
-  return Promise.resolve();
+  const reliable = RELIABLE_TYPES.has(frame.type);
+  const seq = reliable ? store.append(frame, origin) : undefined;
+  const write = (): Promise<void> => {
+    const connection = current();
+    if (!connection?.ready) return Promise.resolve();
+    const bytes = seq === undefined ? checked.bytes : withSeq(checked.bytes, seq);
+    return connection.writeEncoded(frame.type, seq, bytes);
+  };
+  const whenDurable = store.whenDurable?.bind(store);
+  if (!whenDurable) return write();
+  // Written once durable (see `ChannelStore.whenDurable`); a live delta waits too, so it never
+  // overtakes a reliable frame appended before it.
+  return new Promise((resolve, reject) =>
+    whenDurable((failed) => {
+      if (failed === undefined) resolve(write());
+      else reject(failed);
+    }),
+  );
 }
 
 /** `frame` without its `seq` key. */

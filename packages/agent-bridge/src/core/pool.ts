@@ -21,26 +21,18 @@ import type { FrameOf } from '@switchyard/protocol';
 export type StartingFrame = FrameOf<'user_message' | 'set_model' | 'set_mode' | 'compact' | 'clear'>;
 
 /**
- * A frame's identity: the same key delivery records once it is written (`in:<inboundId>` for a message,
- * `cmd:<commandId>` for a command), so a frame is recognised as the same one wherever it is.
- */
-export function frameKey(frame: StartingFrame): string {
-  return frame.type === 'user_message' ? `in:${frame.inboundId}` : `cmd:${frame.commandId}`;
-}
-
-/**
- * What to do with a frame that may need a process: `duplicate` when it already waits (a resend),
- * `queue` when a frame of its conversation waits before it or its conversation is blocked (order within
- * a conversation is kept), `serve` otherwise.
+ * What to do with a frame that may need a process: `queue` when a frame of its conversation waits
+ * before it or its conversation is blocked (order within a conversation is kept), `serve` otherwise.
+ *
+ * Duplicates are not this rule's concern: a resend of a waiting frame queues behind it, and delivery's
+ * record of keys written (`commands.ts`, the bridge's one check) drops it when it is served.
  */
 export function arrival(
   waiting: readonly StartingFrame[],
   frame: StartingFrame,
   keyOf: (frame: StartingFrame) => string,
   blocked: ReadonlySet<string>,
-): 'duplicate' | 'queue' | 'serve' {
-  const id = frameKey(frame);
-  if (waiting.some((w) => frameKey(w) === id)) return 'duplicate';
+): 'queue' | 'serve' {
   const key = keyOf(frame);
   if (blocked.has(key) || waiting.some((w) => keyOf(w) === key)) return 'queue';
   return 'serve';
