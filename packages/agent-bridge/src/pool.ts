@@ -6,6 +6,8 @@
  *   one (resumed later with `--resume`), or waits: its frames are kept in `waiting.json` (durable before
  *   they are acknowledged), the chat is told (`session_waiting`), and they are served in arrival order.
  * - **Idle stop.** A process idle for `idleStopMs` is stopped; the next message resumes it.
+ * - **Time.** One timer on the clock, armed for the core's next wake-up (`nextWake`: a live process's
+ *   liveness poll, an idle expiry, a failure's retry) after every operation; none while nothing is due.
  * - **Failures.** A conversation whose opening, serving or reading throws is let go of (its process
  *   left for the next adoption), blocked for its backoff with its frames kept, told once in its own chat
  *   (`conversation_failed`), and tried again by the tick. The other conversations and the bridge go on.
@@ -27,6 +29,7 @@ import {
   arrival,
   idleExpired,
   nextToServe,
+  nextWake,
   planSlot,
   type SlotView,
   type StartingFrame,
@@ -39,8 +42,8 @@ import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
 
 /** Durable queue of frames waiting for a process slot. */
 const WAITING_FILE = 'waiting.json';
-/** How often the pool checks liveness, idle processes, failed and waiting conversations. */
-const TICK_MS = 500;
+/** How often a live process's liveness is read (an exit says nothing on stdout). */
+const LIVE_POLL_MS = 500;
 
 /** What the pool is built from: the bridge's options and the channel it serves. */
 export interface PoolConfig {
@@ -93,6 +96,8 @@ export function createPool(config: PoolConfig): Pool {
   const stopping = new Map<string, Promise<void>>();
   let waiting: StartingFrame[] = [];
   let timer: TimerHandle | undefined;
+  /** When {@link timer} is due. */
+  let wakeAt: number | undefined;
   let stopped = false;
   let chain: Promise<unknown> = Promise.resolve();
   /**
@@ -104,9 +109,22 @@ export function createPool(config: PoolConfig): Pool {
 
   /** Runs pool operations one at a time, in call order; a failure is logged and does not break the chain. */
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work);
+    const next = chain.then(work).finally(schedule);
     chain = next.catch((err: unknown) => log.error({ err: describeError(err) }, 'bridge operation failed'));
     return next;
+  };
+
+  /** Arms the one timer for the core's next wake-up (`nextWake`), or none when nothing is due. */
+  const schedule = (): void => {
+    if (stopped) return;
+    const now = clock.now();
+    const retries = [...failures.values()].map((f) => f.failure.retryAt);
+    const at = nextWake({ views: views(), idleMs: idleStopMs, retries, livePollMs: LIVE_POLL_MS }, now);
+    if (at === wakeAt && (at === undefined || timer !== undefined)) return;
+    clock.clearTimeout(timer);
+    timer = undefined;
+    wakeAt = at;
+    if (at !== undefined) timer = clock.setTimeout(tick, at - now);
   };
   /** {@link exclusive} for work nobody awaits: its failure is logged by the chain, and goes no further. */
   const background = (work: () => Promise<unknown>): void => {
@@ -135,6 +153,7 @@ export function createPool(config: PoolConfig): Pool {
     );
     const current = broken ?? conversations.get(key);
     if (current && conversations.get(key) === current) retire(current, 'it failed', 'restart');
+    schedule();
     if (report && route) {
       endpoint
         .send({
@@ -344,8 +363,9 @@ export function createPool(config: PoolConfig): Pool {
 
   /** Liveness, idle processes, failed conversations' retries, slots freed by time: what no event announces. */
   const tick = (): void => {
+    timer = undefined;
+    wakeAt = undefined;
     if (stopped) return;
-    timer = clock.setTimeout(tick, TICK_MS);
     for (const conversation of conversations.values()) {
       try {
         conversation.pump();
@@ -387,7 +407,7 @@ export function createPool(config: PoolConfig): Pool {
           if (await tryOpen(key, route)) failures.delete(key);
         });
       }
-      timer = clock.setTimeout(tick, TICK_MS);
+      schedule();
     },
     async stop(kind) {
       stopped = true;

@@ -99,3 +99,38 @@ export function idleExpired(views: readonly SlotView[], idleMs: number, now: num
     .filter((view) => view.live && view.evictable && now - view.lastActiveAt > idleMs)
     .map((view) => view.key);
 }
+
+/** What the pool's next wake-up depends on (see {@link nextWake}). */
+export interface WakeInputs {
+  views: readonly SlotView[];
+  /** `idleStopMs`: a live, evictable process idle longer than this is stopped. */
+  idleMs: number;
+  /** When each failed conversation may be tried again (`Failure.retryAt`). */
+  retries: readonly number[];
+  /**
+   * How often a live process's liveness is read: a process that dies says nothing on stdout, so its
+   * exit (and the stuck watchdog's silence) is found only by asking.
+   */
+  livePollMs: number;
+}
+
+/**
+ * When the pool must next look, at `now` — what no event announces: a live process polled for its
+ * liveness, an idle process's expiry, a failed conversation's retry. `undefined` when nothing is due
+ * ever (no process, no failure): the pool then sleeps until an event (a frame, a process freed).
+ * Never before `now`.
+ */
+export function nextWake(input: WakeInputs, now: number): number | undefined {
+  let at: number | undefined;
+  const consider = (time: number): void => {
+    if (at === undefined || time < at) at = time;
+  };
+  for (const view of input.views) {
+    if (!view.live) continue;
+    consider(now + input.livePollMs);
+    // `idleExpired` stops a process idle for more than `idleMs`: due one millisecond after.
+    if (view.evictable) consider(view.lastActiveAt + input.idleMs + 1);
+  }
+  for (const retryAt of input.retries) consider(retryAt);
+  return at === undefined ? undefined : Math.max(at, now);
+}
