@@ -180,7 +180,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   return {
     async start() {
-      const taken = lockStateDir(options.stateDir, 'bridge');
+      const taken = lockStateDir(options.stateDir, 'bridge', clock);
       if (!taken.ok) throw new Error(taken.message);
       lock = taken.lock;
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });

@@ -92,6 +92,7 @@ export function assembleParts(
       const route = turn?.route ?? session.state.lastRoute ?? options.route;
       return route ? { turnId: turn?.id, route } : undefined;
     },
+    clock: options.clock,
     log,
   });
   const supervisor = new Supervisor(
