@@ -185,6 +185,14 @@ export class FileChannelStore implements ChannelStore {
   }
 
   /**
+   * The conversation's state is held newer elsewhere (its `bridge.json` caught up): the next compaction
+   * leaves it out. Writes nothing: until then a reload finds the older state, and its owner ignores it.
+   */
+  forgetState(conversation: string): void {
+    this.#states.delete(conversation);
+  }
+
+  /**
    * Runs `work`; every record it writes (appends, intents, the peer cursor) reaches the log as one
    * record with one fsync when it returns, or — if it or the write throws — not at all, with the
    * memory state as before and the waiting socket writes told of the failure. Inside a group another

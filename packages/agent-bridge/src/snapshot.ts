@@ -87,6 +87,7 @@ const FILE_ONLY = [
 export interface StateLog {
   stateOf(conversation: string): string | undefined;
   saveState(conversation: string, json: string): void;
+  forgetState(conversation: string): void;
 }
 
 /** The snapshot of a bridge that has never run in this state directory. */
@@ -160,6 +161,8 @@ export class SnapshotFile {
     this.#capture(snapshot);
     snapshot.rev = (snapshot.rev ?? 0) + 1;
     writeSnapshot(this.path, snapshot);
+    // This file is now the newest: the log need not keep the state (its compaction drops it).
+    this.#log?.store.forgetState(this.#log.conversation);
     this.#lastSavedAt = this.#clock.now();
     this.#dirty = false;
   }

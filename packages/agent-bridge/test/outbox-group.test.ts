@@ -125,6 +125,17 @@ describe('FileChannelStore.group', () => {
     again.close();
   });
 
+  it('drops a state its owner says is held newer elsewhere at the next compaction', () => {
+    const path = join(tempDir(), 'outbox.log');
+    const store = new FileChannelStore(path);
+    deliveryGroup(store, 1);
+    store.forgetState('c1');
+    expect(store.stateOf('c1')).toBeUndefined();
+    store.compact();
+    expect(readFileSync(path).toString()).not.toContain('"s":');
+    store.close();
+  });
+
   it('writes nothing for a cursor it already holds durably (the channel stores it again after the handler)', () => {
     const path = join(tempDir(), 'outbox.log');
     const store = new FileChannelStore(path);
@@ -153,7 +164,7 @@ describe('SnapshotFile.load: bridge.json with the log’s newer state laid over 
   const load = (file: object | undefined, logged: string | undefined) => {
     const dir = tempDir();
     if (file) writeFileSync(join(dir, SNAPSHOT_FILE), JSON.stringify(file));
-    const store = { stateOf: () => logged, saveState: () => {} };
+    const store = { stateOf: () => logged, saveState: () => {}, forgetState: () => {} };
     return new SnapshotFile(dir, new ManualClock(0), () => {}, { store, conversation: 'c1' }).load();
   };
 
