@@ -10,7 +10,10 @@
  *   goes to the CLI's stdin, held items, the transcript cursors and history, the display name.
  * - `stdin` (fifo), `stdout.log`, `stderr.log`: the process's own.
  * The channel's outbox is the bridge's, shared by all conversations; each frame in it is tagged with the
- * conversation and the stdout position (or inbound command) that produced it (`frame-sink.ts`).
+ * conversation and the stdout position (or inbound command) that produced it (`frame-sink.ts`). A
+ * delivery saves the snapshot there instead, in one record with the frames it announces and the channel
+ * cursor (the one durable write per message, `snapshot.ts`); `bridge.json` catches up at the next
+ * throttled save, and loading takes the newer.
  *
  * Exactly once towards the gateway: after a restart the conversation restores its snapshot and re-reads
  * stdout from the snapshot's offset. The session machine is deterministic, so it regenerates the same
