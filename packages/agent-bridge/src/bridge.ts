@@ -24,6 +24,7 @@ import {
   type Endpoint,
   lockStateDir,
   prepareExchange,
+  type Receipt,
   type Route,
   type SessionInfo,
   type StateLock,
@@ -59,13 +60,13 @@ export function createBridge(options: BridgeOptions): Bridge {
   let pool: Pool | undefined;
 
   /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
-  const onFrame = (frame: AppFrame): Promise<void> => {
+  const onFrame = (frame: AppFrame, receipt?: Receipt): Promise<void> => {
     if (!pool) return Promise.reject(new Error('the bridge is not started'));
     const started = pool;
     return started.exclusive(async () => {
       const pool = started;
       if (STARTS_PROCESS.has(frame.type)) {
-        await pool.arrive(frame as StartingFrame);
+        await pool.arrive(frame as StartingFrame, receipt);
         return;
       }
       switch (frame.type) {
@@ -78,7 +79,7 @@ export function createBridge(options: BridgeOptions): Bridge {
           const owner = [...pool.conversations.values()].find((c) => c.hasPrompt(frame.requestId));
           if (owner) {
             try {
-              await owner.handle(frame);
+              await owner.handle(frame, receipt);
               return;
             } catch (err) {
               // The prompt is re-offered when the conversation is adopted again (`initialize`).
@@ -102,7 +103,7 @@ export function createBridge(options: BridgeOptions): Bridge {
               conversation.emit([conversation.statusFrame(frame.commandId)]);
               return;
             }
-            await conversation.handle(frame);
+            await conversation.handle(frame, receipt);
           } catch (err) {
             if (conversation) pool.fail(key, frame.route, err, conversation);
             const message = `This conversation could not be opened (${describeError(err).slice(0, 1000)}); try again shortly.`;
@@ -179,7 +180,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
   return {
     async start() {
-      const taken = lockStateDir(options.stateDir, 'bridge');
+      const taken = lockStateDir(options.stateDir, 'bridge', clock);
       if (!taken.ok) throw new Error(taken.message);
       lock = taken.lock;
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });

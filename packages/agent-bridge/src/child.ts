@@ -66,8 +66,9 @@ export interface ChildHandle {
   /**
    * Whether a line written now would reach the process: it is alive and something reads its fifo. A
    * process that died a moment ago fails this, where a write would fail half-way through a delivery.
+   * `known`: the liveness the caller read for this process just now, used instead of asking again.
    */
-  writable(): boolean;
+  writable(known?: Liveness): boolean;
   /** SIGTERM to the process group, wait up to `graceMs`, then SIGKILL. Resolves when it is gone. */
   terminate(graceMs: number): Promise<void>;
   /** Releases this side's handles; the process keeps running. */
@@ -231,8 +232,8 @@ export function adoptChild(stateDir: string, record: ChildRecord, clock: Clock =
         scheduleFlush();
       }
     },
-    writable() {
-      if (liveness(record) !== 'alive') return false;
+    writable(known) {
+      if ((known ?? liveness(record)) !== 'alive') return false;
       try {
         open();
         return true;

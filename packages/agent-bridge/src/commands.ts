@@ -9,7 +9,8 @@
  * Contract: the channel acknowledges a frame once the handler resolves, so anything the handler must
  * not lose (delivered keys, intents, held items) is on disk by then (`delivery.ts`).
  */
-import type { AppFrame, Clock, Logger } from '@switchyard/protocol';
+import type { AppFrame, Clock, Logger, Receipt } from '@switchyard/protocol';
+import type { Liveness } from './child.js';
 import { holdsMessage, holdsSlashCommand } from './core/hold.js';
 import type { Delivery } from './delivery.js';
 import type { FrameSink } from './frame-sink.js';
@@ -34,12 +35,18 @@ export interface CommandHost {
    * running turn's waits for that turn to end instead of being steered into it.
    */
   shared: boolean;
-  /** Called before a line may go to the CLI: notices a process that died since the last check. */
-  beforeWrite(): void;
+  /**
+   * Called before a line may go to the CLI: asks the recorded process's liveness — once per write: the
+   * answer is handed on to `supervisor.writable` — and handles an exit found so. Returns that liveness, or
+   * `undefined` when no process is recorded (none ever, or the one that died is handled now).
+   */
+  beforeWrite(): Liveness | undefined;
 }
 
 /** Builds the handler of gateway frames (the protocol client's `onFrame`). */
-export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Promise<void> {
+export function createCommandHandler(
+  host: CommandHost,
+): (frame: AppFrame, receipt?: Receipt) => Promise<void> {
   const { session, supervisor, delivery, emit, log } = host;
   /** What the hold rules (`core/hold.ts`) look at. */
   const arrival = () => ({
@@ -51,16 +58,17 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
   const failCommand = (commandId: string, message: string): void =>
     emit([{ type: 'command_result', commandId, ok: false, message }]);
   /** Delivers a step whose first write is the command's own line (the rest go after it). */
-  const deliverStep = (key: string, step: Step): void => {
+  const deliverStep = (key: string, step: Step, receipt: Receipt | undefined): void => {
     const [line, ...rest] = step.writes;
-    if (line !== undefined) delivery.deliver(key, line, { frames: step.frames, writes: rest });
+    if (line !== undefined)
+      delivery.deliver(key, line, { frames: step.frames, writes: rest }, undefined, receipt);
   };
-  return async (frame: AppFrame): Promise<void> => {
+  return async (frame: AppFrame, receipt?: Receipt): Promise<void> => {
     switch (frame.type) {
       case 'user_message': {
         const key = `in:${frame.inboundId}`;
         if (delivery.delivered(key)) return;
-        host.beforeWrite();
+        const seen = host.beforeWrite();
         if (holdsMessage(arrival(), frame.route)) {
           delivery.hold(key, frame);
           // Held behind messages a dead process left (kept for the next one): this message, given a slot,
@@ -78,14 +86,16 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           ]);
           return;
         }
-        if (!supervisor.writable()) {
+        // Liveness is asked once per write: what `beforeWrite` saw holds for the process it saw; a
+        // process `ensure` started just now (none was recorded) is asked here.
+        if (!supervisor.writable(seen)) {
           // Started and gone at once, or dying: kept for the next process (or reported when none will
           // start), never written into a dead pipe and marked delivered.
           delivery.hold(key, frame);
           host.beforeWrite();
           return;
         }
-        delivery.deliverMessage(frame, session.acceptUserMessage(frame, host.clock.now()));
+        delivery.deliverMessage(frame, session.acceptUserMessage(frame, host.clock.now()), receipt);
         return;
       }
       case 'permission_answer':
@@ -97,7 +107,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
           return;
         }
-        deliverStep(key, step);
+        deliverStep(key, step, receipt);
         return;
       }
       case 'interrupt':
@@ -124,7 +134,7 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
         const kind = frame.type;
         const value =
           frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
-        deliverStep(key, session.control(kind, frame.commandId, value));
+        deliverStep(key, session.control(kind, frame.commandId, value), receipt);
         return;
       }
       case 'compact':
@@ -140,7 +150,8 @@ export function createCommandHandler(host: CommandHost): (frame: AppFrame) => Pr
           delivery.hold(key, frame);
           return;
         }
-        delivery.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
+        const step = session.acceptSlashCommand(frame.commandId, frame.route) as Step;
+        delivery.deliverSlashCommand(frame, step, receipt);
         return;
       }
       case 'status_request': {

@@ -4,7 +4,8 @@
  * they reach back into it only through the {@link ConversationPort} (their parts of its snapshot, its
  * persistence, its stdout), so `Conversation` stays the only writer of its snapshot.
  */
-import type { AppFrame, Logger } from '@switchyard/protocol';
+import type { AppFrame, Logger, PeerCursor, Receipt } from '@switchyard/protocol';
+import type { Liveness } from './child.js';
 import { createCommandHandler } from './commands.js';
 import type { ConversationOptions } from './conversation-options.js';
 import { Delivery, type DeliveryRecordPort } from './delivery.js';
@@ -25,12 +26,20 @@ export interface ConversationPort {
   readonly delivery: DeliveryRecordPort;
   /** Writes the snapshot (throttled unless `force`). */
   persist(force: boolean): void;
+  /**
+   * Runs `work` (which sends frames) and saves the snapshot with them, and `cursor` when given, as one
+   * durable write (see `Delivery.deliver`); throws, with nothing stored, if that write fails.
+   */
+  commit(work: () => void, cursor?: PeerCursor): void;
   /** Reads and handles the stdout available now. */
   pump(): void;
   /** A new process started: its stdout is read from offset 0. */
   readFromStart(): void;
-  /** Before a line goes to the CLI: handles an exit that happened since the last check. */
-  noticeExit(): void;
+  /**
+   * Before a line goes to the CLI: asks the recorded process's liveness and handles an exit found so;
+   * returns that liveness, `undefined` when no process is recorded (any more).
+   */
+  noticeExit(): Liveness | undefined;
 }
 
 /** One conversation's parts (see the module comment). */
@@ -41,7 +50,7 @@ export interface ConversationParts {
   files: FileTools;
   supervisor: Supervisor;
   delivery: Delivery;
-  commands: (frame: AppFrame) => Promise<void>;
+  commands: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
 }
 
 /** Builds the parts around a restored snapshot (read only: its session state, history, cursors); starts nothing. */
@@ -83,6 +92,7 @@ export function assembleParts(
       const route = turn?.route ?? session.state.lastRoute ?? options.route;
       return route ? { turnId: turn?.id, route } : undefined;
     },
+    clock: options.clock,
     log,
   });
   const supervisor = new Supervisor(
@@ -132,8 +142,8 @@ export function assembleParts(
       supervisor,
       emit,
       persist: (force) => port.persist(force),
+      commit: (work, cursor) => port.commit(work, cursor),
       pump: () => port.pump(),
-      lastInbound: () => options.store.lastInbound(options.key),
     },
   );
   const commands = createCommandHandler({

@@ -49,6 +49,11 @@ export function deliveryRecordOf(snapshot: () => Snapshot): DeliveryRecordPort {
       delivered.push(key);
       if (delivered.length > DELIVERED_KEPT) delivered.splice(0, delivered.length - DELIVERED_KEPT);
     },
+    forget(key) {
+      const delivered = snapshot().delivered;
+      const at = delivered.lastIndexOf(key);
+      if (at >= 0) delivered.splice(at, 1);
+    },
     get intent() {
       return snapshot().intent;
     },

@@ -10,7 +10,10 @@
  *   goes to the CLI's stdin, held items, the transcript cursors and history, the display name.
  * - `stdin` (fifo), `stdout.log`, `stderr.log`: the process's own.
  * The channel's outbox is the bridge's, shared by all conversations; each frame in it is tagged with the
- * conversation and the stdout position (or inbound command) that produced it (`frame-sink.ts`).
+ * conversation and the stdout position (or inbound command) that produced it (`frame-sink.ts`). A
+ * delivery saves the snapshot there instead, in one record with the frames it announces and the channel
+ * cursor (the one durable write per message, `snapshot.ts`); `bridge.json` catches up at the next
+ * throttled save, and loading takes the newer.
  *
  * Exactly once towards the gateway: after a restart the conversation restores its snapshot and re-reads
  * stdout from the snapshot's offset. The session machine is deterministic, so it regenerates the same
@@ -27,10 +30,11 @@ import {
   describeError,
   type FrameOf,
   type Logger,
+  type Receipt,
   type Route,
   type SessionInfo,
 } from '@switchyard/protocol';
-import { liveness, STDOUT_LOG } from './child.js';
+import { type Liveness, liveness, STDOUT_LOG } from './child.js';
 import type { ConversationOptions } from './conversation-options.js';
 import { assembleParts } from './conversation-parts.js';
 import { deliveryRecordOf, processRecordOf } from './conversation-record.js';
@@ -61,7 +65,7 @@ export class Conversation {
   #delivery!: Delivery;
   #tail: HistoryTail | undefined;
   #files: FileTools | undefined;
-  #commands!: (frame: AppFrame) => Promise<void>;
+  #commands!: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
   #reader: StdoutReader | undefined;
   readonly #trimmer: StdoutTrimmer;
   #watcher: FSWatcher | undefined;
@@ -73,11 +77,16 @@ export class Conversation {
     this.key = options.key;
     this.#options = options;
     this.#log = options.log.child({ conversation: options.key });
-    this.#snapshotFile = new SnapshotFile(options.dir, options.clock, (snapshot) => {
-      snapshot.session = this.#session.state;
-      snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
-      if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
-    });
+    this.#snapshotFile = new SnapshotFile(
+      options.dir,
+      options.clock,
+      (snapshot) => {
+        snapshot.session = this.#session.state;
+        snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
+        if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
+      },
+      { store: options.store, conversation: options.key },
+    );
     this.#trimmer = new StdoutTrimmer({ path: join(options.dir, STDOUT_LOG), log: this.#log });
   }
 
@@ -141,6 +150,12 @@ export class Conversation {
       process: processRecordOf(() => this.#snapshot),
       delivery: deliveryRecordOf(() => this.#snapshot),
       persist: (force) => this.#persist(force),
+      commit: (work, cursor) =>
+        options.store.group(() => {
+          work();
+          if (cursor) options.store.writePeer(cursor);
+          this.#snapshotFile.saveInLog(this.#snapshot);
+        }),
       pump: () => this.pump(),
       readFromStart: () => {
         this.#reader?.close();
@@ -205,7 +220,7 @@ export class Conversation {
    * A frame from the gateway for this conversation (see `commands.ts`). Resolves once it is durable
    * here; the channel acknowledges it then.
    */
-  async handle(frame: AppFrame): Promise<void> {
+  async handle(frame: AppFrame, receipt?: Receipt): Promise<void> {
     this.#snapshot.lastActiveAt = this.#options.clock.now();
     if (frame.type === 'rename') {
       this.#snapshot.name = frame.name;
@@ -220,7 +235,7 @@ export class Conversation {
       ]);
       return;
     }
-    await this.#commands(frame);
+    await this.#commands(frame, receipt);
     this.pump();
   }
 
@@ -362,10 +377,13 @@ export class Conversation {
    * Before a line goes to the CLI: if the recorded process has died since the last check, handle the exit
    * now (report it, clear the record), so the line goes to a new process instead of a dead pipe.
    */
-  #noticeExit(): void {
+  #noticeExit(): Liveness | undefined {
     const record = this.#snapshot.child;
-    if (!record || liveness(record) !== 'dead') return;
+    if (!record) return undefined;
+    const state = liveness(record);
+    if (state !== 'dead') return state;
     this.pump();
+    return this.#snapshot.child === undefined ? undefined : liveness(this.#snapshot.child);
   }
 
   #openStdout(offset: number): StdoutReader {

@@ -36,7 +36,14 @@
  * being settled, held items stay held: they must not overtake the line being settled.
  */
 import { randomUUID } from 'node:crypto';
-import { type Clock, describeError, type FrameOf, type Logger } from '@switchyard/protocol';
+import {
+  type Clock,
+  describeError,
+  type FrameOf,
+  type Logger,
+  type PeerCursor,
+  type Receipt,
+} from '@switchyard/protocol';
 import { type HeldFrame, nextRelease } from './core/hold.js';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
@@ -74,6 +81,8 @@ export interface DeliveryRecordPort {
   delivered(key: string): boolean;
   /** Records a key as delivered, once (the most recent {@link DELIVERED_KEPT} are kept). */
   remember(key: string): void;
+  /** Takes back a key {@link remember}ed for a write whose durable record failed. */
+  forget(key: string): void;
   /** The write in progress, if any (see `Intent`). */
   readonly intent: Intent | undefined;
   setIntent(intent: Intent | undefined): void;
@@ -95,10 +104,13 @@ export interface DeliveryHost {
   >;
   emit: FrameSink['emit'];
   persist(force: boolean): void;
+  /**
+   * Runs `work` (which emits frames) and saves the snapshot, with `cursor` when given, as one durable
+   * write; the frames reach the socket only once it is done. Throws, with nothing stored, if it fails.
+   */
+  commit(work: () => void, cursor?: PeerCursor): void;
   /** Reads and handles the stdout available now (the fence's answer arrives that way). */
   pump(): void;
-  /** The inbound tag of the last frame the outbox holds (`<key>#<index>`), if any. */
-  lastInbound(): string | undefined;
 }
 
 /** The one path every stdin write takes, and the recovery of one a crash interrupted. */
@@ -127,37 +139,49 @@ export class Delivery {
   }
 
   /**
-   * Records the intent, writes the line, sends the frames: the one path every stdin write takes. `uuid`
-   * is the line's own (user lines; see the module comment), so a restart can tell whether it was read.
+   * The one path every stdin write takes. One durable write first (the host's `commit`: one record of
+   * the outbox log, one fsync) holds together what a crash must find together: the key remembered, the
+   * intent, the session state that accepted the command, the frames it announces (sent once durable, so
+   * always before anything the CLI prints in answer) and — for a gateway frame handled now — the channel
+   * cursor that acknowledges it, so a resend is dropped by number. Then the line goes to the CLI. `uuid` is
+   * the line's own (user lines; see the module comment), so a restart can tell whether it was read.
    */
-  deliver(key: string, line: string, step: Step, uuid?: string): void {
+  deliver(key: string, line: string, step: Step, uuid?: string, receipt?: Receipt): void {
     const { record, supervisor } = this.#host;
     const onStage = this.#options.onStage;
+    const known = record.delivered(key);
     record.remember(key);
-    record.setIntent({ key, line, frames: step.frames, ...(uuid !== undefined ? { uuid } : {}) });
-    this.#host.persist(true);
+    record.setIntent({ key, line, ...(uuid !== undefined ? { uuid } : {}) });
+    try {
+      this.#host.commit(() => this.#host.emit(step.frames, undefined, { key, from: 0 }), receipt?.cursor);
+    } catch (err) {
+      // Nothing was stored: the channel tries the frame again, and it must find it not delivered.
+      record.setIntent(undefined);
+      if (!known) record.forget(key);
+      throw err;
+    }
     onStage?.('intent_saved', key);
     supervisor.writeLine(line);
     onStage?.('written', key);
     // Input just went in: silence from here on is what the stuck watchdog measures.
     supervisor.noteActivity();
     supervisor.writeAll(step.writes);
-    this.#host.emit(step.frames, undefined, { key, from: 0 });
     onStage?.('announced', key);
     record.setIntent(undefined);
     this.#host.persist(false);
   }
 
   /** A user message written now, with a fresh uuid. */
-  deliverMessage(message: FrameOf<'user_message'>, step: Step): void {
+  deliverMessage(message: FrameOf<'user_message'>, step: Step, receipt?: Receipt): void {
     const uuid = randomUUID();
-    this.deliver(`in:${message.inboundId}`, renderUserMessage(message, { uuid }), step, uuid);
+    this.deliver(`in:${message.inboundId}`, renderUserMessage(message, { uuid }), step, uuid, receipt);
   }
 
   /** A `/clear` or `/compact` written now, with a fresh uuid. */
-  deliverSlashCommand(command: FrameOf<'clear'> | FrameOf<'compact'>, step: Step): void {
+  deliverSlashCommand(command: FrameOf<'clear'> | FrameOf<'compact'>, step: Step, receipt?: Receipt): void {
     const uuid = randomUUID();
-    this.deliver(`cmd:${command.commandId}`, renderSlashCommand(`/${command.type}`, uuid), step, uuid);
+    const line = renderSlashCommand(`/${command.type}`, uuid);
+    this.deliver(`cmd:${command.commandId}`, line, step, uuid, receipt);
   }
 
   /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
@@ -236,19 +260,14 @@ export class Delivery {
 
   /**
    * Starts settling the intent a crash left, if any: from now on stdout is watched for its `queued`
-   * ({@link noteQueued}), and the frames the outbox does not hold yet are sent. Call before the adoption's
-   * first read of stdout: those frames are what `deliver` sends right after the write, so they must come
-   * before anything the CLI printed in answer to the line (a `turn_started` before its turn's text) —
-   * whether or not the line turns out to have been read, since {@link settle} makes sure it is.
+   * ({@link noteQueued}). Call before the adoption's first read of stdout. The frames the write announced
+   * need nothing here: they were stored in the same durable write as the intent, so the outbox holds
+   * (and resends) them.
    */
   beginSettle(): void {
     const intent = this.#host.record.intent;
     if (!intent) return;
     this.#settling = { uuid: intent.uuid, queued: intent.read === true };
-    const sent = this.#host.lastInbound();
-    const prefix = `${intent.key}#`;
-    const from = sent?.startsWith(prefix) ? Number(sent.slice(prefix.length)) + 1 : 0;
-    this.#host.emit(intent.frames.slice(from), undefined, { key: intent.key, from });
   }
 
   /** Stdout showed the CLI reading the line with this uuid (`command_lifecycle` `queued`). */

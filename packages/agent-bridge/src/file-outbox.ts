@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  type Clock,
   copyIntoExchange,
   describeError,
   type ExchangeOptions,
@@ -31,6 +32,7 @@ import {
   type Logger,
   type OutgoingFile,
   type Route,
+  systemClock,
 } from '@switchyard/protocol';
 import { type CheckedFile, checkFiles, FILE_LIMITS, type FileTool } from './file-check.js';
 import { writeFileAtomic } from './outbox.js';
@@ -70,6 +72,8 @@ export interface FileOutboxOptions {
   emit(frame: FrameOf<'file_send'>): void;
   /** How long a call waits for Telegram's acceptance before it answers "queued" (default 60 s). */
   waitMs?: number | undefined;
+  /** Time for the entries' stamps and the call's wait (the conversation's clock; default the system's). */
+  clock?: Clock | undefined;
   log: Logger;
 }
 
@@ -93,8 +97,11 @@ export class FileOutbox {
   readonly #preparing = new Map<string, Promise<ToolOutcome>>();
   #roots: string[] | undefined;
 
+  readonly #clock: Clock;
+
   constructor(options: FileOutboxOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
     const path = join(options.dir, INDEX);
     if (existsSync(path)) {
@@ -150,7 +157,7 @@ export class FileOutbox {
           text: [`Sent ${names} to the chat.`, ...entry.notes].join(' '),
         }
       : { ok: false, text: `Telegram did not accept ${names}: ${frame.error ?? 'unknown error'}` };
-    entry.at = Date.now();
+    entry.at = this.#clock.now();
     for (const file of entry.frame.files) rmSync(file.path, { force: true });
     this.#save();
     this.#options.log.info({ fileId: frame.fileId, ok: frame.ok }, 'file send settled');
@@ -172,7 +179,7 @@ export class FileOutbox {
     if (!checked.ok) return { ok: false, text: checked.error };
     const files: OutgoingFile[] = [];
     try {
-      const stem = `out-${Date.now()}-${randomBytes(6).toString('hex')}`;
+      const stem = `out-${this.#clock.now()}-${randomBytes(6).toString('hex')}`;
       for (const [index, file] of checked.files.entries())
         files.push(await this.#copy(`${stem}-${index}`, file));
     } catch (err) {
@@ -188,7 +195,7 @@ export class FileOutbox {
       files,
       ...(caption ? { caption: caption.slice(0, 4096) } : {}),
     };
-    this.#entries.set(request.id, { frame, notes: checked.notes, at: Date.now() });
+    this.#entries.set(request.id, { frame, notes: checked.notes, at: this.#clock.now() });
     this.#save();
     this.#options.emit(frame);
     this.#options.log.info(
@@ -219,10 +226,10 @@ export class FileOutbox {
       const waiters = this.#waiters.get(id) ?? new Set<(outcome: ToolOutcome) => void>();
       this.#waiters.set(id, waiters);
       const wake = (outcome: ToolOutcome): void => {
-        clearTimeout(timer);
+        this.#clock.clearTimeout(timer);
         resolve(outcome);
       };
-      const timer = setTimeout(() => {
+      const timer = this.#clock.setTimeout(() => {
         waiters.delete(wake);
         resolve(queued(id));
       }, this.#options.waitMs ?? 60_000);

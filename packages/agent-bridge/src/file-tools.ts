@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
+import type { Clock, ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './mcp/endpoint.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
@@ -64,6 +64,8 @@ export interface FileToolsOptions extends FilesConfig {
   emit(frame: FrameOf<'file_send'>): void;
   /** The conversation a call sends to: the running turn's route, or the last one. */
   target(): FileTarget | undefined;
+  /** Time for the outbox's stamps and waits (the conversation's clock). */
+  clock?: Clock | undefined;
   log: Logger;
 }
 
@@ -117,6 +119,7 @@ export function createFileTools(options: FileToolsOptions): FileTools {
         extraDirs: options.extraDirs,
         waitMs: options.waitMs,
         emit: options.emit,
+        clock: options.clock,
         log,
       });
       outbox = box;

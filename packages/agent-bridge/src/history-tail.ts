@@ -65,7 +65,7 @@ export class HistoryTail {
       ...(options.cursors ? { cursors: options.cursors } : {}),
       onLine: (line) => {
         if (line.source !== 'main') return;
-        const entry = historyEntryOf(line.value);
+        const entry = historyEntryOf(line.value, options.clock.now());
         if (!entry) return;
         addHistory(this.entries, entry);
         options.onEntry();

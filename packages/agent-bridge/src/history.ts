@@ -50,11 +50,15 @@ export function mayBeHistory(text: string | Buffer): boolean {
   );
 }
 
-/** The history entry a main-transcript line makes, if any. */
-export function historyEntryOf(value: Record<string, unknown>): HistoryEntry | undefined {
-  const at = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
+/**
+ * The history entry a main-transcript line makes, if any; stamped with the line's own `timestamp`, or
+ * `now` (the caller's clock) for a line without one.
+ */
+export function historyEntryOf(value: Record<string, unknown>, now: number): HistoryEntry | undefined {
+  const parsed = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
+  const at = Number.isNaN(parsed) ? now : parsed;
   const user = (text: string | undefined): HistoryEntry | undefined =>
-    text ? { role: 'user', text: cut(text), at: Number.isNaN(at) ? Date.now() : at } : undefined;
+    text ? { role: 'user', text: cut(text), at } : undefined;
   if (value.type === 'queue-operation' && value.operation === 'enqueue') {
     return typeof value.content === 'string' && value.content.startsWith('/')
       ? user(value.content.trim())
@@ -79,7 +83,7 @@ export function historyEntryOf(value: Record<string, unknown>): HistoryEntry | u
       )
       .join('\n')
       .trim();
-    return text ? { role: 'assistant', text: cut(text), at: Number.isNaN(at) ? Date.now() : at } : undefined;
+    return text ? { role: 'assistant', text: cut(text), at } : undefined;
   }
   return undefined;
 }

@@ -4,12 +4,22 @@
  *
  * Format: one record a line, `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The records are
  * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the conversation and position that produced it), `{"k":upTo}`
- * (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a compaction). JSON never holds a
- * raw newline, so a record is whole exactly when its line ends in `\n` and its checksum matches.
+ * (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a compaction),
+ * `{"c":conversation,"s":state}` (a conversation's durable state saved with a delivery, see
+ * `snapshot.ts`; the newest per conversation is kept), and `{"g":[records]}` (a group: the records of one {@link FileChannelStore.group}, whole or not at all).
+ * JSON never holds a raw newline, so a record is whole exactly when its line ends in `\n` and its
+ * checksum matches.
  *
  * Invariants:
  * - `append` and `writePeer` fsync before returning (the store contract: durable on return);
  *   acknowledgements do not, since losing one only means a resend the peer drops by number.
+ * - Inside {@link FileChannelStore.group} every record waits for the group's end and is written as one
+ *   record with one fsync; the endpoint writes the group's frames to the socket only after that
+ *   (`whenDurable`). This is the bridge's one durable write per message: the frames a delivery announces,
+ *   the conversation's state with its intent, and the peer cursor of the gateway frame that caused it,
+ *   before the line goes to the CLI (`delivery.ts`).
+ * - `writePeer` of the cursor already held durably writes nothing (the channel stores the cursor after
+ *   every handler; a handler that stored it in its group has done so).
  * - The file always ends on a whole record when it is appended to. A crash mid-write leaves a torn tail
  *   (a record cut short, or zeros): loading truncates the file to its last whole record, so the next
  *   append never glues onto a fragment. The torn record's `append` never returned, so its frame was
@@ -92,6 +102,13 @@ export class FileChannelStore implements ChannelStore {
   #fd: number;
   /** The file's length: where the next record starts. */
   #bytes = 0;
+  /**
+   * Per conversation: its newest state saved here, as the JSON text it was saved as (a copy: the caller
+   * goes on changing its objects). Opaque to the store; `snapshot.ts` owns its shape.
+   */
+  #states = new Map<string, string>();
+  /** Inside {@link group}: the records waiting for its one write, and the socket writes waiting for it. */
+  #batch: { records: LogRecord[]; waiting: ((failed?: unknown) => void)[] } | undefined;
 
   /** Opens (or creates) the log; repairs a torn tail, refuses a damaged log. */
   constructor(path: string) {
@@ -156,6 +173,69 @@ export class FileChannelStore implements ChannelStore {
     return seq;
   }
 
+  /** The conversation's newest state saved with {@link saveState} (its JSON text), if any. */
+  stateOf(conversation: string): string | undefined {
+    return this.#states.get(conversation);
+  }
+
+  /** Saves a conversation's state, as JSON text; durable on return, or with its group. */
+  saveState(conversation: string, json: string): void {
+    this.#write({ c: conversation, s: json }, true);
+    this.#states.set(conversation, json);
+  }
+
+  /**
+   * The conversation's state is held newer elsewhere (its `bridge.json` caught up): the next compaction
+   * leaves it out. Writes nothing: until then a reload finds the older state, and its owner ignores it.
+   */
+  forgetState(conversation: string): void {
+    this.#states.delete(conversation);
+  }
+
+  /**
+   * Runs `work`; every record it writes (appends, intents, the peer cursor) reaches the log as one
+   * record with one fsync when it returns, or — if it or the write throws — not at all, with the
+   * memory state as before and the waiting socket writes told of the failure. Inside a group another
+   * group is part of it.
+   */
+  group<T>(work: () => T): T {
+    if (this.#batch) return work();
+    const before = {
+      nextSeq: this.#nextSeq,
+      pending: this.#pending.length,
+      peer: this.#peer,
+      last: new Map([...this.#last].map(([key, tags]) => [key, { ...tags }])),
+      states: new Map(this.#states),
+    };
+    const batch: { records: LogRecord[]; waiting: ((failed?: unknown) => void)[] } = {
+      records: [],
+      waiting: [],
+    };
+    this.#batch = batch;
+    let result: T;
+    try {
+      result = work();
+      this.#batch = undefined;
+      if (batch.records.length > 0) this.#write({ g: batch.records }, true);
+    } catch (err) {
+      this.#batch = undefined;
+      this.#nextSeq = before.nextSeq;
+      this.#pending.length = before.pending;
+      this.#peer = before.peer;
+      this.#last = before.last;
+      this.#states = before.states;
+      for (const write of batch.waiting) write(err);
+      throw err;
+    }
+    for (const write of batch.waiting) write();
+    return result;
+  }
+
+  whenDurable(write: (failed?: unknown) => void): void {
+    if (this.#batch) this.#batch.waiting.push(write);
+    else write();
+  }
+
   acknowledge(upTo: number): void {
     const first = this.#pending[0];
     if (!first || first.seq > upTo) return;
@@ -179,6 +259,8 @@ export class FileChannelStore implements ChannelStore {
   }
 
   writePeer(cursor: PeerCursor): void {
+    const held = this.#peer;
+    if (!this.#batch && held?.streamId === cursor.streamId && held.lastSeen === cursor.lastSeen) return;
     const peer = { streamId: cursor.streamId, lastSeen: cursor.lastSeen };
     this.#write({ p: peer }, true);
     this.#peer = peer;
@@ -204,6 +286,10 @@ export class FileChannelStore implements ChannelStore {
 
   /** Appends one whole record, or none: a failed or short write is cut off again before throwing. */
   #write(record: LogRecord, durable: boolean): void {
+    if (this.#batch) {
+      this.#batch.records.push(record);
+      return;
+    }
     const line = encodeRecord(record);
     try {
       const written = writeSync(this.#fd, line);
@@ -230,6 +316,7 @@ export class FileChannelStore implements ChannelStore {
       if (tags.in) records.push({ ...owner, in: tags.in });
     }
     for (const entry of this.#pending) records.push({ a: entry.seq, f: entry.frame });
+    for (const [conversation, state] of this.#states) records.push({ c: conversation, s: state });
     const content = Buffer.concat(records.map(encodeRecord));
     writeFileAtomic(this.path, content);
     return content.length;
@@ -262,6 +349,14 @@ export class FileChannelStore implements ChannelStore {
   }
 
   #apply(record: LogRecord, pending: Map<number, PendingFrame>): void {
+    if (Array.isArray(record.g)) {
+      for (const part of record.g as LogRecord[]) this.#apply(part, pending);
+      return;
+    }
+    if (typeof record.s === 'string' && typeof record.c === 'string') {
+      this.#states.set(record.c, record.s);
+      return;
+    }
     if (typeof record.stream === 'string') this.#streamId = record.stream;
     if (typeof record.n === 'number') this.#nextSeq = Math.max(this.#nextSeq, record.n);
     if (typeof record.a === 'number') {

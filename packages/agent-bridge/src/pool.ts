@@ -6,6 +6,8 @@
  *   one (resumed later with `--resume`), or waits: its frames are kept in `waiting.json` (durable before
  *   they are acknowledged), the chat is told (`session_waiting`), and they are served in arrival order.
  * - **Idle stop.** A process idle for `idleStopMs` is stopped; the next message resumes it.
+ * - **Time.** One timer on the clock, armed for the core's next wake-up (`nextWake`: a live process's
+ *   liveness poll, an idle expiry, a failure's retry) after every operation; none while nothing is due.
  * - **Failures.** A conversation whose opening, serving or reading throws is let go of (its process
  *   left for the next adoption), blocked for its backoff with its frames kept, told once in its own chat
  *   (`conversation_failed`), and tried again by the tick. The other conversations and the bridge go on.
@@ -18,6 +20,7 @@ import {
   describeError,
   type Endpoint,
   type Logger,
+  type Receipt,
   type Route,
   type TimerHandle,
 } from '@switchyard/protocol';
@@ -26,6 +29,7 @@ import {
   arrival,
   idleExpired,
   nextToServe,
+  nextWake,
   planSlot,
   type SlotView,
   type StartingFrame,
@@ -38,8 +42,8 @@ import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
 
 /** Durable queue of frames waiting for a process slot. */
 const WAITING_FILE = 'waiting.json';
-/** How often the pool checks liveness, idle processes, failed and waiting conversations. */
-const TICK_MS = 500;
+/** How often a live process's liveness is read (an exit says nothing on stdout). */
+const LIVE_POLL_MS = 500;
 
 /** What the pool is built from: the bridge's options and the channel it serves. */
 export interface PoolConfig {
@@ -58,8 +62,8 @@ export interface Pool {
   readonly conversations: ReadonlyMap<string, Conversation>;
   /** Runs `work` after every pool operation before it, alone; a failure is logged and rejects. */
   exclusive<T>(work: () => Promise<T>): Promise<T>;
-  /** A frame that may need a process (`StartingFrame`). */
-  arrive(frame: StartingFrame): Promise<void>;
+  /** A frame that may need a process (`StartingFrame`); `receipt` when the channel handles it now. */
+  arrive(frame: StartingFrame, receipt?: Receipt): Promise<void>;
   /** The conversation's object, opened if needed; `undefined` when that failed (the failure is its own). */
   tryOpen(key: string, route: Route | undefined): Promise<Conversation | undefined>;
   /** Makes a throw while serving `conversation` its own failure. */
@@ -92,6 +96,8 @@ export function createPool(config: PoolConfig): Pool {
   const stopping = new Map<string, Promise<void>>();
   let waiting: StartingFrame[] = [];
   let timer: TimerHandle | undefined;
+  /** When {@link timer} is due. */
+  let wakeAt: number | undefined;
   let stopped = false;
   let chain: Promise<unknown> = Promise.resolve();
   /**
@@ -103,9 +109,22 @@ export function createPool(config: PoolConfig): Pool {
 
   /** Runs pool operations one at a time, in call order; a failure is logged and does not break the chain. */
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = chain.then(work);
+    const next = chain.then(work).finally(schedule);
     chain = next.catch((err: unknown) => log.error({ err: describeError(err) }, 'bridge operation failed'));
     return next;
+  };
+
+  /** Arms the one timer for the core's next wake-up (`nextWake`), or none when nothing is due. */
+  const schedule = (): void => {
+    if (stopped) return;
+    const now = clock.now();
+    const retries = [...failures.values()].map((f) => f.failure.retryAt);
+    const at = nextWake({ views: views(), idleMs: idleStopMs, retries, livePollMs: LIVE_POLL_MS }, now);
+    if (at === wakeAt && (at === undefined || timer !== undefined)) return;
+    clock.clearTimeout(timer);
+    timer = undefined;
+    wakeAt = at;
+    if (at !== undefined) timer = clock.setTimeout(tick, at - now);
   };
   /** {@link exclusive} for work nobody awaits: its failure is logged by the chain, and goes no further. */
   const background = (work: () => Promise<unknown>): void => {
@@ -134,6 +153,7 @@ export function createPool(config: PoolConfig): Pool {
     );
     const current = broken ?? conversations.get(key);
     if (current && conversations.get(key) === current) retire(current, 'it failed', 'restart');
+    schedule();
     if (report && route) {
       endpoint
         .send({
@@ -255,6 +275,7 @@ export function createPool(config: PoolConfig): Pool {
   const serve = async (
     frame: StartingFrame,
     fromQueue: boolean,
+    receipt?: Receipt,
   ): Promise<'served' | 'waiting' | 'failed'> => {
     const key = keyOf(frame.route);
     const failed = (): 'failed' => {
@@ -287,7 +308,7 @@ export function createPool(config: PoolConfig): Pool {
       }
     }
     try {
-      await conversation.handle(frame);
+      await conversation.handle(frame, receipt);
     } catch (err) {
       fail(key, frame.route, err, conversation);
       return failed();
@@ -310,14 +331,13 @@ export function createPool(config: PoolConfig): Pool {
     }
   };
 
-  /** A frame that may need a process: served, queued behind its conversation or for a slot, or a resend. */
-  const arrive = async (frame: StartingFrame): Promise<void> => {
-    const next = arrival(waiting, frame, keyOfFrame, blocked());
-    if (next === 'queue') {
+  /** A frame that may need a process: served, or queued behind its conversation or for a slot. */
+  const arrive = async (frame: StartingFrame, receipt?: Receipt): Promise<void> => {
+    if (arrival(waiting, frame, keyOfFrame, blocked()) === 'queue') {
       waiting = [...waiting, frame];
       saveWaiting();
-    } else if (next === 'serve') {
-      await serve(frame, false);
+    } else {
+      await serve(frame, false, receipt);
     }
   };
 
@@ -343,8 +363,9 @@ export function createPool(config: PoolConfig): Pool {
 
   /** Liveness, idle processes, failed conversations' retries, slots freed by time: what no event announces. */
   const tick = (): void => {
+    timer = undefined;
+    wakeAt = undefined;
     if (stopped) return;
-    timer = clock.setTimeout(tick, TICK_MS);
     for (const conversation of conversations.values()) {
       try {
         conversation.pump();
@@ -386,7 +407,7 @@ export function createPool(config: PoolConfig): Pool {
           if (await tryOpen(key, route)) failures.delete(key);
         });
       }
-      timer = clock.setTimeout(tick, TICK_MS);
+      schedule();
     },
     async stop(kind) {
       stopped = true;

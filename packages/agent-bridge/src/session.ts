@@ -516,12 +516,14 @@ export class Session {
       case 'compacted':
         return;
       case 'api_error': {
+        const retryAfterMs =
+          event.retryAfterMs ?? (event.retryAt !== undefined ? Math.max(0, event.retryAt - now) : undefined);
         step.frames.push({
           type: 'operator_event',
           kind: event.category,
           message: safeSlice(event.message, 0, 4000),
           ...(s.turn ? { turnId: s.turn.id, route: s.turn.route } : {}),
-          ...(event.retryAfterMs !== undefined ? { retryAfterMs: event.retryAfterMs } : {}),
+          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         });
         return;
       }

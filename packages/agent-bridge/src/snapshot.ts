@@ -9,10 +9,17 @@
  * Ownership: the running bridge is the only writer, through {@link SnapshotFile}; `stop.ts` rewrites the
  * record only while no bridge runs. Every write replaces the whole file (`writeFileAtomic`), so a crash
  * leaves the old snapshot or the new one, never a mix.
+ *
+ * A delivery into the CLI saves the conversation's state not here but in the outbox log, in the same
+ * record as the frames it announces and the peer cursor ({@link SnapshotFile.saveInLog}): one append and
+ * one fsync instead of a rewrite of this file (two fsyncs) and a write per frame. That state is the
+ * snapshot without the parts only this file holds ({@link FILE_ONLY}: the process record, exits, the
+ * crash-loop flag, route and name, which `stop.ts` and the operator tools read here). Every save numbers
+ * the snapshot (`rev`); loading takes this file and lays the log's state over it when the log's is newer.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AppFrame, Clock, Route } from '@switchyard/protocol';
+import type { Clock, Route } from '@switchyard/protocol';
 import type { ChildRecord } from './child.js';
 import type { HeldFrame } from './core/hold.js';
 import type { HistoryEntry } from './history.js';
@@ -27,21 +34,22 @@ export const SNAPSHOT_FILE = 'bridge.json';
 const SNAPSHOT_EVERY_MS = 250;
 
 /**
- * A write into the CLI in progress: the key, the line's `uuid` (user lines), the line and the frames it
- * announced. `read`: a restarted bridge saw the CLI's `queued` for it — kept here because the stdout offset
- * saved with it may already be past that line.
+ * A write into the CLI in progress: the key, the line's `uuid` (user lines) and the line (the frames it
+ * announced are in the outbox, stored in the same write). `read`: a restarted bridge saw the CLI's
+ * `queued` for it — kept here because the stdout offset saved with it may already be past that line.
  */
 export interface Intent {
   key: string;
   uuid?: string;
   read?: boolean;
   line: string;
-  frames: AppFrame[];
 }
 
 /** `bridge.json`'s shape (internal to this package: `stop.ts` reads and rewrites its `child`). */
 export interface Snapshot {
   version: 1;
+  /** Counts the saves, here and in the outbox log: the newer of the two is the conversation's state. */
+  rev?: number;
   child?: ChildRecord;
   stdoutOffset: number;
   session: SessionState;
@@ -64,6 +72,22 @@ export interface Snapshot {
   /** Recent exits (ms), for crash-loop detection. */
   exits: number[];
   crashLoop?: boolean;
+}
+
+/** The parts only `bridge.json` holds; the outbox log's state never carries them (see the module comment). */
+const FILE_ONLY = [
+  'child',
+  'exits',
+  'crashLoop',
+  'route',
+  'name',
+] as const satisfies readonly (keyof Snapshot)[];
+
+/** Where a conversation's state saved with a delivery is kept: the bridge's outbox log. */
+export interface StateLog {
+  stateOf(conversation: string): string | undefined;
+  saveState(conversation: string, json: string): void;
+  forgetState(conversation: string): void;
 }
 
 /** The snapshot of a bridge that has never run in this state directory. */
@@ -93,13 +117,21 @@ export class SnapshotFile {
   readonly path: string;
   readonly #capture: (snapshot: Snapshot) => void;
   readonly #clock: Clock;
+  readonly #log: { store: StateLog; conversation: string } | undefined;
   #lastSavedAt = 0;
   #dirty = false;
 
-  constructor(stateDir: string, clock: Clock, capture: (snapshot: Snapshot) => void) {
+  /** `log`: the outbox log and this conversation's key in it, for {@link saveInLog} and {@link load}. */
+  constructor(
+    stateDir: string,
+    clock: Clock,
+    capture: (snapshot: Snapshot) => void,
+    log?: { store: StateLog; conversation: string },
+  ) {
     this.path = join(stateDir, SNAPSHOT_FILE);
     this.#clock = clock;
     this.#capture = capture;
+    this.#log = log;
   }
 
   /** Whether a throttled save was skipped since the last write. */
@@ -109,7 +141,16 @@ export class SnapshotFile {
 
   /** The snapshot on disk, or a fresh one. Throws if the file is there but unreadable. */
   load(): Snapshot {
-    return readSnapshot(this.path) ?? initialSnapshot();
+    const file = readSnapshot(this.path) ?? initialSnapshot();
+    const text = this.#log?.store.stateOf(this.#log.conversation);
+    const logged = text === undefined ? undefined : (JSON.parse(text) as Partial<Snapshot>);
+    if (!logged || (logged.rev ?? 0) <= (file.rev ?? 0)) return file;
+    const merged: Snapshot = { ...file, ...logged };
+    for (const key of FILE_ONLY) {
+      if (file[key] === undefined) delete merged[key];
+      else (merged as unknown as Record<string, unknown>)[key] = file[key];
+    }
+    return merged;
   }
 
   save(snapshot: Snapshot, force: boolean): void {
@@ -118,8 +159,31 @@ export class SnapshotFile {
       return;
     }
     this.#capture(snapshot);
+    snapshot.rev = (snapshot.rev ?? 0) + 1;
     writeSnapshot(this.path, snapshot);
+    // This file is now the newest: the log need not keep the state (its compaction drops it).
+    this.#log?.store.forgetState(this.#log.conversation);
     this.#lastSavedAt = this.#clock.now();
     this.#dirty = false;
+  }
+
+  /**
+   * Saves the snapshot durably as a record of the outbox log (inside the caller's group, it is part of
+   * that group's one write): everything but {@link FILE_ONLY}, which this save never changes. Falls back
+   * to a forced {@link save} without a log.
+   */
+  saveInLog(snapshot: Snapshot): void {
+    if (!this.#log) {
+      this.save(snapshot, true);
+      return;
+    }
+    this.#capture(snapshot);
+    snapshot.rev = (snapshot.rev ?? 0) + 1;
+    const state: Record<string, unknown> = { ...snapshot };
+    for (const key of FILE_ONLY) delete state[key];
+    this.#log.store.saveState(this.#log.conversation, JSON.stringify(state));
+    // This file is now behind the log: a throttled save writes it once the throttle allows (dirty).
+    this.#lastSavedAt = this.#clock.now();
+    this.#dirty = true;
   }
 }

@@ -239,9 +239,12 @@ export class Supervisor {
     return this.spawn();
   }
 
-  /** Whether a line written now would reach a live process (see `ChildHandle.writable`). */
-  writable(): boolean {
-    return this.#child !== undefined && !this.#unknown && this.#child.writable();
+  /**
+   * Whether a line written now would reach a live process (see `ChildHandle.writable`); `known`, the
+   * liveness the caller just read for this process, is used instead of asking again.
+   */
+  writable(known?: Liveness): boolean {
+    return this.#child !== undefined && !this.#unknown && this.#child.writable(known);
   }
 
   /** Writes one line into the process's stdin; throws if there is no process or nothing reads the fifo. */

@@ -75,7 +75,10 @@ export type CliEvent =
       kind: 'api_error';
       category: 'rate_limit' | 'overloaded' | 'auth' | 'api_error';
       message: string;
+      /** How long until a retry may work, when the CLI said so as a delay. */
       retryAfterMs?: number;
+      /** When (epoch ms) a retry may work, when the CLI said so as a time: the session machine turns it into a delay at its `now`. */
+      retryAt?: number;
     }
   /**
    * The CLI read a stdin `user` line that carried a `uuid` and queued it (`command_lifecycle`, state
@@ -195,7 +198,7 @@ export function translateMessage(message: Json): CliEvent[] {
           kind: 'api_error',
           category: 'rate_limit',
           message: 'usage limit reached',
-          ...(resetsAt !== undefined ? { retryAfterMs: Math.max(0, resetsAt * 1000 - Date.now()) } : {}),
+          ...(resetsAt !== undefined ? { retryAt: resetsAt * 1000 } : {}),
         },
       ];
     }

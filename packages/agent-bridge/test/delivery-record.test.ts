@@ -3,7 +3,7 @@
  * snapshot a conversation persists is written by the conversation alone. Driven here on a plain
  * snapshot, a real session machine, a stand-in process and a manual clock; no process, no file.
  */
-import { type AppFrame, ManualClock, silentLogger } from '@switchyard/protocol';
+import { type AppFrame, ManualClock, type PeerCursor, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { deliveryRecordOf, processRecordOf } from '../src/conversation-record.js';
 import { Delivery } from '../src/delivery.js';
@@ -20,13 +20,15 @@ const initialSnapshot = (): Snapshot => ({
   exits: [],
 });
 
-function setUp() {
+function setUp(options: { commitFails?: () => boolean } = {}) {
   const snapshot: Snapshot = initialSnapshot();
   const session = new Session(snapshot.session, { idPrefix: 'c/' });
   session.processStarted();
   const lines: string[] = [];
   const persisted: Snapshot[] = [];
   const frames: AppFrame[] = [];
+  /** Each durable write: the snapshot, the frames sent by then, the cursor, and the lines written by then. */
+  const commits: { snapshot: Snapshot; frames: number; cursor?: PeerCursor; lines: number }[] = [];
   const delivery = new Delivery(
     { log: silentLogger, clock: new ManualClock(1000) },
     {
@@ -42,23 +44,57 @@ function setUp() {
       },
       emit: (out) => void frames.push(...out),
       persist: () => void persisted.push(structuredClone(snapshot)),
+      commit: (work, cursor) => {
+        work();
+        if (options.commitFails?.()) throw new Error('ENOSPC: no space left on device');
+        commits.push({
+          snapshot: structuredClone(snapshot),
+          frames: frames.length,
+          lines: lines.length,
+          ...(cursor ? { cursor } : {}),
+        });
+      },
       pump: () => {},
-      lastInbound: () => undefined,
     },
   );
-  return { snapshot, session, delivery, lines, persisted, frames };
+  return { snapshot, session, delivery, lines, persisted, frames, commits };
 }
 
 describe('delivery through the conversation’s record port', () => {
-  it('a message: its key remembered and its intent on disk before the write, the intent gone after', () => {
-    const { snapshot, delivery, lines, persisted } = setUp();
+  it('a message: one durable write before the line — key, intent, its frames and the cursor — the intent gone after', () => {
+    const { snapshot, session, delivery, lines, commits, frames } = setUp();
     const message = userMessage('m1', 'hello');
-    delivery.deliverMessage(message, { frames: [], writes: [] });
+    const cursor = { streamId: 'gateway-stream', lastSeen: 7 };
+    delivery.deliverMessage(message, session.acceptUserMessage(message, 1000), { cursor });
     expect(lines).toHaveLength(1);
-    expect(persisted[0]?.intent?.key).toBe('in:m1'); // forced save before the line went in
-    expect(persisted[0]?.delivered).toEqual(['in:m1']);
+    expect(commits).toHaveLength(1); // one durable write for the message
+    const [commit] = commits;
+    expect(commit?.lines).toBe(0); // before the line went in
+    expect(commit?.snapshot.intent?.key).toBe('in:m1');
+    expect(commit?.snapshot.delivered).toEqual(['in:m1']);
+    expect(commit?.frames).toBe(frames.length); // every frame it announces, in the same write
+    expect(frames.length).toBeGreaterThan(0);
+    expect(commit?.cursor).toEqual(cursor);
     expect(snapshot.intent).toBeUndefined();
     expect(delivery.delivered('in:m1')).toBe(true);
+  });
+
+  it('a durable write that fails leaves nothing behind: not delivered, no intent, nothing written; the retry delivers', () => {
+    let fail = true;
+    const { snapshot, session, delivery, lines, commits } = setUp({ commitFails: () => fail });
+    const message = userMessage('m1', 'hello');
+    expect(() => delivery.deliverMessage(message, session.acceptUserMessage(message, 1000))).toThrow(
+      /ENOSPC/,
+    );
+    expect([lines.length, commits.length, snapshot.intent, delivery.delivered('in:m1')]).toEqual([
+      0,
+      0,
+      undefined,
+      false,
+    ]);
+    fail = false;
+    delivery.deliverMessage(message, { frames: [], writes: [] });
+    expect([lines.length, commits.length, delivery.delivered('in:m1')]).toEqual([1, 1, true]);
   });
 
   it('held items leave the snapshot in order as they are written, and the list is gone when empty', () => {

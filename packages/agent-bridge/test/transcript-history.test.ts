@@ -41,7 +41,7 @@ const historyOf = (...names: string[]): HistoryEntry[] => {
       if (attachment?.type === 'queued_command' && typeof attachment.prompt === 'string')
         attachment.prompt = withHeader(attachment.prompt);
       if (!mayBeHistory(JSON.stringify(value))) continue;
-      const entry = historyEntryOf(value);
+      const entry = historyEntryOf(value, 0);
       if (entry) addHistory(history, entry);
     }
   }
@@ -88,14 +88,25 @@ describe('history from the transcript', () => {
   });
 
   it('carries the line’s timestamp and cuts long texts', () => {
-    const entry = historyEntryOf({
-      type: 'assistant',
-      timestamp: '2026-11-30T00:38:20.639Z',
-      message: { model: 'm', content: [{ type: 'text', text: 'z'.repeat(2000) }] },
-    });
+    const entry = historyEntryOf(
+      {
+        type: 'assistant',
+        timestamp: '2026-11-30T00:38:20.639Z',
+        message: { model: 'm', content: [{ type: 'text', text: 'z'.repeat(2000) }] },
+      },
+      5,
+    );
     expect(entry?.at).toBe(Date.parse('2026-11-30T00:38:20.639Z'));
     expect(entry?.text).toHaveLength(HISTORY_TEXT_CHARS);
     expect(entry?.text.endsWith('…')).toBe(true);
+  });
+
+  it('stamps a line without a timestamp with the caller’s now', () => {
+    const entry = historyEntryOf(
+      { type: 'assistant', message: { model: 'm', content: [{ type: 'text', text: 'hi' }] } },
+      1234,
+    );
+    expect(entry?.at).toBe(1234);
   });
 
   it('is bounded, and drops a line seen twice (a rewritten session file)', () => {

@@ -212,6 +212,18 @@ describe('translator on recorded output', () => {
     expect(ended?.type === 'turn_ended' && ended.error).not.toContain('127.0.0.1');
   });
 
+  it('a usage limit’s reset time: the translator keeps it as a time, the session makes it a delay at its now', () => {
+    const line = JSON.stringify({
+      type: 'rate_limit_event',
+      rate_limit_info: { status: 'rejected', resetsAt: 1000 },
+    });
+    expect(translateLine(line)).toEqual([
+      { kind: 'api_error', category: 'rate_limit', message: 'usage limit reached', retryAt: 1_000_000 },
+    ]);
+    const frames = new Session().onEvents(translateLine(line), 999_000).frames;
+    expect(frames).toEqual([expect.objectContaining({ type: 'operator_event', retryAfterMs: 1000 })]);
+  });
+
   it('api-529 and api-429: operator events with the right kind and a retry delay', () => {
     const overloaded = run('api-529').filter((f) => f.type === 'operator_event');
     expect(overloaded[0]).toMatchObject({ kind: 'overloaded' });

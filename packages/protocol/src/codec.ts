@@ -25,6 +25,69 @@ export function encodeFrame(value: unknown): Buffer {
   return frame;
 }
 
+/** `"seq"` as a msgpack fixstr: the key {@link withSeq} appends. */
+const SEQ_KEY = Buffer.from([0xa3, 0x73, 0x65, 0x71]);
+
+/**
+ * The frame `encoded` (an {@link encodeFrame} of a map without a `seq` key) with `seq` added as its last
+ * key, without encoding it again: the map header's count grows by one (a fixmap of 15 keys becomes a
+ * map16) and the key and number are appended. Decodes to the same object as `encodeFrame({ ...value, seq })`.
+ * Throws if `encoded` is not a map, or `seq` not a safe non-negative integer.
+ */
+export function withSeq(encoded: Buffer, seq: number): Buffer {
+  if (!Number.isSafeInteger(seq) || seq < 0)
+    throw new RangeError(`seq must be a safe integer ≥ 0, not ${seq}`);
+  const head = encoded[HEADER_BYTES] as number;
+  let count: number;
+  let bodyStart: number;
+  if (head >= 0x80 && head <= 0x8f) {
+    count = head - 0x80;
+    bodyStart = HEADER_BYTES + 1;
+  } else if (head === 0xde) {
+    count = encoded.readUInt16BE(HEADER_BYTES + 1);
+    bodyStart = HEADER_BYTES + 3;
+  } else if (head === 0xdf) {
+    count = encoded.readUInt32BE(HEADER_BYTES + 1);
+    bodyStart = HEADER_BYTES + 5;
+  } else {
+    throw new TypeError('withSeq: the encoded frame is not a map');
+  }
+  const next = count + 1;
+  const header =
+    next <= 15
+      ? Buffer.from([0x80 + next])
+      : next <= 0xffff
+        ? Buffer.from([0xde, next >> 8, next & 0xff])
+        : Buffer.from([0xdf, (next >>> 24) & 0xff, (next >> 16) & 0xff, (next >> 8) & 0xff, next & 0xff]);
+  const number = encodeUint(seq);
+  const bodyBytes = encoded.length - bodyStart;
+  const out = Buffer.allocUnsafe(HEADER_BYTES + header.length + bodyBytes + SEQ_KEY.length + number.length);
+  let at = HEADER_BYTES;
+  at += header.copy(out, at);
+  at += encoded.copy(out, at, bodyStart);
+  at += SEQ_KEY.copy(out, at);
+  number.copy(out, at);
+  out.writeUInt32BE(out.length - HEADER_BYTES, 0);
+  return out;
+}
+
+/** A non-negative safe integer in msgpack's shortest unsigned form. */
+function encodeUint(n: number): Buffer {
+  if (n < 0x80) return Buffer.from([n]);
+  if (n <= 0xff) return Buffer.from([0xcc, n]);
+  if (n <= 0xffff) return Buffer.from([0xcd, n >> 8, n & 0xff]);
+  if (n <= 0xffffffff) {
+    const b = Buffer.allocUnsafe(5);
+    b[0] = 0xce;
+    b.writeUInt32BE(n, 1);
+    return b;
+  }
+  const b = Buffer.allocUnsafe(9);
+  b[0] = 0xcf;
+  b.writeBigUInt64BE(BigInt(n), 1);
+  return b;
+}
+
 /** What the decoder makes of the bytes: a decoded value, or a refusal naming what was wrong. */
 export type DecodeEvent =
   | { kind: 'value'; value: unknown; bytes: number }

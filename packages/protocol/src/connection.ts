@@ -44,7 +44,7 @@ import {
   runHandler,
   sequenceVerdict,
 } from './refusal.js';
-import type { ChannelStore } from './store.js';
+import type { ChannelStore, Receipt } from './store.js';
 
 /** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
 export interface ConnectionOptions {
@@ -53,7 +53,8 @@ export interface ConnectionOptions {
   instanceId: string;
   store: ChannelStore;
   logger: Logger;
-  onFrame(frame: AppFrame): void | Promise<void>;
+  /** `receipt` is given with each numbered frame (see {@link Receipt}). */
+  onFrame(frame: AppFrame, receipt?: Receipt): void | Promise<void>;
   maxFrameBytes?: number;
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
@@ -204,6 +205,17 @@ export class Connection {
     return this.whenWritable();
   }
 
+  /**
+   * {@link write} for a frame its sender has encoded already (`bytes`, numbered `seq` when reliable):
+   * each frame is encoded once between `send` and the socket.
+   */
+  writeEncoded(type: AppFrame['type'], seq: number | undefined, bytes: Buffer): Promise<void> {
+    if (!this.ready) return Promise.resolve();
+    this.#writeBytes(bytes);
+    this.#noteSent(type, seq);
+    return this.whenWritable();
+  }
+
   /** Resolves once the socket's buffer has drained below its high-water mark (or the connection closed). */
   whenWritable(): Promise<void> {
     if (!this.#needsDrain || this.#closed) return Promise.resolve();
@@ -255,8 +267,12 @@ export class Connection {
   /** Writes an application frame and, when it is numbered, records its `seq` as sent. */
   #writeNumbered(frame: AppFrame): void {
     this.#writeRaw(frame);
-    const { seq } = frame as { seq?: number };
-    if (seq === undefined || !RELIABLE_TYPES.has(frame.type)) return;
+    this.#noteSent(frame.type, (frame as { seq?: number }).seq);
+  }
+
+  /** Records a reliable frame's `seq` as written (see `sentUpTo`). */
+  #noteSent(type: AppFrame['type'], seq: number | undefined): void {
+    if (seq === undefined || !RELIABLE_TYPES.has(type)) return;
     const store = this.#options.store;
     const sent = sentUpTo.get(store);
     if (sent?.streamId !== store.streamId || sent.seq < seq)
@@ -275,6 +291,11 @@ export class Connection {
       );
       return;
     }
+    this.#writeBytes(bytes);
+  }
+
+  #writeBytes(bytes: Buffer): void {
+    if (this.#socket.destroyed || !this.#socket.writable) return;
     // Frames written in one tick leave in one writev: bursts of deltas cost one syscall, not one each.
     if (!this.#corked) {
       this.#corked = true;
@@ -475,7 +496,9 @@ export class Connection {
       }
       const delays =
         seq === undefined ? [] : (this.#options.handlerRetryDelaysMs ?? DEFAULT_HANDLER_RETRY_DELAYS_MS);
-      const failure = await runHandler(this.#options.onFrame, item.frame, seq, delays, {
+      const receipt =
+        seq === undefined ? undefined : { cursor: { streamId: this.#peerStreamId as string, lastSeen: seq } };
+      const failure = await runHandler(this.#options.onFrame, item.frame, receipt, delays, {
         log: this.#log,
         closed: () => this.#closed,
         clock: this.#clock,

@@ -4,13 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from './clock.js';
-import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem } from './codec.js';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem, withSeq } from './codec.js';
 import type { Connection, ConnectionOptions } from './connection.js';
 import { ProtocolError } from './errors.js';
 import type { Logger } from './logger.js';
 import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from './messages.js';
 import type { Refusal } from './refusal.js';
-import type { ChannelStore, FrameOrigin } from './store.js';
+import type { ChannelStore, FrameOrigin, Receipt } from './store.js';
 
 /** Both ends of the socket expose the same handle. */
 export interface Endpoint {
@@ -45,7 +45,7 @@ export interface EndpointOptions {
    * or rejects, a reliable frame is tried again after each of `handlerRetryDelaysMs` and then refused
    * (reported through `onRefused` on both sides, and skipped); an unreliable one is dropped.
    */
-  onFrame(frame: AppFrame): void | Promise<void>;
+  onFrame(frame: AppFrame, receipt?: Receipt): void | Promise<void>;
   /**
    * Told of each reliable frame the channel skipped: one this side refused, or one of ours the peer
    * refused. The channel has moved on; tell the user or operator in plain words. A `sent` refusal is
@@ -88,21 +88,41 @@ export function frameProblem(
   frame: AppFrame,
   maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES,
 ): string | undefined {
-  const type = (frame as { type?: unknown }).type;
-  if (CONTROL_TYPES.has(type as FrameType))
-    return `"${String(type)}" is a control frame, which the channel sends itself`;
-  const parsed = parseFrame(frame);
-  if (!parsed.ok) return parsed.message;
-  const plain = plainDataProblem(frame);
-  if (plain) return `frame of type "${frame.type}" ${plain}`;
-  const bytes = encodeFrame(frame).length - 4 + SEQ_BYTES;
-  if (bytes > maxFrameBytes) {
-    return `frame of type "${frame.type}" is ${bytes} bytes encoded, over the ${maxFrameBytes}-byte frame limit`;
-  }
-  return undefined;
+  const checked = checkFrame(frame, maxFrameBytes);
+  return checked.ok ? undefined : checked.problem;
 }
 
-/** Sends through the current connection; shared by server and client. */
+/**
+ * {@link frameProblem}, keeping the encoding it measured: `bytes` is the frame as it goes on the wire
+ * (without `seq`; {@link withSeq} numbers it), so a sent frame is encoded once.
+ */
+function checkFrame(
+  frame: AppFrame,
+  maxFrameBytes: number,
+): { ok: true; bytes: Buffer } | { ok: false; problem: string } {
+  const type = (frame as { type?: unknown }).type;
+  if (CONTROL_TYPES.has(type as FrameType))
+    return { ok: false, problem: `"${String(type)}" is a control frame, which the channel sends itself` };
+  const parsed = parseFrame(frame);
+  if (!parsed.ok) return { ok: false, problem: parsed.message };
+  const plain = plainDataProblem(frame);
+  if (plain) return { ok: false, problem: `frame of type "${frame.type}" ${plain}` };
+  // A frame handed back from a store may still carry its old number: the wire's is stamped by `withSeq`.
+  const bytes = encodeFrame('seq' in frame ? withoutSeq(frame) : frame);
+  const size = bytes.length - 4 + SEQ_BYTES;
+  if (size > maxFrameBytes) {
+    return {
+      ok: false,
+      problem: `frame of type "${frame.type}" is ${size} bytes encoded, over the ${maxFrameBytes}-byte frame limit`,
+    };
+  }
+  return { ok: true, bytes };
+}
+
+/**
+ * Sends through the current connection; shared by server and client. The frame is encoded once: the
+ * size check's encoding is what goes on the wire, numbered in place ({@link withSeq}).
+ */
 export function sendThrough(
   store: ChannelStore,
   current: () => Connection | undefined,
@@ -110,21 +130,37 @@ export function sendThrough(
   maxFrameBytes: number | undefined,
   origin?: FrameOrigin,
 ): Promise<void> {
-  const problem = frameProblem(frame, maxFrameBytes);
-  if (problem !== undefined) {
+  const checked = checkFrame(frame, maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+  if (!checked.ok) {
     return rejected(
-      `cannot send this frame: ${problem}. It was not queued: cut user text to the limits in ` +
+      `cannot send this frame: ${checked.problem}. It was not queued: cut user text to the limits in ` +
         "@switchyard/protocol's messages.ts before sending",
     );
   }
-  const connection = current();
-  if (RELIABLE_TYPES.has(frame.type)) {
-    const seq = store.append(frame, origin);
-    if (connection?.ready) return connection.write({ ...frame, seq } as AppFrame);
-    return Promise.resolve();
-  }
-  if (connection?.ready) return connection.write(frame);
-  return Promise.resolve();
+  const reliable = RELIABLE_TYPES.has(frame.type);
+  const seq = reliable ? store.append(frame, origin) : undefined;
+  const write = (): Promise<void> => {
+    const connection = current();
+    if (!connection?.ready) return Promise.resolve();
+    const bytes = seq === undefined ? checked.bytes : withSeq(checked.bytes, seq);
+    return connection.writeEncoded(frame.type, seq, bytes);
+  };
+  const whenDurable = store.whenDurable?.bind(store);
+  if (!whenDurable) return write();
+  // Written once durable (see `ChannelStore.whenDurable`); a live delta waits too, so it never
+  // overtakes a reliable frame appended before it.
+  return new Promise((resolve, reject) =>
+    whenDurable((failed) => {
+      if (failed === undefined) resolve(write());
+      else reject(failed);
+    }),
+  );
+}
+
+/** `frame` without its `seq` key. */
+function withoutSeq(frame: AppFrame): Omit<AppFrame, 'seq'> {
+  const { seq: _numbered, ...rest } = frame as AppFrame & { seq?: number };
+  return rest;
 }
 
 /** A refusal as a rejected promise, never a throw: a caller's loop (the bridge's stdout pump) goes on. */

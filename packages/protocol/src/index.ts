@@ -87,4 +87,5 @@ export {
   type FrameOrigin,
   type PeerCursor,
   type PendingFrame,
+  type Receipt,
 } from './store.js';

@@ -8,6 +8,7 @@
 import type { Clock } from './clock.js';
 import { describeError, type Logger } from './logger.js';
 import { type AppFrame, type FrameType, RELIABLE_TYPES, type RefusalCode } from './messages.js';
+import type { Receipt } from './store.js';
 
 /**
  * A reliable frame that its receiver could not take: it refused it (`received`) or the peer refused one
@@ -71,20 +72,26 @@ export interface HandlerFailure {
  * next handshake, with fresh attempts).
  */
 export async function runHandler(
-  onFrame: (frame: AppFrame) => void | Promise<void>,
+  onFrame: (frame: AppFrame, receipt?: Receipt) => void | Promise<void>,
   frame: AppFrame,
-  seq: number | undefined,
+  receipt: Receipt | undefined,
   delays: readonly number[],
   host: { log: Logger; closed(): boolean; clock: Clock },
 ): Promise<HandlerFailure | undefined> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await onFrame(frame);
+      await onFrame(frame, receipt);
       return undefined;
     } catch (err) {
       const detail = describeError(err).slice(0, MAX_DETAIL_CHARS);
       host.log.error(
-        { event: 'handler_failed', type: frame.type, seq, attempt: attempt + 1, err: detail },
+        {
+          event: 'handler_failed',
+          type: frame.type,
+          seq: receipt?.cursor.lastSeen,
+          attempt: attempt + 1,
+          err: detail,
+        },
         'frame handler failed',
       );
       const delay = delays[attempt];

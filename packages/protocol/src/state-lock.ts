@@ -22,6 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type Clock, systemClock } from './clock.js';
 
 /** The lock file's name inside the directory it guards. */
 export const STATE_LOCK_FILE = 'switchyard.lock';
@@ -72,9 +73,13 @@ export function readStartTime(
 
 /**
  * Takes the exclusive lock on `dir` (created if missing) for `service`, or reports the live holder.
- * Call it before anything else touches the directory.
+ * Call it before anything else touches the directory. `clock` stamps the lock's `since`.
  */
-export function lockStateDir(dir: string, service: string): LockOutcome {
+export function lockStateDir(
+  dir: string,
+  service: string,
+  clock: Pick<Clock, 'now'> = systemClock,
+): LockOutcome {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, STATE_LOCK_FILE);
   const self = readStartTime(process.pid);
@@ -82,7 +87,7 @@ export function lockStateDir(dir: string, service: string): LockOutcome {
     pid: process.pid,
     startTime: self.ok ? self.startTime : 'unknown',
     service,
-    since: Date.now(),
+    since: clock.now(),
     token: randomBytes(8).toString('hex'),
   };
   const body = `${JSON.stringify(holder)}\n`;

@@ -43,7 +43,24 @@ export interface ChannelStore {
   /** Unacknowledged frames with `seq > after`, in order. */
   pendingAfter(after: number): PendingFrame[];
   readPeer(): PeerCursor | undefined;
+  /** Durable on return; a cursor the store already holds durably may return at once, writing nothing. */
   writePeer(cursor: PeerCursor): void;
+  /**
+   * For a store that commits in groups (the bridge's): runs `write` — the socket write of a frame just
+   * appended — once that frame is durable: at once outside a group, after the group's one write inside
+   * one, with the error instead if the group failed (its frames are then not stored). The endpoint
+   * never writes a frame to the socket before it is durable. Absent: every append is durable on return.
+   */
+  whenDurable?(write: (failed?: unknown) => void): void;
+}
+
+/**
+ * What the channel tells a handler about a numbered frame: the cursor that marks it handled. A handler
+ * may make it durable in the same write as its own effects (`writePeer` inside its store's group); the
+ * channel's own `writePeer` after the handler then finds it stored and costs nothing.
+ */
+export interface Receipt {
+  readonly cursor: PeerCursor;
 }
 
 /** A store that lives as long as the process; for tests and for peers that need no durability. */

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
+import { ManualClock } from '../src/clock.js';
 import { lockStateDir, readStartTime, STATE_LOCK_FILE, stateLockHolder } from '../src/state-lock.js';
 
 let dir: string;
@@ -69,4 +70,11 @@ test('a lock whose pid was reused by another process (another start time) is sta
 test('a lock file that is not a lock (hand-edited, truncated) is stale', () => {
   writeFileSync(lockFile(), '');
   expect(lockStateDir(dir, 'gateway').ok).toBe(true);
+});
+
+test('the lock’s `since` comes from the clock the service passes', () => {
+  const taken = lockStateDir(dir, 'bridge', new ManualClock(42_000));
+  if (!taken.ok) throw new Error(taken.message);
+  expect(JSON.parse(readFileSync(lockFile(), 'utf8')).since).toBe(42_000);
+  taken.lock.release();
 });

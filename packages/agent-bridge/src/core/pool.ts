@@ -21,26 +21,18 @@ import type { FrameOf } from '@switchyard/protocol';
 export type StartingFrame = FrameOf<'user_message' | 'set_model' | 'set_mode' | 'compact' | 'clear'>;
 
 /**
- * A frame's identity: the same key delivery records once it is written (`in:<inboundId>` for a message,
- * `cmd:<commandId>` for a command), so a frame is recognised as the same one wherever it is.
- */
-export function frameKey(frame: StartingFrame): string {
-  return frame.type === 'user_message' ? `in:${frame.inboundId}` : `cmd:${frame.commandId}`;
-}
-
-/**
- * What to do with a frame that may need a process: `duplicate` when it already waits (a resend),
- * `queue` when a frame of its conversation waits before it or its conversation is blocked (order within
- * a conversation is kept), `serve` otherwise.
+ * What to do with a frame that may need a process: `queue` when a frame of its conversation waits
+ * before it or its conversation is blocked (order within a conversation is kept), `serve` otherwise.
+ *
+ * Duplicates are not this rule's concern: a resend of a waiting frame queues behind it, and delivery's
+ * record of keys written (`commands.ts`, the bridge's one check) drops it when it is served.
  */
 export function arrival(
   waiting: readonly StartingFrame[],
   frame: StartingFrame,
   keyOf: (frame: StartingFrame) => string,
   blocked: ReadonlySet<string>,
-): 'duplicate' | 'queue' | 'serve' {
-  const id = frameKey(frame);
-  if (waiting.some((w) => frameKey(w) === id)) return 'duplicate';
+): 'queue' | 'serve' {
   const key = keyOf(frame);
   if (blocked.has(key) || waiting.some((w) => keyOf(w) === key)) return 'queue';
   return 'serve';
@@ -106,4 +98,39 @@ export function idleExpired(views: readonly SlotView[], idleMs: number, now: num
   return views
     .filter((view) => view.live && view.evictable && now - view.lastActiveAt > idleMs)
     .map((view) => view.key);
+}
+
+/** What the pool's next wake-up depends on (see {@link nextWake}). */
+export interface WakeInputs {
+  views: readonly SlotView[];
+  /** `idleStopMs`: a live, evictable process idle longer than this is stopped. */
+  idleMs: number;
+  /** When each failed conversation may be tried again (`Failure.retryAt`). */
+  retries: readonly number[];
+  /**
+   * How often a live process's liveness is read: a process that dies says nothing on stdout, so its
+   * exit (and the stuck watchdog's silence) is found only by asking.
+   */
+  livePollMs: number;
+}
+
+/**
+ * When the pool must next look, at `now` — what no event announces: a live process polled for its
+ * liveness, an idle process's expiry, a failed conversation's retry. `undefined` when nothing is due
+ * ever (no process, no failure): the pool then sleeps until an event (a frame, a process freed).
+ * Never before `now`.
+ */
+export function nextWake(input: WakeInputs, now: number): number | undefined {
+  let at: number | undefined;
+  const consider = (time: number): void => {
+    if (at === undefined || time < at) at = time;
+  };
+  for (const view of input.views) {
+    if (!view.live) continue;
+    consider(now + input.livePollMs);
+    // `idleExpired` stops a process idle for more than `idleMs`: due one millisecond after.
+    if (view.evictable) consider(view.lastActiveAt + input.idleMs + 1);
+  }
+  for (const retryAt of input.retries) consider(retryAt);
+  return at === undefined ? undefined : Math.max(at, now);
 }
