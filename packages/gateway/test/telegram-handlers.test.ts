@@ -32,7 +32,8 @@ function rig(press: () => Promise<void>) {
     attachments: {
       api: { getFile: async () => ({}) as never },
       fileUrl: () => '',
-      exchange: { dir: tmpdir() },
+      // A directory of its own: the exchange is made exactly 0700, so a shared one would be narrowed.
+      exchange: { dir: mkdtempSync(join(tmpdir(), 'gwh-files-')) },
     },
     setLastError: () => {},
     retryDelaysMs: [100, 200],

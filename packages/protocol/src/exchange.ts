@@ -48,6 +48,12 @@ export function prepareExchange(options: ExchangeOptions): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const found = statSync(dir);
   if (!found.isDirectory()) throw new Error(`the exchange directory ${dir} is not a directory`);
+  // A shared directory (sticky or writable by anyone, like /tmp) is never narrowed to the exchange's
+  // modes: that would lock every other user out of it.
+  if ((found.mode & 0o1002) !== 0)
+    throw new Error(
+      `the exchange directory ${dir} is a shared directory (mode ${(found.mode & 0o7777).toString(8)}): give the agent a directory of its own (files.dir, or leave it out for <stateDir>/files)`,
+    );
   try {
     if (group !== undefined && found.gid !== group) chownSync(dir, -1, group);
     if ((found.mode & 0o7777) !== directoryMode) chmodSync(dir, directoryMode);

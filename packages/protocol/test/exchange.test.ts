@@ -76,6 +76,14 @@ describe.each([0o000, 0o077])('exchange modes under umask %o', (umask) => {
     prepareExchange({ dir });
     expect(mode(dir)).toBe('700');
   });
+
+  it('never narrows a shared directory like /tmp: it refuses it instead', () => {
+    const shared = join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    expect(() => prepareExchange({ dir: shared })).toThrow(/shared directory \(mode 1777\)/);
+    expect(mode(shared)).toBe('1777');
+  });
 });
 
 describe('openExchangeFile', () => {
