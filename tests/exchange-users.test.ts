@@ -66,7 +66,7 @@ try {
   } else if (step === 'agent-send') {
     const exchange = bridgeExchange();
     prepareExchange(exchange);
-    const { FileOutbox } = await import(${JSON.stringify(dist('agent-bridge', 'index.js'))});
+    const { FileOutbox } = await import(${JSON.stringify(dist('agent-bridge', 'file-outbox.js'))});
     let frame;
     const outbox = new FileOutbox({
       dir: agent.stateDir + '/bridge/files', exchange, workDir: agent.workDir, waitMs: 10,
