@@ -179,6 +179,22 @@ describe('end to end: voice notes', () => {
     await answer(telegram, chatId, 'pong');
   });
 
+  it('a gateway killed while it transcribes takes the note again when it is back: nothing is lost', async () => {
+    const { server, url } = await standIn({ delayMs: 60_000 });
+    const system = await startSystem({ rules: RULES, agent: () => ({ voice: { url, model: 'm' } }) });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    telegram.sendVoice(chatId, { data: oggSaying('survive the crash'), duration: 6 });
+    await telegram.waitFor(() => server.requests().length === 1 || undefined, { timeoutMs: 60_000 });
+    await system.kill('gateway');
+    server.setDelay(0);
+    system.start('gateway');
+    await answer(telegram, chatId, 'Heard: survive the crash');
+    expect(server.requests().length).toBeGreaterThanOrEqual(2);
+    expect(userTexts(system).filter((t) => t.includes('survive the crash'))).toHaveLength(1);
+  });
+
   it('refuses a 10-minute note over the cap politely, and the model gets it as a file', async () => {
     const { server, url } = await standIn();
     const system = await startSystem({ rules: RULES, agent: () => ({ voice: { url, model: 'm' } }) });
