@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError, describeConfig, parseConfig } from '../src/config.js';
+import { checkAgentResources } from '../src/config-check.js';
 import { voiceOptions } from '../src/voice-config.js';
 
 const env = { env: {}, cwd: '/srv' };
@@ -136,5 +137,38 @@ describe('the voice block', () => {
     expect(problems('{ url: "https://api.openai.com/v1", model: m, key: { vault: x } }')).toEqual([
       'agents[0].voice.key: expected the key as text, { file: PATH }, { env: VARIABLE } or { credential: NAME }',
     ]);
+  });
+
+  it('config check says whether the key is readable and the recognizer is there, never showing the key', () => {
+    const findings = (voice: string, environment: Record<string, string | undefined> = {}) =>
+      checkAgentResources(agentOf(voice), 0, '/etc/switchyard/switchyard.yaml', {
+        env: environment,
+        cwd: '/srv',
+      })
+        .filter((f) => f.path.startsWith('agents[0].voice'))
+        .map(({ level, path: at, message }) => ({ level, at, message }));
+    const http = '{ url: "https://api.openai.com/v1", model: whisper-1, key: { env: OPENAI_API_KEY } }';
+    expect(findings(http)).toEqual([
+      {
+        level: 'error',
+        at: 'agents[0].voice.key',
+        message: 'environment variable OPENAI_API_KEY is empty or missing',
+      },
+    ]);
+    expect(findings(http, { OPENAI_API_KEY: 'sk-secret-123' })).toEqual([
+      {
+        level: 'ok',
+        at: 'agents[0].voice',
+        message: 'voice messages are transcribed by https://api.openai.com/v1 (model whisper-1)',
+      },
+    ]);
+    expect(findings('{ command: [no-such-recognizer-xyz, "{file}"] }', { PATH: '/usr/bin' })[0]?.level).toBe(
+      'error',
+    );
+    expect(findings(`{ command: [${JSON.stringify(process.execPath)}, "{file}"] }`)[0]).toEqual({
+      level: 'ok',
+      at: 'agents[0].voice.command',
+      message: `voice messages are transcribed by ${process.execPath}`,
+    });
   });
 });
