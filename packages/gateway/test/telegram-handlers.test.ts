@@ -12,6 +12,7 @@ import type { Update, UserFromGetMe } from 'grammy/types';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openGatewayStore } from '../src/store.js';
 import { type TelegramHandlerOptions, telegramHandlers } from '../src/telegram-handlers.js';
+import { createTranscriber } from '../src/voice/transcriber.js';
 
 function rig(press: () => Promise<void>) {
   const clock = new ManualClock(1_000_000);
@@ -34,6 +35,7 @@ function rig(press: () => Promise<void>) {
       fileUrl: () => '',
       exchange: { dir: tmpdir() },
     },
+    voice: { transcriber: createTranscriber(undefined), notify: async () => undefined },
     setLastError: () => {},
     retryDelaysMs: [100, 200],
     clock,
