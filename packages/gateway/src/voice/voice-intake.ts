@@ -18,7 +18,7 @@ import { type SpokenNote, type VoiceText, voiceText } from '../core/voice-text.j
 import type { Transcriber } from './transcriber.js';
 
 /** A recording in a message: what the rules need, and what the download needs. */
-export interface RecordingOf extends SpokenNote {
+export interface Recording extends SpokenNote {
   fileId: string;
   size: number | undefined;
   mime: string;
@@ -27,7 +27,7 @@ export interface RecordingOf extends SpokenNote {
 }
 
 /** The recording a message carries (voice note, audio file or video note), if any. */
-export function recordingOf(message: Message): RecordingOf | undefined {
+export function recordingOf(message: Message): Recording | undefined {
   if (message.voice) {
     const v = message.voice;
     const mime = v.mime_type ?? 'audio/ogg';
