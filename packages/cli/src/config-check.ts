@@ -2,7 +2,8 @@
  * What `switchyard config check` (and `doctor`) verify beyond the file's shape: that what each agent's
  * config points at is there. The token source exists and holds a bot token, the working directory
  * exists and is writable, the state directory is (or can be made) writable, and the `claude` binary is
- * found. Each finding names the config path it is about; none ever carries the token.
+ * found, as are a voice transcriber's key or program. Each finding names the config path it is about;
+ * none ever carries the token or the key.
  *
  * The checks only read: nothing is created, so a check on a host before install changes nothing.
  */
@@ -12,6 +13,7 @@ import { resolveBinary } from '@switchyard/agent-bridge';
 import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
 import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
 import { secretFindings } from './secret-exposure.js';
+import { voiceOptions } from './voice-config.js';
 
 /** One verdict: `error` stops the agent from starting, `warn` is worth a look, `ok` is a passed check. */
 export interface Finding {
@@ -47,6 +49,7 @@ export function checkAgentResources(
       ? checkDirectory(at('stateDir'), "bridge's state directory", path.join(agent.stateDir, 'bridge'), {})
       : checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
     checkClaude(agent, at('claude.bin'), environment),
+    ...checkVoice(agent, at('voice'), environment),
     ...checkSockets(agent, index),
     ...secretFindings(agent, index, environment.env),
   ];
@@ -196,6 +199,60 @@ function checkClaude(agent: AgentConfig, where: string, environment: ConfigEnvir
       fix: 'npm install -g @anthropic-ai/claude-code, or set claude.bin to its absolute path',
     };
   }
+}
+
+/**
+ * The transcriber of voice messages, when configured: its key readable (a credential only under the
+ * gateway's unit), its program found. Nothing is sent to a server: a check only reads.
+ */
+function checkVoice(agent: AgentConfig, where: string, environment: ConfigEnvironment): Finding[] {
+  const voice = agent.voice;
+  if (voice === undefined) return [];
+  if (voice.kind === 'command') {
+    try {
+      const program = resolveBinary(voice.command[0], environment.env);
+      return [
+        { level: 'ok', path: `${where}.command`, message: `voice messages are transcribed by ${program}` },
+      ];
+    } catch (err) {
+      return [
+        {
+          level: 'error',
+          path: `${where}.command`,
+          message: (err as Error).message,
+          fix: 'install the recognizer, or give its absolute path as the first item of voice.command',
+        },
+      ];
+    }
+  }
+  if (voice.key?.kind === 'credential' && !environment.env.CREDENTIALS_DIRECTORY) {
+    return [
+      {
+        level: 'warn',
+        path: `${where}.key`,
+        message: `systemd credential ${voice.key.name}: loaded by the gateway unit, not readable from here`,
+        fix: `check that the file the gateway unit's LoadCredential=${voice.key.name}:… names holds the key`,
+      },
+    ];
+  }
+  const read = voiceOptions(voice, environment.env);
+  if (!read.ok) {
+    return [
+      {
+        level: 'error',
+        path: `${where}.key`,
+        message: read.problem,
+        fix: 'make the key readable there, or remove key: for a server that needs none',
+      },
+    ];
+  }
+  return [
+    {
+      level: 'ok',
+      path: where,
+      message: `voice messages are transcribed by ${voice.url} (model ${voice.model})`,
+    },
+  ];
 }
 
 /** The findings as lines for a person: problems only, unless `all`. */

@@ -16,6 +16,7 @@ import {
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
+import { describeVoice, resolveVoice, type VoiceConfig, voiceSchema } from './voice-config.js';
 
 /** A problem with the config the operator must fix; the message lists every one found. */
 export class ConfigError extends Error {
@@ -140,6 +141,8 @@ const agentSchema = z.strictObject({
   files: z
     .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
     .optional(),
+  /** How voice notes are transcribed (`voice-config.ts`); absent: they reach the agent as files. */
+  voice: voiceSchema.optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -205,6 +208,8 @@ export interface AgentConfig {
   allowedModes: PermissionMode[];
   /** Where an "always allow" rule applies: this conversation, or every one in its working directory. */
   alwaysAllowScope: 'session' | 'project';
+  /** How voice notes are transcribed, the key still a source; undefined when not configured. */
+  voice: VoiceConfig | undefined;
 }
 
 /** One `chats:` entry, resolved. */
@@ -476,6 +481,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     retention: { days: raw.retention?.days ?? 7 },
     allowedModes: [...(raw.allowedModes ?? DEFAULT_ALLOWED_MODES)],
     alwaysAllowScope: raw.alwaysAllowScope ?? 'session',
+    voice: resolveVoice(raw.voice, base),
   };
 }
 
@@ -552,6 +558,7 @@ export function describeConfig(config: Config): string {
         Object.keys(agent.claude.env).map((k) => [k, maskEnv(k, agent.claude.env[k] ?? '')]),
       ),
     },
+    voice: describeVoice(agent.voice),
   }));
   return JSON.stringify({ file: config.file, agents: masked }, null, 2);
 }

@@ -11,6 +11,10 @@
  * messages from 1, so the gateway's and bridge's state of an earlier run (which remembers the ids it has
  * seen and drops them as duplicates) is removed at start, after the earlier run's Claude process, if one
  * survived, has been stopped. The working directory (`work/`) is kept.
+ *
+ * Voice notes (an audio file sent in the chat view) are transcribed by the sandbox's stand-in
+ * transcriber, which runs in this process too, unless `SWITCHYARD_SANDBOX_VOICE` holds a real `voice:`
+ * block (as YAML flow, e.g. `{ url: "http://127.0.0.1:8080/v1", model: base }`).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ import { describeError, lockStateDir, stateLockHolder } from '@switchyard/protoc
 import {
   createScriptedModel,
   createTelegramServer,
+  createTranscriptionServer,
   SCRIPTED_DEMOS,
   type ScriptedModel,
   scriptedClaudeEnv,
@@ -128,6 +133,7 @@ async function runLocked(
     return 1;
   }
   await freshState(path.join(base, 'state'), logger);
+  const voice = await sandboxVoice(env.SWITCHYARD_SANDBOX_VOICE, say);
   const userId = telegram.defaultUser.id;
   if (claude.kind === 'scripted') await postDemos(address.apiRoot, telegram.privateChat().id);
   const configFile = path.join(base, 'switchyard.yaml');
@@ -147,6 +153,7 @@ async function runLocked(
       '    claude:',
       `      bin: ${JSON.stringify(claude.bin)}`,
       `      env: ${JSON.stringify(claudeEnv)}`,
+      `    voice: ${voice.block}`,
       '',
     ].join('\n'),
   );
@@ -169,10 +176,32 @@ async function runLocked(
       await supervisor.stop();
       await telegram.stop();
       await model?.stop();
+      await voice.stop();
     },
     { onSignal: () => say('switchyard: stopping the sandbox…') },
   );
   return 0;
+}
+
+/**
+ * The `voice:` block of the sandbox's config: the operator's own (`SWITCHYARD_SANDBOX_VOICE`), or the
+ * stand-in transcriber started here, which hears a `switchyard-says:` marker in a test file and names
+ * the size of any other recording.
+ */
+async function sandboxVoice(
+  own: string | undefined,
+  say: (line: string) => void,
+): Promise<{ block: string; stop(): Promise<void> }> {
+  if (own !== undefined && own.trim() !== '') {
+    say('switchyard: voice notes are transcribed by the transcriber in SWITCHYARD_SANDBOX_VOICE.');
+    return { block: own.trim(), stop: async () => {} };
+  }
+  const standIn = createTranscriptionServer();
+  const { url } = await standIn.start();
+  return {
+    block: `{ url: ${JSON.stringify(url)}, model: sandbox-transcriber }`,
+    stop: () => standIn.stop(),
+  };
 }
 
 /**

@@ -8,8 +8,9 @@ import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/ag
 import { createGateway, type Gateway, type GatewayMetrics } from '@switchyard/gateway';
 import type { ExchangeOptions, Logger } from '@switchyard/protocol';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
-import { type AgentConfig, type ConfigEnvironment, chatSettings, readToken } from './config.js';
+import { type AgentConfig, type ConfigEnvironment, ConfigError, chatSettings, readToken } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
+import { voiceOptions } from './voice-config.js';
 
 /** Each service keeps its own part of the agent's state directory. */
 export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
@@ -109,6 +110,8 @@ export function makeGateway(
     );
   }
   const simulated = environment.env[SIMULATED_MODEL_ENV] === '1';
+  const voice = voiceOptions(agent.voice, environment.env);
+  if (!voice.ok) throw new ConfigError(configFile, [`agents(${agent.name}).voice.key: ${voice.problem}`]);
   return createGateway({
     agent: agent.name,
     token,
@@ -127,6 +130,7 @@ export function makeGateway(
     retentionDays: agent.retention.days,
     replies: agent.replies,
     allowedModes: agent.allowedModes,
+    ...(voice.options ? { voice: voice.options } : {}),
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

@@ -90,7 +90,8 @@ export async function saveAttachments(message: Message, options: AttachmentOptio
 /** How long one download may take before it is abandoned. */
 const DOWNLOAD_TIMEOUT_MS = 120_000;
 
-async function download(
+/** Downloads one file by `file_id` into the exchange directory (throws on failure; see `saveAttachments`). */
+export async function download(
   file: { kind: 'photo' | 'document'; id: string; name: string | undefined; mime: string | undefined },
   options: AttachmentOptions,
 ): Promise<Attachment> {

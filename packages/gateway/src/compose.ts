@@ -45,6 +45,7 @@ import { createSendJournal, journaledApi, type SendJournal } from './send-journa
 import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
 import { createTurns, type Turns } from './turns.js';
+import { createTranscriber } from './voice/transcriber.js';
 
 /** The bridge's operator events an operator is alerted to, as alert kinds. */
 const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
@@ -278,6 +279,14 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       fileUrl: (path: string) => `${apiRoot}/file/bot${options.token}/${path}`,
       exchange,
       clock,
+    },
+    voice: {
+      transcriber: createTranscriber(options.voice, { clock }),
+      notify: (route: Route, replyTo: number, notice: { text: string; quiet: boolean }) =>
+        sendWith(route, notice.text, {
+          reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
+          ...(notice.quiet ? { disable_notification: true } : {}),
+        }),
     },
     setLastError,
     clock,

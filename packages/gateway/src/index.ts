@@ -39,3 +39,15 @@ export {
 } from './store/inspect.js';
 /** The SQLite store, for operator tools that inspect a gateway's state. */
 export { type GatewayStore, openGatewayStore } from './store.js';
+/** Speech to text for voice notes (`GatewayOptions.voice`): the backends' options and the outcomes. */
+export {
+  type CommandVoiceOptions,
+  createTranscriber,
+  DEFAULT_VOICE_MAX_SECONDS,
+  DEFAULT_VOICE_TIMEOUT_MS,
+  type HttpVoiceOptions,
+  type Transcriber,
+  type Transcription,
+  type VoiceFile,
+  type VoiceOptions,
+} from './voice/transcriber.js';

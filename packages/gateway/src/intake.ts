@@ -165,8 +165,7 @@ export function inboundIdOf(message: Pick<Message, 'chat' | 'message_id'>): stri
 
 /** Unsupported message kinds, with the word used in the reply. */
 export function unsupportedKind(message: Message): string | undefined {
-  if (message.voice || message.audio) return 'Voice and audio messages';
-  if (message.video || message.video_note || message.animation) return 'Videos';
+  if (message.video || message.animation) return 'Videos';
   if (message.sticker) return 'Stickers';
   if (message.location || message.venue) return 'Locations';
   if (message.contact) return 'Contacts';

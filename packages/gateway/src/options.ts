@@ -7,6 +7,7 @@ import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@swi
 import type { BudgetOptions } from './budget.js';
 import type { CardOptions } from './card-driver.js';
 import type { GatewayMetrics } from './metrics.js';
+import type { VoiceOptions } from './voice/transcriber.js';
 
 /** Everything the gateway needs; the cli maps the config file onto this. */
 export interface GatewayOptions {
@@ -83,6 +84,12 @@ export interface GatewayOptions {
   bridgeGraceMs?: number;
   /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
   placeholderRetryMs?: number;
+  /**
+   * How voice notes, audio files and video notes are transcribed (`voice/transcriber.ts`): an
+   * OpenAI-compatible server or a local program. Absent: they reach the agent as files, with a reply
+   * saying no transcriber is configured.
+   */
+  voice?: VoiceOptions;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }

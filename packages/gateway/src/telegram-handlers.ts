@@ -40,6 +40,8 @@ import type { Prompts } from './prompts.js';
 import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import type { GatewayStore } from './store.js';
 import type { Turns } from './turns.js';
+import type { Transcriber } from './voice/transcriber.js';
+import { takeRecording } from './voice/voice-intake.js';
 
 /** What the handlers need from the gateway. */
 export interface TelegramHandlerOptions {
@@ -63,6 +65,14 @@ export interface TelegramHandlerOptions {
   models: readonly string[];
   /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
   attachments: AttachmentOptions;
+  /**
+   * Voice notes, audio files and video notes: transcribed in the message's lane (`voice/voice-intake.ts`),
+   * and the chat told what was heard by `notify` (a reply to the note, `quiet` without a notification).
+   */
+  voice: {
+    transcriber: Transcriber;
+    notify(route: Route, replyTo: number, notice: { text: string; quiet: boolean }): Promise<unknown>;
+  };
   /** A handler threw: the last error of the conversation it was for (the agent's when none). */
   setLastError(message: string, route?: Route): void;
   /** Waits before each retry of a handler that threw; default {@link HANDLER_RETRY_DELAYS_MS}. */
@@ -161,7 +171,11 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       return;
     }
     if (message.text && (await options.prompts.typedAnswer(route, message.text))) return;
-    const saved = await saveAttachments(message, options.attachments);
+    const recording = await takeRecording(message, text, {
+      ...options.voice,
+      attachments: options.attachments,
+    });
+    const saved = recording ?? (await saveAttachments(message, options.attachments));
     if (!saved.ok) {
       await reply(route, saved.reply);
       return;
@@ -171,7 +185,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     const frame = userMessageFrame(message, {
       inboundId,
       route,
-      text,
+      text: recording?.ok ? recording.text : text,
       attachments: saved.attachments,
       authorOf: (userId) =>
         userId === me.id
@@ -194,6 +208,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
+    if (recording?.ok) void options.voice.notify(route, message.message_id, recording.notice);
     void options.turns.placeholder(row);
     if (row.state === 'queued') setImmediate(() => options.forward(frame));
   };

@@ -12,6 +12,7 @@ import type { Update, UserFromGetMe } from 'grammy/types';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openGatewayStore } from '../src/store.js';
 import { type TelegramHandlerOptions, telegramHandlers } from '../src/telegram-handlers.js';
+import { createTranscriber } from '../src/voice/transcriber.js';
 
 function rig(press: () => Promise<void>) {
   const clock = new ManualClock(1_000_000);
@@ -35,6 +36,7 @@ function rig(press: () => Promise<void>) {
       // A directory of its own: the exchange is made exactly 0700, so a shared one would be narrowed.
       exchange: { dir: mkdtempSync(join(tmpdir(), 'gwh-files-')) },
     },
+    voice: { transcriber: createTranscriber(undefined), notify: async () => undefined },
     setLastError: () => {},
     retryDelaysMs: [100, 200],
     clock,

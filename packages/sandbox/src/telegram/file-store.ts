@@ -14,14 +14,24 @@ export interface StoredFile extends SandboxFileRef {
   thumbnailFileId?: string;
 }
 
-/** How a file is filed: photos get a thumbnail and a `.jpg` path, documents keep their name. */
+/**
+ * How a file is filed: photos get a thumbnail and a `.jpg` path, documents keep their name, voice
+ * notes get an `.oga` path (as Telegram's do).
+ */
 export interface FileMeta {
-  folder: 'photos' | 'documents';
+  folder: 'photos' | 'documents' | 'voice';
   fileName?: string;
   mimeType?: string;
   width?: number;
   height?: number;
+  /** A voice note's length in seconds. */
+  duration?: number;
 }
+
+/** A file's extension when its name gives none, by folder. */
+const FOLDER_EXTENSION = { photos: 'jpg', documents: 'dat', voice: 'oga' } as const;
+/** How Telegram's `file_id`s of each kind begin. */
+const FOLDER_PREFIX = { photos: 'AgAC', documents: 'BQAC', voice: 'AwAC' } as const;
 
 /** Every stored file, by id and by path. */
 export class FileStore {
@@ -51,10 +61,9 @@ export class FileStore {
 
   #store(bytes: Uint8Array, meta: FileMeta): StoredFile {
     const n = this.#next++;
-    const extension =
-      /\.([A-Za-z0-9]{1,8})$/.exec(meta.fileName ?? '')?.[1] ?? (meta.folder === 'photos' ? 'jpg' : 'dat');
+    const extension = /\.([A-Za-z0-9]{1,8})$/.exec(meta.fileName ?? '')?.[1] ?? FOLDER_EXTENSION[meta.folder];
     const file: StoredFile = {
-      fileId: `${meta.folder === 'photos' ? 'AgAC' : 'BQAC'}${randomBytes(12).toString('base64url')}${n}`,
+      fileId: `${FOLDER_PREFIX[meta.folder]}${randomBytes(12).toString('base64url')}${n}`,
       fileUniqueId: `AQAD${n.toString(36)}${randomBytes(3).toString('hex')}`,
       filePath: `${meta.folder}/file_${n}.${extension}`,
       size: bytes.byteLength,
@@ -63,6 +72,7 @@ export class FileStore {
       ...(meta.mimeType !== undefined ? { mimeType: meta.mimeType } : {}),
       ...(meta.width !== undefined ? { width: meta.width } : {}),
       ...(meta.height !== undefined ? { height: meta.height } : {}),
+      ...(meta.duration !== undefined ? { duration: meta.duration } : {}),
     };
     this.#byId.set(file.fileId, file);
     this.#byPath.set(file.filePath, file);

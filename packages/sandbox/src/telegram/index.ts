@@ -19,5 +19,5 @@ export {
   type TelegramServerAddress,
   type TelegramServerOptions,
 } from './telegram-server.js';
-export type { ButtonSelector, DocumentInput, PhotoInput, SendOptions } from './user-actions.js';
+export type { ButtonSelector, DocumentInput, PhotoInput, SendOptions, VoiceInput } from './user-actions.js';
 export type * from './wire.js';

@@ -49,6 +49,8 @@ export interface SandboxFileRef {
   mimeType?: string;
   width?: number;
   height?: number;
+  /** A voice note's length in seconds. */
+  duration?: number;
 }
 
 /** What a service message announces. */
@@ -64,7 +66,7 @@ export interface SandboxMessage {
   threadId?: number;
   from: 'user' | 'bot';
   sender: WireUser;
-  kind: 'text' | 'photo' | 'document' | 'service';
+  kind: 'text' | 'photo' | 'document' | 'voice' | 'service';
   /** Current text (or caption), entities, HTML and keyboard: the last entry of `history`. */
   text: string;
   entities: WireMessageEntity[];
@@ -75,7 +77,7 @@ export interface SandboxMessage {
   /** Every version, oldest first; length 1 means never edited. */
   history: MessageVersion[];
   replyToMessageId?: number;
-  /** The photo (largest size) or document. */
+  /** The photo (largest size), document or voice note. */
   file?: SandboxFileRef;
   /** Set on every message of an album (`sendMediaGroup`), the same for all of them. */
   mediaGroupId?: string;

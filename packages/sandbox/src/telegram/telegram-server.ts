@@ -42,8 +42,10 @@ import {
   userSendsDocument,
   userSendsPhoto,
   userSendsText,
+  userSendsVoice,
   userStopsDraft,
   userUnpins,
+  type VoiceInput,
 } from './user-actions.js';
 import { createWebView, type WebView } from './web/web-view.js';
 import type { WireBotUser, WireUpdate, WireUser } from './wire.js';
@@ -167,6 +169,8 @@ export interface TelegramServer {
   sendText(chatId: number, text: string, options?: SendOptions): SandboxMessage;
   sendPhoto(chatId: number, photo: PhotoInput): SandboxMessage;
   sendDocument(chatId: number, document: DocumentInput): SandboxMessage;
+  /** Sends a voice note (OGG by default) with its duration, as a phone's microphone button does. */
+  sendVoice(chatId: number, voice: VoiceInput): SandboxMessage;
   editText(chatId: number, messageId: number, text: string): SandboxMessage;
   /** Presses an inline button; returns the callback query (its id, and later its `answer`). */
   pressButton(
@@ -508,6 +512,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     sendText: (chatId, text, opts) => userSendsText(users, chatId, text, opts),
     sendPhoto: (chatId, photo) => userSendsPhoto(users, chatId, photo),
     sendDocument: (chatId, document) => userSendsDocument(users, chatId, document),
+    sendVoice: (chatId, voice) => userSendsVoice(users, chatId, voice),
     editText: (chatId, messageId, text) => userEditsText(users, chatId, messageId, text),
     pressButton: (chatId, messageId, button, opts) =>
       userPressesButton(users, chatId, messageId, button, opts),

@@ -1,6 +1,6 @@
 /**
  * What a Telegram user can do to the bot, as the sandbox's test and web-view entry points: send text,
- * photos and documents (with captions), edit their own text, press inline buttons, pin and unpin. Each
+ * photos, documents and voice notes (with captions), edit their own text, press inline buttons, pin and unpin. Each
  * action changes the store as the user's client would and queues the update the bot would receive.
  * These throw plain `Error`s on misuse (an unknown chat, a button that is not there): those are bugs in
  * the calling test, not Telegram behaviour.
@@ -46,6 +46,16 @@ export interface PhotoInput extends SendOptions {
 export interface DocumentInput extends SendOptions {
   data: Uint8Array;
   fileName: string;
+  mimeType?: string;
+  caption?: string;
+}
+
+/** A voice note a user records (Telegram's clients send OGG/Opus). */
+export interface VoiceInput extends SendOptions {
+  data: Uint8Array;
+  /** Its length in seconds, as the client reports it. */
+  duration: number;
+  /** Default `audio/ogg`. */
   mimeType?: string;
   caption?: string;
 }
@@ -170,6 +180,23 @@ export function userSendsDocument(
     size: file.size,
     fileName: doc.fileName,
     ...(doc.mimeType !== undefined ? { mimeType: doc.mimeType } : {}),
+  });
+}
+
+/** The user sends a voice note; the bot sees `voice` with its duration, MIME type and `file_id`. */
+export function userSendsVoice(ctx: UserActionContext, chatId: number, voice: VoiceInput): SandboxMessage {
+  const chat = chatOf(ctx, chatId);
+  if (!Number.isInteger(voice.duration) || voice.duration < 0) {
+    throw new Error(`a voice note's duration is whole seconds, not ${voice.duration}`);
+  }
+  const mimeType = voice.mimeType ?? 'audio/ogg';
+  const file = ctx.store.files.add(voice.data, { folder: 'voice', mimeType, duration: voice.duration });
+  return send(ctx, chat, 'voice', voice.caption ?? '', voice, {
+    fileId: file.fileId,
+    fileUniqueId: file.fileUniqueId,
+    size: file.size,
+    mimeType,
+    duration: voice.duration,
   });
 }
 

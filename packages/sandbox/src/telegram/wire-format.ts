@@ -7,7 +7,14 @@
 import type { ChatStore } from './chat-store.js';
 import type { StoredFile } from './file-store.js';
 import type { SandboxChat, SandboxMessage } from './records.js';
-import type { WireChat, WireChatFullInfo, WireDocument, WireMessage, WirePhotoSize } from './wire.js';
+import type {
+  WireChat,
+  WireChatFullInfo,
+  WireDocument,
+  WireMessage,
+  WirePhotoSize,
+  WireVoice,
+} from './wire.js';
 
 /** The short `Chat` object for a chat. */
 export function toWireChat(chat: SandboxChat): WireChat {
@@ -63,6 +70,17 @@ export function toWirePhotoSizes(file: StoredFile, thumbnail?: StoredFile): Wire
   return sizes;
 }
 
+/** A `Voice` for a stored voice note. */
+export function toWireVoice(file: StoredFile): WireVoice {
+  return {
+    file_id: file.fileId,
+    file_unique_id: file.fileUniqueId,
+    duration: file.duration ?? 1,
+    file_size: file.size,
+    ...(file.mimeType !== undefined ? { mime_type: file.mimeType } : {}),
+  };
+}
+
 /** A `Document` for a stored file. */
 export function toWireDocument(file: StoredFile): WireDocument {
   return {
@@ -107,10 +125,12 @@ export function toWireMessage(store: ChatStore, message: SandboxMessage, depth =
       if (entities) wire.entities = entities;
       break;
     case 'photo':
-    case 'document': {
+    case 'document':
+    case 'voice': {
       const file = message.file && store.files.get(message.file.fileId);
       if (file && message.kind === 'photo') wire.photo = photoSizes(store, file);
       if (file && message.kind === 'document') wire.document = toWireDocument(file);
+      if (file && message.kind === 'voice') wire.voice = toWireVoice(file);
       if (message.text !== '') wire.caption = message.text;
       if (entities) wire.caption_entities = entities;
       break;

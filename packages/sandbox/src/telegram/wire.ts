@@ -87,6 +87,15 @@ export interface WireDocument {
   file_size?: number;
 }
 
+/** `Voice`: a voice note (OGG/Opus as Telegram's clients record it). */
+export interface WireVoice {
+  file_id: string;
+  file_unique_id: string;
+  duration: number;
+  mime_type?: string;
+  file_size?: number;
+}
+
 /** `File`, as `getFile` returns it. */
 export interface WireFile {
   file_id: string;
@@ -111,6 +120,7 @@ export interface WireMessage {
   caption_entities?: WireMessageEntity[];
   photo?: WirePhotoSize[];
   document?: WireDocument;
+  voice?: WireVoice;
   media_group_id?: string;
   pinned_message?: WireMessage;
   forum_topic_created?: { name: string; icon_color: number };

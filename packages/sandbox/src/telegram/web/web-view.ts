@@ -36,6 +36,7 @@ export interface WebViewHost {
     | 'sendText'
     | 'sendPhoto'
     | 'sendDocument'
+    | 'sendVoice'
     | 'pressButton'
     | 'stopDraft'
     | 'subscribe'
@@ -142,6 +143,16 @@ export function createWebView(host: WebViewHost): WebView {
       };
       if (file.contentType?.startsWith('image/') && /\.(jpe?g|png|webp)$/i.test(file.filename ?? '')) {
         return host.server.sendPhoto(chatId, common);
+      }
+      // An audio file goes as a voice note (the page measures its duration; else it is estimated).
+      if (field('voice') === '1' || file.contentType?.startsWith('audio/')) {
+        const measured = Number(field('duration'));
+        return host.server.sendVoice(chatId, {
+          ...common,
+          duration:
+            Number.isFinite(measured) && measured > 0 ? Math.round(measured) : estimatedSeconds(file.data),
+          mimeType: file.contentType?.startsWith('audio/') ? file.contentType : 'audio/ogg',
+        });
       }
       return host.server.sendDocument(chatId, {
         ...common,
@@ -276,4 +287,9 @@ function json(res: ServerResponse, status: number, body: unknown): void {
     'content-length': String(Buffer.byteLength(text)),
   });
   res.end(text);
+}
+
+/** A recording's length guessed from its size, at Telegram's voice bitrate (about 16 kbit/s); at least 1 s. */
+function estimatedSeconds(data: Uint8Array): number {
+  return Math.max(1, Math.round(data.byteLength / 2000));
 }

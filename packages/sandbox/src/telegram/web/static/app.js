@@ -132,6 +132,29 @@ async function post(path, body) {
   return data;
 }
 
+/** An audio file's length in seconds, as the browser decodes its header; undefined when it cannot. */
+function audioSeconds(file) {
+  return new Promise((resolve) => {
+    const url = URL.createObjectURL(file);
+    const audio = new Audio();
+    const done = (value) => {
+      URL.revokeObjectURL(url);
+      resolve(value);
+    };
+    audio.preload = 'metadata';
+    audio.onloadedmetadata = () => done(Number.isFinite(audio.duration) ? audio.duration : undefined);
+    audio.onerror = () => done(undefined);
+    setTimeout(() => done(undefined), 3000);
+    audio.src = url;
+  });
+}
+
+/** A voice note's length as Telegram shows it: m:ss. */
+function clock(seconds) {
+  const s = Math.max(0, Math.round(seconds ?? 0));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
 async function send(event) {
   event.preventDefault();
   const text = $('text').value;
@@ -145,6 +168,12 @@ async function send(event) {
     form.set('caption', text);
     if (threadId) form.set('threadId', String(threadId));
     form.set('file', file, file.name);
+    // An audio file goes as a voice note, with the length the browser measures (as a phone reports it).
+    if (file.type.startsWith('audio/')) {
+      form.set('voice', '1');
+      const seconds = await audioSeconds(file);
+      if (seconds !== undefined) form.set('duration', String(Math.max(1, Math.round(seconds))));
+    }
     const res = await fetch('/web/api/upload', { method: 'POST', headers: HEADERS, body: form });
     if (!res.ok) toast((await res.json()).error ?? 'upload failed');
     $('file').value = '';
@@ -210,6 +239,8 @@ function snippet(message) {
   if (!message) return '';
   if (message.kind === 'photo') return `🖼 ${message.text || 'Photo'}`;
   if (message.kind === 'document') return `📄 ${message.file?.fileName ?? 'File'} ${message.text}`;
+  if (message.kind === 'voice')
+    return `🎤 Voice message (${clock(message.file?.duration)}) ${message.text}`.trim();
   if (message.kind === 'service') return serviceText(message);
   // A rich message's text is its Markdown source: show the words of its rendering instead.
   return message.rich ? plainText(message.html) : message.text;
@@ -341,6 +372,20 @@ function renderMessage(message, e) {
           el('div', { className: 'name', textContent: name }),
           el('div', { className: 'size', textContent: fileSize(message.file.size) }),
         ),
+      ),
+    );
+  }
+  if (message.kind === 'voice' && message.file) {
+    bubble.append(
+      el(
+        'div',
+        { className: 'voice' },
+        el('audio', {
+          controls: true,
+          preload: 'none',
+          src: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
+        }),
+        el('span', { className: 'duration', textContent: `🎤 ${clock(message.file.duration)}` }),
       ),
     );
   }
