@@ -1,6 +1,7 @@
 /**
  * The bridge's durable {@link ChannelStore}: an append-only log in the state directory, compacted when
- * most of it has been acknowledged.
+ * most of it has been acknowledged. Longer than 400 lines because the log's format, its group records,
+ * its torn-tail recovery and its compaction are one crash-safety argument, read best in one place.
  *
  * Format: one record a line, `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The records are
  * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the conversation and position that produced it), `{"k":upTo}`

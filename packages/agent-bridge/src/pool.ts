@@ -12,6 +12,9 @@
  *   left for the next adoption), blocked for its backoff with its frames kept, told once in its own chat
  *   (`conversation_failed`), and tried again by the tick. The other conversations and the bridge go on.
  * Operations run one at a time (`exclusive`): a conversation is opened, served or stopped by one of them.
+ * Longer than 400 lines because every operation reads and changes the same four collections (the open
+ * conversations, those stopping, the waiting queue, the failures) inside that one chain; the rules are in
+ * the cores, what is left here is performing them in order.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -9,7 +9,7 @@
  * the signal aborts — the deadline passed — so a recognizer that forks leaves nothing running.
  */
 import { spawn } from 'node:child_process';
-import type { Transcription, VoiceFile } from './transcriber.js';
+import type { Transcription, VoiceFile } from './voice-types.js';
 
 /** Stdout kept at most; a recognizer printing more is cut (a voice note's text is far shorter). */
 const STDOUT_LIMIT = 1024 * 1024;

@@ -10,7 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { HttpVoiceOptions, Transcription, VoiceFile } from './transcriber.js';
+import type { HttpVoiceOptions, Transcription, VoiceFile } from './voice-types.js';
 
 /** How much of a server's error message a reason carries. */
 const REASON_CHARS = 300;
