@@ -56,6 +56,7 @@ const READ_BUDGET_BYTES = 256 * 1024;
 export class Conversation {
   readonly key: string;
   readonly #options: ConversationOptions;
+  readonly #createdAt: number;
   readonly #log: Logger;
   readonly #snapshotFile: SnapshotFile;
   #snapshot!: Snapshot;
@@ -75,6 +76,7 @@ export class Conversation {
 
   constructor(options: ConversationOptions) {
     this.key = options.key;
+    this.#createdAt = options.clock.now();
     this.#options = options;
     this.#log = options.log.child({ conversation: options.key });
     this.#snapshotFile = new SnapshotFile(
@@ -116,9 +118,9 @@ export class Conversation {
     );
   }
 
-  /** When the conversation last had input or output (ms). */
+  /** When it last had input or output (ms); else when this object was made, never "idle since 1970". */
   get lastActiveAt(): number {
-    return this.#snapshot.lastActiveAt ?? 0;
+    return this.#snapshot.lastActiveAt ?? this.#createdAt;
   }
 
   /** Messages waiting in this conversation (held behind a command, or not yet read by a running turn). */
