@@ -11,17 +11,15 @@
  * - `stdin` (fifo), `stdout.log`, `stderr.log`: the process's own.
  * The channel's outbox is the bridge's, shared by all conversations; each frame in it is tagged with the
  * conversation and the stdout position (or inbound command) that produced it (`frame-sink.ts`). A
- * delivery saves the snapshot there instead, in one record with the frames it announces and the channel
- * cursor (the one durable write per message, `snapshot.ts`); `bridge.json` catches up at the next
- * throttled save, and loading takes the newer.
+ * delivery saves the snapshot there instead, with the frames it announces and the channel cursor (one
+ * durable write per message, `snapshot.ts`); `bridge.json` catches up later; loading takes the newer.
  *
  * Exactly once towards the gateway: after a restart the conversation restores its snapshot and re-reads
  * stdout from the snapshot's offset. The session machine is deterministic, so it regenerates the same
  * frames; those whose source tag the outbox already holds for this conversation are not sent again.
- * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`.
- *
- * Never two CLIs on one session: a new process is started only when the recorded one is proven dead;
- * when liveness cannot be read, nothing is started and the status is `unknown` (`supervisor.ts`).
+ * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`. Never two CLIs on
+ * one session: a new process is started only when the recorded one is proven dead; when liveness cannot
+ * be read, nothing is started and the status is `unknown` (`supervisor.ts`).
  */
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
