@@ -3,29 +3,15 @@
  * announces, the conversation's state and the peer cursor reach the log as one record with one fsync,
  * or not at all — whatever byte a crash cuts it at — and their socket writes wait for it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type FrameOf, ManualClock } from '@switchyard/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@switchyard/protocol';
+import { describe, expect, it } from 'vitest';
 import { FileChannelStore } from '../src/outbox.js';
 import { initialSessionState } from '../src/session-state.js';
 import { SNAPSHOT_FILE, SnapshotFile } from '../src/snapshot.js';
+import { frame, tempDir, texts } from './outbox-fixtures.js';
 
-const dirs: string[] = [];
-const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(base, 'sy-og-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const frame = (name: string): FrameOf<'thinking'> => ({ type: 'thinking', turnId: 't', text: name });
-const texts = (store: FileChannelStore) =>
-  store.pendingAfter(0).map((p) => [p.seq, (p.frame as FrameOf<'thinking'>).text]);
 const cursor = (lastSeen: number) => ({ streamId: 'gw', lastSeen });
 
 /** A delivery's durable write: two frames, the conversation's state, the cursor. */
@@ -40,7 +26,7 @@ function deliveryGroup(store: FileChannelStore, n: number): void {
 
 describe('FileChannelStore.group', () => {
   it('writes one record for the whole group, and a reload has all of it', () => {
-    const path = join(tempDir(), 'outbox.log');
+    const path = join(tempDir('sy-og-'), 'outbox.log');
     const store = new FileChannelStore(path);
     const before = readFileSync(path).toString().split('\n').length;
     deliveryGroup(store, 1);
@@ -58,7 +44,7 @@ describe('FileChannelStore.group', () => {
   });
 
   it('cut at every byte of the group record: a reload has all of the group or none of it', () => {
-    const dir = tempDir();
+    const dir = tempDir('sy-og-');
     const path = join(dir, 'outbox.log');
     const store = new FileChannelStore(path);
     deliveryGroup(store, 1);
@@ -82,7 +68,7 @@ describe('FileChannelStore.group', () => {
   });
 
   it('holds the socket writes of its frames until the group is on disk, and reports a failed group to them', () => {
-    const path = join(tempDir(), 'outbox.log');
+    const path = join(tempDir('sy-og-'), 'outbox.log');
     const store = new FileChannelStore(path);
     const events: string[] = [];
     store.group(() => {
@@ -111,7 +97,7 @@ describe('FileChannelStore.group', () => {
   });
 
   it('keeps the newest state per conversation and the cursor through a compaction', () => {
-    const path = join(tempDir(), 'outbox.log');
+    const path = join(tempDir('sy-og-'), 'outbox.log');
     const store = new FileChannelStore(path);
     for (let n = 1; n <= 3; n++) deliveryGroup(store, n);
     store.acknowledge(6);
@@ -126,7 +112,7 @@ describe('FileChannelStore.group', () => {
   });
 
   it('drops a state its owner says is held newer elsewhere at the next compaction', () => {
-    const path = join(tempDir(), 'outbox.log');
+    const path = join(tempDir('sy-og-'), 'outbox.log');
     const store = new FileChannelStore(path);
     deliveryGroup(store, 1);
     store.forgetState('c1');
@@ -137,7 +123,7 @@ describe('FileChannelStore.group', () => {
   });
 
   it('writes nothing for a cursor it already holds durably (the channel stores it again after the handler)', () => {
-    const path = join(tempDir(), 'outbox.log');
+    const path = join(tempDir('sy-og-'), 'outbox.log');
     const store = new FileChannelStore(path);
     deliveryGroup(store, 1);
     const size = statSync(path).size;
@@ -162,7 +148,7 @@ describe('SnapshotFile.load: bridge.json with the log’s newer state laid over 
     ...(child ? { child: { pid: 1, startTime: '1', startedAt: 1 } } : {}),
   });
   const load = (file: object | undefined, logged: string | undefined) => {
-    const dir = tempDir();
+    const dir = tempDir('sy-og-');
     if (file) writeFileSync(join(dir, SNAPSHOT_FILE), JSON.stringify(file));
     const store = { stateOf: () => logged, saveState: () => {}, forgetState: () => {} };
     return new SnapshotFile(dir, new ManualClock(0), () => {}, { store, conversation: 'c1' }).load();

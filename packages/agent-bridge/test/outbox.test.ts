@@ -3,37 +3,12 @@
  * next append neither glues onto the fragment nor loses a frame, and numbers continue without reuse of
  * anything the gateway may have seen.
  */
-import {
-  appendFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FrameOf } from '@switchyard/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FrameSink } from '../src/frame-sink.js';
 import { FileChannelStore } from '../src/outbox.js';
-
-const dirs: string[] = [];
-// On tmpfs where there is one: these tests cut files, they do not measure fsync, and run thousands.
-const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-const tempDir = (): string => {
-  const dir = mkdtempSync(join(base, 'sy-o-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const frame = (name: string): FrameOf<'thinking'> => ({ type: 'thinking', turnId: 't', text: name });
-const texts = (store: FileChannelStore) =>
-  store.pendingAfter(0).map((p) => [p.seq, (p.frame as FrameOf<'thinking'>).text]);
+import { frame, tempDir, texts } from './outbox-fixtures.js';
 
 /** A log with frames 1–3 (1 acknowledged) and a peer cursor; returns its size before `last` is written. */
 function writeLog(
