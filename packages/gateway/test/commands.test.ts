@@ -30,6 +30,19 @@ async function nextFrame(b: FakeBridge, type: AppFrame['type'], already = 0): Pr
   return waitUntil(() => b.received.filter((f) => f.type === type)[already] as CommandFrame | undefined);
 }
 
+/** Starts turn `tp` in `chatId` with a tool running, and waits until its progress card is pinned. */
+async function pinnedCard(b: FakeBridge, w: World, chatId: number): Promise<void> {
+  await startTurn(b, { turnId: 'tp', route: { chatId }, request: 'long work' });
+  await b.send({
+    type: 'tool_started',
+    turnId: 'tp',
+    toolUseId: 'u1',
+    name: 'Bash',
+    input: { command: 'ls' },
+  });
+  await w.tg.waitFor(() => w.tg.chat(chatId).pinned.length === 1, { timeoutMs: 8000 });
+}
+
 describe('commands', () => {
   it('/start and /help list the commands', async () => {
     world = await startWorld();
@@ -282,15 +295,7 @@ describe('commands', () => {
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/pins');
     await botMessage(tg, chatId, (t) => t === 'No pinned cards.');
-    await startTurn(bridge, { turnId: 'tp', route: { chatId }, request: 'long work' });
-    await bridge.send({
-      type: 'tool_started',
-      turnId: 'tp',
-      toolUseId: 'u1',
-      name: 'Bash',
-      input: { command: 'ls' },
-    });
-    await tg.waitFor(() => tg.chat(chatId).pinned.length === 1, { timeoutMs: 8000 });
+    await pinnedCard(bridge, world, chatId);
     tg.sendText(chatId, '/pins');
     const list = await botMessage(tg, chatId, (t) => t.includes('turn tp'));
     expect(list.text).toContain(`message ${tg.chat(chatId).pinned[0]?.messageId}`);
@@ -304,15 +309,7 @@ describe('commands', () => {
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const group = tg.createGroup({ title: 'team', supergroup: true });
-    await startTurn(bridge, { turnId: 'tp', route: { chatId }, request: 'long work' });
-    await bridge.send({
-      type: 'tool_started',
-      turnId: 'tp',
-      toolUseId: 'u1',
-      name: 'Bash',
-      input: { command: 'ls' },
-    });
-    await tg.waitFor(() => tg.chat(chatId).pinned.length === 1, { timeoutMs: 8000 });
+    await pinnedCard(bridge, world, chatId);
     tg.sendText(group.id, '/pins');
     await botMessage(tg, group.id, (t) => t === 'No pinned cards.');
   });
