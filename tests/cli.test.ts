@@ -197,10 +197,20 @@ describe('the switchyard command', () => {
       timeoutMs: 60_000,
     });
 
-    // The bridge's snapshot (bridge.json, where status reads the session id) is written at most every
-    // 250 ms, so it can trail the answer: read the status until the id is there.
+    // The bridge's snapshot (bridge.json, where status reads the session id and the session's cost) is
+    // written at most every 250 ms, and the gateway records the turn's cost as it ends, so either can
+    // trail the answer: read the status until all three are there.
+    const settled = (out: string) => {
+      const agent = JSON.parse(out).agents?.[0];
+      const claude = agent?.claude?.[0];
+      return (
+        typeof claude?.sessionId === 'string' &&
+        typeof claude?.sessionCostUsd === 'number' &&
+        agent?.cost?.todayUsd > 0
+      );
+    };
     let status = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
-    for (let i = 0; i < 50 && !JSON.parse(status.out).agents?.[0]?.claude?.[0]?.sessionId; i++) {
+    for (let i = 0; i < 50 && !settled(status.out); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       status = cli(['--config', system.configPath, 'status', 'e2e', '--json']);
     }
