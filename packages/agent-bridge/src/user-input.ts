@@ -28,10 +28,19 @@ export function deliveryMarker(inboundId: string): string {
 
 const quote = (value: string): string => JSON.stringify(value);
 
-/** The header line, e.g. `[telegram chat=-100123 topic=7 msg=42 from="Ann (@ann)" inbound=ib-9]`. */
+/**
+ * The header line, e.g. `[telegram chat=-100123 topic=7 msg=42 from="Ann (@ann)" inbound=ib-9]`; for a
+ * run of a schedule or webhook `[telegram chat=-100123 schedule="ci-digest" not_from_a_person inbound=…]`.
+ */
 function messageHeader(message: FrameOf<'user_message'>): string {
   const parts = [`chat=${message.route.chatId}`];
   if (message.route.threadId !== undefined) parts.push(`topic=${message.route.threadId}`);
+  if (message.origin) {
+    // Nobody typed it: a schedule or webhook of the operator's (or the agent's own) started this turn.
+    parts.push(`${message.origin.kind}=${quote(message.origin.name)}`, 'not_from_a_person');
+    parts.push(deliveryMarker(message.inboundId));
+    return `[telegram ${parts.join(' ')}]`;
+  }
   parts.push(`msg=${message.telegramMessageId}`);
   const name = message.sender.username
     ? `${message.sender.name} (@${message.sender.username})`

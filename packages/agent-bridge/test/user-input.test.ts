@@ -1,6 +1,6 @@
 import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { renderUserMessage } from '../src/user-input.js';
+import { renderUserMessage, stripMessageHeader } from '../src/user-input.js';
 
 const message = (extra: Partial<FrameOf<'user_message'>>): FrameOf<'user_message'> => ({
   type: 'user_message',
@@ -26,5 +26,20 @@ describe('user input', () => {
     const own = textOf(renderUserMessage(message({ forwardedFrom: { name: 'Ann', author: 'allowed' } })));
     expect(own.split('\n')[0]).toContain('forwarded_from="Ann"');
     expect(textOf(renderUserMessage(message({})))).not.toContain('forwarded');
+  });
+
+  it('a run of a schedule or webhook is marked as not from a person, naming its source, and keeps the inbound marker', () => {
+    const text = textOf(
+      renderUserMessage(
+        message({
+          origin: { kind: 'schedule', name: 'ci-digest' },
+          sender: { id: 0, name: 'schedule ci-digest' },
+        }),
+      ),
+    );
+    const header = text.split('\n')[0];
+    expect(header).toBe('[telegram chat=5 schedule="ci-digest" not_from_a_person inbound=ib-1]');
+    expect(stripMessageHeader(text)).toBe('run the deploy script');
+    expect(textOf(renderUserMessage(message({})))).not.toContain('not_from_a_person');
   });
 });

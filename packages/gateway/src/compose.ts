@@ -24,6 +24,7 @@ import {
 import type { Bot } from 'grammy';
 import { createAccess } from './access.js';
 import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
+import { createInjector, type InjectorHandle } from './automation/inject.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
 import { createBudget } from './budget.js';
@@ -71,6 +72,8 @@ export interface Services {
   alerts: Alerts;
   retention: Retention;
   endpoint: Endpoint;
+  /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
+  injector: InjectorHandle;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
   /** Polling's health, from intake. */
@@ -293,6 +296,22 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     me: () => bot.botInfo,
     logger,
   };
+  const injector = createInjector({
+    store,
+    turns,
+    forward: handlerOptions.forward,
+    sendNote: (route, text) =>
+      courier
+        .call(route.chatId, () => api.sendMessage(route.chatId, text, threadParams(route)))
+        .then((sent) => sent?.message_id)
+        .catch((error: unknown) => {
+          logger.warn({ event: 'run_note_failed', error: errorText(error) });
+          return undefined;
+        }),
+    noteChat: handlerOptions.noteChat,
+    clock,
+    logger: logger.child({ component: 'automation' }),
+  });
   bot.use(telegramHandlers(handlerOptions));
   bot.catch(handlerFailed(handlerOptions));
   const retention = createRetention({
@@ -317,6 +336,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     alerts,
     retention,
     endpoint,
+    injector,
     allowed,
     onPollingHealth: (health) => {
       polling = health;

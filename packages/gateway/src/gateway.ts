@@ -75,6 +75,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       runner = booted.runner;
       sweep = booted.sweep;
       started.files.resume();
+      started.injector.start();
     },
 
     async stop() {
@@ -88,6 +89,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         s.alerts.stop();
         s.cards.stop();
         s.commands.stop();
+        await s.injector.stop();
         await s.turns.stop();
         await s.files.stop();
         await s.courier.drain();

@@ -14,6 +14,7 @@
  * split by a crash.
  */
 import { type ChannelStore, type Clock, systemClock } from '@switchyard/protocol';
+import { type AutomationRuns, createAutomationRuns } from './store/automation-runs.js';
 import { createChannelOutbox } from './store/channel-outbox.js';
 import { type CommandRoutes, createCommandRoutes } from './store/command-routes.js';
 import { openDatabase } from './store/database.js';
@@ -27,6 +28,7 @@ import { createSettings, type Settings } from './store/settings.js';
 import { createTurnTable, type TurnTable } from './store/turn-table.js';
 import { createUpdateLog, type UpdateLog } from './store/update-log.js';
 
+export type { AutomationRunRow, NoteState } from './store/automation-runs.js';
 export type { FileSendRow } from './store/file-table.js';
 export type { InboundRow, InboundState } from './store/inbox.js';
 export type { PinRow } from './store/pin-table.js';
@@ -46,6 +48,7 @@ export interface GatewayStore
     SendTable,
     FileTable,
     RetentionTable,
+    AutomationRuns,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -80,6 +83,7 @@ export function openGatewayStore(path: string, clock: Pick<Clock, 'now'> = syste
     ...createSendTable(db, now),
     ...createFileTable(db, now),
     ...createRetentionTable(db),
+    ...createAutomationRuns(db, now),
     ...settings,
   };
 }

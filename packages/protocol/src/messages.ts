@@ -152,6 +152,11 @@ const userMessage = z.object({
     .optional(),
   /** Unix ms when Telegram says it was sent. */
   sentAt: z.number(),
+  /**
+   * A turn nobody typed: a schedule's due time or a webhook's delivery (`automation/inject.ts`). The
+   * model is told it comes from that source, not from a person; `sender` then names the source too.
+   */
+  origin: z.object({ kind: z.enum(['schedule', 'webhook']), name: z.string().min(1).max(200) }).optional(),
 });
 
 const permissionAnswer = z.object({

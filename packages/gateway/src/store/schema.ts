@@ -95,7 +95,22 @@ export const SCHEMA = `
     error TEXT,
     created_at INTEGER NOT NULL,
     ended_at INTEGER);
-  CREATE INDEX file_sends_state ON file_sends (state, created_at);`;
+  CREATE INDEX file_sends_state ON file_sends (state, created_at);
+  -- Runs of schedules and webhooks by their unique key, written with the run's inbound row, so that a
+  -- key is delivered once (store/automation-runs.ts).
+  CREATE TABLE automation_runs (
+    key TEXT PRIMARY KEY,
+    inbound_id TEXT NOT NULL,
+    chat_id INTEGER NOT NULL,
+    thread_id INTEGER,
+    origin_kind TEXT NOT NULL,
+    origin_name TEXT NOT NULL,
+    note TEXT NOT NULL,
+    -- due (not yet in the chat), sent (note_message_id is its message) or failed.
+    note_state TEXT NOT NULL,
+    note_message_id INTEGER,
+    created_at INTEGER NOT NULL);
+  CREATE INDEX automation_runs_note_due ON automation_runs (created_at) WHERE note_state = 'due';`;
 
 /**
  * Writes the schema into a new file, or checks an existing file is this build's; throws for a file of
