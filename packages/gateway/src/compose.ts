@@ -45,6 +45,7 @@ import { createRetention, type Retention } from './retention.js';
 import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
 import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
+import { createTopicOpener } from './topics/topic-opener.js';
 import { createTurns, type Turns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
 
@@ -217,6 +218,13 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     listPins: () => store.listPins(),
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
+    topics: createTopicOpener({
+      api: bot.api,
+      topicsEnabled: () => bot.isInited() && bot.botInfo.has_topics_enabled === true,
+      reply: (route, text) => void reply(route, text),
+      clock,
+      logger: logger.child({ component: 'topics' }),
+    }),
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
