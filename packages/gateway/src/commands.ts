@@ -76,6 +76,8 @@ export interface CommandRunnerOptions {
    */
   operators?: readonly number[];
   restartBridge?: (() => Promise<void>) | undefined;
+  /** `/settings`: sends the conversation's settings panel (`settings/settings-panel.ts`). */
+  settings?: { show(route: Route): void } | undefined;
   /** `/new` in a private chat with topics opens a topic (`topics/topic-opener.ts`); without it `/new` is `/clear`. */
   topics?: TopicOpener | undefined;
   /**
@@ -273,6 +275,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           await options.send({ type: 'status_request', commandId, route });
           return;
         }
+        case 'settings':
+          if (options.settings) options.settings.show(route);
+          else reply(route, 'Settings are not available here.');
+          return;
         case 'sessions': {
           if (!options.connected()) {
             reply(route, 'The agent is restarting (bridge disconnected); try /sessions again in a moment.');

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import {
   conversationKey,
   createProtocolServer,
+  DEFAULT_ALLOWED_MODES,
   type Endpoint,
   type ExchangeOptions,
   type FrameOf,
@@ -43,6 +44,8 @@ import { createPins, type Pins } from './pins.js';
 import { createPrompts, type Prompts } from './prompts.js';
 import { createRetention, type Retention } from './retention.js';
 import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
+import { createConversationSettings } from './settings/conversation-settings.js';
+import { createSettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
 import { createTopicOpener } from './topics/topic-opener.js';
@@ -150,6 +153,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const lastErrors = createLastErrors();
   const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
 
+  const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
   const alerts = createAlerts({
     agent: options.agent,
     chat: options.alertChat,
@@ -167,6 +171,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'card' }),
     ...(options.card ? { card: options.card } : {}),
     onCardMessage: (turnId, messageId) => store.setTurnCard(turnId, messageId),
+    cardShown: (route) => chatSettings.get(route).card,
   });
   const turns = createTurns({
     api,
@@ -178,6 +183,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     bridge,
     ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
     ...(options.replies ? { replies: options.replies } : {}),
+    repliesOf: (route) => chatSettings.stored(route).replies,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.placeholderRetryMs !== undefined ? { placeholderRetryMs: options.placeholderRetryMs } : {}),
   });
@@ -204,6 +210,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       pins: store.listPins().length,
       lastError: lastErrors.of(route),
       polling,
+      ...(route ? { settings: chatSettings.get(route) } : {}),
     };
   };
   const commands = createCommandRunner({
@@ -218,6 +225,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     listPins: () => store.listPins(),
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
+    settings: { show: (route) => settings.show(route) },
     topics: createTopicOpener({
       api: bot.api,
       topicsEnabled: () => bot.isInited() && bot.botInfo.has_topics_enabled === true,
@@ -233,6 +241,17 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     atomically: (fn) => store.atomically(fn),
     clock,
     logger: logger.child({ component: 'commands' }),
+  });
+  const settings = createSettingsPanel({
+    settings: chatSettings,
+    models,
+    modes: options.allowedModes ?? DEFAULT_ALLOWED_MODES,
+    status,
+    commands,
+    api,
+    courier,
+    clock,
+    logger: logger.child({ component: 'settings' }),
   });
   const files = createFileSender({ api: bot.api, store, courier, send, exchange, clock, logger });
   const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
@@ -284,6 +303,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     listensToAll: (chatId: number) => listenAll.has(chatId),
     reply,
     commands,
+    settings,
     models,
     attachments: {
       api: bot.api,

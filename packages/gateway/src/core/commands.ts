@@ -33,6 +33,10 @@ export const COMMAND_TABLE = {
     args: 'none',
   },
   status: { description: 'This conversation: state, model, queue, cost', args: 'none' },
+  settings: {
+    description: 'This conversation’s settings: replies, progress card, model, mode',
+    args: 'none',
+  },
   sessions: { description: 'The conversations of this chat, with stop and reset', args: 'none' },
   rename: { description: 'Name this conversation: /rename NAME', args: 'title' },
   pins: { description: 'List the pinned progress cards of this chat', args: 'none' },
