@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import {
   conversationKey,
   createProtocolServer,
-  DEFAULT_ALLOWED_MODES,
   type Endpoint,
   type ExchangeOptions,
   type FrameOf,
@@ -226,13 +225,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
     settings: { show: (route) => settings.show(route) },
-    topics: createTopicOpener({
-      api: bot.api,
-      topicsEnabled: () => bot.isInited() && bot.botInfo.has_topics_enabled === true,
-      reply: (route, text) => void reply(route, text),
-      clock,
-      logger: logger.child({ component: 'topics' }),
-    }),
+    topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
@@ -245,7 +238,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const settings = createSettingsPanel({
     settings: chatSettings,
     models,
-    modes: options.allowedModes ?? DEFAULT_ALLOWED_MODES,
+    modes: options.allowedModes,
     status,
     commands,
     api,

@@ -8,7 +8,13 @@
  * Who may press: the allowlist refuses strangers before any press reaches here; a token is honoured
  * only in the conversation whose panel carried it (`settings-buttons.ts`).
  */
-import type { Clock, Logger, PermissionMode, Route } from '@switchyard/protocol';
+import {
+  type Clock,
+  DEFAULT_ALLOWED_MODES,
+  type Logger,
+  type PermissionMode,
+  type Route,
+} from '@switchyard/protocol';
 import { type BotApi, errorText, isNotModified } from '../bot-api.js';
 import type { CommandRunner } from '../commands.js';
 import type { InlineButton } from '../core/command-texts.js';
@@ -24,8 +30,8 @@ export interface SettingsPanelOptions {
   settings: ConversationSettingsService;
   /** Models `/model` accepts; empty: any. */
   models: readonly string[];
-  /** Modes `/mode` may switch to. */
-  modes: readonly PermissionMode[];
+  /** Modes `/mode` may switch to (the operator's `allowedModes`; default all but bypassPermissions). */
+  modes?: readonly PermissionMode[] | undefined;
   /** The bridge's last word on the conversation's model and mode. */
   status(route: Route): Pick<GatewayStatus, 'model' | 'mode'>;
   /** Runs `/model` and `/mode` for a press. */
@@ -56,7 +62,7 @@ export interface SettingsPanel {
 export function createSettingsPanel(options: SettingsPanelOptions): SettingsPanel {
   const { settings, courier, api, logger } = options;
   const buttons = createSettingsButtons(() => options.clock.now());
-  const limits = { models: options.models, modes: options.modes };
+  const limits = { models: options.models, modes: options.modes ?? DEFAULT_ALLOWED_MODES };
 
   /** The panel of `route`, with `chosen` (a model or mode just asked for) shown as current. */
   const view = (route: Route, chosen?: SettingsChoice): { text: string; buttons: InlineButton[][] } => {

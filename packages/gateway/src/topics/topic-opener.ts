@@ -9,11 +9,14 @@ import { newConversation, TOPIC_TEXTS } from '../core/topics.js';
 
 /** What the opener needs. */
 export interface TopicOpenerOptions {
-  api: Pick<BotApi, 'createForumTopic'>;
-  /** Whether the bot has topics in private chats (`getMe`'s `has_topics_enabled`). */
-  topicsEnabled(): boolean;
+  /** The bot: its API, and whether it has topics in private chats (`getMe`'s `has_topics_enabled`). */
+  bot: {
+    api: Pick<BotApi, 'createForumTopic'>;
+    isInited(): boolean;
+    botInfo: { has_topics_enabled?: boolean };
+  };
   /** Queues a plain message in a conversation; never rejects. */
-  reply(route: Route, text: string): void;
+  reply(route: Route, text: string): unknown;
   logger: Logger;
   /** Time for the topic's name; default the system clock. */
   clock?: Clock;
@@ -30,14 +33,15 @@ export interface TopicOpener {
 
 /** Creates the opener. */
 export function createTopicOpener(options: TopicOpenerOptions): TopicOpener {
-  const { api, reply, logger } = options;
+  const { bot, reply, logger } = options;
   const clock = options.clock ?? systemClock;
+  const topicsEnabled = (): boolean => bot.isInited() && bot.botInfo.has_topics_enabled === true;
   return {
     async open(route) {
-      const plan = newConversation(route, options.topicsEnabled(), new Date(clock.now()).toISOString());
+      const plan = newConversation(route, topicsEnabled(), new Date(clock.now()).toISOString());
       if (plan.kind === 'clear') return 'clear';
       try {
-        const topic = await api.createForumTopic(route.chatId, plan.name);
+        const topic = await bot.api.createForumTopic(route.chatId, plan.name);
         const opened: Route = { chatId: route.chatId, threadId: topic.message_thread_id };
         reply(opened, TOPIC_TEXTS.welcome);
         reply(route, TOPIC_TEXTS.opened(topic.name));
