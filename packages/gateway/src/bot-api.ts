@@ -30,6 +30,7 @@ export type BotApi = Pick<
   | 'getFile'
   | 'getMe'
   | 'getUpdates'
+  | 'createForumTopic'
 >;
 
 /** Telegram's description of a failed call, or the error's message. */

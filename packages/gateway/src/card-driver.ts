@@ -54,6 +54,11 @@ export interface CardDriverOptions {
   onCardMessage?(turnId: string, messageId: number | undefined): void;
   /** Time for the cards' events and the one wake-up timer; default the system clock. */
   clock?: Clock;
+  /**
+   * Whether a turn in `route` gets a card (`/settings`; default yes): asked when a turn's first event
+   * would open its card. A card already open goes on to its end whatever the setting says later.
+   */
+  cardShown?(route: Route): boolean;
 }
 
 /** A card a previous process left open (sent, not closed), to be taken over; see {@link CardDriver.adopt}. */
@@ -236,7 +241,10 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
   return {
     frame(route, turnId, frame) {
       const event = toCardEvent(frame, now());
-      if (event) perform(cadence.event(route, turnId, event));
+      if (!event) return;
+      if (options.cardShown && !options.cardShown(route) && !cadence.cards().some((c) => c.turnId === turnId))
+        return;
+      perform(cadence.event(route, turnId, event));
     },
     adopt(cards) {
       const at = now();

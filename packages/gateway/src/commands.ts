@@ -23,6 +23,7 @@ import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './cor
 import type { GatewayStatus } from './options.js';
 import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import type { GatewayStore, PinRow } from './store.js';
+import type { TopicOpener } from './topics/topic-opener.js';
 
 /** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
 export function commandsFingerprint(): string {
@@ -75,6 +76,10 @@ export interface CommandRunnerOptions {
    */
   operators?: readonly number[];
   restartBridge?: (() => Promise<void>) | undefined;
+  /** `/settings`: sends the conversation's settings panel (`settings/settings-panel.ts`). */
+  settings?: { show(route: Route): void } | undefined;
+  /** `/new` in a private chat with topics opens a topic (`topics/topic-opener.ts`); without it `/new` is `/clear`. */
+  topics?: TopicOpener | undefined;
   /**
    * Where a command waiting for its `command_result` answers to, kept durably (the gateway's SQLite):
    * the bridge may answer after a gateway restart, and the result must still reach the chat.
@@ -209,6 +214,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           });
         case 'compact':
           return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…', { commit });
+        case 'new':
+          if (options.topics && (await options.topics.open(route)) !== 'clear') return;
+          return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…', {
+            commit,
+          });
         case 'clear':
           return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…', {
             commit,
@@ -265,6 +275,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           await options.send({ type: 'status_request', commandId, route });
           return;
         }
+        case 'settings':
+          if (options.settings) options.settings.show(route);
+          else reply(route, 'Settings are not available here.');
+          return;
         case 'sessions': {
           if (!options.connected()) {
             reply(route, 'The agent is restarting (bridge disconnected); try /sessions again in a moment.');

@@ -43,8 +43,11 @@ import { createPins, type Pins } from './pins.js';
 import { createPrompts, type Prompts } from './prompts.js';
 import { createRetention, type Retention } from './retention.js';
 import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
+import { createConversationSettings } from './settings/conversation-settings.js';
+import { createSettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
+import { createTopicOpener } from './topics/topic-opener.js';
 import { createTurns, type Turns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
 
@@ -149,6 +152,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const lastErrors = createLastErrors();
   const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
 
+  const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
   const alerts = createAlerts({
     agent: options.agent,
     chat: options.alertChat,
@@ -166,6 +170,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'card' }),
     ...(options.card ? { card: options.card } : {}),
     onCardMessage: (turnId, messageId) => store.setTurnCard(turnId, messageId),
+    cardShown: (route) => chatSettings.get(route).card,
   });
   const turns = createTurns({
     api,
@@ -177,6 +182,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     bridge,
     ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
     ...(options.replies ? { replies: options.replies } : {}),
+    repliesOf: (route) => chatSettings.stored(route).replies,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.placeholderRetryMs !== undefined ? { placeholderRetryMs: options.placeholderRetryMs } : {}),
   });
@@ -203,6 +209,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       pins: store.listPins().length,
       lastError: lastErrors.of(route),
       polling,
+      ...(route ? { settings: chatSettings.get(route) } : {}),
     };
   };
   const commands = createCommandRunner({
@@ -217,6 +224,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     listPins: () => store.listPins(),
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
+    settings: { show: (route) => settings.show(route) },
+    topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
@@ -225,6 +234,17 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     atomically: (fn) => store.atomically(fn),
     clock,
     logger: logger.child({ component: 'commands' }),
+  });
+  const settings = createSettingsPanel({
+    settings: chatSettings,
+    models,
+    modes: options.allowedModes,
+    status,
+    commands,
+    api,
+    courier,
+    clock,
+    logger: logger.child({ component: 'settings' }),
   });
   const files = createFileSender({ api: bot.api, store, courier, send, exchange, clock, logger });
   const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
@@ -276,6 +296,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     listensToAll: (chatId: number) => listenAll.has(chatId),
     reply,
     commands,
+    settings,
     models,
     attachments: {
       api: bot.api,

@@ -106,4 +106,6 @@ export interface GatewayStatus {
   pins: number;
   lastError: string | undefined;
   polling: { ok: boolean; error?: string };
+  /** One conversation's `/settings` (replies, progress card); absent for the agent's view. */
+  settings?: { replies: 'rich' | 'classic'; card: boolean };
 }

@@ -27,6 +27,8 @@ export interface RepliesOptions {
   store: Pick<GatewayStore, 'setTurnMessages'>;
   /** `rich` (default) or `classic`. */
   replies?: 'rich' | 'classic' | undefined;
+  /** A conversation's own choice (`/settings`), over `replies`; undefined: the agent's. */
+  repliesOf?: ((route: Route) => 'rich' | 'classic' | undefined) | undefined;
   logger: Logger;
   /** Time for the draft pacing and timers; default the system clock. */
   clock?: Clock | undefined;
@@ -70,7 +72,11 @@ export function createReplies(options: RepliesOptions): Replies {
   let missing = false;
 
   const mode = (route: Route): 'draft' | 'edit' | 'classic' =>
-    (options.replies ?? 'rich') === 'classic' || missing ? 'classic' : route.chatId > 0 ? 'draft' : 'edit';
+    (options.repliesOf?.(route) ?? options.replies ?? 'rich') === 'classic' || missing
+      ? 'classic'
+      : route.chatId > 0
+        ? 'draft'
+        : 'edit';
 
   return {
     mode,

@@ -17,6 +17,10 @@ import { type ChannelStore, type Clock, systemClock } from '@switchyard/protocol
 import { type AutomationRuns, createAutomationRuns } from './store/automation-runs.js';
 import { createChannelOutbox } from './store/channel-outbox.js';
 import { type CommandRoutes, createCommandRoutes } from './store/command-routes.js';
+import {
+  type ConversationSettingsTable,
+  createConversationSettingsTable,
+} from './store/conversation-settings.js';
 import { openDatabase } from './store/database.js';
 import { createFileTable, type FileTable } from './store/file-table.js';
 import { createInbox, createInboxDelivery, type Inbox } from './store/inbox.js';
@@ -49,6 +53,7 @@ export interface GatewayStore
     FileTable,
     RetentionTable,
     AutomationRuns,
+    ConversationSettingsTable,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -84,6 +89,7 @@ export function openGatewayStore(path: string, clock: Pick<Clock, 'now'> = syste
     ...createFileTable(db, now),
     ...createRetentionTable(db),
     ...createAutomationRuns(db, now),
+    ...createConversationSettingsTable(db, now),
     ...settings,
   };
 }

@@ -38,6 +38,8 @@ import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import { fitUserMessage, unforwardableText } from './message-fit.js';
 import type { Prompts } from './prompts.js';
 import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
+import { SETTINGS_BUTTON_PREFIX } from './settings/settings-buttons.js';
+import type { SettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
 import type { Turns } from './turns.js';
 import type { Transcriber } from './voice/transcriber.js';
@@ -61,6 +63,8 @@ export interface TelegramHandlerOptions {
   /** Sends a plain message to a chat; never rejects. */
   reply(route: Route, text: string): Promise<unknown>;
   commands: Pick<CommandRunner, 'run' | 'press'>;
+  /** The `/settings` panel's buttons (callback data starting with `st:`). */
+  settings?: Pick<SettingsPanel, 'press'> | undefined;
   /** Models `/model` accepts. */
   models: readonly string[];
   /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
@@ -258,6 +262,13 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
+      return;
+    }
+    if (data.startsWith(SETTINGS_BUTTON_PREFIX) && message && options.settings) {
+      const route = routeOfMessage(message as Message);
+      const press = { from: ctx.callbackQuery.from.id, messageId: message.message_id };
+      const answer = await options.settings.press(data, route, press, commitOf(ctx.update.update_id));
+      await ctx.answerCallbackQuery({ text: answer }).catch(() => {});
       return;
     }
     // Not awaited beyond the answer: a press never waits for the agent.

@@ -48,6 +48,8 @@ export interface TurnsOptions {
   journal: Pick<SendJournal, 'send' | 'sendRich'>;
   /** Rich messages and drafts (default), or today's placeholder edits and HTML render. */
   replies?: 'rich' | 'classic';
+  /** A conversation's own `replies` (`/settings`), over the agent's; undefined: the agent's. */
+  repliesOf?: (route: Route) => 'rich' | 'classic' | undefined;
   courier: Courier;
   store: GatewayStore;
   cards: CardDriver;
@@ -110,6 +112,7 @@ export function createTurns(options: TurnsOptions): Turns {
     courier,
     store,
     replies: options.replies,
+    repliesOf: options.repliesOf,
     logger,
     clock,
   });

@@ -26,7 +26,7 @@ describe('commands', () => {
   const models = ['opus', 'sonnet'];
   it('parses commands and lists valid arguments for bad ones', () => {
     expect(parseCommand('/stop', 'bot', models)).toEqual({ name: 'stop' });
-    expect(parseCommand('/new', 'bot', models)).toEqual({ name: 'clear' });
+    expect(parseCommand('/new', 'bot', models)).toEqual({ name: 'new' });
     expect(parseCommand('/model sonnet', 'bot', models)).toEqual({ name: 'model', model: 'sonnet' });
     expect(parseCommand('/model gpt', 'bot', models)).toMatchObject({
       name: 'invalid',

@@ -3,6 +3,7 @@
  * exchanges `/status` shows, and dollars as the chat shows them. The shell (`commands.ts`) sends them.
  */
 import type { FrameOf, Route, SessionInfo } from '@switchyard/protocol';
+import { settingsLine } from './settings.js';
 
 /** What a `/sessions` button does to its conversation. */
 export type SessionAction = 'stop' | 'reset';
@@ -19,6 +20,8 @@ export interface StatusFacts {
   pins: number;
   lastError: string | undefined;
   polling: { ok: boolean; error?: string };
+  /** The conversation's `/settings`, when `/status` is about one. */
+  settings?: { replies: 'rich' | 'classic'; card: boolean } | undefined;
 }
 
 /** An inline button: its label and callback data. */
@@ -48,6 +51,7 @@ export function statusText(
       : []),
     `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
     `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,
+    ...(s.settings ? [settingsLine(s.settings)] : []),
     `Current turn: ${turns}`,
     `Queue: ${s.inbox} message(s) waiting for the agent`,
     `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,

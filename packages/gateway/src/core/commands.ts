@@ -15,7 +15,7 @@ type ArgumentRule = 'none' | 'title' | 'model' | 'mode';
 interface CommandRow {
   readonly description?: string;
   readonly args: ArgumentRule;
-  /** Runs as another command (`/new` is `/clear`). */
+  /** Runs as another command (an alias). */
   readonly as?: string;
 }
 
@@ -28,8 +28,15 @@ export const COMMAND_TABLE = {
   mode: { description: 'Show or set the permission mode: /mode [mode]', args: 'mode' },
   compact: { description: 'Compact the conversation', args: 'none' },
   clear: { description: 'Start a new conversation', args: 'none' },
-  new: { description: 'Start a new conversation (same as /clear)', args: 'none', as: 'clear' },
+  new: {
+    description: 'A fresh conversation: a new topic where the chat has topics, else as /clear',
+    args: 'none',
+  },
   status: { description: 'This conversation: state, model, queue, cost', args: 'none' },
+  settings: {
+    description: 'This conversation’s settings: replies, progress card, model, mode',
+    args: 'none',
+  },
   sessions: { description: 'The conversations of this chat, with stop and reset', args: 'none' },
   rename: { description: 'Name this conversation: /rename NAME', args: 'title' },
   pins: { description: 'List the pinned progress cards of this chat', args: 'none' },

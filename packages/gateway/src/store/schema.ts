@@ -110,7 +110,13 @@ export const SCHEMA = `
     note_state TEXT NOT NULL,
     note_message_id INTEGER,
     created_at INTEGER NOT NULL);
-  CREATE INDEX automation_runs_note_due ON automation_runs (created_at) WHERE note_state = 'due';`;
+  CREATE INDEX automation_runs_note_due ON automation_runs (created_at) WHERE note_state = 'due';
+  -- What /settings changed per conversation (store/conversation-settings.ts); NULL: the agent's default.
+  CREATE TABLE conversation_settings (
+    conversation TEXT PRIMARY KEY,
+    replies TEXT,
+    card INTEGER,
+    updated_at INTEGER NOT NULL);`;
 
 /**
  * Writes the schema into a new file, or checks an existing file is this build's; throws for a file of

@@ -9,7 +9,7 @@ describe('command table', () => {
     ['not a command', 'hello /stop', undefined],
     ['a plain command', '/stop', { name: 'stop' }],
     ['a command in capitals, spaced', '  /STATUS  ', { name: 'status' }],
-    ['an alias runs as its target', '/new', { name: 'clear' }],
+    ['/new is its own command', '/new', { name: 'new' }],
     ['start is understood though not in the menu', '/start', { name: 'start' }],
     ['addressed to this bot', '/stop@MyBot', { name: 'stop' }],
     ['addressed to another bot', '/stop@OtherBot', { name: 'ignored' }],

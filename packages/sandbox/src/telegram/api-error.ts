@@ -23,6 +23,8 @@ export const ERROR_TEXTS = {
   messageToUnpinNotFound: 'Bad Request: message to unpin not found',
   replyNotFound: 'Bad Request: message to be replied not found',
   threadNotFound: 'Bad Request: message thread not found',
+  notAForum: 'Bad Request: the chat is not a forum',
+  topicNameInvalid: 'Bad Request: TOPIC_NAME_INVALID',
   noPinRights: 'Bad Request: not enough rights to manage pinned messages in the chat',
   wrongAction: 'Bad Request: wrong parameter action in request',
   queryTooOld: 'Bad Request: query is too old and response timeout expired or query ID is invalid',

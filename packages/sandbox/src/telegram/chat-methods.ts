@@ -173,6 +173,26 @@ const getFile: MethodHandler = (params, ctx) => {
   return result;
 };
 
+/** Telegram's topic icon colours; a topic created without `icon_color` gets the first. */
+const TOPIC_COLORS = [0x6fb9f0, 0xffd67e, 0xcb86db, 0x8eee98, 0xff93b2, 0xfb6f5f];
+
+/**
+ * A topic in a forum supergroup, or (Bot API 9.3) in a private chat whose bot has topic mode
+ * (`has_topics_enabled`); anywhere else "the chat is not a forum", as Telegram answers. The name is
+ * 1–128 characters. The topic opens with its creation service message, sent by the bot.
+ */
+const createForumTopic: MethodHandler = (params, ctx) => {
+  const chat = requireChat(params, ctx);
+  const topics = chat.type === 'private' ? ctx.bot.has_topics_enabled : chat.isForum;
+  if (!topics) throw refuse('notAForum');
+  const name = params.optStr('name') ?? '';
+  if (name.trim().length === 0 || [...name].length > 128) throw refuse('topicNameInvalid');
+  const asked = params.optInt('icon_color');
+  const color = asked !== undefined && TOPIC_COLORS.includes(asked) ? asked : 0x6fb9f0;
+  const topic = ctx.store.addTopic(chat.id, name, ctx.bot, 'bot');
+  return { message_thread_id: topic.threadId, name: topic.name, icon_color: color };
+};
+
 const alwaysTrue: MethodHandler = () => true;
 
 /** The chat, update and bot methods, by Telegram's spelling. */
@@ -194,4 +214,5 @@ export const CHAT_METHODS = {
   getMyCommands,
   deleteMyCommands,
   getFile,
+  createForumTopic,
 } as const satisfies Record<string, MethodHandler>;

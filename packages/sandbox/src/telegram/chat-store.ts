@@ -144,12 +144,16 @@ export class ChatStore {
     this.#hub.emit({ type: 'chat', chat: this.#snapshotChat(chat) });
   }
 
-  /** Opens a forum topic with its creation service message; returns the topic. */
-  addTopic(chatId: number, name: string, creator: WireUser): SandboxTopic {
+  /**
+   * Opens a topic — of a forum, or of a private chat (whether the bot has private topics is the
+   * caller's check) — with its creation service message; returns the topic.
+   */
+  addTopic(chatId: number, name: string, creator: WireUser, from: 'user' | 'bot' = 'user'): SandboxTopic {
     const chat = this.#require(chatId);
-    if (!chat.isForum) throw new Error(`chat ${chatId} is not a forum: create it with forum: true`);
+    if (!chat.isForum && chat.type !== 'private')
+      throw new Error(`chat ${chatId} is not a forum: create it with forum: true`);
     const created = this.addMessage(chatId, {
-      from: 'user',
+      from,
       sender: creator,
       kind: 'service',
       text: '',
@@ -235,8 +239,9 @@ export class ChatStore {
       ...(input.mediaGroupId !== undefined ? { mediaGroupId: input.mediaGroupId } : {}),
     };
     chat.messages.set(message.messageId, message);
-    // As in Telegram's clients, the bot's next message in the chat ends the draft shown there.
-    const draft = chat.drafts.at(-1);
+    // As in Telegram's clients, the bot's next message in the chat (in a topic: in that topic) ends the
+    // draft shown there.
+    const draft = chat.drafts.findLast((d) => d.threadId === input.threadId);
     if (input.from === 'bot' && draft && !draft.superseded) draft.superseded = true;
     this.#hub.emit({ type: 'message', message: clone(message) });
     return message;

@@ -336,7 +336,7 @@ const sendMessageDraft: MethodHandler = (params, ctx) => {
     params.json('entities'),
   );
   checkLength(formatted, TEXT_LIMITS.message, { tooLong: refuse('messageTooLong') });
-  const threadId = params.optInt('message_thread_id');
+  const threadId = resolveThread(chat, params);
   spendToken(ctx, chat, 'draft');
   ctx.store.recordDraft({
     chatId: chat.id,
@@ -355,7 +355,7 @@ const sendRichMessageDraft: MethodHandler = (params, ctx) => {
   const draftId = params.int('draft_id');
   if (draftId === 0) throw refuse('draftIdInvalid');
   const rich = richContent(params.json('rich_message'));
-  const threadId = params.optInt('message_thread_id');
+  const threadId = resolveThread(chat, params);
   spendToken(ctx, chat, 'draft');
   ctx.store.recordDraft(
     {

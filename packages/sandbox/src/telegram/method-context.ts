@@ -39,12 +39,18 @@ export function requireChat(params: RequestParams, ctx: MethodContext): SandboxC
 }
 
 /**
- * The forum topic named by `message_thread_id`: undefined outside forums and for the General topic,
- * "message thread not found" for a topic the forum does not have.
+ * The topic named by `message_thread_id`: undefined outside forums and private chats, and for a forum's
+ * General topic; "message thread not found" for a topic the forum or private chat does not have (a
+ * private chat has topics only while the bot has topic mode, Bot API 9.3).
  */
 export function resolveThread(chat: SandboxChat, params: RequestParams): number | undefined {
   const threadId = params.optInt('message_thread_id');
-  if (threadId === undefined || !chat.isForum || threadId === 1) return undefined;
+  if (threadId === undefined) return undefined;
+  if (chat.type === 'private') {
+    if (!chat.topics.some((t) => t.threadId === threadId)) throw refuse('threadNotFound');
+    return threadId;
+  }
+  if (!chat.isForum || threadId === 1) return undefined;
   if (!chat.topics.some((t) => t.threadId === threadId)) throw refuse('threadNotFound');
   return threadId;
 }

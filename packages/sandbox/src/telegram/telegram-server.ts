@@ -78,6 +78,12 @@ export interface TelegramServerOptions {
   webView?: boolean;
   /** A line the web view shows above every chat (e.g. "replies come from a scripted model"). */
   banner?: string;
+  /**
+   * The bot has topic mode in private chats (Bot API 9.3, BotFather's Threaded Mode): `getMe` says
+   * `has_topics_enabled`, `createForumTopic` works in private chats, and users open topics there
+   * (`createTopic`). Default false; {@link TelegramServer.setPrivateTopics} changes it.
+   */
+  privateTopics?: boolean;
 }
 
 export type { InjectedFailure } from './fault-plan.js';
@@ -137,8 +143,13 @@ export interface TelegramServer {
     botCanPin?: boolean;
     topics?: string[];
   }): SandboxChat;
-  /** Opens a forum topic; returns it with its `threadId`. */
+  /**
+   * Opens a topic as a user would: in a forum, or in a private chat while the bot has private topics
+   * ({@link TelegramServerOptions.privateTopics}); returns it with its `threadId`.
+   */
   createTopic(chatId: number, name: string): SandboxTopic;
+  /** Turns the bot's topic mode in private chats on or off (what `getMe` reports from then on). */
+  setPrivateTopics(enabled: boolean): void;
   /** Grants or removes the bot's right to pin in a group. */
   setBotCanPin(chatId: number, canPin: boolean): void;
   /** Replaces the flood limits (merged over the current ones), or disables them with `false`. */
@@ -183,10 +194,11 @@ export interface TelegramServer {
   callbackQuery(id: string): CallbackQueryRecord | undefined;
   pinAsUser(chatId: number, messageId: number, from?: WireUser): void;
   /**
-   * Presses the stop button of the chat's live draft (sent with `can_stop`); queues
-   * `stopped_message_generation`. Throws when no such draft is shown.
+   * Presses the stop button of the chat's live draft (sent with `can_stop`; in a private chat with
+   * topics, the draft of topic `threadId`); queues `stopped_message_generation`. Throws when no such
+   * draft is shown.
    */
-  stopDraft(chatId: number): DraftStopRecord;
+  stopDraft(chatId: number, options?: { threadId?: number }): DraftStopRecord;
   unpinAsUser(chatId: number, messageId: number): boolean;
 
   // --- reading
@@ -242,6 +254,8 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     supports_inline_queries: false,
     can_connect_to_business: false,
     has_main_web_app: false,
+    has_topics_enabled: options.privateTopics === true,
+    allows_users_to_create_topics: options.privateTopics === true,
   };
   const defaultUser = store.addUser({
     id: options.user?.id ?? 100_000_001,
@@ -481,7 +495,14 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       return requireChatView(chat.id);
     },
     createTopic(chatId, name) {
-      return store.addTopic(chatId, name, defaultUser);
+      const chat = requireChatView(chatId);
+      if (chat.type === 'private' && !botUser.allows_users_to_create_topics)
+        throw new Error('the bot has no topics in private chats: create the server with privateTopics: true');
+      return store.addTopic(chatId, name, chat.user ?? defaultUser);
+    },
+    setPrivateTopics(enabled) {
+      botUser.has_topics_enabled = enabled;
+      botUser.allows_users_to_create_topics = enabled;
     },
     setBotCanPin(chatId, canPin) {
       store.setBotCanPin(chatId, canPin);
@@ -518,7 +539,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
       userPressesButton(users, chatId, messageId, button, opts),
     callbackQuery: (id) => store.callbackQuery(id),
     pinAsUser: (chatId, messageId, from) => userPins(users, chatId, messageId, from),
-    stopDraft: (chatId) => userStopsDraft(users, chatId, now()),
+    stopDraft: (chatId, opts) => userStopsDraft(users, chatId, now(), opts?.threadId),
     unpinAsUser: (chatId, messageId) => userUnpins(users, chatId, messageId),
 
     chats: () => store.chats(),

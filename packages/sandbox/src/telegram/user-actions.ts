@@ -301,15 +301,22 @@ export function userUnpins(ctx: UserActionContext, chatId: number, messageId: nu
 
 /**
  * The user presses the stop button of the chat's live draft (one sent with `can_stop` in the last 30 s,
- * not yet replaced by a message of the bot); the bot receives `stopped_message_generation`. Throws when
- * no such draft is shown.
+ * not yet replaced by a message of the bot); in a private chat with topics, the draft of topic
+ * `threadId` (none: the chat's latest draft), replaced only by a bot message in that topic. The bot
+ * receives `stopped_message_generation`. Throws when no such draft is shown.
  */
-export function userStopsDraft(ctx: UserActionContext, chatId: number, now: number): DraftStopRecord {
+export function userStopsDraft(
+  ctx: UserActionContext,
+  chatId: number,
+  now: number,
+  threadId?: number,
+): DraftStopRecord {
   const chat = chatOf(ctx, chatId);
-  const draft = ctx.store.drafts(chatId).at(-1);
+  const drafts = ctx.store.drafts(chatId);
+  const draft = threadId === undefined ? drafts.at(-1) : drafts.findLast((d) => d.threadId === threadId);
   const lastBot = ctx.store
     .messages(chatId)
-    .filter((m) => m.from === 'bot')
+    .filter((m) => m.from === 'bot' && m.threadId === draft?.threadId)
     .at(-1);
   const live =
     draft !== undefined &&

@@ -22,6 +22,10 @@ export interface WireBotUser extends WireUser {
   supports_inline_queries: boolean;
   can_connect_to_business: boolean;
   has_main_web_app: boolean;
+  /** Bot API 9.3: forum topic mode in private chats (BotFather's Threaded Mode). */
+  has_topics_enabled: boolean;
+  /** Bot API 9.3: users may create and delete topics in their private chat with the bot. */
+  allows_users_to_create_topics: boolean;
 }
 
 /** Chat kinds the sandbox models; channels are not modelled. */

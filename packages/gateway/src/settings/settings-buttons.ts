@@ -1,0 +1,61 @@
+/**
+ * The server side of the `/settings` buttons. A button's callback data is only a random token
+ * (`st:<token>`); the choice it makes and the conversation it was shown in are kept here, so forged
+ * callback data does nothing, and a token is honoured only from the conversation (chat and topic) whose
+ * panel carried it.
+ *
+ * Tokens live in memory: each leaves after {@link SETTINGS_BUTTON_TTL_MS}, or when more than
+ * {@link MAX_SETTINGS_BUTTONS} are kept (the oldest first), or with the process; a press on a token that
+ * left is told the button expired.
+ */
+import { randomBytes } from 'node:crypto';
+import { conversationKey, type Route } from '@switchyard/protocol';
+import type { SettingsChoice } from '../core/settings.js';
+
+/** Callback data of `/settings` buttons starts with this; the rest is the token. */
+export const SETTINGS_BUTTON_PREFIX = 'st:';
+
+/** How long a panel's buttons keep working. */
+export const SETTINGS_BUTTON_TTL_MS = 60 * 60_000;
+
+/** Tokens kept at most (about forty panels' worth). */
+export const MAX_SETTINGS_BUTTONS = 400;
+
+/** Said to a press on a button whose token is gone, or never was one. */
+export const SETTINGS_BUTTON_EXPIRED = 'This button has expired: send /settings again.';
+
+/** The tokens behind the `/settings` buttons. */
+export interface SettingsButtons {
+  /** A new token for `choice` in conversation `route`; returns its callback data. */
+  issue(choice: SettingsChoice, route: Route): string;
+  /** The press's choice, or `undefined` when the token is unknown, expired or from another conversation. */
+  resolve(data: string, from: Route): SettingsChoice | undefined;
+}
+
+/** Creates the token table; `now` reads the gateway's clock (ms since the epoch). */
+export function createSettingsButtons(now: () => number): SettingsButtons {
+  const tokens = new Map<string, { choice: SettingsChoice; conversation: string; at: number }>();
+  const sweep = (at: number): void => {
+    // Insertion order is age order: the expired, then the surplus, leave from the front.
+    for (const [token, entry] of tokens) {
+      if (at - entry.at <= SETTINGS_BUTTON_TTL_MS && tokens.size <= MAX_SETTINGS_BUTTONS) break;
+      tokens.delete(token);
+    }
+  };
+  return {
+    issue(choice, route) {
+      const at = now();
+      const token = randomBytes(12).toString('base64url');
+      tokens.set(token, { choice: { ...choice }, conversation: conversationKey(route), at });
+      sweep(at);
+      return `${SETTINGS_BUTTON_PREFIX}${token}`;
+    },
+    resolve(data, from) {
+      sweep(now());
+      if (!data.startsWith(SETTINGS_BUTTON_PREFIX)) return undefined;
+      const entry = tokens.get(data.slice(SETTINGS_BUTTON_PREFIX.length));
+      if (!entry || entry.conversation !== conversationKey(from)) return undefined;
+      return { ...entry.choice };
+    },
+  };
+}
