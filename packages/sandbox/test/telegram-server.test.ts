@@ -146,8 +146,10 @@ describe('getUpdates', () => {
     const poll = call('getUpdates', { timeout: 30 });
     server.sendText(chat.id, 'queued');
     await poll;
-    const second = call('getUpdates', { offset: 999, timeout: 30 });
-    await new Promise((r) => setTimeout(r, 20));
+    // A poll left waiting at stop() is answered; one still on its way in (a loaded machine) may see its
+    // connection closed instead. Either is fine here: what this test guards is what stop() leaves behind.
+    const second = call('getUpdates', { offset: 999, timeout: 30 }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
     await server.stop();
     await second;
     // Let the client side of the closed sockets settle (longer on a loaded machine); a leak never does.
