@@ -3,6 +3,7 @@
  * exchanges `/status` shows, and dollars as the chat shows them. The shell (`commands.ts`) sends them.
  */
 import type { FrameOf, Route, SessionInfo } from '@switchyard/protocol';
+import type { InlineButton } from './inline-button.js';
 import { settingsLine } from './settings.js';
 
 /** What a `/sessions` button does to its conversation. */
@@ -25,10 +26,7 @@ export interface StatusFacts {
 }
 
 /** An inline button: its label and callback data. */
-export interface InlineButton {
-  text: string;
-  callback_data: string;
-}
+export type { InlineButton } from './inline-button.js';
 
 /**
  * The `/status` text for one conversation: its state, model, mode, turn, queue and cost (from the

@@ -9,7 +9,7 @@
  * operator's choices and a press runs those commands.
  */
 import type { PermissionMode } from '@switchyard/protocol';
-import type { InlineButton } from './command-texts.js';
+import type { InlineButton } from './inline-button.js';
 
 /** How replies look: `rich` or `classic` (for clients that show rich messages as "unsupported"). */
 export type RepliesSetting = 'rich' | 'classic';
