@@ -4,8 +4,10 @@
  */
 import { BotApiError } from './api-error.js';
 import { CHAT_METHODS } from './chat-methods.js';
+import { inlineKeyboard } from './message-content.js';
 import { MESSAGE_METHODS } from './message-methods.js';
 import type { MethodContext, MethodHandler } from './method-context.js';
+import { checkDisabledButtons } from './newer-api.js';
 import type { RequestParams } from './request-params.js';
 import type { WireFailure, WireOk } from './wire.js';
 
@@ -37,6 +39,8 @@ export async function callMethod(
   ctx: MethodContext,
 ): Promise<WireOk | WireFailure> {
   try {
+    if (params.has('reply_markup'))
+      checkDisabledButtons(inlineKeyboard(params.json('reply_markup')), ctx.lacks);
     const result = await BOT_API_METHODS[method](params, ctx);
     return { ok: true, result };
   } catch (err) {
