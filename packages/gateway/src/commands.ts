@@ -64,6 +64,11 @@ export interface CommandRunnerOptions {
   reply(route: Route, text: string): void;
   /** Like `reply`, with inline buttons under the text. */
   replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): void;
+  /**
+   * Like `reply`, for user `userId` alone where the chat allows (an ephemeral message in a group, see
+   * `core/newer-api.ts`): the answers to `/help` and `/status`. Default: `reply`.
+   */
+  replyToOne?(route: Route, userId: number, text: string): void;
   /** Hands a frame to the bridge (reliable ones are durable when it resolves). */
   send(frame: GatewayToBridge): Promise<void>;
   connected(): boolean;
@@ -154,6 +159,17 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       }, options.statusTimeoutMs ?? 3000),
     );
   };
+  /** Who asked each `/status` still waiting for its answer; an entry leaves with its route. */
+  const askers = new Map<string, number>();
+  const replyToOne = (route: Route, from: number | undefined, text: string): void => {
+    if (from !== undefined && options.replyToOne) options.replyToOne(route, from, text);
+    else reply(route, text);
+  };
+  const toAsker = (route: Route, commandId: string, text: string): void => {
+    const asker = askers.get(commandId);
+    askers.delete(commandId);
+    replyToOne(route, asker, text);
+  };
   const newId = (): string => `cmd-${clock.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   /**
@@ -200,7 +216,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       switch (command.name) {
         case 'start':
         case 'help':
-          reply(route, helpText(options.agent));
+          replyToOne(route, from, helpText(options.agent));
           return;
         case 'invalid':
           reply(route, command.reply);
@@ -261,16 +277,12 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           );
         }
         case 'status': {
-          if (!options.connected()) {
-            reply(route, statusText(options.status(route), undefined, undefined, options.simulatedModel));
-            return;
-          }
+          const own = () => statusText(options.status(route), undefined, undefined, options.simulatedModel);
+          if (!options.connected()) return replyToOne(route, from, own());
+          if (from !== undefined) askers.set(commandId, from);
           // If the bridge does not answer, answer from what the gateway knows.
           awaitAnswer(commandId, route, () =>
-            reply(
-              route,
-              `${statusText(options.status(route), undefined, undefined, options.simulatedModel)}\n(the agent did not answer; this is the gateway's view)`,
-            ),
+            toAsker(route, commandId, `${own()}\n(the agent did not answer; this is the gateway's view)`),
           );
           await options.send({ type: 'status_request', commandId, route });
           return;
@@ -359,8 +371,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         options.replyWithButtons(route, view.text, view.buttons);
         return;
       }
-      reply(
+      toAsker(
         route,
+        frame.commandId,
         [
           statusText(options.status(route), frame, frame.costUsd, options.simulatedModel),
           historyText(frame.history),

@@ -34,6 +34,7 @@ import type { InlineButton } from './core/command-texts.js';
 import { threadParams } from './core/route.js';
 import { type Courier, createCourier } from './courier.js';
 import { createFileSender, type FileSender } from './files.js';
+import { createOneMemberSender, createServerParts, spendPressedButton } from './io/server-parts.js';
 import { createKnownChats } from './known-chats.js';
 import { createLastErrors } from './last-errors.js';
 import { reportNotForwarded } from './message-fit.js';
@@ -141,6 +142,14 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const reply = (route: Route, text: string): Promise<unknown> => sendWith(route, text, {});
   const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
     sendWith(route, text, { reply_markup: { inline_keyboard: buttons } });
+  const serverParts = createServerParts(logger);
+  const tellOne = createOneMemberSender({
+    api: bot.api,
+    courier,
+    parts: serverParts,
+    sendPublic: reply,
+    logger,
+  });
 
   // Shared run-time state (see the module comment).
   let connected = false;
@@ -180,6 +189,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     cards,
     logger: logger.child({ component: 'turns' }),
     bridge,
+    serverParts,
     ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
     ...(options.replies ? { replies: options.replies } : {}),
     repliesOf: (route) => chatSettings.stored(route).replies,
@@ -218,6 +228,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     allowedModes: options.allowedModes,
     reply: (route, text) => void reply(route, text),
     replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
+    replyToOne: (route, userId, text) =>
+      void tellOne(route, { chatType: route.chatId > 0 ? 'private' : 'group', userId }, text, 'public'),
     send,
     connected: () => connected,
     status,
@@ -295,6 +307,9 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     noteChat: (chatId: number) => knownChats.note(chatId),
     listensToAll: (chatId: number) => listenAll.has(chatId),
     reply,
+    tellOne,
+    spendButton: (query: Parameters<typeof spendPressedButton>[0]['query']) =>
+      spendPressedButton({ api: bot.api, courier, parts: serverParts, query, logger }),
     commands,
     settings,
     models,

@@ -34,10 +34,11 @@ import type { CommandRunner } from './commands.js';
 import { parseCommand } from './core/commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
+import type { OneMemberSender } from './io/server-parts.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import { fitUserMessage, unforwardableText } from './message-fit.js';
 import type { Prompts } from './prompts.js';
-import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
+import { SESSION_BUTTON_EXPIRED, SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import { SETTINGS_BUTTON_PREFIX } from './settings/settings-buttons.js';
 import type { SettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
@@ -62,6 +63,10 @@ export interface TelegramHandlerOptions {
   listensToAll(chatId: number): boolean;
   /** Sends a plain message to a chat; never rejects. */
   reply(route: Route, text: string): Promise<unknown>;
+  /** Says something to one member of a chat (`io/server-parts.ts`): a group's refusal to a stranger. */
+  tellOne?: OneMemberSender;
+  /** A `/sessions` button did its job: it becomes a disabled one in place, where the server has them. */
+  spendButton?(query: NonNullable<Context['callbackQuery']>): Promise<void>;
   commands: Pick<CommandRunner, 'run' | 'press'>;
   /** The `/settings` panel's buttons (callback data starting with `st:`). */
   settings?: Pick<SettingsPanel, 'press'> | undefined;
@@ -239,6 +244,17 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
         await ctx.answerCallbackQuery({ text: REFUSAL }).catch(() => {});
       } else if (userId !== undefined && ctx.chat?.type === 'private' && s.recordRefusal(userId)) {
         void reply({ chatId: ctx.chat.id }, REFUSAL);
+      } else if (userId !== undefined && ctx.message && isGroupChat(ctx.message)) {
+        // Addressed to the bot: told once, where only they see it (ephemeral); otherwise nothing is said.
+        const message = ctx.message;
+        if (addressedToBot(message, options.me()))
+          void options.tellOne?.(
+            routeOfMessage(message),
+            { chatType: message.chat.type, userId },
+            REFUSAL,
+            'silent',
+            () => s.recordRefusal(userId),
+          );
       }
       logger.info({ event: 'refused', user: userId }, 'update from a user not on the allowlist');
       return;
@@ -262,6 +278,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
+      if (answer !== SESSION_BUTTON_EXPIRED) void options.spendButton?.(ctx.callbackQuery);
       return;
     }
     if (data.startsWith(SETTINGS_BUTTON_PREFIX) && message && options.settings) {

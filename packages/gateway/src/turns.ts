@@ -27,6 +27,7 @@ import { threadParams } from './core/route.js';
 import { createTurnMachine } from './core/turn-machine.js';
 import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from './core/turn-steps.js';
 import type { Courier } from './courier.js';
+import type { ServerPartsState } from './io/server-parts.js';
 import { createMarkerEdits } from './markers.js';
 import { createReplies, type Replies } from './replies.js';
 import { ReplyText } from './reply-text.js';
@@ -50,6 +51,8 @@ export interface TurnsOptions {
   replies?: 'rich' | 'classic';
   /** A conversation's own `replies` (`/settings`), over the agent's; undefined: the agent's. */
   repliesOf?: (route: Route) => 'rich' | 'classic' | undefined;
+  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
+  serverParts?: ServerPartsState;
   courier: Courier;
   store: GatewayStore;
   cards: CardDriver;
@@ -115,6 +118,7 @@ export function createTurns(options: TurnsOptions): Turns {
     repliesOf: options.repliesOf,
     logger,
     clock,
+    serverParts: options.serverParts,
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
   const texts = new Map<string, Reply>();
