@@ -196,6 +196,18 @@ describe('ephemeral messages: what only one member of a group should see', () =>
     expect(botMessages(tg, team.id)).toHaveLength(2);
   });
 
+  it('an ephemeral answer refused for a reason of its own is said to the group that once, and tried again next time', async () => {
+    const { world, tg, team } = await group();
+    tg.failNext('sendMessage', { description: 'Bad Request: not enough rights to send ephemeral messages' });
+    tg.sendText(team.id, '/help');
+    const help = await botMessage(tg, team.id, (t) => t.includes('Claude Code agent'));
+    expect(help.ephemeral).toBeUndefined();
+    tg.sendText(team.id, '/help');
+    const next = await tg.waitFor(() => botMessages(tg, team.id).find((m) => m.ephemeral));
+    expect(next.ephemeral?.receiver.id).toBe(world.userId);
+    expect(world.logger.lines.some((l) => l.fields.event === 'bot_api_part_missing')).toBe(false);
+  });
+
   it('in a private chat /help is an ordinary message', async () => {
     const { world, tg } = await group();
     const chatId = tg.privateChat().id;

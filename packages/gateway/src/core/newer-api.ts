@@ -21,7 +21,7 @@
  * without the kind reads a button with only `text`). Telegram's servers ignore parameters they do not
  * know, so an older server shows itself for ephemeral messages by the answer: a sent message without
  * `receiver_user` went to everyone, and is deleted at once. Any other refusal is that call's own and
- * teaches nothing.
+ * teaches nothing; a message for one member it refused is said the old way, that once.
  */
 
 /** A newer Bot API part the gateway uses where the server has it. */
@@ -68,7 +68,8 @@ export function refusalShowsLack(part: NewerPart, code: number, description: str
     case 'disabled_buttons':
       return /text buttons are unallowed|disabled/i.test(description);
     case 'ephemeral':
-      return /ephemeral|receiver_user_id/i.test(description);
+      // Not any error naming ephemeral messages: who may receive one is the chat's rule, not the server's.
+      return /can't parse ephemeral_message_parameters/i.test(description);
   }
 }
 

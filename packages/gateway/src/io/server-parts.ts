@@ -105,7 +105,7 @@ export function createOneMemberSender(options: {
       await options.sendPublic(route, text);
       return;
     }
-    let followUp: PartFollowUp;
+    let said = false;
     try {
       const sent = await courier.call(route.chatId, () =>
         api.sendMessage(route.chatId, text, {
@@ -114,19 +114,21 @@ export function createOneMemberSender(options: {
         }),
       );
       if (!sent) return; // dropped unrun: the gateway is stopping
-      const ephemeral = sentEphemerally(sent, notice.parameters.receiver_user_id);
-      followUp = parts.report('ephemeral', ephemeral ? 'ok' : 'ignored');
+      said = sentEphemerally(sent, notice.parameters.receiver_user_id);
       // Meant for one member, seen by all: taken back at once.
-      if (followUp === 'undo_then_old_way' && sent.message_id !== 0)
+      if (parts.report('ephemeral', said ? 'ok' : 'ignored') === 'undo_then_old_way' && sent.message_id !== 0)
         await courier
           .call(route.chatId, () => api.deleteMessage(route.chatId, sent.message_id))
           .catch(() => {});
     } catch (error) {
-      followUp = parts.report('ephemeral', { error });
-      if (followUp === 'none')
-        logger.warn({ event: 'ephemeral_failed', chat: route.chatId, error: errorText(error) }, 'not said');
+      if (parts.report('ephemeral', { error }) === 'none')
+        logger.warn(
+          { event: 'ephemeral_failed', chat: route.chatId, error: errorText(error) },
+          'the old way',
+        );
     }
-    if (followUp !== 'none') await send(route, member, text, fallback);
+    // Not said to them alone: the old way, this once (and from now on, if the server lacks the part).
+    if (!said && fallback === 'public') await options.sendPublic(route, text);
   };
   return (route, member, text, fallback, once) =>
     send(route, member, text, fallback, once).catch((error: unknown) =>

@@ -25,6 +25,7 @@ describe('what a refusal says about a part', () => {
     ['disabled_buttons', 400, 'Bad Request: BUTTON_DATA_INVALID', false],
     ['ephemeral', 400, "Bad Request: can't parse ephemeral_message_parameters JSON object", true],
     ['ephemeral', 400, 'Bad Request: chat not found', false],
+    ['ephemeral', 400, 'Bad Request: not enough rights to send ephemeral messages', false],
     ['ephemeral', 403, 'Forbidden: bot was kicked from the group chat', false],
     ['ephemeral', 429, 'Too Many Requests: retry after 3', false],
   ])('%s, %i "%s" → lacks it: %s', (part, code, description, lacks) => {
