@@ -371,13 +371,13 @@ export class ChatStore {
   }
 
   /**
-   * Records a press of the stop button of the chat's last draft: that draft is stopped, and gone from
+   * Records a press of a draft's stop button: that draft (its last version) is stopped, and gone from
    * the chat unless it was sent with `keep_on_stop`. Emits `draft_stop`.
    */
   recordStop(stop: Omit<DraftStopRecord, 'at'>): DraftStopRecord {
     const record: DraftStopRecord = { ...stop, at: this.#now() };
     const chat = this.#require(stop.chatId);
-    const draft = chat.drafts.at(-1);
+    const draft = chat.drafts.findLast((d) => d.draftId === stop.draftId && d.threadId === stop.threadId);
     if (draft) {
       draft.stoppedAt = record.at;
       if (!draft.keepOnStop) draft.superseded = true;
