@@ -44,6 +44,7 @@ import { createPins, type Pins } from './pins.js';
 import { createPrompts, type Prompts } from './prompts.js';
 import { createRetention, type Retention } from './retention.js';
 import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
+import { SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import { createConversationSettings } from './settings/conversation-settings.js';
 import { createSettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
@@ -308,8 +309,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     listensToAll: (chatId: number) => listenAll.has(chatId),
     reply,
     tellOne,
-    spendButton: (query: Parameters<typeof spendPressedButton>[0]['query']) =>
-      spendPressedButton({ api: bot.api, courier, parts: serverParts, query, logger }),
+    spendButton: (query: Parameters<typeof spendPressedButton>[0]['query'], answer: string | undefined) =>
+      answer === SESSION_BUTTON_EXPIRED
+        ? Promise.resolve()
+        : spendPressedButton({ api: bot.api, courier, parts: serverParts, query, logger }),
     commands,
     settings,
     models,

@@ -38,7 +38,7 @@ import type { OneMemberSender } from './io/server-parts.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import { fitUserMessage, unforwardableText } from './message-fit.js';
 import type { Prompts } from './prompts.js';
-import { SESSION_BUTTON_EXPIRED, SESSION_BUTTON_PREFIX } from './session-buttons.js';
+import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import { SETTINGS_BUTTON_PREFIX } from './settings/settings-buttons.js';
 import type { SettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
@@ -65,8 +65,11 @@ export interface TelegramHandlerOptions {
   reply(route: Route, text: string): Promise<unknown>;
   /** Says something to one member of a chat (`io/server-parts.ts`): a group's refusal to a stranger. */
   tellOne?: OneMemberSender;
-  /** A `/sessions` button did its job: it becomes a disabled one in place, where the server has them. */
-  spendButton?(query: NonNullable<Context['callbackQuery']>): Promise<void>;
+  /**
+   * A `/sessions` button was pressed (`answer`: what the press was told): unless it expired, it did its
+   * job and becomes a disabled one in place, where the server has them.
+   */
+  spendButton?(query: NonNullable<Context['callbackQuery']>, answer: string | undefined): Promise<void>;
   commands: Pick<CommandRunner, 'run' | 'press'>;
   /** The `/settings` panel's buttons (callback data starting with `st:`). */
   settings?: Pick<SettingsPanel, 'press'> | undefined;
@@ -278,7 +281,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
-      if (answer !== SESSION_BUTTON_EXPIRED) void options.spendButton?.(ctx.callbackQuery);
+      void options.spendButton?.(ctx.callbackQuery, answer);
       return;
     }
     if (data.startsWith(SETTINGS_BUTTON_PREFIX) && message && options.settings) {

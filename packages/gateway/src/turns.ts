@@ -51,8 +51,6 @@ export interface TurnsOptions {
   replies?: 'rich' | 'classic';
   /** A conversation's own `replies` (`/settings`), over the agent's; undefined: the agent's. */
   repliesOf?: (route: Route) => 'rich' | 'classic' | undefined;
-  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
-  serverParts?: ServerPartsState;
   courier: Courier;
   store: GatewayStore;
   cards: CardDriver;
@@ -67,6 +65,8 @@ export interface TurnsOptions {
   placeholderRetryMs?: number;
   /** Time and timers; default {@link systemClock}. */
   clock?: Clock;
+  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
+  serverParts?: ServerPartsState;
 }
 
 /** The turn tracker's handle. */

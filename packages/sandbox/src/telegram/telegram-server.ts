@@ -75,6 +75,8 @@ export interface TelegramServerOptions {
   maxDownloadBytes?: number;
   /** Request bodies above this are refused with 413. Default 50 MB, Telegram's upload limit. */
   maxRequestBytes?: number;
+  /** Behave as a server older than these Bot API parts (see `newer-api.ts`). Default: it has them all. */
+  lacks?: readonly NewerApiPart[];
   /** Serve the web chat view at `/`. Default true. */
   webView?: boolean;
   /** A line the web view shows above every chat (e.g. "replies come from a scripted model"). */
@@ -85,8 +87,6 @@ export interface TelegramServerOptions {
    * (`createTopic`). Default false; {@link TelegramServer.setPrivateTopics} changes it.
    */
   privateTopics?: boolean;
-  /** Behave as a server older than these Bot API parts (see `newer-api.ts`). Default: it has them all. */
-  lacks?: readonly NewerApiPart[];
 }
 
 export type { InjectedFailure } from './fault-plan.js';

@@ -327,6 +327,7 @@ export function userStopsDraft(
     draft !== undefined &&
     now - draft.at < DRAFT_TTL_MS &&
     (lastBot === undefined || lastBot.date < draft.at);
+  // A stopped draft (kept on screen by `keep_on_stop`, see `recordStop`) has no stop button any more.
   if (!draft || !live || !draft.canStop || draft.stoppedAt !== undefined)
     throw new Error(`chat ${chatId} shows no draft with a stop button (can_stop) to press`);
   const stop = ctx.store.recordStop({
