@@ -3,31 +3,22 @@
  * stand-in Telegram (in this process, driven through its raw Bot API as a bot would): a voice note with
  * its player and length and the transcript replying to it, a disabled button beside a live one, an
  * ephemeral message (marked for its receiver, only a marker for everyone else), a draft kept after its
- * stop press (`keep_on_stop`) and one that goes, and a private chat's topics as tabs. Leaves screenshots
- * in test-output/sandbox-web-newer/.
+ * stop press (`keep_on_stop`) and one that goes, and a private chat's topics as tabs; and, with
+ * `switchyard sandbox` as a real process, the `/settings` panel's buttons render and press. Leaves
+ * screenshots in test-output/sandbox-web-newer/.
  *
  * Without /usr/bin/chromium the file is skipped, unless SWITCHYARD_REQUIRE_BROWSER=1 (CI).
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTelegramServer, type TelegramServer, type TelegramServerOptions } from '@switchyard/sandbox';
+import { createTelegramServer, type TelegramServer } from '@switchyard/sandbox';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { browserRequired, haveBrowser, type OpenBrowser, openBrowser } from './browser.js';
+import { browserRequired, haveBrowser, type OpenBrowser, openBrowser, typeMessage } from './browser.js';
+import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/sandbox-web-newer');
-
-/** Whether this stand-in has topics in private chats (`privateTopics`, Bot API 9.3). */
-function hasPrivateTopics(): boolean {
-  const probe = createTelegramServer({ privateTopics: true, webView: false } as TelegramServerOptions);
-  try {
-    probe.createTopic(probe.privateChat().id, 'probe');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 browserRequired('the web view of voice notes, disabled buttons, ephemeral messages and private topics');
 
@@ -55,7 +46,7 @@ describe.runIf(haveBrowser)('the sandbox web view and the newer Bot API parts', 
   beforeAll(async () => {
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
-    tg = createTelegramServer({ rateLimits: false, privateTopics: true } as TelegramServerOptions);
+    tg = createTelegramServer({ rateLimits: false, privateTopics: true });
     url = (await tg.start()).webUrl ?? '';
     opened = await openBrowser({ viewport: { width: 1100, height: 760 } });
   });
@@ -165,28 +156,60 @@ describe.runIf(haveBrowser)('the sandbox web view and the newer Bot API parts', 
     await gone.waitFor({ state: 'detached' });
   });
 
-  test.runIf(hasPrivateTopics())(
-    'a private chat’s topics are tabs, each showing its own messages',
-    async () => {
-      const chat = tg.privateChat(tg.addUser({ firstName: 'Tess' }));
-      const topic = tg.createTopic(chat.id, 'Roadmap');
-      tg.sendText(chat.id, 'in the roadmap topic', { threadId: topic.threadId });
-      tg.sendText(chat.id, 'in the main chat');
-      await page().goto(url);
-      await openChat(chat.id);
-      const tab = page().locator('#topics .tab', { hasText: 'Roadmap' });
-      await tab.waitFor();
-      expect(await page().locator('.msg.user', { hasText: 'in the roadmap topic' }).count()).toBe(0);
-      await tab.click();
-      await page().locator('.msg.user', { hasText: 'in the roadmap topic' }).waitFor();
-      expect(await page().locator('.msg.user', { hasText: 'in the main chat' }).count()).toBe(0);
-      // A private chat's topics are the bot's to open: no "+ Topic" there.
-      expect(await page().locator('#topics .tab.add').count()).toBe(0);
-      await page().screenshot({ path: path.join(SHOTS, 'private-topics.png') });
-    },
-  );
+  test('a private chat’s topics are tabs, each showing its own messages', async () => {
+    const chat = tg.privateChat(tg.addUser({ firstName: 'Tess' }));
+    const topic = tg.createTopic(chat.id, 'Roadmap');
+    tg.sendText(chat.id, 'in the roadmap topic', { threadId: topic.threadId });
+    tg.sendText(chat.id, 'in the main chat');
+    await page().goto(url);
+    await openChat(chat.id);
+    const tab = page().locator('#topics .tab', { hasText: 'Roadmap' });
+    await tab.waitFor();
+    expect(await page().locator('.msg.user', { hasText: 'in the roadmap topic' }).count()).toBe(0);
+    await tab.click();
+    await page().locator('.msg.user', { hasText: 'in the roadmap topic' }).waitFor();
+    expect(await page().locator('.msg.user', { hasText: 'in the main chat' }).count()).toBe(0);
+    // A private chat's topics are the bot's to open: no "+ Topic" there.
+    expect(await page().locator('#topics .tab.add').count()).toBe(0);
+    await page().screenshot({ path: path.join(SHOTS, 'private-topics.png') });
+  });
 
   test('the page raised no errors', () => {
+    expect((opened as OpenBrowser).pageErrors).toEqual([]);
+  });
+});
+
+describe.runIf(haveBrowser)('the /settings panel in the sandbox web view', () => {
+  let sandbox: SandboxProcess | undefined;
+  let opened: OpenBrowser | undefined;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    sandbox = await startSandboxProcess({ env: { SWITCHYARD_SCRIPTED: '1' } });
+    opened = await openBrowser({ viewport: { width: 1100, height: 760 } });
+  });
+
+  afterAll(async () => {
+    await opened?.close();
+    await sandbox?.stop();
+  });
+
+  test('renders as buttons, and a press changes the setting and redraws the panel', async () => {
+    const page = (opened as OpenBrowser).page;
+    await page.goto(sandbox?.url ?? '');
+    await expect.poll(() => page.locator('#chat-title').textContent()).not.toBe('');
+    await typeMessage(page, '/settings');
+    const panel = page.locator('.msg.bot', { hasText: 'Settings of this conversation' }).last();
+    await panel.waitFor({ timeout: 30_000 });
+    const classic = page.locator('.keyboard button', { hasText: 'Classic replies' }).last();
+    await classic.waitFor();
+    expect(await classic.isDisabled()).toBe(false);
+    await classic.click();
+    await page
+      .locator('.keyboard button', { hasText: '✓ Classic replies' })
+      .last()
+      .waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(SHOTS, 'settings.png') });
     expect((opened as OpenBrowser).pageErrors).toEqual([]);
   });
 });

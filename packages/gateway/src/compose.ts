@@ -34,7 +34,7 @@ import type { InlineButton } from './core/command-texts.js';
 import { threadParams } from './core/route.js';
 import { type Courier, createCourier } from './courier.js';
 import { createFileSender, type FileSender } from './files.js';
-import { createOneMemberSender, createServerParts, spendPressedButton } from './io/server-parts.js';
+import { createNewerParts } from './io/server-parts.js';
 import { createKnownChats } from './known-chats.js';
 import { createLastErrors } from './last-errors.js';
 import { reportNotForwarded } from './message-fit.js';
@@ -44,7 +44,6 @@ import { createPins, type Pins } from './pins.js';
 import { createPrompts, type Prompts } from './prompts.js';
 import { createRetention, type Retention } from './retention.js';
 import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
-import { SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import { createConversationSettings } from './settings/conversation-settings.js';
 import { createSettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
@@ -143,14 +142,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const reply = (route: Route, text: string): Promise<unknown> => sendWith(route, text, {});
   const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
     sendWith(route, text, { reply_markup: { inline_keyboard: buttons } });
-  const serverParts = createServerParts(logger);
-  const tellOne = createOneMemberSender({
-    api: bot.api,
-    courier,
-    parts: serverParts,
-    sendPublic: reply,
-    logger,
-  });
+  const newer = createNewerParts({ api: bot.api, courier, sendPublic: reply, logger });
 
   // Shared run-time state (see the module comment).
   let connected = false;
@@ -190,7 +182,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     cards,
     logger: logger.child({ component: 'turns' }),
     bridge,
-    serverParts,
+    serverParts: newer.state,
     ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
     ...(options.replies ? { replies: options.replies } : {}),
     repliesOf: (route) => chatSettings.stored(route).replies,
@@ -227,10 +219,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     agent: options.agent,
     models,
     allowedModes: options.allowedModes,
-    reply: (route, text) => void reply(route, text),
+    reply: newer.reply,
     replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
-    replyToOne: (route, userId, text) =>
-      void tellOne(route, { chatType: route.chatId > 0 ? 'private' : 'group', userId }, text, 'public'),
     send,
     connected: () => connected,
     status,
@@ -308,11 +298,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     noteChat: (chatId: number) => knownChats.note(chatId),
     listensToAll: (chatId: number) => listenAll.has(chatId),
     reply,
-    tellOne,
-    spendButton: (query: Parameters<typeof spendPressedButton>[0]['query'], answer: string | undefined) =>
-      answer === SESSION_BUTTON_EXPIRED
-        ? Promise.resolve()
-        : spendPressedButton({ api: bot.api, courier, parts: serverParts, query, logger }),
+    newerParts: newer,
     commands,
     settings,
     models,

@@ -6,7 +6,8 @@
  * {@link ServerPartsState.draftStop}.
  */
 import type { Logger, Route } from '@switchyard/protocol';
-import type { CallbackQuery } from 'grammy/types';
+import type { CallbackQuery, Message } from 'grammy/types';
+import { addressedToBot, type BotIdentity, isGroupChat } from '../addressing.js';
 import { type BotApi, errorCode, errorText } from '../bot-api.js';
 import {
   draftStopParams,
@@ -20,8 +21,9 @@ import {
   spendButton,
   UNTRIED,
 } from '../core/newer-api.js';
-import { threadParams } from '../core/route.js';
+import { routeOfMessage, threadParams } from '../core/route.js';
 import type { Courier } from '../courier.js';
+import { SESSION_BUTTON_EXPIRED } from '../session-buttons.js';
 
 /** What the run knows of the server's newer parts, and how a call that used one reports back. */
 export interface ServerPartsState {
@@ -164,4 +166,56 @@ export async function spendPressedButton(options: {
     if (parts.report('disabled_buttons', { error }) === 'none')
       options.logger.warn({ event: 'button_spend_failed', error: errorText(error) }, 'button left as it was');
   }
+}
+
+/** The newer parts as the gateway's wiring uses them: the run's knowledge and the operations over it. */
+export interface NewerParts {
+  readonly state: ServerPartsState;
+  readonly tellOne: OneMemberSender;
+  /** The commands' `reply`: for member `to` alone where given (ephemeral in a group), else to the chat. */
+  reply(route: Route, text: string, to?: number): void;
+  /**
+   * A stranger's message (`from` set): in a group, when it is addressed to the bot, `text` is said to them
+   * alone (ephemeral) if `once()` allows; otherwise, and where the server lacks ephemeral messages, nothing.
+   */
+  refuseInGroup(message: Message, me: BotIdentity, text: string, once: () => boolean): void;
+  /** A `/sessions` press told `answer`: unless it expired, its button is spent in place. */
+  spendButton(query: Pick<CallbackQuery, 'data' | 'message'>, answer: string | undefined): Promise<void>;
+}
+
+/** Creates the run's newer parts over the bot's raw API; `sendPublic` is the gateway's usual reply. */
+export function createNewerParts(options: {
+  api: Pick<BotApi, 'sendMessage' | 'deleteMessage' | 'editMessageReplyMarkup'>;
+  courier: Courier;
+  sendPublic(route: Route, text: string): Promise<unknown>;
+  logger: Logger;
+}): NewerParts {
+  const { api, courier, logger } = options;
+  const state = createServerParts(logger);
+  const tellOne = createOneMemberSender({
+    api,
+    courier,
+    parts: state,
+    sendPublic: options.sendPublic,
+    logger,
+  });
+  return {
+    state,
+    tellOne,
+    reply(route, text, to) {
+      // A route's chat id is positive for a private chat, negative for a group (Telegram's ids).
+      const chatType = route.chatId > 0 ? 'private' : 'group';
+      if (to === undefined) void options.sendPublic(route, text);
+      else void tellOne(route, { chatType, userId: to }, text, 'public');
+    },
+    refuseInGroup(message, me, text, once) {
+      if (!isGroupChat(message) || !addressedToBot(message, me) || !message.from) return;
+      const member = { chatType: message.chat.type, userId: message.from.id };
+      void tellOne(routeOfMessage(message), member, text, 'silent', once);
+    },
+    spendButton: (query, answer) =>
+      answer === SESSION_BUTTON_EXPIRED
+        ? Promise.resolve()
+        : spendPressedButton({ api, courier, parts: state, query, logger }),
+  };
 }
