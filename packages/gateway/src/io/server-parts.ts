@@ -1,12 +1,13 @@
 /**
  * The shell of `core/newer-api.ts`: what this run has learnt of the server's newer Bot API parts (kept
- * in memory — a restart tries them again, which costs one refused call each), and the two operations
- * that use them outside the reply machine: a message for one member of a chat, and a `/sessions` button
- * spent in place. The draft's `keep_on_stop` is used by the reply shell (`io/reply.ts`) through
- * {@link ServerPartsState.draftStop}.
+ * in memory — a restart tries them again, which costs one refused call each), and the operations that
+ * use them outside the reply machine: a message for one member of a chat (a stranger's refusal in a
+ * group, the answers to `/help` and `/status`), and a `/sessions` button spent in place — gathered for
+ * the gateway's wiring by {@link createNewerParts}. The draft's `keep_on_stop` is used by the reply shell
+ * (`io/reply.ts`) through {@link ServerPartsState.draftStop}.
  */
 import type { Logger, Route } from '@switchyard/protocol';
-import type { CallbackQuery, Message } from 'grammy/types';
+import type { CallbackQuery, InlineKeyboardMarkup, Message } from 'grammy/types';
 import { addressedToBot, type BotIdentity, isGroupChat } from '../addressing.js';
 import { type BotApi, errorCode, errorText } from '../bot-api.js';
 import {
@@ -158,7 +159,7 @@ export async function spendPressedButton(options: {
   try {
     await courier.call(message.chat.id, () =>
       api.editMessageReplyMarkup(message.chat.id, message.message_id, {
-        reply_markup: { inline_keyboard: spent as never },
+        reply_markup: { inline_keyboard: spent as InlineKeyboardMarkup['inline_keyboard'] },
       }),
     );
     parts.report('disabled_buttons', 'ok');
