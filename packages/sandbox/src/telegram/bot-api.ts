@@ -39,8 +39,8 @@ export async function callMethod(
   ctx: MethodContext,
 ): Promise<WireOk | WireFailure> {
   try {
-    if (params.has('reply_markup'))
-      checkDisabledButtons(inlineKeyboard(params.json('reply_markup')), ctx.lacks);
+    // Disabled buttons, as this server knows them; a malformed keyboard is the method's to refuse, in its order.
+    if (params.has('reply_markup')) checkDisabledButtons(keyboardOrNone(params), ctx.lacks);
     const result = await BOT_API_METHODS[method](params, ctx);
     return { ok: true, result };
   } catch (err) {
@@ -50,5 +50,14 @@ export async function callMethod(
       error_code: 500,
       description: `Internal Server Error: sandbox bug in ${method}: ${String(err)}`,
     };
+  }
+}
+
+/** The request's inline keyboard, or undefined when it is malformed (the method refuses that itself). */
+function keyboardOrNone(params: RequestParams): ReturnType<typeof inlineKeyboard> {
+  try {
+    return inlineKeyboard(params.json('reply_markup'));
+  } catch {
+    return undefined;
   }
 }
