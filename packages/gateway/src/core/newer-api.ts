@@ -17,10 +17,11 @@
  *   (the old way: nothing is said in groups), and the answers to `/help` and `/status` (the old way: the
  *   group sees them). In a private chat everything is already the one user's: no ephemeral there.
  *
- * How a missing part is learnt, once per run: a 400 that names the part (the parameter, or — for a disabled button — "Text buttons are unallowed", which is how a server
- * without the kind reads a button with only `text`). Telegram's servers ignore parameters they do not
- * know, so an older server shows itself for ephemeral messages by the answer: a sent message without
- * `receiver_user` went to everyone, and is deleted at once. Any other refusal is that call's own and
+ * How a missing part is learnt, once per run: a 400 that names the part (the parameter, or — for a
+ * disabled button — "Text buttons are unallowed", which is how a server without the kind reads a button
+ * with only `text`). Telegram's servers ignore parameters they do not know, so an older server shows
+ * itself for ephemeral messages by the answer: a sent message without `receiver_user` went to everyone,
+ * and is deleted at once. Any other refusal is that call's own and
  * teaches nothing; a message for one member it refused is said the old way, that once.
  */
 
