@@ -81,9 +81,14 @@ describe('end to end: rich replies', () => {
     });
     const requests = system.model.messageRequests().length;
     telegram.stopDraft(chatId);
+    // keep_on_stop: the stopped draft stays on screen until the answer replaces it.
+    const stopped = telegram.chat(chatId).drafts.find((d) => d.stoppedAt !== undefined);
+    expect(stopped).toMatchObject({ keepOnStop: true });
+    expect(stopped?.superseded).toBeUndefined();
     const final = await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.rich), {
       timeoutMs: 60_000,
     });
+    expect(telegram.chat(chatId).drafts.find((d) => d.stoppedAt !== undefined)?.superseded).toBe(true);
     expect(final.text).toContain('word3');
     expect(final.text).not.toContain('word299');
     expect(final.text).toMatch(/Stopped/);

@@ -53,6 +53,9 @@ export async function registerCommands(
   }
 }
 
+/** A request's route and, for `/status` (answered to the asker alone in a group), who asked. */
+type Asked = Route & { to?: number | undefined };
+
 /** What executing commands needs from the gateway. */
 export interface CommandRunnerOptions {
   agent: string;
@@ -60,8 +63,8 @@ export interface CommandRunnerOptions {
   models: readonly string[];
   /** Modes `/mode` may switch to (the operator's `allowedModes`; default all but bypassPermissions). */
   allowedModes?: readonly PermissionMode[] | undefined;
-  /** Queues a plain reply in the chat's courier lane; never awaited, so a handler never waits on the budget. */
-  reply(route: Route, text: string): void;
+  /** Queues a plain reply in the chat's courier lane (never awaited); `to`: for that member alone. */
+  reply(route: Route, text: string, to?: number): void;
   /** Like `reply`, with inline buttons under the text. */
   replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): void;
   /** Hands a frame to the bridge (reliable ones are durable when it resolves). */
@@ -136,7 +139,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const clock = options.clock ?? systemClock;
   const sessionButtons = createSessionButtons(() => clock.now());
   /** Requests answered in memory (`/status`, `/sessions`): not reliable frames, so not kept durably. */
-  const statusRoutes = new Map<string, Route>();
+  const statusRoutes = new Map<string, Asked>();
   /** `/sessions` requests whose answer lists every conversation (see `seesAll`); leave with their route. */
   const listsAll = new Set<string>();
   const statusTimers = new Map<string, TimerHandle>();
@@ -144,7 +147,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
    * Waits for the answer to a request that is not a reliable frame (`/status`, `/sessions`: it dies with
    * the connection), in memory: `onTimeout` speaks instead when none comes in time.
    */
-  const awaitAnswer = (commandId: string, route: Route, onTimeout: () => void): void => {
+  const awaitAnswer = (commandId: string, route: Asked, onTimeout: () => void): void => {
     statusRoutes.set(commandId, route);
     statusTimers.set(
       commandId,
@@ -200,7 +203,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       switch (command.name) {
         case 'start':
         case 'help':
-          reply(route, helpText(options.agent));
+          reply(route, helpText(options.agent), from);
           return;
         case 'invalid':
           reply(route, command.reply);
@@ -261,16 +264,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           );
         }
         case 'status': {
-          if (!options.connected()) {
-            reply(route, statusText(options.status(route), undefined, undefined, options.simulatedModel));
-            return;
-          }
+          const own = () => statusText(options.status(route), undefined, undefined, options.simulatedModel);
+          if (!options.connected()) return reply(route, own(), from);
           // If the bridge does not answer, answer from what the gateway knows.
-          awaitAnswer(commandId, route, () =>
-            reply(
-              route,
-              `${statusText(options.status(route), undefined, undefined, options.simulatedModel)}\n(the agent did not answer; this is the gateway's view)`,
-            ),
+          awaitAnswer(commandId, { ...route, to: from }, () =>
+            reply(route, `${own()}\n(the agent did not answer; this is the gateway's view)`, from),
           );
           await options.send({ type: 'status_request', commandId, route });
           return;
@@ -346,8 +344,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           logger.info({ event: 'command_result_unrouted', command: frame.commandId }, 'no chat waits for it');
         return;
       }
-      const route = statusRoutes.get(frame.commandId);
-      if (!route) return;
+      const asked = statusRoutes.get(frame.commandId);
+      if (!asked) return;
+      const { to, ...route } = asked;
       statusRoutes.delete(frame.commandId);
       const timer = statusTimers.get(frame.commandId);
       clock.clearTimeout(timer);
@@ -367,6 +366,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         ]
           .filter(Boolean)
           .join('\n\n'),
+        to,
       );
     },
 

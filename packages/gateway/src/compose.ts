@@ -34,6 +34,7 @@ import type { InlineButton } from './core/command-texts.js';
 import { threadParams } from './core/route.js';
 import { type Courier, createCourier } from './courier.js';
 import { createFileSender, type FileSender } from './files.js';
+import { createNewerParts } from './io/server-parts.js';
 import { createKnownChats } from './known-chats.js';
 import { createLastErrors } from './last-errors.js';
 import { reportNotForwarded } from './message-fit.js';
@@ -141,6 +142,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const reply = (route: Route, text: string): Promise<unknown> => sendWith(route, text, {});
   const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
     sendWith(route, text, { reply_markup: { inline_keyboard: buttons } });
+  const newer = createNewerParts({ api: bot.api, courier, sendPublic: reply, logger });
 
   // Shared run-time state (see the module comment).
   let connected = false;
@@ -180,6 +182,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     cards,
     logger: logger.child({ component: 'turns' }),
     bridge,
+    serverParts: newer.state,
     ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
     ...(options.replies ? { replies: options.replies } : {}),
     repliesOf: (route) => chatSettings.stored(route).replies,
@@ -216,7 +219,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     agent: options.agent,
     models,
     allowedModes: options.allowedModes,
-    reply: (route, text) => void reply(route, text),
+    reply: newer.reply,
     replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
     send,
     connected: () => connected,
@@ -295,6 +298,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     noteChat: (chatId: number) => knownChats.note(chatId),
     listensToAll: (chatId: number) => listenAll.has(chatId),
     reply,
+    newerParts: newer,
     commands,
     settings,
     models,

@@ -11,6 +11,7 @@ import { createDraftPacer } from './budget.js';
 import { threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 import { createReply, type Reply } from './io/reply.js';
+import type { ServerPartsState } from './io/server-parts.js';
 import type { SendJournal } from './send-journal.js';
 import type { GatewayStore, TurnRow } from './store.js';
 
@@ -32,6 +33,8 @@ export interface RepliesOptions {
   logger: Logger;
   /** Time for the draft pacing and timers; default the system clock. */
   clock?: Clock | undefined;
+  /** The run's knowledge of the server's newer parts (drafts' `keep_on_stop`). */
+  serverParts?: ServerPartsState | undefined;
 }
 
 /** The reply factory's handle. */
@@ -105,6 +108,7 @@ export function createReplies(options: RepliesOptions): Replies {
           missing = true;
         },
         logger,
+        serverParts: options.serverParts,
       });
     },
     thinking(route, draftId) {

@@ -34,6 +34,7 @@ import type { CommandRunner } from './commands.js';
 import { parseCommand } from './core/commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
+import type { NewerParts } from './io/server-parts.js';
 import { TELEGRAM_TEXT_LIMIT } from './markdown.js';
 import { fitUserMessage, unforwardableText } from './message-fit.js';
 import type { Prompts } from './prompts.js';
@@ -62,6 +63,8 @@ export interface TelegramHandlerOptions {
   listensToAll(chatId: number): boolean;
   /** Sends a plain message to a chat; never rejects. */
   reply(route: Route, text: string): Promise<unknown>;
+  /** Bot API 10.3 parts (`io/server-parts.ts`): a stranger's refusal in a group, a spent `/sessions` button. */
+  newerParts?: Pick<NewerParts, 'refuseInGroup' | 'spendButton'>;
   commands: Pick<CommandRunner, 'run' | 'press'>;
   /** The `/settings` panel's buttons (callback data starting with `st:`). */
   settings?: Pick<SettingsPanel, 'press'> | undefined;
@@ -239,6 +242,9 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
         await ctx.answerCallbackQuery({ text: REFUSAL }).catch(() => {});
       } else if (userId !== undefined && ctx.chat?.type === 'private' && s.recordRefusal(userId)) {
         void reply({ chatId: ctx.chat.id }, REFUSAL);
+      } else if (userId !== undefined && ctx.message) {
+        // In a group, addressed to the bot: told once, where they alone see it; otherwise nothing is said.
+        options.newerParts?.refuseInGroup(ctx.message, options.me(), REFUSAL, () => s.recordRefusal(userId));
       }
       logger.info({ event: 'refused', user: userId }, 'update from a user not on the allowlist');
       return;
@@ -262,6 +268,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
+      void options.newerParts?.spendButton(ctx.callbackQuery, answer);
       return;
     }
     if (data.startsWith(SETTINGS_BUTTON_PREFIX) && message && options.settings) {

@@ -27,6 +27,7 @@ import { threadParams } from './core/route.js';
 import { createTurnMachine } from './core/turn-machine.js';
 import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from './core/turn-steps.js';
 import type { Courier } from './courier.js';
+import type { ServerPartsState } from './io/server-parts.js';
 import { createMarkerEdits } from './markers.js';
 import { createReplies, type Replies } from './replies.js';
 import { ReplyText } from './reply-text.js';
@@ -64,6 +65,8 @@ export interface TurnsOptions {
   placeholderRetryMs?: number;
   /** Time and timers; default {@link systemClock}. */
   clock?: Clock;
+  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
+  serverParts?: ServerPartsState;
 }
 
 /** The turn tracker's handle. */
@@ -115,6 +118,7 @@ export function createTurns(options: TurnsOptions): Turns {
     repliesOf: options.repliesOf,
     logger,
     clock,
+    serverParts: options.serverParts,
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
   const texts = new Map<string, Reply>();

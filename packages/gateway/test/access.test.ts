@@ -111,7 +111,7 @@ describe('access', () => {
     await waitUntil(() => framesOf(bridge as FakeBridge, 'permission_answer').length === 1);
   });
 
-  it('does not answer strangers in groups, but forwards the allowed user there when addressed', async () => {
+  it('answers a stranger in a group only where they alone see it, and forwards the allowed user there when addressed', async () => {
     world = await startWorld();
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
@@ -125,7 +125,9 @@ describe('access', () => {
     await sleep(300);
     // The mention is not part of what the model reads.
     expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['from the owner']);
-    expect(botMessages(tg, group.id).some((m) => m.text === REFUSAL)).toBe(false);
+    // The group sees no refusal: the stranger's is ephemeral, for them alone.
+    const refusals = botMessages(tg, group.id).filter((m) => m.text === REFUSAL);
+    expect(refusals.map((m) => m.ephemeral?.receiver.id)).toEqual([stranger.id]);
   });
 
   it('allowChats narrows the chats an allowed user may use', async () => {

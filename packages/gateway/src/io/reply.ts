@@ -22,6 +22,7 @@ import {
   isRichRefused,
 } from '../bot-api.js';
 import type { DraftPacer } from '../budget.js';
+import { draftStopParams, UNTRIED } from '../core/newer-api.js';
 import {
   type Content,
   initialReply,
@@ -38,6 +39,7 @@ import type { Courier } from '../courier.js';
 import { renderMarkdown, splitPlain } from '../markdown.js';
 import { RICH_TEXT_LIMIT, splitRich, toRichMarkdown } from '../rich-markdown.js';
 import type { SendJournal } from '../send-journal.js';
+import type { ServerPartsState } from './server-parts.js';
 
 /** Telegram's limits, through the gateway's renderers. */
 export const TELEGRAM_FORMAT: ReplyFormat = {
@@ -78,6 +80,8 @@ export interface ReplyOptions {
   rich(): boolean;
   onMissing(): void;
   logger: Logger;
+  /** The run's knowledge of the server's newer parts (`keep_on_stop`); default: untried, not learnt. */
+  serverParts?: Pick<ServerPartsState, 'draftStop' | 'report'> | undefined;
   format?: ReplyFormat;
   draftEveryMs?: number;
   draftRefreshMs?: number;
@@ -252,11 +256,23 @@ export function createReply(options: ReplyOptions): Reply {
     if (!selfReported) report(seq, { kind: 'ok' });
   };
 
-  const draft = (content: Content): Promise<unknown> => {
-    const common = { ...thread, can_stop: true };
-    return content.kind === 'rich'
-      ? api.sendRichMessageDraft(chatId, options.draftId, { markdown: content.markdown }, common)
-      : api.sendMessageDraft(chatId, options.draftId, content.text, common);
+  /**
+   * One draft, with a stop button that keeps the draft shown when pressed (`keep_on_stop`); a server
+   * that refuses the parameter gets this draft again without it, and none with it for the rest of the run.
+   */
+  const draft = async (content: Content): Promise<unknown> => {
+    const stop = options.serverParts?.draftStop() ?? draftStopParams(UNTRIED);
+    const call = (common: typeof thread & { can_stop: true; keep_on_stop?: true }) =>
+      content.kind === 'rich'
+        ? api.sendRichMessageDraft(chatId, options.draftId, { markdown: content.markdown }, common)
+        : api.sendMessageDraft(chatId, options.draftId, content.text, common);
+    try {
+      return await call({ ...thread, ...stop });
+    } catch (error) {
+      if (!stop.keep_on_stop || options.serverParts?.report('keep_on_stop', { error }) !== 'old_way')
+        throw error;
+      return call({ ...thread, can_stop: true });
+    }
   };
 
   const edit = (messageId: number, content: Content): Promise<unknown> => {

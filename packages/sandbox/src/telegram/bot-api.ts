@@ -4,8 +4,10 @@
  */
 import { BotApiError } from './api-error.js';
 import { CHAT_METHODS } from './chat-methods.js';
+import { inlineKeyboard } from './message-content.js';
 import { MESSAGE_METHODS } from './message-methods.js';
 import type { MethodContext, MethodHandler } from './method-context.js';
+import { checkDisabledButtons } from './newer-api.js';
 import type { RequestParams } from './request-params.js';
 import type { WireFailure, WireOk } from './wire.js';
 
@@ -37,6 +39,8 @@ export async function callMethod(
   ctx: MethodContext,
 ): Promise<WireOk | WireFailure> {
   try {
+    // Disabled buttons, as this server knows them; a malformed keyboard is the method's to refuse, in its order.
+    if (params.has('reply_markup')) checkDisabledButtons(keyboardOrNone(params), ctx.lacks);
     const result = await BOT_API_METHODS[method](params, ctx);
     return { ok: true, result };
   } catch (err) {
@@ -46,5 +50,14 @@ export async function callMethod(
       error_code: 500,
       description: `Internal Server Error: sandbox bug in ${method}: ${String(err)}`,
     };
+  }
+}
+
+/** The request's inline keyboard, or undefined when it is malformed (the method refuses that itself). */
+function keyboardOrNone(params: RequestParams): ReturnType<typeof inlineKeyboard> {
+  try {
+    return inlineKeyboard(params.json('reply_markup'));
+  } catch {
+    return undefined;
   }
 }

@@ -37,6 +37,7 @@ export interface NewMessage {
   silent?: boolean | undefined;
   mediaGroupId?: string | undefined;
   rich?: { html: string } | undefined;
+  ephemeral?: SandboxMessage['ephemeral'] | undefined;
 }
 
 /** The new visible content of an edited message. */
@@ -237,6 +238,7 @@ export class ChatStore {
       ...(input.file ? { file: input.file } : {}),
       ...(input.service ? { service: input.service } : {}),
       ...(input.mediaGroupId !== undefined ? { mediaGroupId: input.mediaGroupId } : {}),
+      ...(input.ephemeral ? { ephemeral: input.ephemeral } : {}),
     };
     chat.messages.set(message.messageId, message);
     // As in Telegram's clients, the bot's next message in the chat (in a topic: in that topic) ends the
@@ -368,10 +370,19 @@ export class ChatStore {
     return record;
   }
 
-  /** Records a press of a draft's stop button. Emits `draft_stop`. */
+  /**
+   * Records a press of a draft's stop button: that draft (its last version) is stopped, and gone from
+   * the chat unless it was sent with `keep_on_stop`. Emits `draft_stop`.
+   */
   recordStop(stop: Omit<DraftStopRecord, 'at'>): DraftStopRecord {
     const record: DraftStopRecord = { ...stop, at: this.#now() };
-    this.#require(stop.chatId).stops.push(record);
+    const chat = this.#require(stop.chatId);
+    const draft = chat.drafts.findLast((d) => d.draftId === stop.draftId && d.threadId === stop.threadId);
+    if (draft) {
+      draft.stoppedAt = record.at;
+      if (!draft.keepOnStop) draft.superseded = true;
+    }
+    chat.stops.push(record);
     this.#hub.emit({ type: 'draft_stop', stop: { ...record } });
     return record;
   }

@@ -7,6 +7,7 @@ export { BOT_API_METHODS, type BotApiMethod } from './bot-api.js';
 export type { SandboxEvent, SandboxEventType, SandboxListener } from './events.js';
 export { type HtmlParseResult, parseTelegramHtml, renderTelegramHtml } from './html.js';
 export { TEXT_LIMITS } from './message-content.js';
+export { NEWER_API_PARTS, type NewerApiPart } from './newer-api.js';
 export { type BucketRate, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limiter.js';
 export type * from './records.js';
 export { RICH_LIMITS, renderRich } from './rich-message.js';

@@ -23,6 +23,7 @@ import {
   resolveThread,
   spendToken,
 } from './method-context.js';
+import { ephemeralTarget, keepsOnStop } from './newer-api.js';
 import type { SandboxMessage } from './records.js';
 import { RequestParams, type UploadedFile } from './request-params.js';
 import { richContent } from './rich-message.js';
@@ -72,6 +73,7 @@ const sendMessage: MethodHandler = (params, ctx) => {
   const threadId = resolveThread(chat, params) ?? reply?.threadId;
   const content = messageText(params);
   const replyMarkup = inlineKeyboard(params.json('reply_markup'));
+  const ephemeral = ephemeralTarget(params, ctx, chat, ctx.lacks);
   spendToken(ctx, chat);
   const message = ctx.store.addMessage(chat.id, {
     from: 'bot',
@@ -82,6 +84,7 @@ const sendMessage: MethodHandler = (params, ctx) => {
     replyMarkup,
     replyToMessageId: reply?.messageId,
     silent: params.bool('disable_notification'),
+    ephemeral,
   });
   return toWireMessage(ctx.store, message);
 };
@@ -323,7 +326,7 @@ const deleteMessages: MethodHandler = (params, ctx) => {
 
 /**
  * Bot API 9.5: streams a draft to a private chat (empty text: "Thinking…"); `can_stop` shows the user a
- * stop button. Drafts spend the chat's draft bucket (see `rate-limiter.ts`); the sandbox records every call.
+ * stop button, `keep_on_stop` (10.3) keeps the draft shown when it is pressed. Drafts spend the chat's draft bucket (see `rate-limiter.ts`); the sandbox records every call.
  */
 const sendMessageDraft: MethodHandler = (params, ctx) => {
   const chat = requireChat(params, ctx);
@@ -343,6 +346,7 @@ const sendMessageDraft: MethodHandler = (params, ctx) => {
     draftId,
     ...formatted,
     canStop: params.bool('can_stop'),
+    ...(keepsOnStop(params, ctx.lacks) ? { keepOnStop: true as const } : {}),
     ...(threadId !== undefined ? { threadId } : {}),
   });
   return true;
@@ -365,6 +369,7 @@ const sendRichMessageDraft: MethodHandler = (params, ctx) => {
       entities: [],
       rich: true,
       canStop: params.bool('can_stop'),
+      ...(keepsOnStop(params, ctx.lacks) ? { keepOnStop: true as const } : {}),
       ...(threadId !== undefined ? { threadId } : {}),
     },
     rich.html,

@@ -4,6 +4,7 @@
  */
 import { refuse, tooManyRequests } from './api-error.js';
 import type { ChatStore } from './chat-store.js';
+import type { NewerApiPart } from './newer-api.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SandboxChat, SandboxMessage } from './records.js';
 import type { RequestParams } from './request-params.js';
@@ -23,6 +24,8 @@ export interface MethodContext {
   readonly callbackQueryTtlMs: number;
   /** `getFile` refuses larger files (Telegram: 20 MB). */
   readonly maxDownloadBytes: number;
+  /** The newer Bot API parts this server behaves as lacking (see `newer-api.ts`). */
+  readonly lacks: ReadonlySet<NewerApiPart>;
 }
 
 /** A Bot API method: parameters in, `result` out, or a thrown {@link BotApiError}. */

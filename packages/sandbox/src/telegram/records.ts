@@ -90,6 +90,11 @@ export interface SandboxMessage {
   pinned: boolean;
   /** The bot's reactions on the message (emoji). */
   reactions: string[];
+  /**
+   * An ephemeral message (`ephemeral_message_parameters`): only `receiver` sees it; on the wire its
+   * `message_id` is 0 and `ephemeral_message_id` is this `messageId`.
+   */
+  ephemeral?: { receiver: WireUser; callbackQueryId?: string };
   /** Sent (or, for a pin notice, pinned) with `disable_notification`: the user got no notification. */
   silent: boolean;
 }
@@ -115,8 +120,12 @@ export interface DraftRecord {
   rich?: true;
   /** The user is shown a stop button (`can_stop`). */
   canStop: boolean;
+  /** Sent with `keep_on_stop` (Bot API 10.3): the draft stays shown when the user presses stop. */
+  keepOnStop?: true;
   at: number;
-  /** A bot message followed it in its chat: clients show it no longer (nor its stop button). */
+  /** The user pressed its stop button at this time. */
+  stoppedAt?: number;
+  /** A bot message followed it in its chat, or the user stopped it without `keep_on_stop`: clients show it no longer (nor its stop button). */
   superseded?: true;
 }
 

@@ -17,6 +17,7 @@ import { ChatStore } from './chat-store.js';
 import { EventHub, type SandboxListener } from './events.js';
 import { type Fault, FaultPlan, type InjectedFailure } from './fault-plan.js';
 import type { MethodContext } from './method-context.js';
+import type { NewerApiPart } from './newer-api.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from './rate-limiter.js';
 import type {
   CallbackQueryRecord,
@@ -74,6 +75,8 @@ export interface TelegramServerOptions {
   maxDownloadBytes?: number;
   /** Request bodies above this are refused with 413. Default 50 MB, Telegram's upload limit. */
   maxRequestBytes?: number;
+  /** Behave as a server older than these Bot API parts (see `newer-api.ts`). Default: it has them all. */
+  lacks?: readonly NewerApiPart[];
   /** Serve the web chat view at `/`. Default true. */
   webView?: boolean;
   /** A line the web view shows above every chat (e.g. "replies come from a scripted model"). */
@@ -154,6 +157,8 @@ export interface TelegramServer {
   setBotCanPin(chatId: number, canPin: boolean): void;
   /** Replaces the flood limits (merged over the current ones), or disables them with `false`. */
   setRateLimits(limits: Partial<RateLimits> | false): void;
+  /** Behaves from now on as a server lacking `parts` (empty: a current server with all of them). */
+  setLacks(parts: readonly NewerApiPart[]): void;
   /** Sets (or clears) the line the web view shows above every chat. */
   setBanner(text: string | undefined): void;
   /** Makes the next `times` (default 1) calls of `method` (optionally only for `chatId`) fail as given. */
@@ -275,6 +280,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
   let address: TelegramServerAddress | undefined;
   let stopping: Promise<void> | undefined;
   let banner = options.banner;
+  let lacks: ReadonlySet<NewerApiPart> = new Set(options.lacks ?? []);
   let web: WebView | undefined;
   /** The web view's secret for this server's life: in `webUrl`, required by every view request. */
   const webSecret = randomBytes(18).toString('base64url');
@@ -288,6 +294,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     now,
     callbackQueryTtlMs: options.callbackQueryTtlMs ?? 60_000,
     maxDownloadBytes: options.maxDownloadBytes ?? 20 * 1024 * 1024,
+    lacks,
   });
 
   /** Waits out a stalled `getUpdates`; the call proceeds after (or ends with the client). */
@@ -509,6 +516,9 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     },
     setRateLimits(limits) {
       limiter.configure(limits);
+    },
+    setLacks(parts) {
+      lacks = new Set(parts);
     },
     setBanner(text) {
       banner = text;

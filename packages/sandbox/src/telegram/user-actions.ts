@@ -6,6 +6,7 @@
  * the calling test, not Telegram behaviour.
  */
 import type { ChatStore } from './chat-store.js';
+import { isDisabledButton } from './newer-api.js';
 import type {
   CallbackQueryRecord,
   DraftStopRecord,
@@ -242,6 +243,10 @@ export function userPressesButton(
   const found = buttons.find((b) =>
     'data' in wanted ? b.callback_data === wanted.data : b.text === wanted.text,
   );
+  if (found && isDisabledButton(found) && !options.force)
+    throw new Error(
+      `button ${JSON.stringify(found.text)} of message ${messageId} is disabled: it does nothing`,
+    );
   let data = found?.callback_data;
   if (data === undefined) {
     if (options.force && 'data' in wanted) data = wanted.data;
@@ -322,7 +327,8 @@ export function userStopsDraft(
     draft !== undefined &&
     now - draft.at < DRAFT_TTL_MS &&
     (lastBot === undefined || lastBot.date < draft.at);
-  if (!draft || !live || !draft.canStop)
+  // A stopped draft (kept on screen by `keep_on_stop`, see `recordStop`) has no stop button any more.
+  if (!draft || !live || !draft.canStop || draft.stoppedAt !== undefined)
     throw new Error(`chat ${chatId} shows no draft with a stop button (can_stop) to press`);
   const stop = ctx.store.recordStop({
     chatId,

@@ -145,6 +145,11 @@ export function toWireMessage(store: ChatStore, message: SandboxMessage, depth =
       break;
   }
   if (message.replyMarkup) wire.reply_markup = structuredClone(message.replyMarkup);
+  if (message.ephemeral) {
+    wire.message_id = 0;
+    wire.receiver_user = { ...message.ephemeral.receiver };
+    wire.ephemeral_message_id = message.messageId;
+  }
   return wire;
 }
 

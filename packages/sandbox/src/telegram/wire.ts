@@ -129,6 +129,10 @@ export interface WireMessage {
   pinned_message?: WireMessage;
   forum_topic_created?: { name: string; icon_color: number };
   reply_markup?: WireInlineKeyboardMarkup;
+  /** For ephemeral messages, the user who received it. */
+  receiver_user?: WireUser;
+  /** For ephemeral messages, its identifier inside the chat (`message_id` is 0). */
+  ephemeral_message_id?: number;
 }
 
 /** `CallbackQuery`. */

@@ -91,6 +91,13 @@ function apply(event) {
       entry(event.draft.chatId).draft = { ...event.draft, seenAt: Date.now() };
       setTimeout(render, DRAFT_MS + 50);
       break;
+    case 'draft_stop': {
+      // Stopped: the draft stays shown only if it was sent with keep_on_stop (until the bot's next message).
+      const e = entry(event.stop.chatId);
+      if (e.draft?.keepOnStop) e.draft.stopped = true;
+      else e.draft = null;
+      break;
+    }
     case 'callback_answer':
       if (event.query.answer?.text) {
         if (event.query.answer.showAlert) alert(event.query.answer.text);
@@ -237,6 +244,8 @@ function safeHtml(html) {
 /** One line of what a message says, as a chat list or a quote shows it: words only, no markup. */
 function snippet(message) {
   if (!message) return '';
+  const receiver = message.ephemeral?.receiver;
+  if (receiver && receiver.id !== state.user?.id) return `👁 A message only ${receiver.first_name} sees`;
   if (message.kind === 'photo') return `🖼 ${message.text || 'Photo'}`;
   if (message.kind === 'document') return `📄 ${message.file?.fileName ?? 'File'} ${message.text}`;
   if (message.kind === 'voice')
@@ -303,9 +312,28 @@ function fileSize(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/**
+ * The chat's topics as tabs: a forum's, or a private chat's with topics (Bot API 9.3: its messages carry
+ * `message_thread_id`). A thread the chat's record does not name yet is shown by its id.
+ */
+function topicsOf(e) {
+  const chat = e.chat;
+  if (!chat) return undefined;
+  const known = chat.topics ?? [];
+  const seen = new Set(known.map((t) => t.threadId));
+  const extra = [];
+  for (const m of e.messages.values()) {
+    if (m.threadId !== undefined && !seen.has(m.threadId)) {
+      seen.add(m.threadId);
+      extra.push({ threadId: m.threadId, name: `Topic ${m.threadId}` });
+    }
+  }
+  if (!chat.isForum && known.length === 0 && extra.length === 0) return undefined;
+  return [{ threadId: 0, name: chat.isForum ? 'General' : 'Chat' }, ...known, ...extra];
+}
+
 function inTopic(message) {
-  const chat = entry(message.chatId).chat;
-  if (!chat?.isForum) return true;
+  if (!topicsOf(entry(message.chatId))) return true;
   return (message.threadId ?? 0) === state.topic;
 }
 
@@ -329,8 +357,15 @@ function renderMessage(message, e) {
     const text = serviceText(message);
     return el('div', { className: 'service', textContent: text, title: text });
   }
+  const receiver = message.ephemeral?.receiver;
+  if (receiver && receiver.id !== state.user?.id) {
+    // Another member's ephemeral message: this user's client would not show it; the sandbox says it is there.
+    const text = `👁 A message only ${receiver.first_name} sees`;
+    return el('div', { className: 'service ephemeral-other', textContent: text, title: text });
+  }
   const classes = ['msg', message.from];
   if (message.deleted) classes.push('deleted');
+  if (receiver) classes.push('ephemeral');
   const node = el('div', { className: classes.join(' ') });
   node.dataset.id = String(message.messageId);
   const bubble = el('div', { className: 'bubble' });
@@ -403,6 +438,7 @@ function renderMessage(message, e) {
     };
     meta.append(toggle);
   }
+  if (receiver) meta.append(el('span', { className: 'only-you', textContent: '👁 only you ' }));
   if (message.pinned) meta.append('📌 ');
   if (message.silent) meta.append('🔕 ');
   meta.append(
@@ -425,7 +461,12 @@ function renderMessage(message, e) {
       const line = el('div', { className: 'row' });
       for (const button of row) {
         const b = el('button', { type: 'button', textContent: button.text });
-        if (button.url) b.onclick = () => window.open(button.url, '_blank', 'noopener');
+        // A disabled button (Bot API 10.3) is shown and does nothing.
+        if (button.disabled) {
+          b.disabled = true;
+          b.className = 'disabled';
+          b.title = 'This button has done its job';
+        } else if (button.url) b.onclick = () => window.open(button.url, '_blank', 'noopener');
         else if (button.callback_data !== undefined) b.onclick = () => press(message, button);
         line.append(b);
       }
@@ -533,9 +574,9 @@ function renderPinnedBar(e) {
 
 function renderTopics(e) {
   const tabs = $('topics');
-  tabs.hidden = !e.chat?.isForum;
-  if (!e.chat?.isForum) return;
-  const all = [{ threadId: 0, name: 'General' }, ...e.chat.topics];
+  const all = topicsOf(e);
+  tabs.hidden = !all;
+  if (!all) return;
   tabs.replaceChildren(
     ...all.map((topic) => {
       const b = el('button', { type: 'button', role: 'tab', className: 'tab', textContent: topic.name });
@@ -547,6 +588,8 @@ function renderTopics(e) {
       return b;
     }),
   );
+  // A private chat's topics are the bot's to open (createForumTopic): only a forum gets "+ Topic".
+  if (!e.chat.isForum) return;
   const add = el('button', { type: 'button', className: 'tab add', textContent: '+ Topic' });
   add.onclick = async () => {
     const name = prompt('Topic name');
@@ -594,7 +637,8 @@ function render(jump = false) {
     bubble.append(
       draft.html ? safeHtml(draft.html) : el('div', { className: 'text', textContent: 'Thinking…' }),
     );
-    if (draft.canStop && !draft.stopped) {
+    if (draft.stopped) bubble.append(el('div', { className: 'stopped', textContent: '■ stopped' }));
+    if (draft.canStop && !draft.stopped && draft.stoppedAt === undefined) {
       const stop = el('button', { type: 'button', className: 'draft-stop', textContent: '■ Stop' });
       stop.onclick = () => {
         draft.stopped = true;
