@@ -27,6 +27,7 @@ import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
 import { createInjector, type InjectorHandle } from './automation/inject.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
+import { createSpendLedger, type SpendLedger } from './budget/spend-ledger.js';
 import { createBudget } from './budget.js';
 import { type CardDriver, createCardDriver } from './card-driver.js';
 import { type CommandRunner, createCommandRunner } from './commands.js';
@@ -80,6 +81,13 @@ export interface Services {
   injector: InjectorHandle;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
+  /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
+  spend: SpendLedger;
+  /**
+   * Whether the daily budgets let `frame` start a turn; when not, the message is marked not read (so it
+   * is never re-sent) and its sender told, once a day. Asked before every hand-over to the bridge.
+   */
+  withinBudget(frame: FrameOf<'user_message'>): boolean;
   /** Polling's health, from intake. */
   onPollingHealth(health: { ok: boolean; error?: string }): void;
   /** Sends a plain message to a chat through the courier; never rejects. */
@@ -152,6 +160,12 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   let agentStatus: FrameOf<'status'> | undefined;
   let polling: { ok: boolean; error?: string } = { ok: true };
   const lastErrors = createLastErrors();
+  const spend = createSpendLedger({
+    store,
+    spend: options.spend,
+    clock,
+    logger: logger.child({ component: 'spend' }),
+  });
   const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
 
   const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
@@ -197,6 +211,19 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'prompts' }),
     send,
   });
+  const costToday = (route?: Route): NonNullable<GatewayStatus['costToday']> => {
+    const today = spend.today();
+    const key = route ? conversationKey(route) : undefined;
+    return {
+      day: today.day,
+      agentUsd: today.agentUsd,
+      conversationUsd:
+        key === undefined
+          ? undefined
+          : (today.conversations.find((c) => conversationKey(c.route) === key)?.usd ?? 0),
+      dailyUsd: today.limits.dailyUsd,
+    };
+  };
   const status = (route?: Route): GatewayStatus => {
     const key = route ? conversationKey(route) : undefined;
     const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
@@ -213,6 +240,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       lastError: lastErrors.of(route),
       polling,
       ...(route ? { settings: chatSettings.get(route) } : {}),
+      costToday: costToday(route),
     };
   };
   const commands = createCommandRunner({
@@ -271,7 +299,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger,
   });
   const endpoint = createEndpoint(options, store, {
-    onFrame: metrics.observeFrames(onFrame),
+    onFrame: metrics.observeFrames(spend.observeFrames(onFrame)),
     onConnectionChange: (state) => {
       connected = state;
       turns.connection(state);
@@ -280,12 +308,20 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     logger,
   });
+  const withinBudget = (frame: FrameOf<'user_message'>): boolean => {
+    const check = spend.check(frame);
+    if (check.admit) return true;
+    metrics.budgetRefused(check.scope);
+    turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
+    if (check.notice) void reply(frame.route, check.notice);
+    return false;
+  };
   const handlerOptions = {
     store,
     turns,
     prompts,
     forward: (frame: FrameOf<'user_message'>) =>
-      void endpoint.send(frame).catch((error: unknown) => {
+      void (withinBudget(frame) ? endpoint.send(frame) : Promise.resolve()).catch((error: unknown) => {
         logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
         reportNotForwarded(frame, error, {
           turns,
@@ -363,6 +399,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     endpoint,
     injector,
     allowed,
+    spend,
+    withinBudget,
     onPollingHealth: (health) => {
       polling = health;
       if (health.error?.startsWith('conflict')) alerts.raise('conflict', health.error);

@@ -1,0 +1,75 @@
+/**
+ * The daily budget gate in a running gateway (sandbox Telegram, a fake bridge): once the turns of the day
+ * cost the budget, the next message does not reach the bridge, its marker says why and the user is told
+ * once; the next day (a clock moved a day on) it reaches the bridge again. `/status` shows today's cost.
+ */
+import { systemClock } from '@switchyard/protocol';
+import { describe, expect, it } from 'vitest';
+import { connectBridge, framesOf, sleep, startWorld, waitUntil } from '../harness.js';
+
+const DAY_MS = 24 * 3600_000;
+
+describe('daily budget gate', () => {
+  it('the message after the budget is spent does not reach the bridge and the user is told, once; the next day it does', async () => {
+    let shift = 0;
+    const clock = { ...systemClock, now: () => Date.now() + shift };
+    const world = await startWorld({ spend: { dailyUsd: 1 }, clock });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+
+    tg.sendText(chatId, 'first');
+    const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 't1',
+      route: first.route,
+      inboundIds: [first.inboundId],
+      request: 'first',
+      startedAt: Date.now(),
+    });
+    await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
+    await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
+    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+
+    tg.sendText(chatId, 'second');
+    const notice = await tg.waitFor(
+      () =>
+        tg.messages(chatId).find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    expect(notice.text).toContain('$1.25 spent today');
+    expect(notice.text).toMatch(/resets at \d{4}-\d\d-\d\d 00:00 \(UTC\)/);
+    await tg.waitFor(
+      () => tg.messages(chatId).find((m) => m.from === 'bot' && m.text.includes('✗ Not read')),
+      {
+        timeoutMs: 5000,
+      },
+    );
+    tg.sendText(chatId, 'third');
+    await tg.waitFor(
+      () =>
+        tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('✗ Not read')).length === 2 ||
+        undefined,
+      { timeoutMs: 5000 },
+    );
+    await sleep(200);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+    expect(tg.messages(chatId).filter((m) => m.text.startsWith('The agent’s daily budget'))).toHaveLength(1);
+
+    // A restart does not re-send the refused messages.
+    await world.restart();
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+
+    shift = DAY_MS;
+    tg.sendText(chatId, 'next day');
+    await waitUntil(() => framesOf(bridge, 'user_message')[1], 5000, 'next day’s message');
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first', 'next day']);
+    expect(world.gateway.status({ chatId }).costToday).toMatchObject({
+      agentUsd: 0,
+      conversationUsd: 0,
+      dailyUsd: 1,
+    });
+  });
+});
