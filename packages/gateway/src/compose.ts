@@ -27,7 +27,7 @@ import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
 import { createInjector, type InjectorHandle } from './automation/inject.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
-import { createSpendLedger, type SpendLedger } from './budget/spend-ledger.js';
+import { budgetGate, createSpendLedger, type SpendLedger } from './budget/spend-ledger.js';
 import { createBudget } from './budget.js';
 import { type CardDriver, createCardDriver } from './card-driver.js';
 import { type CommandRunner, createCommandRunner } from './commands.js';
@@ -52,6 +52,7 @@ import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
 import { createTopicOpener } from './topics/topic-opener.js';
 import { createTurns, type Turns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
+import { createWebhookServer, type WebhookServer } from './webhooks/webhook-server.js';
 
 /** The bridge's operator events an operator is alerted to, as alert kinds. */
 const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
@@ -79,6 +80,8 @@ export interface Services {
   endpoint: Endpoint;
   /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
   injector: InjectorHandle;
+  /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
+  webhooks: WebhookServer | undefined;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
   /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
@@ -211,19 +214,6 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'prompts' }),
     send,
   });
-  const costToday = (route?: Route): NonNullable<GatewayStatus['costToday']> => {
-    const today = spend.today();
-    const key = route ? conversationKey(route) : undefined;
-    return {
-      day: today.day,
-      agentUsd: today.agentUsd,
-      conversationUsd:
-        key === undefined
-          ? undefined
-          : (today.conversations.find((c) => conversationKey(c.route) === key)?.usd ?? 0),
-      dailyUsd: today.limits.dailyUsd,
-    };
-  };
   const status = (route?: Route): GatewayStatus => {
     const key = route ? conversationKey(route) : undefined;
     const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
@@ -240,7 +230,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       lastError: lastErrors.of(route),
       polling,
       ...(route ? { settings: chatSettings.get(route) } : {}),
-      costToday: costToday(route),
+      costToday: spend.costToday(route),
     };
   };
   const commands = createCommandRunner({
@@ -308,14 +298,11 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     logger,
   });
-  const withinBudget = (frame: FrameOf<'user_message'>): boolean => {
-    const check = spend.check(frame);
-    if (check.admit) return true;
-    metrics.budgetRefused(check.scope);
-    turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
-    if (check.notice) void reply(frame.route, check.notice);
-    return false;
-  };
+  const withinBudget = budgetGate(spend, {
+    turns,
+    reply: (route, text) => void reply(route, text),
+    refused: (scope) => metrics.budgetRefused(scope),
+  });
   const handlerOptions = {
     store,
     turns,
@@ -398,6 +385,16 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     retention,
     endpoint,
     injector,
+    webhooks:
+      options.webhooks &&
+      createWebhookServer({
+        ...options.webhooks,
+        injector,
+        exchange,
+        onResult: (hook, result) => metrics.webhookResult(hook, result),
+        clock,
+        logger: logger.child({ component: 'webhooks' }),
+      }),
     allowed,
     spend,
     withinBudget,

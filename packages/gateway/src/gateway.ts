@@ -87,6 +87,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       sweep = booted.sweep;
       started.files.resume();
       started.injector.start();
+      // Deliveries are taken once the injector and the bridge's endpoint run (after the boot).
+      await started.webhooks?.start();
     },
 
     async stop() {
@@ -100,6 +102,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         s.alerts.stop();
         s.cards.stop();
         s.commands.stop();
+        await s.webhooks?.stop();
         await s.injector.stop();
         await s.turns.stop();
         await s.files.stop();

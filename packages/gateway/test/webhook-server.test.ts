@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AutomationRun } from '../src/automation/inject.js';
 import { signBody } from '../src/webhooks/signature.js';
-import type { AutomationRun, WebhookHookOptions } from '../src/webhooks/webhook-options.js';
+import type { WebhookHookOptions } from '../src/webhooks/webhook-options.js';
 import {
   createWebhookServer,
   type WebhookResult,

@@ -11,8 +11,16 @@
  *
  * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds nothing but options.
  */
-import type { AppFrame, Clock, FrameOf, Logger } from '@switchyard/protocol';
+import {
+  type AppFrame,
+  type Clock,
+  conversationKey,
+  type FrameOf,
+  type Logger,
+  type Route,
+} from '@switchyard/protocol';
 import { budgetNotice, noticeKey, type SpendLimits, spendVerdict } from '../core/spend-gate.js';
+import type { GatewayStatus } from '../options.js';
 import type { ConversationSpend } from '../store/spend-table.js';
 import type { GatewayStore } from '../store.js';
 import { localDay, localTimeText } from './local-day.js';
@@ -50,6 +58,8 @@ export interface SpendLedger {
   /** Whether `frame` may start a new turn now (see the module comment). */
   check(frame: Pick<FrameOf<'user_message'>, 'route' | 'sender'>): SpendCheck;
   today(): SpendToday;
+  /** `/status`'s cost today: the conversation's (with a route) and the agent's, and the agent's budget. */
+  costToday(route?: Route): NonNullable<GatewayStatus['costToday']>;
 }
 
 /** What the ledger needs. */
@@ -98,8 +108,33 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     }
   };
 
+  const today = (): SpendToday => {
+    const day = localDay(clock.now(), timeZone);
+    return {
+      day: day.day,
+      timeZone,
+      agentUsd: store.spentSince(day.start),
+      conversations: store.spentByConversationSince(day.start),
+      limits,
+    };
+  };
+
   return {
     observe,
+    today,
+    costToday(route) {
+      const t = today();
+      const key = route ? conversationKey(route) : undefined;
+      return {
+        day: t.day,
+        agentUsd: t.agentUsd,
+        conversationUsd:
+          key === undefined
+            ? undefined
+            : (t.conversations.find((c) => conversationKey(c.route) === key)?.usd ?? 0),
+        dailyUsd: limits.dailyUsd,
+      };
+    },
     observeFrames: (handler) => (frame) => {
       try {
         observe(frame);
@@ -111,15 +146,15 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     check(frame) {
       if (limits.dailyUsd === undefined && limits.perUserDailyUsd === undefined) return { admit: true };
       const now = clock.now();
-      const today = localDay(now, timeZone);
+      const day = localDay(now, timeZone);
       const userId = spenderOf(frame);
       const verdict = spendVerdict(limits, {
-        agentUsd: store.spentSince(today.start),
-        userUsd: userId === undefined ? undefined : store.spentSince(today.start, userId),
+        agentUsd: store.spentSince(day.start),
+        userUsd: userId === undefined ? undefined : store.spentSince(day.start, userId),
       });
       if (verdict.admit) return verdict;
       const first = store.noteBudgetNotice(
-        noticeKey(today.day, verdict, { userId, chatId: frame.route.chatId }),
+        noticeKey(day.day, verdict, { userId, chatId: frame.route.chatId }),
         now,
       );
       logger.info({ event: 'budget_refused', scope: verdict.scope, user: userId, chat: frame.route.chatId });
@@ -127,18 +162,31 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         admit: false,
         scope: verdict.scope,
         reason: verdict.reason,
-        notice: first ? budgetNotice(verdict, localTimeText(today.end, timeZone)) : undefined,
+        notice: first ? budgetNotice(verdict, localTimeText(day.end, timeZone)) : undefined,
       };
     },
-    today() {
-      const today = localDay(clock.now(), timeZone);
-      return {
-        day: today.day,
-        timeZone,
-        agentUsd: store.spentSince(today.start),
-        conversations: store.spentByConversationSince(today.start),
-        limits,
-      };
-    },
+  };
+}
+
+/**
+ * The gate where a message is handed to the bridge: whether the budgets let `frame` start a turn. When
+ * not, the turn machine marks it not read (its marker says why, and it leaves the inbox, so it is never
+ * re-sent) and its sender gets the day's notice when one is due.
+ */
+export function budgetGate(
+  spend: Pick<SpendLedger, 'check'>,
+  deps: {
+    turns: { frame(frame: FrameOf<'messages_unread'>): void };
+    reply(route: Route, text: string): void;
+    refused(scope: 'agent' | 'user'): void;
+  },
+): (frame: FrameOf<'user_message'>) => boolean {
+  return (frame) => {
+    const check = spend.check(frame);
+    if (check.admit) return true;
+    deps.refused(check.scope);
+    deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
+    if (check.notice) deps.reply(frame.route, check.notice);
+    return false;
   };
 }

@@ -2,7 +2,7 @@
  * The webhook receiver's options, as the cli maps the config's `webhooks:` block onto them (secrets
  * already read from their sources). Types only, so `options.ts` may import it without a cycle.
  */
-import type { Attachment, Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol';
 import type { HookKind } from '../core/webhook-intake.js';
 
 /** The largest body a hook takes unless it says otherwise: 1 MiB. */
@@ -36,23 +36,4 @@ export interface WebhookOptions {
    */
   listen: { host: string; port: number };
   hooks: readonly WebhookHookOptions[];
-}
-
-/** A turn nobody typed (the shape of `automation/inject.ts`'s, which the receiver is built against). */
-export interface AutomationRun {
-  /** Unique for ever: `webhook:<hook>:<deliveryId>`. */
-  key: string;
-  route: Route;
-  origin: { kind: 'schedule' | 'webhook'; name: string };
-  /** The short note the chat shows so people see why the agent talks. */
-  note: string;
-  /** What reaches Claude as the message's text. */
-  text: string;
-  attachments?: Attachment[];
-}
-
-/** Makes a run a durable inbound entry (`automation/inject.ts`). */
-export interface Injector {
-  /** Durable (SQLite, committed) before it returns; a key seen before is 'duplicate' and changes nothing. */
-  inject(run: AutomationRun): 'accepted' | 'duplicate';
 }

@@ -25,6 +25,7 @@ import {
   systemClock,
   writeExchangeFile,
 } from '@switchyard/protocol';
+import type { AutomationRun, Injector } from '../automation/inject.js';
 import { type BucketState, bucketTake, fullBucket } from '../core/token-bucket.js';
 import {
   type DeliveryVerdict,
@@ -37,10 +38,8 @@ import {
 import { genericRunText, githubRunText, githubSummary, line, webhookNote } from '../core/webhook-summary.js';
 import { bodySha256, checkSignature } from './signature.js';
 import {
-  type AutomationRun,
   DEFAULT_WEBHOOK_BODY_BYTES,
   DEFAULT_WEBHOOK_RATE,
-  type Injector,
   type WebhookHookOptions,
   type WebhookOptions,
 } from './webhook-options.js';
