@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, parseConfig } from '../src/config.js';
+import { checkConfigResources } from '../src/config-check.js';
 import { webhookOptions } from '../src/webhook-config.js';
 
 const env = { env: {}, cwd: '/srv' };
@@ -133,5 +134,31 @@ describe('webhooks, budget and timezone config', () => {
       env,
     );
     expect(config.agents[0]?.webhooks?.listen).toEqual({ host: '0.0.0.0', port: 8790, public: true });
+  });
+
+  it('config check names an unreadable secret, and where the receiver listens', () => {
+    const config = parseConfig(agent(HOOKS), FILE, env);
+    const webhookFindings = (e: Record<string, string>) =>
+      checkConfigResources(config, { env: e, cwd: '/srv' }).filter((f) => f.path === 'agents[0].webhooks');
+    expect(webhookFindings({})).toEqual([
+      {
+        level: 'error',
+        path: 'agents[0].webhooks',
+        message: 'webhooks.hooks[0].secret: environment variable GITHUB_WEBHOOK_SECRET is empty or missing',
+        fix: 'make the secret readable there',
+      },
+    ]);
+    const one = parseConfig(
+      agent(
+        'webhooks:\n  listen: { port: 8790 }\n  hooks:\n    - { name: x, kind: generic, secret: s, chat: 1 }',
+      ),
+      FILE,
+      env,
+    );
+    expect(checkConfigResources(one, env).find((f) => f.path === 'agents[0].webhooks')).toEqual({
+      level: 'ok',
+      path: 'agents[0].webhooks',
+      message: 'webhooks listen on 127.0.0.1:8790 (/hooks/x)',
+    });
   });
 });
