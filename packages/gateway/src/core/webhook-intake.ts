@@ -119,7 +119,7 @@ export interface DeliveryInput {
 }
 
 /** A delivery id a header may carry: what GitHub sends (a GUID) and what a sender reasonably would. */
-const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Judges a request whose body was read whole (see the module comment). */
 export function judgeDelivery(input: DeliveryInput): DeliveryVerdict {
