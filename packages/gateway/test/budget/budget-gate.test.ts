@@ -3,8 +3,11 @@
  * cost the budget, the next message does not reach the bridge, its marker says why and the user is told
  * once; the next day (a clock moved a day on) it reaches the bridge again. `/status` shows today's cost.
  */
+import { join } from 'node:path';
 import { systemClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway.js';
+import { openGatewayStore } from '../../src/store.js';
 import { connectBridge, framesOf, sleep, startWorld, waitUntil } from '../harness.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -71,5 +74,46 @@ describe('daily budget gate', () => {
       conversationUsd: 0,
       dailyUsd: 1,
     });
+  });
+
+  it('a message left queued by a crash is not re-sent at boot once the budget is spent, and stays unread', async () => {
+    const world = await startWorld({ spend: { dailyUsd: 1 } });
+    const bridge = await connectBridge(world.socketPath);
+    const chatId = world.tg.privateChat().id;
+    await world.gateway.stop();
+    // What a gateway killed between the inbox write and the hand-over leaves: a queued row; and a turn
+    // of today that cost the budget.
+    const store = openGatewayStore(join(world.stateDir, 'gateway.sqlite'));
+    store.spendStarted('t0', { chatId }, world.userId);
+    store.spendEnded('t0', { chatId }, 1.5, Date.now());
+    const frame = {
+      type: 'user_message' as const,
+      inboundId: 'queued-1',
+      route: { chatId },
+      telegramMessageId: 77,
+      sender: { id: world.userId, name: 'Ada' },
+      text: 'left queued',
+      attachments: [],
+      sentAt: Date.now(),
+    };
+    store.addInbound({ inboundId: 'queued-1', frame });
+    store.close();
+    world.gateway = createGateway(world.options);
+    await world.gateway.start();
+    await world.tg.waitFor(
+      () =>
+        world.tg
+          .messages(chatId)
+          .find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message')).toEqual([]);
+    await world.gateway.stop();
+    const after = openGatewayStore(join(world.stateDir, 'gateway.sqlite'));
+    expect(after.getInbound('queued-1')?.state).toBe('unread');
+    after.close();
+    world.gateway = createGateway(world.options);
+    await world.gateway.start();
   });
 });
