@@ -3,11 +3,13 @@
  * cost the budget, the next message does not reach the bridge, its marker says why and the user is told
  * once; the next day (a clock moved a day on) it reaches the bridge again. `/status` shows today's cost.
  */
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { systemClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { openGatewayStore } from '../../src/store.js';
+import { signBody } from '../../src/webhooks/signature.js';
 import { connectBridge, framesOf, sleep, startWorld, waitUntil } from '../harness.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -115,5 +117,50 @@ describe('daily budget gate', () => {
     after.close();
     world.gateway = createGateway(world.options);
     await world.gateway.start();
+  });
+
+  it('a webhook run counts against the agent’s budget: accepted (202) but not handed to the bridge once it is spent', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    const world = await startWorld({ spend: { dailyUsd: 1 } });
+    const chatId = world.tg.privateChat().id;
+    world.options.webhooks = {
+      listen: { host: '127.0.0.1', port },
+      hooks: [{ name: 'alerts', kind: 'generic', secret: 'k', route: { chatId } }],
+    };
+    await world.restart();
+    const bridge = await connectBridge(world.socketPath);
+    const send = (body: string) =>
+      fetch(`http://127.0.0.1:${port}/hooks/alerts`, {
+        method: 'POST',
+        body,
+        headers: { 'x-signature-256': signBody('k', body) },
+      }).then((r) => r.status);
+    expect(await send('disk full')).toBe(202);
+    const run = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'the first run');
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 'w1',
+      route: run.route,
+      inboundIds: [run.inboundId],
+      request: 'x',
+      startedAt: Date.now(),
+    });
+    await bridge.send({ type: 'turn_ended', turnId: 'w1', outcome: 'success', costUsd: 2 });
+    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 2, 5000, 'cost recorded');
+    expect(await send('disk still full')).toBe(202);
+    await world.tg.waitFor(
+      () =>
+        world.tg
+          .messages(chatId)
+          .find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message')).toHaveLength(1);
   });
 });
