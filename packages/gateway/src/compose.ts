@@ -86,10 +86,7 @@ export interface Services {
   allowed: ReturnType<typeof createAccess>;
   /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
   spend: SpendLedger;
-  /**
-   * Whether the daily budgets let `frame` start a turn; when not, the message is marked not read (so it
-   * is never re-sent) and its sender told, once a day. Asked before every hand-over to the bridge.
-   */
+  /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
   withinBudget(frame: FrameOf<'user_message'>): boolean;
   /** Polling's health, from intake. */
   onPollingHealth(health: { ok: boolean; error?: string }): void;
@@ -163,12 +160,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   let agentStatus: FrameOf<'status'> | undefined;
   let polling: { ok: boolean; error?: string } = { ok: true };
   const lastErrors = createLastErrors();
-  const spend = createSpendLedger({
-    store,
-    spend: options.spend,
-    clock,
-    logger: logger.child({ component: 'spend' }),
-  });
+  const spend = createSpendLedger({ store, spend: options.spend, clock, logger });
   const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
 
   const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
@@ -298,11 +290,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     logger,
   });
-  const withinBudget = budgetGate(spend, {
-    turns,
-    reply: (route, text) => void reply(route, text),
-    refused: (scope) => metrics.budgetRefused(scope),
-  });
+  const withinBudget = budgetGate(spend, { turns, reply, refused: (scope) => metrics.budgetRefused(scope) });
   const handlerOptions = {
     store,
     turns,

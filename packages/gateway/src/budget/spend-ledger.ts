@@ -87,7 +87,8 @@ export function spenderOf(frame: Pick<FrameOf<'user_message'>, 'sender'>): numbe
 
 /** Creates the ledger over the store. */
 export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
-  const { store, clock, logger } = options;
+  const { store, clock } = options;
+  const logger = options.logger.child({ component: 'spend' });
   const timeZone = options.spend?.timeZone ?? 'UTC';
   const limits: SpendLimits = {
     dailyUsd: options.spend?.dailyUsd,
