@@ -7,8 +7,9 @@
  * - A budget is used up once today's spending reached it (`spent >= limit`); the agent's budget is looked
  *   at first, then the sender's own. A turn nobody typed (a schedule's, a webhook's) has no sender and
  *   answers only to the agent's budget.
- * - Only new turns are gated: a running turn is never cut, and what it costs after the budget was
- *   reached still counts (so spending may end a little over the budget).
+ * - Only messages are held back (one that would start a turn, or steer a running one and so extend it);
+ *   a running turn is never cut, and what it costs after the budget was reached still counts (so
+ *   spending may end a little over the budget).
  * - The person is told once per local day and budget ({@link noticeKey}); every refused message is
  *   still marked as not read, with the short {@link SpendVerdict} reason.
  */
