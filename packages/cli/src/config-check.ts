@@ -14,6 +14,7 @@ import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
 import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
 import { secretFindings } from './secret-exposure.js';
 import { voiceOptions } from './voice-config.js';
+import { webhookOptions } from './webhook-config.js';
 
 /** One verdict: `error` stops the agent from starting, `warn` is worth a look, `ok` is a passed check. */
 export interface Finding {
@@ -50,6 +51,7 @@ export function checkAgentResources(
       : checkDirectory(at('stateDir'), 'state directory', agent.stateDir, { mayBeCreated: true }),
     checkClaude(agent, at('claude.bin'), environment),
     ...checkVoice(agent, at('voice'), environment),
+    ...checkWebhooks(agent, at('webhooks'), environment),
     ...checkSockets(agent, index),
     ...secretFindings(agent, index, environment.env),
   ];
@@ -251,6 +253,40 @@ function checkVoice(agent: AgentConfig, where: string, environment: ConfigEnviro
       level: 'ok',
       path: where,
       message: `voice messages are transcribed by ${voice.url} (model ${voice.model})`,
+    },
+  ];
+}
+
+/**
+ * The webhook receiver, when configured: every hook's secret readable (a credential only under the
+ * gateway's unit, so a warning elsewhere), and where it listens.
+ */
+function checkWebhooks(agent: AgentConfig, where: string, environment: ConfigEnvironment): Finding[] {
+  const webhooks = agent.webhooks;
+  if (webhooks === undefined) return [];
+  if (webhooks.hooks.some((h) => h.secret.kind === 'credential') && !environment.env.CREDENTIALS_DIRECTORY) {
+    return [
+      {
+        level: 'warn',
+        path: `${where}.hooks`,
+        message: 'a hook secret is a systemd credential: loaded by the gateway unit, not readable from here',
+        fix: "check that the gateway unit's LoadCredential= names the file that holds it",
+      },
+    ];
+  }
+  const read = webhookOptions(webhooks, environment.env);
+  if (!read.ok) {
+    return [{ level: 'error', path: where, message: read.problem, fix: 'make the secret readable there' }];
+  }
+  const { host, port } = webhooks.listen;
+  return [
+    {
+      level: webhooks.listen.public ? 'warn' : 'ok',
+      path: where,
+      message: `webhooks listen on ${host}:${port} (${webhooks.hooks.map((h) => `/hooks/${h.name}`).join(', ')})`,
+      ...(webhooks.listen.public
+        ? { fix: 'reachable beyond this machine: prefer 127.0.0.1 behind a TLS proxy' }
+        : {}),
     },
   ];
 }

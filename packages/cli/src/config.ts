@@ -17,6 +17,14 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
 import { describeVoice, resolveVoice, type VoiceConfig, voiceSchema } from './voice-config.js';
+import {
+  budgetSchema,
+  describeWebhooks,
+  resolveWebhooks,
+  timezoneSchema,
+  type WebhooksConfig,
+  webhooksSchema,
+} from './webhook-config.js';
 
 /** A problem with the config the operator must fix; the message lists every one found. */
 export class ConfigError extends Error {
@@ -143,6 +151,12 @@ const agentSchema = z.strictObject({
     .optional(),
   /** How voice notes are transcribed (`voice-config.ts`); absent: they reach the agent as files. */
   voice: voiceSchema.optional(),
+  /** The agent's time zone (the budgets' day); UTC when absent (`webhook-config.ts`). */
+  timezone: timezoneSchema.optional(),
+  /** Daily cost budgets in USD, the agent's and each user's (`webhook-config.ts`). */
+  budget: budgetSchema.optional(),
+  /** The webhook receiver (`webhook-config.ts`); none when absent. */
+  webhooks: webhooksSchema.optional(),
 });
 
 const fileSchema = z.strictObject({
@@ -210,6 +224,12 @@ export interface AgentConfig {
   alwaysAllowScope: 'session' | 'project';
   /** How voice notes are transcribed, the key still a source; undefined when not configured. */
   voice: VoiceConfig | undefined;
+  /** The agent's IANA time zone; undefined: UTC. */
+  timezone: string | undefined;
+  /** The daily cost budgets in USD; undefined: none. */
+  budget: { dailyUsd?: number | undefined; perUserDailyUsd?: number | undefined } | undefined;
+  /** The webhook receiver, secrets still sources; undefined: none. */
+  webhooks: WebhooksConfig | undefined;
 }
 
 /** One `chats:` entry, resolved. */
@@ -482,6 +502,9 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     allowedModes: [...(raw.allowedModes ?? DEFAULT_ALLOWED_MODES)],
     alwaysAllowScope: raw.alwaysAllowScope ?? 'session',
     voice: resolveVoice(raw.voice, base),
+    timezone: raw.timezone,
+    budget: raw.budget,
+    webhooks: resolveWebhooks(raw.webhooks, base),
   };
 }
 
@@ -559,6 +582,7 @@ export function describeConfig(config: Config): string {
       ),
     },
     voice: describeVoice(agent.voice),
+    webhooks: describeWebhooks(agent.webhooks),
   }));
   return JSON.stringify({ file: config.file, agents: masked }, null, 2);
 }

@@ -58,6 +58,16 @@ function secretsInConfig(agent: AgentConfig): string[] {
         `/etc/switchyard/credentials/${agent.name}.token (root, 0600) and write token: { credential: telegram-token }`,
     );
   }
+  const inlineHooks = (agent.webhooks?.hooks ?? [])
+    .filter((h) => h.secret.kind === 'inline')
+    .map((h) => h.name);
+  if (inlineHooks.length > 0) {
+    problems.push(
+      `agent "${agent.name}": the inline secret of webhook ${inlineHooks.join(', ')} is readable by every agent's ` +
+        'Claude on this host: put it in a root-only file and write secret: { credential: NAME } with ' +
+        `LoadCredential=NAME:FILE in the gateway's unit (systemctl edit switchyard-gateway@${agent.name})`,
+    );
+  }
   const names = secretLookingEnv(agent);
   if (names.length > 0) {
     problems.push(

@@ -11,6 +11,7 @@ import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
 import { type AgentConfig, type ConfigEnvironment, ConfigError, chatSettings, readToken } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
 import { voiceOptions } from './voice-config.js';
+import { webhookOptions } from './webhook-config.js';
 
 /** Each service keeps its own part of the agent's state directory. */
 export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
@@ -112,6 +113,8 @@ export function makeGateway(
   const simulated = environment.env[SIMULATED_MODEL_ENV] === '1';
   const voice = voiceOptions(agent.voice, environment.env);
   if (!voice.ok) throw new ConfigError(configFile, [`agents(${agent.name}).voice.key: ${voice.problem}`]);
+  const webhooks = webhookOptions(agent.webhooks, environment.env);
+  if (!webhooks.ok) throw new ConfigError(configFile, [`agents(${agent.name}).${webhooks.problem}`]);
   return createGateway({
     agent: agent.name,
     token,
@@ -131,6 +134,8 @@ export function makeGateway(
     replies: agent.replies,
     allowedModes: agent.allowedModes,
     ...(voice.options ? { voice: voice.options } : {}),
+    spend: { ...agent.budget, ...(agent.timezone ? { timeZone: agent.timezone } : {}) },
+    ...(webhooks.options ? { webhooks: webhooks.options } : {}),
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

@@ -15,7 +15,7 @@ import {
   liveness,
   SHARED_KEY,
 } from '@switchyard/agent-bridge';
-import { formatUsd, type GatewayInspection, inspectGatewayStore } from '@switchyard/gateway';
+import { formatUsd, type GatewayInspection, inspectGatewayStore, localDay } from '@switchyard/gateway';
 import { conversationKey, describeError } from '@switchyard/protocol';
 import type { AgentConfig } from './config.js';
 import { acceptedConnections, findServiceProcesses, type ServiceProcess } from './host-probe.js';
@@ -35,8 +35,10 @@ export interface AgentStatus {
 
 /** Costs in USD as the bridge reported them (the CLI's `total_cost_usd`). */
 export interface CostStatus {
-  /** Every conversation's turns that ended today, summed. */
+  /** Every conversation's turns that ended today (the agent's time zone, UTC when none), summed. */
   todayUsd: number;
+  /** The agent's daily budget, when it has one. */
+  dailyUsd?: number | undefined;
   /** One entry per conversation with a recorded session or a turn ended today. */
   conversations: Array<{ conversation: string; todayUsd: number; sessionUsd: number | undefined }>;
 }
@@ -64,7 +66,7 @@ export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatu
   let store: AgentStatus['store'];
   if (existsSync(storePath)) {
     try {
-      store = inspectGatewayStore(storePath);
+      store = inspectGatewayStore(storePath, localDay(Date.now(), agent.timezone ?? 'UTC').start);
     } catch (err) {
       store = { unreadable: describeError(err) };
     }
@@ -83,7 +85,10 @@ export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatu
     },
     claude,
     store,
-    cost: costStatus(claude, store, agent.conversations === 'shared'),
+    cost: {
+      ...costStatus(claude, store, agent.conversations === 'shared'),
+      dailyUsd: agent.budget?.dailyUsd,
+    },
   };
 }
 
@@ -203,7 +208,9 @@ export function formatStatus(status: AgentStatus, now = Date.now()): string {
   }
   const spent = status.cost.conversations.filter((c) => c.todayUsd > 0 || (c.sessionUsd ?? 0) > 0);
   if (spent.length > 0) {
-    lines.push(`  cost     ${formatUsd(status.cost.todayUsd)} today`);
+    const budget =
+      status.cost.dailyUsd === undefined ? '' : ` of the ${formatUsd(status.cost.dailyUsd)} daily budget`;
+    lines.push(`  cost     ${formatUsd(status.cost.todayUsd)} today${budget}`);
     for (const c of spent) {
       lines.push(
         `  cost     [${c.conversation}] ${formatUsd(c.todayUsd)} today, ${c.sessionUsd === undefined ? 'session unknown' : `${formatUsd(c.sessionUsd)} this session`}`,

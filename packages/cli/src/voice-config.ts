@@ -22,7 +22,8 @@ import path from 'node:path';
 import type { VoiceOptions } from '@switchyard/gateway';
 import { z } from 'zod';
 
-const keySource = z.union(
+/** A secret's source, in the bot token's forms: inline, `{ file }`, `{ env }` or `{ credential }`. */
+export const keySource = z.union(
   [
     z.string().min(1, { error: 'is empty: write the key, or remove the line for a server that needs none' }),
     z.strictObject({ file: z.string().min(1) }),
@@ -173,7 +174,8 @@ export function voiceOptions(
   };
 }
 
-function readKey(
+/** Reads a secret from its source; a problem names the source, never the secret. */
+export function readKey(
   source: VoiceKeySource | undefined,
   env: Record<string, string | undefined>,
 ): { ok: true; value: string | undefined } | { ok: false; problem: string } {

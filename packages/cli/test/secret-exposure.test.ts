@@ -47,6 +47,18 @@ describe('secrets the agent unit refuses, since every agent user reads the confi
     expect(problem).not.toContain('ghp_x');
   });
 
+  it('refuses an inline webhook secret under systemd, naming the hook and never the secret', () => {
+    const agent = agentOf(
+      '    token: { credential: telegram-token }\n    webhooks:\n      listen: { port: 8790 }\n      hooks:\n' +
+        '        - { name: github, kind: github, secret: hunter2, chat: 1 }\n' +
+        '        - { name: alerts, kind: generic, secret: { credential: alerts }, chat: 1 }\n',
+    );
+    const [problem, ...rest] = unitSecretProblems(agent, UNIT);
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(/inline secret of webhook github is readable by every agent's Claude/);
+    expect(problem).not.toContain('hunter2');
+  });
+
   it('refuses nothing outside systemd, where one user runs everything anyway', () => {
     const inTerminal = { INVOCATION_ID: '0123456789abcdef0123456789abcdef' };
     const agent = agentOf(

@@ -76,4 +76,18 @@ describe('status cost', () => {
     expect(lines).toContain('  cost     $0.500 today');
     expect(lines).toContain('  cost     [c100] $0.500 today, $1.50 this session');
   });
+
+  it("names the agent's daily budget beside today's cost", () => {
+    const claudes = [claude('c100', 1.5)];
+    const gateway = store([{ chatId: 100, threadId: null, usd: 0.5, turns: 2 }]);
+    const status: AgentStatus = {
+      agent: 'demo',
+      gateway: { running: [], listening: false },
+      bridge: { running: [], connected: undefined },
+      claude: claudes,
+      store: gateway,
+      cost: { ...costStatus(claudes, gateway, false), dailyUsd: 20 },
+    };
+    expect(formatStatus(status).split('\n')).toContain('  cost     $0.500 today of the $20.00 daily budget');
+  });
 });

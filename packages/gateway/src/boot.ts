@@ -54,6 +54,8 @@ export async function boot(services: Services, options: BootOptions): Promise<Bo
   // A row whose frame the channel refuses (stored before intake cut fields to the limits) is marked
   // unread and its sender told, instead of being offered again at every boot.
   for (const row of store.queuedInbound()) {
+    // A message queued before a restart starts a new turn too: the daily budgets apply to it.
+    if (!services.withinBudget(row.frame)) continue;
     void endpoint.send(row.frame).catch((error: unknown) => {
       logger.error({ event: 'forward_refused', error: String(error) }, 'queued message not passed on');
       reportNotForwarded(row.frame, error, {

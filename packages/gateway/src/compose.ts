@@ -27,6 +27,7 @@ import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
 import { createInjector, type InjectorHandle } from './automation/inject.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
+import { budgetGate, createSpendLedger, type SpendLedger } from './budget/spend-ledger.js';
 import { createBudget } from './budget.js';
 import { type CardDriver, createCardDriver } from './card-driver.js';
 import { type CommandRunner, createCommandRunner } from './commands.js';
@@ -51,6 +52,7 @@ import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
 import { createTopicOpener } from './topics/topic-opener.js';
 import { createTurns, type Turns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
+import { createWebhookServer, type WebhookServer } from './webhooks/webhook-server.js';
 
 /** The bridge's operator events an operator is alerted to, as alert kinds. */
 const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
@@ -78,8 +80,14 @@ export interface Services {
   endpoint: Endpoint;
   /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
   injector: InjectorHandle;
+  /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
+  webhooks: WebhookServer | undefined;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
+  /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
+  spend: SpendLedger;
+  /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
+  withinBudget(frame: FrameOf<'user_message'>): boolean;
   /** Polling's health, from intake. */
   onPollingHealth(health: { ok: boolean; error?: string }): void;
   /** Sends a plain message to a chat through the courier; never rejects. */
@@ -152,6 +160,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   let agentStatus: FrameOf<'status'> | undefined;
   let polling: { ok: boolean; error?: string } = { ok: true };
   const lastErrors = createLastErrors();
+  const spend = createSpendLedger({ store, spend: options.spend, clock, logger });
   const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
 
   const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
@@ -213,6 +222,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       lastError: lastErrors.of(route),
       polling,
       ...(route ? { settings: chatSettings.get(route) } : {}),
+      costToday: spend.costToday(route),
     };
   };
   const commands = createCommandRunner({
@@ -271,7 +281,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger,
   });
   const endpoint = createEndpoint(options, store, {
-    onFrame: metrics.observeFrames(onFrame),
+    onFrame: metrics.observeFrames(spend.observeFrames(onFrame)),
     onConnectionChange: (state) => {
       connected = state;
       turns.connection(state);
@@ -280,12 +290,13 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     logger,
   });
+  const withinBudget = budgetGate(spend, { turns, reply, refused: (scope) => metrics.budgetRefused(scope) });
   const handlerOptions = {
     store,
     turns,
     prompts,
     forward: (frame: FrameOf<'user_message'>) =>
-      void endpoint.send(frame).catch((error: unknown) => {
+      void (withinBudget(frame) ? endpoint.send(frame) : Promise.resolve()).catch((error: unknown) => {
         logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
         reportNotForwarded(frame, error, {
           turns,
@@ -362,7 +373,19 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     retention,
     endpoint,
     injector,
+    webhooks:
+      options.webhooks &&
+      createWebhookServer({
+        ...options.webhooks,
+        injector,
+        exchange,
+        onResult: (hook, result) => metrics.webhookResult(hook, result),
+        clock,
+        logger: logger.child({ component: 'webhooks' }),
+      }),
     allowed,
+    spend,
+    withinBudget,
     onPollingHealth: (health) => {
       polling = health;
       if (health.error?.startsWith('conflict')) alerts.raise('conflict', health.error);

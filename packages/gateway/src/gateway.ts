@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import type { RunnerHandle } from '@grammyjs/runner';
 import {
+  conversationKey,
   lockStateDir,
   prepareExchange,
   type Route,
@@ -65,6 +66,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       started.alerts.start();
       await started.retention.start();
       options.metrics?.queueLength(() => services?.store.inboxLength() ?? 0);
+      options.metrics?.costToday(() => {
+        const today = services?.spend.today();
+        return {
+          agentUsd: today?.agentUsd ?? 0,
+          conversations: (today?.conversations ?? []).map((c) => ({
+            key: conversationKey(c.route),
+            usd: c.usd,
+          })),
+        };
+      });
       stopping = new AbortController();
       const booted = await boot(started, {
         config: options,
@@ -76,6 +87,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       sweep = booted.sweep;
       started.files.resume();
       started.injector.start();
+      // Deliveries are taken once the injector and the bridge's endpoint run (after the boot).
+      await started.webhooks?.start();
     },
 
     async stop() {
@@ -89,6 +102,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         s.alerts.stop();
         s.cards.stop();
         s.commands.stop();
+        await s.webhooks?.stop();
         await s.injector.stop();
         await s.turns.stop();
         await s.files.stop();

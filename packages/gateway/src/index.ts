@@ -7,6 +7,9 @@
  */
 
 export { REFUSAL } from './access.js';
+/** The local day of a time zone, as the daily budgets count it (`GatewayOptions.spend`). */
+export { type LocalDay, localDay } from './budget/local-day.js';
+export type { SpendOptions } from './budget/spend-ledger.js';
 /** Send pacing knobs (`GatewayOptions.budget`). */
 export type { BudgetOptions } from './budget.js';
 /** Progress-card timing (`GatewayOptions.card`). */
@@ -51,3 +54,6 @@ export {
   type VoiceFile,
   type VoiceOptions,
 } from './voice/transcriber.js';
+/** The webhook receiver's options (`GatewayOptions.webhooks`) and the signature senders compute. */
+export { signBody } from './webhooks/signature.js';
+export type { WebhookHookOptions, WebhookOptions } from './webhooks/webhook-options.js';

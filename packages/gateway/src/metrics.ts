@@ -1,9 +1,10 @@
 /**
  * The gateway's Prometheus metrics: turns (started, ended by outcome, duration, time to the first
  * streamed text), the inbound queue, the bridge connection and its reconnects, Telegram calls by method
- * and outcome, 429s by method, edits, and the cost the CLI reports. Off unless the operator configures a
- * port; served over plain HTTP at `/metrics`, on 127.0.0.1 by default, since it names chats by count only
- * but is still nobody else's business.
+ * and outcome, 429s by method, edits, the cost the CLI reports, today's cost of the agent and of each
+ * conversation (labelled by its key, `chat` or `chat:topic`), messages the daily budgets refused, and
+ * webhook requests by hook and result. Off unless the operator configures a port; served over plain
+ * HTTP at `/metrics`, on 127.0.0.1 by default, since chat ids and costs are nobody else's business.
  *
  * The rest of the gateway sees only {@link GatewayMetrics}: a few calls at the points where the facts
  * are (the Bot API transformer, the frame dispatch, the connection callback). {@link noMetrics} is what
@@ -24,6 +25,12 @@ export interface GatewayMetrics {
   bridgeConnected(connected: boolean): void;
   /** Where the inbound queue's length is read at scrape time. */
   queueLength(read: () => number): void;
+  /** Where today's cost is read at scrape time: the agent's, and each conversation's by its key. */
+  costToday(read: () => { agentUsd: number; conversations: { key: string; usd: number }[] }): void;
+  /** A message the daily budget `scope` (the agent's, or its sender's) kept from starting a turn. */
+  budgetRefused(scope: 'agent' | 'user'): void;
+  /** One webhook request's result (`webhooks/webhook-server.ts`), by hook (`unknown` for none). */
+  webhookResult(hook: string, result: string): void;
 }
 
 /** Metrics off: every call does nothing. */
@@ -32,6 +39,9 @@ export const noMetrics: GatewayMetrics = {
   observeFrames: (handler) => handler,
   bridgeConnected: () => {},
   queueLength: () => {},
+  costToday: () => {},
+  budgetRefused: () => {},
+  webhookResult: () => {},
 };
 
 /** Where the endpoint listens. */
@@ -105,6 +115,39 @@ export function createMetrics(options: MetricsOptions): MetricsServer {
     },
   });
 
+  let readCost: () => { agentUsd: number; conversations: { key: string; usd: number }[] } = () => ({
+    agentUsd: 0,
+    conversations: [],
+  });
+  new Gauge({
+    name: 'switchyard_cost_today_usd',
+    help: 'What the agent’s turns that ended today (in its time zone) cost, in USD.',
+    registers: [registry],
+    collect() {
+      this.set(readCost().agentUsd);
+    },
+  });
+  new Gauge({
+    name: 'switchyard_conversation_cost_today_usd',
+    help: 'What each conversation’s turns that ended today cost, in USD, by conversation key.',
+    labelNames: ['conversation'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of readCost().conversations) this.set({ conversation: c.key }, c.usd);
+    },
+  });
+  const budgetRefusals = counter(
+    'switchyard_budget_refusals_total',
+    'Messages a daily budget kept from starting a turn, by budget (agent or user).',
+    ['scope'],
+  );
+  const webhookRequests = counter(
+    'switchyard_webhook_requests_total',
+    'Webhook requests, by hook and result.',
+    ['hook', 'result'],
+  );
+
   /** Turn id → when its turn_started was seen, and whether its first text has been. */
   const open = new Map<string, { startedAt: number; firstText: boolean }>();
   const ended = new Set<string>();
@@ -161,6 +204,15 @@ export function createMetrics(options: MetricsOptions): MetricsServer {
     },
     queueLength(read) {
       readQueue = read;
+    },
+    costToday(read) {
+      readCost = read;
+    },
+    budgetRefused(scope) {
+      budgetRefusals.inc({ scope });
+    },
+    webhookResult(hook, result) {
+      webhookRequests.inc({ hook, result });
     },
     render: () => registry.metrics(),
     async start() {

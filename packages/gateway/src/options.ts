@@ -4,10 +4,12 @@
  * every module may import it without a cycle.
  */
 import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
+import type { SpendOptions } from './budget/spend-ledger.js';
 import type { BudgetOptions } from './budget.js';
 import type { CardOptions } from './card-driver.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { VoiceOptions } from './voice/transcriber.js';
+import type { WebhookOptions } from './webhooks/webhook-options.js';
 
 /** Everything the gateway needs; the cli maps the config file onto this. */
 export interface GatewayOptions {
@@ -90,6 +92,14 @@ export interface GatewayOptions {
    * saying no transcriber is configured.
    */
   voice?: VoiceOptions;
+  /**
+   * The daily cost budgets (`budget/spend-ledger.ts`): the agent's and each user's, in USD a day of the
+   * agent's time zone (default UTC); a new turn over one is not started. Absent: no budget, and today's
+   * cost is still counted in UTC.
+   */
+  spend?: SpendOptions;
+  /** The webhook receiver (`webhooks/webhook-server.ts`); absent: none listens. */
+  webhooks?: WebhookOptions;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }
@@ -108,4 +118,11 @@ export interface GatewayStatus {
   polling: { ok: boolean; error?: string };
   /** One conversation's `/settings` (replies, progress card); absent for the agent's view. */
   settings?: { replies: 'rich' | 'classic'; card: boolean };
+  /** What turns that ended today (the agent's time zone) cost: this conversation's (with a route) and the agent's. */
+  costToday?: {
+    conversationUsd: number | undefined;
+    agentUsd: number;
+    day: string;
+    dailyUsd: number | undefined;
+  };
 }

@@ -29,6 +29,7 @@ import { createPromptTable, type PromptTable } from './store/prompt-table.js';
 import { createRetentionTable, type RetentionTable } from './store/retention.js';
 import { createSendTable, type SendTable } from './store/send-table.js';
 import { createSettings, type Settings } from './store/settings.js';
+import { createSpendTable, type SpendTable } from './store/spend-table.js';
 import { createTurnTable, type TurnTable } from './store/turn-table.js';
 import { createUpdateLog, type UpdateLog } from './store/update-log.js';
 
@@ -39,6 +40,7 @@ export type { PinRow } from './store/pin-table.js';
 export type { PromptRow } from './store/prompt-table.js';
 export type { Forgotten } from './store/retention.js';
 export type { SendRow } from './store/send-table.js';
+export type { ConversationSpend } from './store/spend-table.js';
 export type { TurnRow } from './store/turn-table.js';
 
 /** The gateway's SQLite store; see the module comment for its contract. */
@@ -54,6 +56,7 @@ export interface GatewayStore
     RetentionTable,
     AutomationRuns,
     ConversationSettingsTable,
+    SpendTable,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -90,6 +93,7 @@ export function openGatewayStore(path: string, clock: Pick<Clock, 'now'> = syste
     ...createRetentionTable(db),
     ...createAutomationRuns(db, now),
     ...createConversationSettingsTable(db, now),
+    ...createSpendTable(db),
     ...settings,
   };
 }

@@ -62,6 +62,11 @@ describe('metrics', () => {
       expect(sample(text, 'switchyard_cost_usd_total{agent="test"}')).toBe(0.25);
       expect(sample(text, 'switchyard_bridge_connected{agent="test"}')).toBe(1);
       expect(sample(text, 'switchyard_inbound_queue_length{agent="test"}')).toBe(0);
+      // Today's cost, of the agent and of the conversation (by its key).
+      expect(sample(text, 'switchyard_cost_today_usd{agent="test"}')).toBe(0.25);
+      expect(
+        sample(text, `switchyard_conversation_cost_today_usd{conversation="${chatId}",agent="test"}`),
+      ).toBe(0.25);
       expect(
         sample(text, 'switchyard_telegram_calls_total{method="sendMessage",result="ok",agent="test"}'),
       ).toBeGreaterThanOrEqual(1);
@@ -85,6 +90,26 @@ describe('metrics', () => {
       sample(text, 'switchyard_telegram_calls_total{method="sendMessage",result="429",agent="test"}'),
     ).toBe(1);
     expect(sample(text, 'switchyard_bridge_reconnects_total{agent="test"}')).toBe(1);
+    await metrics.stop();
+  });
+
+  it('counts webhook requests by hook and result, and budget refusals by budget', async () => {
+    const metrics = createMetrics({ port: 0, agent: 'test' });
+    metrics.webhookResult('github', 'accepted');
+    metrics.webhookResult('github', 'signature_mismatch');
+    metrics.webhookResult('github', 'signature_mismatch');
+    metrics.budgetRefused('user');
+    const text = await metrics.render();
+    expect(
+      sample(text, 'switchyard_webhook_requests_total{hook="github",result="accepted",agent="test"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'switchyard_webhook_requests_total{hook="github",result="signature_mismatch",agent="test"}',
+      ),
+    ).toBe(2);
+    expect(sample(text, 'switchyard_budget_refusals_total{scope="user",agent="test"}')).toBe(1);
     await metrics.stop();
   });
 });

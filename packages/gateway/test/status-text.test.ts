@@ -29,4 +29,14 @@ describe('/status text', () => {
   it('says nothing of the kind for a real model', () => {
     expect(statusText(status, undefined, 0.765)).not.toContain('simulated');
   });
+
+  it('shows today’s cost of the conversation and of the agent, with the agent’s daily budget', () => {
+    const today = { conversationUsd: 0.42, agentUsd: 3.5, day: '2026-12-01', dailyUsd: 20 };
+    expect(statusText({ ...status, costToday: today }, undefined, 0.765)).toContain(
+      'Cost today: $0.420 in this conversation · $3.50 for the agent of its $20.00 daily budget',
+    );
+    expect(
+      statusText({ ...status, costToday: { ...today, conversationUsd: undefined, dailyUsd: undefined } }),
+    ).toContain('Cost today: $3.50 for the agent\n');
+  });
 });

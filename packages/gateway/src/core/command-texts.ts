@@ -23,6 +23,8 @@ export interface StatusFacts {
   polling: { ok: boolean; error?: string };
   /** The conversation's `/settings`, when `/status` is about one. */
   settings?: { replies: 'rich' | 'classic'; card: boolean } | undefined;
+  /** Today's cost (the agent's time zone): this conversation's and the agent's, and the agent's budget. */
+  costToday?: { conversationUsd: number | undefined; agentUsd: number; dailyUsd: number | undefined };
 }
 
 /** An inline button: its label and callback data. */
@@ -47,6 +49,7 @@ export function statusText(
     ...(costUsd !== undefined
       ? [`Cost so far: ${formatUsd(costUsd)}${simulated ? ' (simulated: nothing was spent)' : ''}`]
       : []),
+    ...(s.costToday ? [costTodayText(s.costToday, simulated)] : []),
     `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
     `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,
     ...(s.settings ? [settingsLine(s.settings)] : []),
@@ -56,6 +59,14 @@ export function statusText(
     `Telegram polling: ${s.polling.ok ? 'ok' : `failing (${s.polling.error ?? 'unknown'})`}`,
     `Last error: ${s.lastError === undefined ? 'none' : cutError(s.lastError)}`,
   ].join('\n');
+}
+
+/** `/status`'s line of today's cost: this conversation's, the agent's, and the agent's daily budget. */
+function costTodayText(c: NonNullable<StatusFacts['costToday']>, simulated: boolean): string {
+  const here =
+    c.conversationUsd === undefined ? '' : `${formatUsd(c.conversationUsd)} in this conversation · `;
+  const budget = c.dailyUsd === undefined ? '' : ` of its ${formatUsd(c.dailyUsd)} daily budget`;
+  return `Cost today: ${here}${formatUsd(c.agentUsd)} for the agent${budget}${simulated ? ' (simulated)' : ''}`;
 }
 
 /** How much of an error `/status` shows: a glance; the log has it whole. */

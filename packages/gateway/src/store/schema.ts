@@ -116,7 +116,19 @@ export const SCHEMA = `
     conversation TEXT PRIMARY KEY,
     replies TEXT,
     card INTEGER,
-    updated_at INTEGER NOT NULL);`;
+    updated_at INTEGER NOT NULL);
+  -- What each turn cost and who started it, for the daily budgets and today's cost (store/spend-table.ts).
+  CREATE TABLE spend (
+    turn_id TEXT PRIMARY KEY,
+    chat_id INTEGER NOT NULL,
+    thread_id INTEGER,
+    -- The sender of the message that opened the turn; NULL for a turn nobody typed.
+    user_id INTEGER,
+    usd REAL,
+    ended_at INTEGER);
+  CREATE INDEX spend_ended ON spend (ended_at);
+  -- The budget notices given, one per local day, budget and person (core/spend-gate.ts).
+  CREATE TABLE budget_notices (key TEXT PRIMARY KEY, created_at INTEGER NOT NULL);`;
 
 /**
  * Writes the schema into a new file, or checks an existing file is this build's; throws for a file of

@@ -1,0 +1,166 @@
+/**
+ * The daily budget gate in a running gateway (sandbox Telegram, a fake bridge): once the turns of the day
+ * cost the budget, the next message does not reach the bridge, its marker says why and the user is told
+ * once; the next day (a clock moved a day on) it reaches the bridge again. `/status` shows today's cost.
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { systemClock } from '@switchyard/protocol';
+import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../src/gateway.js';
+import { openGatewayStore } from '../../src/store.js';
+import { signBody } from '../../src/webhooks/signature.js';
+import { connectBridge, framesOf, sleep, startWorld, waitUntil } from '../harness.js';
+
+const DAY_MS = 24 * 3600_000;
+
+describe('daily budget gate', () => {
+  it('the message after the budget is spent does not reach the bridge and the user is told, once; the next day it does', async () => {
+    let shift = 0;
+    const clock = { ...systemClock, now: () => Date.now() + shift };
+    const world = await startWorld({ spend: { dailyUsd: 1 }, clock });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+
+    tg.sendText(chatId, 'first');
+    const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 't1',
+      route: first.route,
+      inboundIds: [first.inboundId],
+      request: 'first',
+      startedAt: Date.now(),
+    });
+    await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
+    await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
+    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+
+    tg.sendText(chatId, 'second');
+    const notice = await tg.waitFor(
+      () =>
+        tg.messages(chatId).find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    expect(notice.text).toContain('$1.25 spent today');
+    expect(notice.text).toMatch(/resets at \d{4}-\d\d-\d\d 00:00 \(UTC\)/);
+    await tg.waitFor(
+      () => tg.messages(chatId).find((m) => m.from === 'bot' && m.text.includes('✗ Not read')),
+      {
+        timeoutMs: 5000,
+      },
+    );
+    tg.sendText(chatId, 'third');
+    await tg.waitFor(
+      () =>
+        tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('✗ Not read')).length === 2 ||
+        undefined,
+      { timeoutMs: 5000 },
+    );
+    await sleep(200);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+    expect(tg.messages(chatId).filter((m) => m.text.startsWith('The agent’s daily budget'))).toHaveLength(1);
+
+    // A restart does not re-send the refused messages.
+    await world.restart();
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+
+    shift = DAY_MS;
+    tg.sendText(chatId, 'next day');
+    await waitUntil(() => framesOf(bridge, 'user_message')[1], 5000, 'next day’s message');
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first', 'next day']);
+    expect(world.gateway.status({ chatId }).costToday).toMatchObject({
+      agentUsd: 0,
+      conversationUsd: 0,
+      dailyUsd: 1,
+    });
+  });
+
+  it('a message left queued by a crash is not re-sent at boot once the budget is spent, and stays unread', async () => {
+    const world = await startWorld({ spend: { dailyUsd: 1 } });
+    const bridge = await connectBridge(world.socketPath);
+    const chatId = world.tg.privateChat().id;
+    await world.gateway.stop();
+    // What a gateway killed between the inbox write and the hand-over leaves: a queued row; and a turn
+    // of today that cost the budget.
+    const store = openGatewayStore(join(world.stateDir, 'gateway.sqlite'));
+    store.spendStarted('t0', { chatId }, world.userId);
+    store.spendEnded('t0', { chatId }, 1.5, Date.now());
+    const frame = {
+      type: 'user_message' as const,
+      inboundId: 'queued-1',
+      route: { chatId },
+      telegramMessageId: 77,
+      sender: { id: world.userId, name: 'Ada' },
+      text: 'left queued',
+      attachments: [],
+      sentAt: Date.now(),
+    };
+    store.addInbound({ inboundId: 'queued-1', frame });
+    store.close();
+    world.gateway = createGateway(world.options);
+    await world.gateway.start();
+    await world.tg.waitFor(
+      () =>
+        world.tg
+          .messages(chatId)
+          .find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message')).toEqual([]);
+    await world.gateway.stop();
+    const after = openGatewayStore(join(world.stateDir, 'gateway.sqlite'));
+    expect(after.getInbound('queued-1')?.state).toBe('unread');
+    after.close();
+    world.gateway = createGateway(world.options);
+    await world.gateway.start();
+  });
+
+  it('a webhook run counts against the agent’s budget: accepted (202) but not handed to the bridge once it is spent', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+    const world = await startWorld({ spend: { dailyUsd: 1 } });
+    const chatId = world.tg.privateChat().id;
+    world.options.webhooks = {
+      listen: { host: '127.0.0.1', port },
+      hooks: [{ name: 'alerts', kind: 'generic', secret: 'k', route: { chatId } }],
+    };
+    await world.restart();
+    const bridge = await connectBridge(world.socketPath);
+    const send = (body: string) =>
+      fetch(`http://127.0.0.1:${port}/hooks/alerts`, {
+        method: 'POST',
+        body,
+        headers: { 'x-signature-256': signBody('k', body) },
+      }).then((r) => r.status);
+    expect(await send('disk full')).toBe(202);
+    const run = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'the first run');
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 'w1',
+      route: run.route,
+      inboundIds: [run.inboundId],
+      request: 'x',
+      startedAt: Date.now(),
+    });
+    await bridge.send({ type: 'turn_ended', turnId: 'w1', outcome: 'success', costUsd: 2 });
+    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 2, 5000, 'cost recorded');
+    expect(await send('disk still full')).toBe(202);
+    await world.tg.waitFor(
+      () =>
+        world.tg
+          .messages(chatId)
+          .find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * The webhook receiver over real HTTP on 127.0.0.1, with a fake injector: what each request is
+ * answered and what reaches the injector (a signed delivery once, with its payload file; nothing for a
+ * forged, unknown, oversized, replayed, ping or rate-limited one).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock, silentLogger } from '@switchyard/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AutomationRun } from '../src/automation/inject.js';
+import { signBody } from '../src/webhooks/signature.js';
+import type { WebhookHookOptions } from '../src/webhooks/webhook-options.js';
+import {
+  createWebhookServer,
+  type WebhookResult,
+  type WebhookServer,
+} from '../src/webhooks/webhook-server.js';
+
+const SECRET = 'It is a secret to everybody';
+const HOOKS: WebhookHookOptions[] = [
+  {
+    name: 'github',
+    kind: 'github',
+    secret: SECRET,
+    route: { chatId: -1001, threadId: 42 },
+    maxBodyBytes: 4096,
+  },
+  {
+    name: 'alerts',
+    kind: 'generic',
+    secret: 'other',
+    route: { chatId: 7 },
+    rate: { perMinute: 1, burst: 1 },
+  },
+];
+const RUN = {
+  action: 'completed',
+  repository: { full_name: 'acme/app' },
+  workflow_run: { name: 'CI', conclusion: 'failure', head_branch: 'main', html_url: 'https://x/runs/1' },
+};
+
+let server: WebhookServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** A receiver with a fake injector that keeps what it was given and takes each key once. */
+async function start(clock = new ManualClock(1_000_000)) {
+  dir = mkdtempSync(join(tmpdir(), 'hooks-'));
+  const runs: AutomationRun[] = [];
+  const keys = new Set<string>();
+  const results: Array<[string, WebhookResult]> = [];
+  server = createWebhookServer({
+    listen: { host: '127.0.0.1', port: 0 },
+    hooks: HOOKS,
+    injector: {
+      inject(run) {
+        if (keys.has(run.key)) return 'duplicate';
+        keys.add(run.key);
+        runs.push(run);
+        return 'accepted';
+      },
+    },
+    exchange: { dir },
+    onResult: (hook, result) => results.push([hook, result]),
+    clock,
+    logger: silentLogger,
+  });
+  const url = await server.start();
+  return { url, runs, results, dir, clock };
+}
+
+/** POSTs `body`; resolves with the status and headers even when the server closes the connection early. */
+function post(
+  url: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const githubHeaders = (body: string, over: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  'x-github-event': 'workflow_run',
+  'x-github-delivery': 'delivery-1',
+  'x-hub-signature-256': signBody(SECRET, body),
+  ...over,
+});
+
+describe('webhook receiver', () => {
+  it('a signed GitHub workflow_run is injected once, with its summary and its payload as a JSON file', async () => {
+    const { url, runs, dir } = await start();
+    const body = JSON.stringify(RUN);
+    const first = await post(url, '/hooks/github', body, githubHeaders(body));
+    expect(first.status).toBe(202);
+    expect(runs).toHaveLength(1);
+    const run = runs[0] as AutomationRun;
+    expect(run).toMatchObject({
+      key: 'webhook:github:delivery-1',
+      route: { chatId: -1001, threadId: 42 },
+      origin: { kind: 'webhook', name: 'github' },
+      note: '🪝 github · [acme/app] workflow_run completed: CI · failure · on main · https://x/runs/1',
+    });
+    expect(run.text).toContain('[acme/app] workflow_run completed: CI · failure');
+    const file = run.attachments?.[0];
+    expect(file).toMatchObject({
+      kind: 'document',
+      mime: 'application/json',
+      name: 'workflow_run-delivery-1.json',
+    });
+    expect(JSON.parse(readFileSync(file?.path ?? '', 'utf8'))).toEqual(RUN);
+
+    // GitHub's redelivery: the same id is answered 200 and reaches nothing; its file is not kept.
+    const again = await post(url, '/hooks/github', body, githubHeaders(body));
+    expect(again.status).toBe(200);
+    expect(runs).toHaveLength(1);
+    expect(readdirSync(dir)).toHaveLength(1);
+  });
+
+  it.each<
+    [
+      string,
+      string,
+      Record<string, string> | ((body: string) => Record<string, string>),
+      number,
+      WebhookResult,
+    ]
+  >([
+    [
+      'a forged signature',
+      '/hooks/github',
+      (b) => githubHeaders(b, { 'x-hub-signature-256': signBody('wrong', b) }),
+      401,
+      'signature_mismatch',
+    ],
+    [
+      'no signature',
+      '/hooks/github',
+      { 'x-github-event': 'push', 'x-github-delivery': 'x' },
+      401,
+      'signature_missing',
+    ],
+    [
+      'the generic header on a GitHub hook',
+      '/hooks/github',
+      (b) => ({ 'x-signature-256': signBody(SECRET, b) }),
+      401,
+      'signature_missing',
+    ],
+    ['an unknown hook', '/hooks/nope', (b) => githubHeaders(b), 404, 'unknown_hook'],
+    ['ping', '/hooks/github', (b) => githubHeaders(b, { 'x-github-event': 'ping' }), 200, 'ping'],
+  ])('%s: answered as the rules say, nothing delivered', async (_what, path, headers, status, result) => {
+    const { url, runs, results, dir } = await start();
+    const body = JSON.stringify(RUN);
+    const answer = await post(url, path, body, typeof headers === 'function' ? headers(body) : headers);
+    expect(answer.status).toBe(status);
+    expect(runs).toEqual([]);
+    expect(results.at(-1)?.[1]).toBe(result);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a body over the limit is refused with 413 before it is read, declared or not', async () => {
+    const { url, runs } = await start();
+    const big = JSON.stringify({ pad: 'x'.repeat(5000) });
+    const declared = await post(url, '/hooks/github', big, githubHeaders(big));
+    expect(declared.status).toBe(413);
+    const chunked = await post(url, '/hooks/github', big, {
+      ...githubHeaders(big),
+      'transfer-encoding': 'chunked',
+    });
+    expect(chunked.status).toBe(413);
+    expect(runs).toEqual([]);
+  });
+
+  it('a generic hook: its id, or the body’s hash as its id; over its rate 429 with Retry-After', async () => {
+    const { url, runs, clock } = await start();
+    const body = 'disk 91% full on db-1';
+    const sign = { 'x-signature-256': signBody('other', body) };
+    expect((await post(url, '/hooks/alerts', body, sign)).status).toBe(202);
+    expect(runs[0]?.key).toMatch(/^webhook:alerts:sha256-[0-9a-f]{64}$/);
+    expect(runs[0]?.text).toContain('disk 91% full on db-1');
+    expect(runs[0]?.attachments?.[0]).toMatchObject({ mime: 'text/plain' });
+    const other = 'disk 95% full on db-1';
+    const otherHeaders = { 'x-signature-256': signBody('other', other), 'x-delivery-id': 'a-2' };
+    const limited = await post(url, '/hooks/alerts', other, otherHeaders);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(runs).toHaveLength(1);
+    clock.advance(60_000);
+    // The same body again is the same delivery: 200, and it takes no token of the rate.
+    expect((await post(url, '/hooks/alerts', body, sign)).status).toBe(200);
+    expect((await post(url, '/hooks/alerts', other, otherHeaders)).status).toBe(202);
+    expect(runs.map((r) => r.key)).toEqual([runs[0]?.key, 'webhook:alerts:a-2']);
+  });
+});

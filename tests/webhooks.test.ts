@@ -1,0 +1,164 @@
+/**
+ * Webhooks through the whole system, with the real CLI: a signed GitHub `workflow_run` reaches the model
+ * once, with its summary and its payload as a JSON file; a forged signature, a replayed delivery id, an
+ * oversized body and an unknown hook are each answered as issue 21 says with nothing delivered; and a
+ * gateway killed -9 after its 202 but before the run reached the model delivers it once at its next start.
+ */
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { rule, say } from '@switchyard/sandbox';
+import { describe, expect, it } from 'vitest';
+import { signBody } from '../packages/gateway/src/webhooks/signature.js';
+import { botMessages, type System, systemPerTest } from './system.js';
+
+const SECRET = 'e2e webhook secret';
+const RUN = {
+  action: 'completed',
+  repository: { full_name: 'acme/app', html_url: 'https://github.com/acme/app' },
+  workflow_run: {
+    name: 'CI',
+    status: 'completed',
+    conclusion: 'failure',
+    head_branch: 'main',
+    html_url: 'https://github.com/acme/app/actions/runs/42',
+  },
+};
+const SUMMARY =
+  '[acme/app] workflow_run completed: CI · failure · on main · https://github.com/acme/app/actions/runs/42';
+
+/** A port free right now on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** POSTs `body`; resolves with the status, or 0 when nothing answered (the receiver is not up yet). */
+function post(port: number, path: string, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.end(body);
+  });
+}
+
+const signed = (body: string, delivery: string, over: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  'x-github-event': 'workflow_run',
+  'x-github-delivery': delivery,
+  'x-hub-signature-256': signBody(SECRET, body),
+  ...over,
+});
+
+/** Waits until the receiver answers (a request to no hook: 404). */
+async function receiverUp(port: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  while ((await post(port, '/hooks/none', '{}', {})) !== 404) {
+    if (Date.now() > until) throw new Error('the webhook receiver did not come up');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The model's requests that carry a webhook run. */
+const runRequests = (system: System) =>
+  system.model.messageRequests().filter((r) => (r.view?.userText ?? '').includes('Webhook "github"'));
+
+describe('end to end: webhooks', () => {
+  const startSystem = systemPerTest();
+  const start = async () => {
+    const port = await freePort();
+    const system = await startSystem({
+      rules: [rule(/workflow_run/, say('Looked at the failed run.'))],
+      agent: (telegram) => ({
+        webhooks: {
+          listen: { host: '127.0.0.1', port },
+          hooks: [{ name: 'github', kind: 'github', secret: SECRET, chat: telegram.privateChat().id }],
+        },
+      }),
+    });
+    return { system, port };
+  };
+
+  it('a signed workflow_run reaches the model once with its summary and payload file; forged, replayed, oversized and unknown reach nothing', async () => {
+    const { system, port } = await start();
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    await receiverUp(port);
+    const body = JSON.stringify(RUN);
+    expect(await post(port, '/hooks/github', body, signed(body, 'delivery-1'))).toBe(202);
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === 'Looked at the failed run.'),
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    // The chat saw why the agent spoke.
+    expect(botMessages(telegram, chatId).some((m) => m.text === `🪝 github · ${SUMMARY}`)).toBe(true);
+    const [seen] = runRequests(system);
+    const userText = seen?.view?.userText ?? '';
+    expect(userText).toContain(SUMMARY);
+    const file = /\[file: (\S+\.json) \(workflow_run-delivery-1\.json, application\/json, \d+ bytes\)\]/.exec(
+      userText,
+    );
+    expect(file?.[1]).toBeDefined();
+    expect(JSON.parse(readFileSync(file?.[1] ?? '', 'utf8'))).toEqual(RUN);
+
+    const forged = JSON.stringify({ ...RUN, action: 'forged' });
+    expect(
+      await post(
+        port,
+        '/hooks/github',
+        forged,
+        signed(forged, 'delivery-2', { 'x-hub-signature-256': signBody('guess', forged) }),
+      ),
+    ).toBe(401);
+    expect(await post(port, '/hooks/github', body, signed(body, 'delivery-1'))).toBe(200);
+    const big = JSON.stringify({ ...RUN, pad: 'x'.repeat(1024 * 1024) });
+    expect(await post(port, '/hooks/github', big, signed(big, 'delivery-3'))).toBe(413);
+    expect(await post(port, '/hooks/gitlab', body, signed(body, 'delivery-4'))).toBe(404);
+    const ping = JSON.stringify({ zen: 'Keep it logically awesome.' });
+    expect(
+      await post(port, '/hooks/github', ping, signed(ping, 'delivery-5', { 'x-github-event': 'ping' })),
+    ).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(runRequests(system)).toHaveLength(1);
+    expect(botMessages(telegram, chatId).filter((m) => m.text.startsWith('🪝'))).toHaveLength(1);
+  });
+
+  it('a gateway killed -9 after the 202, before the run reached the model, delivers it once at its next start', async () => {
+    const { system, port } = await start();
+    const { telegram, chatId } = system;
+    system.start('gateway'); // no bridge yet: the run cannot reach the model before the kill
+    await receiverUp(port);
+    const body = JSON.stringify(RUN);
+    expect(await post(port, '/hooks/github', body, signed(body, 'delivery-k'))).toBe(202);
+    await system.kill('gateway');
+    system.start('gateway');
+    system.start('bridge');
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === 'Looked at the failed run.'),
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    await receiverUp(port);
+    // GitHub's redelivery of the same delivery after the restart is answered 200 and not run again.
+    expect(await post(port, '/hooks/github', body, signed(body, 'delivery-k'))).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(runRequests(system)).toHaveLength(1);
+    expect(botMessages(telegram, chatId).filter((m) => m.text === 'Looked at the failed run.')).toHaveLength(
+      1,
+    );
+  });
+});
