@@ -4,9 +4,9 @@
  * every module may import it without a cycle.
  */
 import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
-import type { SpendOptions } from './budget/spend-ledger.js';
 import type { BudgetOptions } from './budget.js';
 import type { CardOptions } from './card-driver.js';
+import type { SpendOptions } from './core/spend-gate.js';
 import type { GatewayMetrics } from './metrics.js';
 import type { VoiceOptions } from './voice/transcriber.js';
 import type { WebhookOptions } from './webhooks/webhook-options.js';

@@ -19,17 +19,20 @@ import {
   type Logger,
   type Route,
 } from '@switchyard/protocol';
-import { budgetNotice, noticeKey, type SpendLimits, spendVerdict } from '../core/spend-gate.js';
+import {
+  budgetNotice,
+  noticeKey,
+  type SpendLimits,
+  type SpendOptions,
+  spendVerdict,
+} from '../core/spend-gate.js';
 import type { GatewayStatus } from '../options.js';
 import type { ConversationSpend } from '../store/spend-table.js';
 import type { GatewayStore } from '../store.js';
 import { localDay, localTimeText } from './local-day.js';
 
 /** The budgets and the day they count in (`GatewayOptions.spend`). */
-export interface SpendOptions extends SpendLimits {
-  /** The agent's IANA time zone; default UTC. */
-  timeZone?: string | undefined;
-}
+export type { SpendOptions } from '../core/spend-gate.js';
 
 /** Spending is kept this long after it ended, then forgotten. */
 const KEPT_MS = 3 * 24 * 3600_000;

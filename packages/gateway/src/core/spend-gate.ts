@@ -21,6 +21,12 @@ export interface SpendLimits {
   perUserDailyUsd?: number | undefined;
 }
 
+/** The budgets with the day they are counted in. */
+export interface SpendOptions extends SpendLimits {
+  /** The agent's IANA time zone; default UTC. */
+  timeZone?: string | undefined;
+}
+
 /** Today's spending the rule looks at. */
 export interface SpentToday {
   agentUsd: number;
