@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ScheduleOptions } from '@switchyard/gateway';
 import {
   DEFAULT_ALLOWED_MODES,
   PERMISSION_MODES,
@@ -16,6 +17,7 @@ import {
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
+import { resolveSchedules, scheduleKeys } from './schedule-config.js';
 import { describeVoice, resolveVoice, type VoiceConfig, voiceSchema } from './voice-config.js';
 
 /** A problem with the config the operator must fix; the message lists every one found. */
@@ -143,6 +145,8 @@ const agentSchema = z.strictObject({
     .optional(),
   /** How voice notes are transcribed (`voice-config.ts`); absent: they reach the agent as files. */
   voice: voiceSchema.optional(),
+  /** The agent's time zone and scheduled prompts (`schedule-config.ts`). */
+  ...scheduleKeys,
 });
 
 const fileSchema = z.strictObject({
@@ -210,6 +214,8 @@ export interface AgentConfig {
   alwaysAllowScope: 'session' | 'project';
   /** How voice notes are transcribed, the key still a source; undefined when not configured. */
   voice: VoiceConfig | undefined;
+  /** The gateway's schedule options: time zone, the config's schedules, the grace. */
+  schedules: ScheduleOptions;
 }
 
 /** One `chats:` entry, resolved. */
@@ -482,6 +488,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     allowedModes: [...(raw.allowedModes ?? DEFAULT_ALLOWED_MODES)],
     alwaysAllowScope: raw.alwaysAllowScope ?? 'session',
     voice: resolveVoice(raw.voice, base),
+    schedules: resolveSchedules(raw),
   };
 }
 

@@ -131,6 +131,7 @@ export function makeGateway(
     replies: agent.replies,
     allowedModes: agent.allowedModes,
     ...(voice.options ? { voice: voice.options } : {}),
+    schedules: agent.schedules,
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

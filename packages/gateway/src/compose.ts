@@ -25,6 +25,7 @@ import type { Bot } from 'grammy';
 import { createAccess } from './access.js';
 import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
 import { createInjector, type InjectorHandle } from './automation/inject.js';
+import { createSchedules, type Schedules } from './automation/schedules.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
 import { createBudget } from './budget.js';
@@ -78,6 +79,8 @@ export interface Services {
   endpoint: Endpoint;
   /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
   injector: InjectorHandle;
+  /** The schedules: the config's and the chats' (`automation/schedules.ts`). */
+  schedules: Schedules;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
   /** Polling's health, from intake. */
@@ -229,6 +232,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     restartBridge: options.restartBridge,
     settings: { show: (route) => settings.show(route) },
     topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
+    // Bound late: the schedules are built once the injector can forward to the endpoint.
+    schedules: { show: (route) => schedules.show(route), press: (data, from) => schedules.press(data, from) },
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
@@ -337,6 +342,16 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     clock,
     logger: logger.child({ component: 'automation' }),
   });
+  const schedules = createSchedules({
+    options: options.schedules,
+    store,
+    injector,
+    running: (route) => turns.running(route),
+    reply: (route, text) => void reply(route, text),
+    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
+    clock,
+    logger: logger.child({ component: 'schedules' }),
+  });
   bot.use(telegramHandlers(handlerOptions));
   bot.catch(handlerFailed(handlerOptions));
   const retention = createRetention({
@@ -362,6 +377,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     retention,
     endpoint,
     injector,
+    schedules,
     allowed,
     onPollingHealth: (health) => {
       polling = health;

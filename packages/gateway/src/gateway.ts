@@ -76,6 +76,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       sweep = booted.sweep;
       started.files.resume();
       started.injector.start();
+      started.schedules.start();
     },
 
     async stop() {
@@ -89,6 +90,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         s.alerts.stop();
         s.cards.stop();
         s.commands.stop();
+        s.schedules.stop();
         await s.injector.stop();
         await s.turns.stop();
         await s.files.stop();

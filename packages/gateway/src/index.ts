@@ -7,7 +7,10 @@
  */
 
 export { REFUSAL } from './access.js';
+export { cronProblem, timezoneProblem } from './automation/cron.js';
 /** Send pacing knobs (`GatewayOptions.budget`). */
+export type { AutomationRun, Injector } from './automation/inject.js';
+export type { ConfiguredSchedule, ScheduleOptions } from './automation/schedule-options.js';
 export type { BudgetOptions } from './budget.js';
 /** Progress-card timing (`GatewayOptions.card`). */
 export type { CardOptions } from './card-driver.js';

@@ -27,6 +27,7 @@ import { createInbox, createInboxDelivery, type Inbox } from './store/inbox.js';
 import { createPinTable, type PinTable } from './store/pin-table.js';
 import { createPromptTable, type PromptTable } from './store/prompt-table.js';
 import { createRetentionTable, type RetentionTable } from './store/retention.js';
+import { createScheduleTable, type ScheduleTable } from './store/schedule-table.js';
 import { createSendTable, type SendTable } from './store/send-table.js';
 import { createSettings, type Settings } from './store/settings.js';
 import { createTurnTable, type TurnTable } from './store/turn-table.js';
@@ -38,6 +39,7 @@ export type { InboundRow, InboundState } from './store/inbox.js';
 export type { PinRow } from './store/pin-table.js';
 export type { PromptRow } from './store/prompt-table.js';
 export type { Forgotten } from './store/retention.js';
+export type { ChatScheduleRow, ScheduleStateRow } from './store/schedule-table.js';
 export type { SendRow } from './store/send-table.js';
 export type { TurnRow } from './store/turn-table.js';
 
@@ -54,6 +56,7 @@ export interface GatewayStore
     RetentionTable,
     AutomationRuns,
     ConversationSettingsTable,
+    ScheduleTable,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -90,6 +93,7 @@ export function openGatewayStore(path: string, clock: Pick<Clock, 'now'> = syste
     ...createRetentionTable(db),
     ...createAutomationRuns(db, now),
     ...createConversationSettingsTable(db, now),
+    ...createScheduleTable(db, now),
     ...settings,
   };
 }

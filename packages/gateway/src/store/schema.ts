@@ -116,7 +116,27 @@ export const SCHEMA = `
     conversation TEXT PRIMARY KEY,
     replies TEXT,
     card INTEGER,
-    updated_at INTEGER NOT NULL);`;
+    updated_at INTEGER NOT NULL);
+  -- What is decided of each schedule, config or chat-made (core/schedule.ts; store/schedule-table.ts).
+  CREATE TABLE schedule_state (
+    schedule_id TEXT PRIMARY KEY,
+    decided_up_to INTEGER NOT NULL,
+    held INTEGER,
+    merged INTEGER NOT NULL DEFAULT 0,
+    paused INTEGER NOT NULL DEFAULT 0,
+    last_inbound TEXT);
+  -- Schedules made from a chat (schedule_add); AUTOINCREMENT: an id is never given twice.
+  CREATE TABLE chat_schedules (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    chat_id INTEGER NOT NULL,
+    thread_id INTEGER,
+    cron TEXT,
+    at INTEGER,
+    timezone TEXT,
+    prompt TEXT NOT NULL,
+    created_by INTEGER,
+    created_at INTEGER NOT NULL);`;
 
 /**
  * Writes the schema into a new file, or checks an existing file is this build's; throws for a file of
