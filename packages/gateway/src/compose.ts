@@ -261,6 +261,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     prompts,
     commands,
     files,
+    // Bound late, as for the commands.
+    schedules: { request: (frame) => schedules.request(frame) },
     reply: (route, text) => void reply(route, text),
     onAgentStatus: (frame) => {
       agentStatus = frame;
@@ -347,6 +349,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     store,
     injector,
     running: (route) => turns.running(route),
+    answer: (frame) => void send(frame).catch(() => {}),
     reply: (route, text) => void reply(route, text),
     replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
     clock,

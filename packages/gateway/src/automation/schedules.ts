@@ -12,7 +12,7 @@
  * A schedule is busy while its latest run has not reached the CLI, or has and its conversation's turn is
  * still going (a user's turn in that conversation counts: a run waits for it too).
  */
-import type { Clock, Logger, Route } from '@switchyard/protocol';
+import type { Clock, FrameOf, Logger, Route } from '@switchyard/protocol';
 import type { InlineButton } from '../core/command-texts.js';
 import { decideSchedules, type ScheduleState, type ScheduleView } from '../core/schedule.js';
 import type { GatewayStore } from '../store.js';
@@ -38,6 +38,8 @@ export interface ScheduleRequest {
   at?: string | undefined;
   prompt: string;
   timezone?: string | undefined;
+  /** The agent's request id: a request sent again adds nothing. */
+  requestId?: string | undefined;
 }
 
 /** The answer to a chat's schedule operation (to the model, as a tool's result). */
@@ -74,6 +76,8 @@ export interface SchedulesOptions {
   /** The turn running in a conversation, if any (`Turns.running`). */
   running(route: Route): string | undefined;
   reply(route: Route, text: string): void;
+  /** Sends the answer to an agent's request to the bridge. */
+  answer(frame: FrameOf<'schedule_result'>): void;
   replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): void;
   clock: Clock;
   logger: Logger;
@@ -88,6 +92,8 @@ export interface Schedules {
   list(route: Route): ScheduleAnswer;
   /** Removes a chat-made schedule of `route` by id or name. */
   remove(route: Route, which: string): ScheduleAnswer;
+  /** An agent's schedule request (its schedule_* tools): carried out, answered to the bridge. */
+  request(frame: FrameOf<'schedule_request'>): void;
   /** `/schedules`: the conversation's schedules with their buttons. */
   show(route: Route): void;
   /** A press on a `/schedules` button in `from`; returns the text to answer the press with. */
@@ -232,7 +238,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     return here.find((s) => s.id === which) ?? here.find((s) => s.name === which);
   };
 
-  return {
+  const handle: Schedules = {
     start() {
       started = true;
       startedAt = clock.now();
@@ -291,6 +297,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
         timezone,
         prompt,
         createdBy: from,
+        requestId: request.requestId,
       });
       arm(clock.now());
       const facts = find(route, row.id);
@@ -346,5 +353,29 @@ export function createSchedules(options: SchedulesOptions): Schedules {
       arm(clock.now());
       return parsed.action === 'pause' ? 'Paused.' : parsed.action === 'resume' ? 'Resumed.' : 'Deleted.';
     },
+
+    request(frame) {
+      const answer =
+        frame.action === 'list'
+          ? handle.list(frame.route)
+          : frame.action === 'remove'
+            ? handle.remove(frame.route, frame.which ?? '')
+            : handle.add(frame.route, {
+                name: frame.name,
+                cron: frame.cron,
+                at: frame.at,
+                prompt: frame.prompt ?? '',
+                timezone: frame.timezone,
+                requestId: frame.requestId,
+              });
+      logger.info({ event: 'schedule_request', action: frame.action, ok: answer.ok });
+      options.answer({
+        type: 'schedule_result',
+        requestId: frame.requestId,
+        ok: answer.ok,
+        text: answer.text,
+      });
+    },
   };
+  return handle;
 }

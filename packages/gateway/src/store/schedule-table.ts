@@ -29,6 +29,8 @@ export interface ChatScheduleRow {
   timezone: string | undefined;
   prompt: string;
   createdBy: number | undefined;
+  /** The agent's request that made it, if one did. */
+  requestId: string | undefined;
   createdAt: number;
 }
 
@@ -41,6 +43,7 @@ export interface ScheduleTable {
   setScheduleRun(id: string, inboundId: string): void;
   /** Pauses or resumes; a resumed schedule starts from `now` (nothing passed while paused runs). */
   setSchedulePaused(id: string, paused: boolean, now: number): void;
+  /** Adds a chat schedule; one of the same `requestId` already made is returned instead. */
   addChatSchedule(row: Omit<ChatScheduleRow, 'id' | 'createdAt'>): ChatScheduleRow;
   chatSchedules(): ChatScheduleRow[];
   /** Deletes a chat schedule and its state; false when there was none. */
@@ -63,9 +66,11 @@ export function createScheduleTable(db: Db, now: () => number): ScheduleTable {
          decided_up_to = CASE WHEN excluded.paused = 0 THEN excluded.decided_up_to ELSE decided_up_to END`,
     ),
     add: db.prepare(
-      `INSERT INTO chat_schedules (name, chat_id, thread_id, cron, at, timezone, prompt, created_by, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO chat_schedules
+         (name, chat_id, thread_id, cron, at, timezone, prompt, created_by, request_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    byRequest: db.prepare<[string], ChatSql>('SELECT * FROM chat_schedules WHERE request_id = ?'),
     chat: db.prepare<[], ChatSql>('SELECT * FROM chat_schedules ORDER BY seq'),
     one: db.prepare<[number], ChatSql>('SELECT * FROM chat_schedules WHERE seq = ?'),
     delete: db.prepare('DELETE FROM chat_schedules WHERE seq = ?'),
@@ -95,6 +100,8 @@ export function createScheduleTable(db: Db, now: () => number): ScheduleTable {
       q.pause.run(id, at, paused ? 1 : 0);
     },
     addChatSchedule: (row) => {
+      const made = row.requestId === undefined ? undefined : q.byRequest.get(row.requestId);
+      if (made) return toChat(made);
       const createdAt = now();
       const { lastInsertRowid } = q.add.run(
         row.name,
@@ -105,6 +112,7 @@ export function createScheduleTable(db: Db, now: () => number): ScheduleTable {
         row.timezone ?? null,
         row.prompt,
         row.createdBy ?? null,
+        row.requestId ?? null,
         createdAt,
       );
       return toChat(q.one.get(Number(lastInsertRowid)) as ChatSql);
@@ -144,6 +152,7 @@ interface ChatSql {
   timezone: string | null;
   prompt: string;
   created_by: number | null;
+  request_id: string | null;
   created_at: number;
 }
 
@@ -157,6 +166,7 @@ function toChat(r: ChatSql): ChatScheduleRow {
     timezone: r.timezone ?? undefined,
     prompt: r.prompt,
     createdBy: r.created_by ?? undefined,
+    requestId: r.request_id ?? undefined,
     createdAt: r.created_at,
   };
 }

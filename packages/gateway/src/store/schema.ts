@@ -136,6 +136,8 @@ export const SCHEMA = `
     timezone TEXT,
     prompt TEXT NOT NULL,
     created_by INTEGER,
+    -- The agent's schedule_request that made it: a request sent again adds nothing.
+    request_id TEXT UNIQUE,
     created_at INTEGER NOT NULL);`;
 
 /**

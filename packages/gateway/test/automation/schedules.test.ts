@@ -23,6 +23,7 @@ function world(
   const clock = new ManualClock(T0);
   const runs: AutomationRun[] = [];
   const said: string[] = [];
+  const answers: { requestId: string; ok: boolean; text: string }[] = [];
   let shown: { text: string; buttons: InlineButton[][] } | undefined;
   let running: string | undefined;
   const schedules = createSchedules({
@@ -48,6 +49,7 @@ function world(
     },
     running: () => running,
     reply: (_route, text) => said.push(text),
+    answer: (frame) => answers.push(frame),
     replyWithButtons: (_route, text, buttons) => {
       shown = { text, buttons };
     },
@@ -65,6 +67,7 @@ function world(
     store,
     runs,
     said,
+    answers,
     schedules,
     finish,
     shown: () => shown,
@@ -193,5 +196,35 @@ describe('schedules', () => {
     expect(w.runs.map((r) => r.key)).toEqual(['schedule:tick:2026-12-01T09:00:40Z']);
     expect(w.schedules.press(rows[1]?.[1]?.callback_data ?? '', route)).toBe('Deleted.');
     expect(w.store.chatSchedules()).toEqual([]);
+  });
+
+  it("the agent's request adds a schedule once, however often it is sent, and every copy is answered", () => {
+    const w = world({});
+    w.schedules.start();
+    const request = {
+      type: 'schedule_request' as const,
+      requestId: 'sch-1',
+      route,
+      action: 'add' as const,
+      at: '2026-12-01T09:00:05Z',
+      prompt: 'stretch',
+    };
+    w.schedules.request(request);
+    w.schedules.request(request); // the channel's resend after a restart
+    expect(w.store.chatSchedules()).toHaveLength(1);
+    expect(w.answers.map((a) => [a.requestId, a.ok])).toEqual([
+      ['sch-1', true],
+      ['sch-1', true],
+    ]);
+    w.schedules.request({ type: 'schedule_request', requestId: 'sch-2', route, action: 'list' });
+    expect(w.answers[2]?.text).toContain('stretch [chat-1] · once at 2026-12-01T09:00:05Z');
+    w.schedules.request({
+      type: 'schedule_request',
+      requestId: 'sch-3',
+      route,
+      action: 'remove',
+      which: 'chat-1',
+    });
+    expect(w.answers[3]).toMatchObject({ ok: true, text: 'Removed stretch [chat-1].' });
   });
 });
