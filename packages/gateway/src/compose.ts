@@ -24,8 +24,9 @@ import {
 import type { Bot } from 'grammy';
 import { createAccess } from './access.js';
 import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
-import { createInjector, type InjectorHandle } from './automation/inject.js';
-import { createSchedules, type Schedules } from './automation/schedules.js';
+import { createAutomation } from './automation/automation.js';
+import type { InjectorHandle } from './automation/inject.js';
+import type { Schedules } from './automation/schedules.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
 import { createBudget } from './budget.js';
@@ -232,7 +233,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     restartBridge: options.restartBridge,
     settings: { show: (route) => settings.show(route) },
     topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
-    // Bound late: the schedules are built once the injector can forward to the endpoint.
+    // Bound late (as for the frames): the schedules are built once the endpoint exists.
     schedules: { show: (route) => schedules.show(route), press: (data, from) => schedules.press(data, from) },
     simulatedModel: options.simulatedModel === true,
     routes: {
@@ -261,7 +262,6 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     prompts,
     commands,
     files,
-    // Bound late, as for the commands.
     schedules: { request: (frame) => schedules.request(frame) },
     reply: (route, text) => void reply(route, text),
     onAgentStatus: (frame) => {
@@ -328,32 +328,14 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     me: () => bot.botInfo,
     logger,
   };
-  const injector = createInjector({
-    store,
-    turns,
-    forward: handlerOptions.forward,
-    sendNote: (route, text) =>
-      courier
-        .call(route.chatId, () => api.sendMessage(route.chatId, text, threadParams(route)))
-        .then((sent) => sent?.message_id)
-        .catch((error: unknown) => {
-          logger.warn({ event: 'run_note_failed', error: errorText(error) });
-          return undefined;
-        }),
-    noteChat: handlerOptions.noteChat,
-    clock,
-    logger: logger.child({ component: 'automation' }),
-  });
-  const schedules = createSchedules({
-    options: options.schedules,
-    store,
-    injector,
-    running: (route) => turns.running(route),
-    answer: (frame) => void send(frame).catch(() => {}),
-    reply: (route, text) => void reply(route, text),
-    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
-    clock,
-    logger: logger.child({ component: 'schedules' }),
+  // The runs enter as the handlers' messages do: the same store, turns, forward and known chats.
+  const { injector, schedules } = createAutomation({
+    ...handlerOptions,
+    schedules: options.schedules,
+    courier,
+    api,
+    send,
+    replyWithButtons,
   });
   bot.use(telegramHandlers(handlerOptions));
   bot.catch(handlerFailed(handlerOptions));
