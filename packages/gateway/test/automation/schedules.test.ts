@@ -19,6 +19,8 @@ const tick = { name: 'tick', cron: '*/10 * * * * *', chatId: -1001, threadId: 7,
 function world(
   options: ScheduleOptions = { list: [tick] },
   store: GatewayStore = openGatewayStore(':memory:'),
+  /** While `inject` is true the injector throws, as a full disk would. */
+  failing: { inject: boolean } = { inject: false },
 ) {
   const clock = new ManualClock(T0);
   const runs: AutomationRun[] = [];
@@ -32,6 +34,7 @@ function world(
     injector: {
       // As the real injector: the key and the inbound row in the caller's transaction.
       inject: (run) => {
+        if (failing.inject) throw new Error('disk full');
         if (
           !store.recordRun({
             key: run.key,
@@ -226,5 +229,19 @@ describe('schedules', () => {
       which: 'chat-1',
     });
     expect(w.answers[3]).toMatchObject({ ok: true, text: 'Removed stretch [chat-1].' });
+  });
+
+  it('a due time whose run could not be written is not recorded as decided: it runs when the write works again', () => {
+    const failing = { inject: true };
+    const w = world({ list: [tick] }, openGatewayStore(':memory:'), failing);
+    w.schedules.start();
+    w.clock.advance(10_000); // due :10, the write fails: the decision is rolled back with it
+    expect(w.store.scheduleStates().get('tick')?.decidedUpTo).toBe(T0);
+    failing.inject = false;
+    w.clock.advance(30_000); // the retry, 30 s later: :40 is the newest, inside the grace
+    expect(w.runs.map((r) => r.key)).toEqual(['schedule:tick:2026-12-01T09:00:40Z']);
+    expect(w.said).toEqual([
+      '⏰ tick: 3 run(s) missed while Switchyard was down (due 2026-12-01T09:00:10Z to 2026-12-01T09:00:30Z) were skipped.',
+    ]);
   });
 });
