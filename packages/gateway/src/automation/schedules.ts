@@ -16,10 +16,11 @@ import type { Clock, FrameOf, Logger, Route } from '@switchyard/protocol';
 import type { InlineButton } from '../core/command-texts.js';
 import { decideSchedules, type ScheduleState, type ScheduleView } from '../core/schedule.js';
 import type { GatewayStore } from '../store.js';
-import { cronDue, cronProblem, dueIso, type NextDue, onceDue, timezoneProblem } from './cron.js';
+import { cronDue, dueIso, type NextDue, onceDue } from './cron.js';
 import { type Injector, runInboundId } from './inject.js';
 import { createScheduleButtons, SCHEDULE_BUTTON_EXPIRED } from './schedule-buttons.js';
 import type { ScheduleOptions } from './schedule-options.js';
+import { checkScheduleRequest, type ScheduleRequest } from './schedule-request.js';
 import {
   actionNote,
   runNote,
@@ -29,19 +30,6 @@ import {
   schedulesView,
 } from './schedule-texts.js';
 
-/** What `schedule_add` asks for. */
-export interface ScheduleRequest {
-  name?: string | undefined;
-  /** Five fields, or six with seconds first; or `at`. */
-  cron?: string | undefined;
-  /** A one-off time, ISO 8601 (with an offset or `Z`). */
-  at?: string | undefined;
-  prompt: string;
-  timezone?: string | undefined;
-  /** The agent's request id: a request sent again adds nothing. */
-  requestId?: string | undefined;
-}
-
 /** The answer to a chat's schedule operation (to the model, as a tool's result). */
 export interface ScheduleAnswer {
   ok: boolean;
@@ -50,10 +38,6 @@ export interface ScheduleAnswer {
 
 /** Chat-made schedules one conversation may have. */
 export const CHAT_SCHEDULE_LIMIT = 20;
-/** The shortest interval a chat-made cron schedule may repeat at (the config file's may be shorter). */
-export const CHAT_MIN_INTERVAL_MS = 60_000;
-/** The longest prompt a schedule may carry. */
-export const SCHEDULE_PROMPT_LIMIT = 4000;
 /** How long after a failed decision (a full disk) the schedules are looked at again. */
 const RETRY_MS = 30_000;
 
@@ -233,6 +217,10 @@ export function createSchedules(options: SchedulesOptions): Schedules {
         };
       });
   };
+  const added = (route: Route, id: string): ScheduleAnswer => {
+    const facts = find(route, id);
+    return { ok: true, text: `Added: ${facts ? scheduleLine(facts) : id}` };
+  };
   const find = (route: Route, which: string): ScheduleFacts | undefined => {
     const here = factsOf(route);
     return here.find((s) => s.id === which) ?? here.find((s) => s.name === which);
@@ -251,57 +239,24 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     },
 
     add(route, request, from) {
-      const prompt = request.prompt.trim();
-      if (prompt.length === 0 || prompt.length > SCHEDULE_PROMPT_LIMIT)
-        return {
-          ok: false,
-          text: `prompt: give the text to run, at most ${SCHEDULE_PROMPT_LIMIT} characters`,
-        };
-      if ((request.cron === undefined) === (request.at === undefined))
-        return { ok: false, text: 'give exactly one of cron (a repeating pattern) and at (a one-off time)' };
-      const timezone = request.timezone;
-      const zoneProblem = timezoneProblem(timezone);
-      if (zoneProblem) return { ok: false, text: `timezone: ${zoneProblem}` };
-      const now = clock.now();
-      let at: number | undefined;
-      if (request.cron !== undefined) {
-        const problem = cronProblem(request.cron, timezone ?? zone);
-        if (problem) return { ok: false, text: `cron: ${problem}` };
-        const due = cronDue(request.cron, timezone ?? zone);
-        const first = due(now);
-        const second = first === undefined ? undefined : due(first);
-        if (first === undefined) return { ok: false, text: 'cron: this pattern is never due' };
-        if (second !== undefined && second - first < CHAT_MIN_INTERVAL_MS)
-          return { ok: false, text: 'cron: a schedule made from a chat repeats at most once a minute' };
-      } else {
-        at = Date.parse(request.at ?? '');
-        if (Number.isNaN(at))
-          return {
-            ok: false,
-            text: 'at: expected an ISO 8601 time like 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00',
-          };
-        if (at <= now) return { ok: false, text: `at: ${dueIso(at)} has passed (it is ${dueIso(now)} now)` };
-      }
-      const mine = store.chatSchedules().filter((s) => sameRoute(s.route, route));
-      if (mine.length >= CHAT_SCHEDULE_LIMIT)
+      // The channel's resend of a request already carried out: the same answer, not a second schedule.
+      const made = store.chatSchedules().find((s) => request.requestId && s.requestId === request.requestId);
+      if (made) return added(route, made.id);
+      const checked = checkScheduleRequest(request, clock.now(), zone);
+      if (!checked.ok) return checked;
+      if (store.chatSchedules().filter((s) => sameRoute(s.route, route)).length >= CHAT_SCHEDULE_LIMIT)
         return {
           ok: false,
           text: `this conversation has ${CHAT_SCHEDULE_LIMIT} schedules already: remove one first`,
         };
-      const name = (request.name?.trim() || prompt.split(/\s+/).slice(0, 4).join(' ')).slice(0, 60);
       const row = store.addChatSchedule({
-        name,
+        ...checked.schedule,
         route,
-        cron: request.cron,
-        at,
-        timezone,
-        prompt,
         createdBy: from,
         requestId: request.requestId,
       });
       arm(clock.now());
-      const facts = find(route, row.id);
-      return { ok: true, text: `Added: ${facts ? scheduleLine(facts) : row.id}` };
+      return added(route, row.id);
     },
 
     list(route) {

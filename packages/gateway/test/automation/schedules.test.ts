@@ -213,7 +213,8 @@ describe('schedules', () => {
       prompt: 'stretch',
     };
     w.schedules.request(request);
-    w.schedules.request(request); // the channel's resend after a restart
+    w.clock.advance(6_000); // resent after its time passed (a restart): still the one made, not a refusal
+    w.schedules.request(request);
     expect(w.store.chatSchedules()).toHaveLength(1);
     expect(w.answers.map((a) => [a.requestId, a.ok])).toEqual([
       ['sch-1', true],
