@@ -17,8 +17,7 @@ import {
   systemClock,
   type TimerHandle,
 } from '@switchyard/protocol';
-import { SCHEDULE_BUTTON_PREFIX } from './automation/schedule-buttons.js';
-import type { Schedules } from './automation/schedules.js';
+import { SCHEDULE_BUTTON_PREFIX, type Schedules } from './automation/schedules.js';
 import { type BotApi, errorText } from './bot-api.js';
 import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
 import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
@@ -316,9 +315,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           return;
         }
         case 'schedules':
-          if (options.schedules) options.schedules.show(route);
-          else reply(route, 'No schedules here.');
-          return;
+          return options.schedules ? options.schedules.show(route) : reply(route, 'No schedules here.');
         case 'restart': {
           const restart = options.restartBridge;
           if (!restart) {

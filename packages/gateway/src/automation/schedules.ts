@@ -19,6 +19,9 @@ import type { GatewayStore } from '../store.js';
 import { cronDue, dueIso, type NextDue, onceDue } from './cron.js';
 import { type Injector, runInboundId } from './inject.js';
 import { createScheduleButtons, SCHEDULE_BUTTON_EXPIRED } from './schedule-buttons.js';
+
+export { SCHEDULE_BUTTON_PREFIX } from './schedule-buttons.js';
+
 import type { ScheduleOptions } from './schedule-options.js';
 import { checkScheduleRequest, type ScheduleRequest } from './schedule-request.js';
 import {
