@@ -32,6 +32,7 @@ import {
   systemClock,
 } from '@switchyard/protocol';
 import type { StartingFrame } from './core/pool.js';
+import { createScheduleAsker } from './mcp/schedule-tools.js';
 import { type Bridge, type BridgeOptions, CONVERSATIONS_DIR, SHARED_KEY } from './options.js';
 import { FileChannelStore } from './outbox.js';
 import { createPool, type Pool } from './pool.js';
@@ -58,6 +59,11 @@ export function createBridge(options: BridgeOptions): Bridge {
   let lock: StateLock | undefined;
   let endpoint: Endpoint | undefined;
   let pool: Pool | undefined;
+  /** The schedule tools' pending calls, answered by the gateway's `schedule_result`. */
+  const schedules = createScheduleAsker({
+    send: (frame) => endpoint?.send(frame) ?? Promise.reject(new Error('the bridge is not connected')),
+    clock,
+  });
 
   /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
   const onFrame = (frame: AppFrame, receipt?: Receipt): Promise<void> => {
@@ -120,6 +126,9 @@ export function createBridge(options: BridgeOptions): Bridge {
             .catch(() => {});
           return;
         }
+        case 'schedule_result':
+          schedules.answer(frame);
+          return;
         case 'sessions_request': {
           endpoint
             ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
@@ -200,7 +209,14 @@ export function createBridge(options: BridgeOptions): Bridge {
             'the channel skipped a frame its receiver refused',
           ),
       });
-      pool = createPool({ options, log, clock, store, endpoint, keyOf });
+      pool = createPool({
+        options: { ...options, files: { ...options.files, schedules } },
+        log,
+        clock,
+        store,
+        endpoint,
+        keyOf,
+      });
       const recorded = storedConversations().filter((c) => c.recorded);
       await pool.start(recorded.map(({ key, info }) => ({ key, route: info.route })));
       await endpoint.start();

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import type { Clock, ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './mcp/endpoint.js';
+import { SCHEDULE_TOOL_NAMES, type ScheduleAsker } from './mcp/schedule-tools.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
 import { writeFileAtomic } from './outbox.js';
 
@@ -35,6 +36,8 @@ export interface FilesConfig {
   waitMs?: number | undefined;
   /** How long `claude` waits before reconnecting a call the bridge broke off (default 3 s; two tries). */
   retryMs?: number | undefined;
+  /** The schedule tools' way to the gateway (the bridge's); absent: they answer that schedules are off. */
+  schedules?: ScheduleAsker | undefined;
 }
 
 /**
@@ -109,7 +112,12 @@ export function createFileTools(options: FileToolsOptions): FileTools {
   let endpoint: McpEndpoint | undefined;
   return {
     mcpConfig: configPath,
-    claudeArgs: options.confirmSends ? [] : ['--allowedTools', FILE_TOOL_NAMES.join(',')],
+    // The schedule tools act only on this conversation's schedules and send nothing anywhere: allowed
+    // outright, even where file sends ask first.
+    claudeArgs: [
+      '--allowedTools',
+      (options.confirmSends ? SCHEDULE_TOOL_NAMES : [...FILE_TOOL_NAMES, ...SCHEDULE_TOOL_NAMES]).join(','),
+    ],
     claudeEnv: withLoopbackNoProxy,
     async start() {
       const box = new FileOutbox({
@@ -132,6 +140,12 @@ export function createFileTools(options: FileToolsOptions): FileTools {
         secret,
         call: (key, call) => box.request({ id: key, ...call }, options.target),
         rejoin: (key) => box.rejoin(key),
+        schedule: async (call) => {
+          const target = options.target();
+          if (!options.schedules || !target)
+            return { ok: false, text: 'schedules are not available in this conversation' };
+          return options.schedules.ask(target.route, call);
+        },
         retryMs: options.retryMs,
         version: '0.1.0',
         log,

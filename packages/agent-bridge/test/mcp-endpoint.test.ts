@@ -101,7 +101,7 @@ describe('MCP endpoint', () => {
     expect(fake.calls).toEqual([]);
   });
 
-  it('answers initialize and lists the three tools with JSON Schemas', async () => {
+  it('answers initialize and lists the file and schedule tools with JSON Schemas', async () => {
     const { url } = await start(fresh());
     const init = await (
       await post(url, {
@@ -119,7 +119,14 @@ describe('MCP endpoint', () => {
     const list = (await (await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).json()) as {
       result: { tools: { name: string; inputSchema: { type: string; required?: string[] } }[] };
     };
-    expect(list.result.tools.map((t) => t.name)).toEqual(['send_file', 'send_photo', 'send_files']);
+    expect(list.result.tools.map((t) => t.name)).toEqual([
+      'send_file',
+      'send_photo',
+      'send_files',
+      'schedule_add',
+      'schedule_list',
+      'schedule_remove',
+    ]);
     expect(list.result.tools[2]?.inputSchema).toMatchObject({ type: 'object', required: ['paths'] });
   });
 

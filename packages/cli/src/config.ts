@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ScheduleOptions } from '@switchyard/gateway';
 import {
   DEFAULT_ALLOWED_MODES,
   PERMISSION_MODES,
@@ -16,12 +17,12 @@ import {
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
+import { resolveSchedules, scheduleKeys } from './schedule-config.js';
 import { describeVoice, resolveVoice, type VoiceConfig, voiceSchema } from './voice-config.js';
 import {
   budgetSchema,
   describeWebhooks,
   resolveWebhooks,
-  timezoneSchema,
   type WebhooksConfig,
   webhooksSchema,
 } from './webhook-config.js';
@@ -151,12 +152,12 @@ const agentSchema = z.strictObject({
     .optional(),
   /** How voice notes are transcribed (`voice-config.ts`); absent: they reach the agent as files. */
   voice: voiceSchema.optional(),
-  /** The agent's time zone (the budgets' day); UTC when absent (`webhook-config.ts`). */
-  timezone: timezoneSchema.optional(),
   /** Daily cost budgets in USD, the agent's and each user's (`webhook-config.ts`). */
   budget: budgetSchema.optional(),
   /** The webhook receiver (`webhook-config.ts`); none when absent. */
   webhooks: webhooksSchema.optional(),
+  /** The agent's time zone and scheduled prompts (`schedule-config.ts`). */
+  ...scheduleKeys,
 });
 
 const fileSchema = z.strictObject({
@@ -230,6 +231,8 @@ export interface AgentConfig {
   budget: { dailyUsd?: number | undefined; perUserDailyUsd?: number | undefined } | undefined;
   /** The webhook receiver, secrets still sources; undefined: none. */
   webhooks: WebhooksConfig | undefined;
+  /** The gateway's schedule options: time zone, the config's schedules, the grace. */
+  schedules: ScheduleOptions;
 }
 
 /** One `chats:` entry, resolved. */
@@ -505,6 +508,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     timezone: raw.timezone,
     budget: raw.budget,
     webhooks: resolveWebhooks(raw.webhooks, base),
+    schedules: resolveSchedules(raw),
   };
 }
 

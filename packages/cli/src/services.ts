@@ -136,6 +136,7 @@ export function makeGateway(
     ...(voice.options ? { voice: voice.options } : {}),
     spend: { ...agent.budget, ...(agent.timezone ? { timeZone: agent.timezone } : {}) },
     ...(webhooks.options ? { webhooks: webhooks.options } : {}),
+    schedules: agent.schedules,
     ...(restartBridge ? { restartBridge } : {}),
     ...(metrics ? { metrics } : {}),
     logger,

@@ -1,6 +1,6 @@
 /**
- * An agent's `webhooks:`, `budget:` and `timezone:` keys: the webhook receiver, the daily cost budgets
- * and the time zone the budgets' day is counted in.
+ * An agent's `webhooks:` and `budget:` keys: the webhook receiver and the daily cost budgets, whose day
+ * is counted in the agent's `timezone:` (a key of schedule-config.ts).
  *
  * ```yaml
  * timezone: Europe/Berlin                      # the agent's; UTC when absent
@@ -25,19 +25,6 @@ import path from 'node:path';
 import type { GatewayOptions } from '@switchyard/gateway';
 import { z } from 'zod';
 import { keySource, readKey, type VoiceKeySource } from './voice-config.js';
-
-/** The `timezone:` key: an IANA zone this runtime knows. */
-export const timezoneSchema = z.string().refine(
-  (zone) => {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { error: 'expected an IANA time zone like Europe/Berlin or UTC' },
-);
 
 /** The `budget:` key. */
 export const budgetSchema = z

@@ -5,6 +5,7 @@
  * the table in `core/frame-owner.ts`; the switch here is exhaustive over its owners.
  */
 import { type AppFrame, assertNever, type FrameOf, type Logger, type Route } from '@switchyard/protocol';
+import type { Schedules } from './automation/schedules.js';
 import type { CommandRunner } from './commands.js';
 import { ownerOf } from './core/frame-owner.js';
 import type { FileSender } from './files.js';
@@ -18,6 +19,8 @@ export interface FrameDispatchOptions {
   commands: Pick<CommandRunner, 'answer'>;
   /** Uploads the files the agent sends. */
   files: Pick<FileSender, 'frame'>;
+  /** The agent's schedule requests (its schedule_* tools). */
+  schedules: Pick<Schedules, 'request'>;
   /** Sends a plain message to a chat (an operator event's warning). */
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
@@ -83,6 +86,9 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
       }
       case 'file':
         options.files.frame(owned.frame);
+        return;
+      case 'schedule':
+        options.schedules.request(owned.frame);
         return;
       case 'wrong_way':
         logger.warn(

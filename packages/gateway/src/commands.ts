@@ -17,6 +17,7 @@ import {
   systemClock,
   type TimerHandle,
 } from '@switchyard/protocol';
+import { SCHEDULE_BUTTON_PREFIX, type Schedules } from './automation/schedules.js';
 import { type BotApi, errorText } from './bot-api.js';
 import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
 import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
@@ -83,6 +84,8 @@ export interface CommandRunnerOptions {
   settings?: { show(route: Route): void } | undefined;
   /** `/new` in a private chat with topics opens a topic (`topics/topic-opener.ts`); without it `/new` is `/clear`. */
   topics?: TopicOpener | undefined;
+  /** `/schedules` and its buttons (`automation/schedules.ts`). */
+  schedules?: Pick<Schedules, 'show' | 'press'>;
   /**
    * Where a command waiting for its `command_result` answers to, kept durably (the gateway's SQLite):
    * the bridge may answer after a gateway restart, and the result must still reach the chat.
@@ -311,6 +314,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           );
           return;
         }
+        case 'schedules':
+          return options.schedules ? options.schedules.show(route) : reply(route, 'No schedules here.');
         case 'restart': {
           const restart = options.restartBridge;
           if (!restart) {
@@ -371,6 +376,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     },
 
     async press(data, from, commit) {
+      if (data.startsWith(SCHEDULE_BUTTON_PREFIX))
+        return options.schedules?.press(data, from) ?? SESSION_BUTTON_EXPIRED;
       const parsed = sessionButtons.resolve(data, from);
       if (!parsed) return SESSION_BUTTON_EXPIRED;
       const commandId = newId();

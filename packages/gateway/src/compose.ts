@@ -24,7 +24,9 @@ import {
 import type { Bot } from 'grammy';
 import { createAccess } from './access.js';
 import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
-import { createInjector, type InjectorHandle } from './automation/inject.js';
+import { createAutomation } from './automation/automation.js';
+import type { InjectorHandle } from './automation/inject.js';
+import type { Schedules } from './automation/schedules.js';
 import { type BotApi, createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
 import { budgetGate, createSpendLedger, type SpendLedger } from './budget/spend-ledger.js';
@@ -82,6 +84,8 @@ export interface Services {
   injector: InjectorHandle;
   /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
   webhooks: WebhookServer | undefined;
+  /** The schedules: the config's and the chats' (`automation/schedules.ts`). */
+  schedules: Schedules;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
   /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
@@ -239,6 +243,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     restartBridge: options.restartBridge,
     settings: { show: (route) => settings.show(route) },
     topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
+    // Bound late (as for the frames): the schedules are built once the endpoint exists.
+    schedules: { show: (route) => schedules.show(route), press: (data, from) => schedules.press(data, from) },
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
@@ -266,6 +272,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     prompts,
     commands,
     files,
+    schedules: { request: (frame) => schedules.request(frame) },
     reply: (route, text) => void reply(route, text),
     onAgentStatus: (frame) => {
       agentStatus = frame;
@@ -332,21 +339,14 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     me: () => bot.botInfo,
     logger,
   };
-  const injector = createInjector({
-    store,
-    turns,
-    forward: handlerOptions.forward,
-    sendNote: (route, text) =>
-      courier
-        .call(route.chatId, () => api.sendMessage(route.chatId, text, threadParams(route)))
-        .then((sent) => sent?.message_id)
-        .catch((error: unknown) => {
-          logger.warn({ event: 'run_note_failed', error: errorText(error) });
-          return undefined;
-        }),
-    noteChat: handlerOptions.noteChat,
-    clock,
-    logger: logger.child({ component: 'automation' }),
+  // The runs enter as the handlers' messages do: the same store, turns, forward and known chats.
+  const { injector, schedules } = createAutomation({
+    ...handlerOptions,
+    schedules: options.schedules,
+    courier,
+    api,
+    send,
+    replyWithButtons,
   });
   bot.use(telegramHandlers(handlerOptions));
   bot.catch(handlerFailed(handlerOptions));
@@ -383,6 +383,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
         clock,
         logger: logger.child({ component: 'webhooks' }),
       }),
+    schedules,
     allowed,
     spend,
     withinBudget,

@@ -87,6 +87,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       sweep = booted.sweep;
       started.files.resume();
       started.injector.start();
+      started.schedules.start();
       // Deliveries are taken once the injector and the bridge's endpoint run (after the boot).
       await started.webhooks?.start();
     },
@@ -103,6 +104,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         s.cards.stop();
         s.commands.stop();
         await s.webhooks?.stop();
+        s.schedules.stop();
         await s.injector.stop();
         await s.turns.stop();
         await s.files.stop();

@@ -7,10 +7,13 @@
  */
 
 export { REFUSAL } from './access.js';
+export { cronProblem, timezoneProblem } from './automation/cron.js';
+/** Send pacing knobs (`GatewayOptions.budget`). */
+export type { AutomationRun, Injector } from './automation/inject.js';
+export type { ConfiguredSchedule, ScheduleOptions } from './automation/schedule-options.js';
 /** The local day of a time zone, as the daily budgets count it (`GatewayOptions.spend`). */
 export { type LocalDay, localDay } from './budget/local-day.js';
 export type { SpendOptions } from './budget/spend-ledger.js';
-/** Send pacing knobs (`GatewayOptions.budget`). */
 export type { BudgetOptions } from './budget.js';
 /** Progress-card timing (`GatewayOptions.card`). */
 export type { CardOptions } from './card-driver.js';

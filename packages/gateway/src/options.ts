@@ -4,6 +4,7 @@
  * every module may import it without a cycle.
  */
 import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
+import type { ScheduleOptions } from './automation/schedule-options.js';
 import type { BudgetOptions } from './budget.js';
 import type { CardOptions } from './card-driver.js';
 import type { SpendOptions } from './core/spend-gate.js';
@@ -100,6 +101,8 @@ export interface GatewayOptions {
   spend?: SpendOptions;
   /** The webhook receiver (`webhooks/webhook-server.ts`); absent: none listens. */
   webhooks?: WebhookOptions;
+  /** Scheduled prompts (`automation/schedules.ts`): the config's, the time zone and the grace. */
+  schedules?: ScheduleOptions;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
 }

@@ -27,6 +27,7 @@ import { createInbox, createInboxDelivery, type Inbox } from './store/inbox.js';
 import { createPinTable, type PinTable } from './store/pin-table.js';
 import { createPromptTable, type PromptTable } from './store/prompt-table.js';
 import { createRetentionTable, type RetentionTable } from './store/retention.js';
+import { createScheduleTable, type ScheduleTable } from './store/schedule-table.js';
 import { createSendTable, type SendTable } from './store/send-table.js';
 import { createSettings, type Settings } from './store/settings.js';
 import { createSpendTable, type SpendTable } from './store/spend-table.js';
@@ -39,6 +40,7 @@ export type { InboundRow, InboundState } from './store/inbox.js';
 export type { PinRow } from './store/pin-table.js';
 export type { PromptRow } from './store/prompt-table.js';
 export type { Forgotten } from './store/retention.js';
+export type { ChatScheduleRow, ScheduleStateRow } from './store/schedule-table.js';
 export type { SendRow } from './store/send-table.js';
 export type { ConversationSpend } from './store/spend-table.js';
 export type { TurnRow } from './store/turn-table.js';
@@ -57,6 +59,7 @@ export interface GatewayStore
     AutomationRuns,
     ConversationSettingsTable,
     SpendTable,
+    ScheduleTable,
     Settings {
   /** The reliable channel's half that lives here (outbox + peer cursor). */
   readonly channel: ChannelStore;
@@ -94,6 +97,7 @@ export function openGatewayStore(path: string, clock: Pick<Clock, 'now'> = syste
     ...createAutomationRuns(db, now),
     ...createConversationSettingsTable(db, now),
     ...createSpendTable(db),
+    ...createScheduleTable(db, now),
     ...settings,
   };
 }

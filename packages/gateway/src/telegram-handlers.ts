@@ -29,6 +29,7 @@ import type { Message, Update } from 'grammy/types';
 import { REFUSAL, updateOrigin } from './access.js';
 import { addressedToBot, isGroupChat, repliedMessage, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
+import { SCHEDULE_BUTTON_PREFIX } from './automation/schedule-buttons.js';
 import { errorText } from './bot-api.js';
 import type { CommandRunner } from './commands.js';
 import { parseCommand } from './core/commands.js';
@@ -264,7 +265,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
   const onPress = async (ctx: Context & { callbackQuery: NonNullable<Context['callbackQuery']> }) => {
     const data = ctx.callbackQuery.data ?? '';
     const message = ctx.callbackQuery.message;
-    if (data.startsWith(SESSION_BUTTON_PREFIX) && message) {
+    if ((data.startsWith(SESSION_BUTTON_PREFIX) || data.startsWith(SCHEDULE_BUTTON_PREFIX)) && message) {
       const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});

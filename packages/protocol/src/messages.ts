@@ -546,6 +546,35 @@ const fileSend = z.object({
   caption: z.string().max(4096).optional(),
 });
 
+// Schedules the agent makes, lists and removes from its conversation (its schedule_* MCP tools): a
+// request and its answer, matched by `requestId`. The gateway keeps the schedules; a request sent again
+// under the same id changes nothing twice.
+const scheduleRequest = z.object({
+  type: z.literal('schedule_request'),
+  seq: seq.optional(),
+  requestId: id,
+  /** The conversation the schedule belongs to. */
+  route: routeSchema,
+  action: z.enum(['add', 'list', 'remove']),
+  name: z.string().max(60).optional(),
+  /** `add`: a cron pattern (five fields, or six with seconds first), or `at`. */
+  cron: z.string().max(200).optional(),
+  /** `add`: a one-off time, ISO 8601. */
+  at: z.string().max(100).optional(),
+  prompt: z.string().max(4000).optional(),
+  timezone: z.string().max(100).optional(),
+  /** `remove`: the schedule's id or name. */
+  which: z.string().max(200).optional(),
+});
+/** The gateway's answer to a `schedule_request`: shown to the model as the tool's result. */
+const scheduleResult = z.object({
+  type: z.literal('schedule_result'),
+  seq: seq.optional(),
+  requestId: id,
+  ok: z.boolean(),
+  text: z.string().max(8000),
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The union
 
@@ -594,6 +623,8 @@ export const frameSchema = z.discriminatedUnion('type', [
   sessions,
   commandResult,
   fileSend,
+  scheduleRequest,
+  scheduleResult,
 ]);
 
 /** Any frame on the wire. */
@@ -620,6 +651,7 @@ export type GatewayToBridge = FrameOf<
   | 'stop_session'
   | 'sessions_request'
   | 'file_sent'
+  | 'schedule_result'
 >;
 /** What the bridge sends the gateway. */
 export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
@@ -671,6 +703,8 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'command_result',
   'file_sent',
   'file_send',
+  'schedule_request',
+  'schedule_result',
 ]);
 
 /** A frame the channel numbers. */

@@ -18,6 +18,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { describeError, type Logger } from '@switchyard/protocol';
+import type { ScheduleCall } from './schedule-tools.js';
 import {
   answerMessage,
   parseResumeToken,
@@ -39,6 +40,8 @@ export interface McpEndpointOptions {
   call(key: string, call: ToolCallInput): Promise<ToolAnswer>;
   /** Joins a call asked before a restart; undefined if the outbox never got it. */
   rejoin(key: string): Promise<ToolAnswer> | undefined;
+  /** Carries out a schedule tool call (`schedule-tools.ts`); must not reject. Absent: the tools say so. */
+  schedule?: ((call: ScheduleCall) => Promise<ToolAnswer>) | undefined;
   /** The retry hint sent to the client: how long it waits before reconnecting (default 3 s). */
   retryMs?: number | undefined;
   version: string;
@@ -123,6 +126,12 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       case 'call': {
         const key = randomUUID();
         return stream(res, step.rpcId, key, options.call(key, step.call));
+      }
+      case 'schedule': {
+        const answer = options.schedule
+          ? await options.schedule(step.call)
+          : { ok: false, text: 'schedules are not available in this conversation' };
+        return json(res, 200, rpcResult(step.rpcId, toolResult(answer)));
       }
     }
   };

@@ -12,6 +12,8 @@
  */
 import { z } from 'zod';
 import type { FileTool } from '../file-check.js';
+import { SCHEDULE_TOOLS, type ScheduleCall, scheduleToolCall } from './schedule-tools.js';
+import type { ToolAnswer } from './tool-answer.js';
 
 /** The server's name in the MCP config: tools are `mcp__switchyard__<tool>`. */
 export const MCP_SERVER_NAME = 'switchyard';
@@ -60,11 +62,7 @@ export interface ToolCallInput {
   caption?: string | undefined;
 }
 
-/** What a tool call returns to the model: `ok: false` is a tool error. */
-export interface ToolAnswer {
-  ok: boolean;
-  text: string;
-}
+export type { ToolAnswer } from './tool-answer.js';
 
 /** A JSON-RPC request id. */
 export type RpcId = string | number;
@@ -77,6 +75,8 @@ export type McpStep =
   | { kind: 'accepted' }
   /** A tool call to carry out; its result is {@link toolResult} under `rpcId`. */
   | { kind: 'call'; rpcId: RpcId; call: ToolCallInput }
+  /** A schedule tool call (`schedule-tools.ts`): asked of the gateway, answered under `rpcId`. */
+  | { kind: 'schedule'; rpcId: RpcId; call: ScheduleCall }
   /** Not a JSON-RPC message this server takes: HTTP 400 with this error message. */
   | { kind: 'invalid'; message: object };
 
@@ -111,7 +111,7 @@ export function answerMessage(value: unknown, version: string): McpStep {
       return reply(id, {});
     case 'tools/list':
       return reply(id, {
-        tools: TOOLS.map(({ name, title, description, input }) => ({
+        tools: [...TOOLS, ...SCHEDULE_TOOLS].map(({ name, title, description, input }) => ({
           name,
           title,
           description,
@@ -119,6 +119,9 @@ export function answerMessage(value: unknown, version: string): McpStep {
         })),
       });
     case 'tools/call': {
+      const scheduled = scheduleToolCall(params?.name, params?.arguments);
+      if (scheduled?.ok) return { kind: 'schedule', rpcId: id, call: scheduled.call };
+      if (scheduled) return reply(id, toolResult({ ok: false, text: scheduled.text }));
       const tool = TOOLS.find((t) => t.name === params?.name);
       if (!tool) return reply(id, toolResult({ ok: false, text: `unknown tool ${String(params?.name)}` }));
       const args = tool.input.safeParse(params?.arguments ?? {});

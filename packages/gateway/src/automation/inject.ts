@@ -50,7 +50,10 @@ export interface AutomationRun {
 
 /** Puts runs in the inbox; see the module comment. */
 export interface Injector {
-  /** Durable (SQLite, committed) before it returns; a key seen before is 'duplicate' and changes nothing. */
+  /**
+   * Durable (SQLite, committed) before it returns; a key seen before is 'duplicate' and changes nothing.
+   * Called inside a transaction of the caller's, the run commits (or rolls back) with it.
+   */
   inject(run: AutomationRun): 'accepted' | 'duplicate';
 }
 
@@ -118,6 +121,8 @@ export function createInjector(options: InjectorOptions): InjectorHandle {
 
   /** The note, then the turn machine and the bridge (steps 2 and 3 of the module comment). */
   const deliver = async (run: Pick<AutomationRunRow, 'key' | 'inboundId' | 'route' | 'note'>) => {
+    // Rolled back with the caller's transaction: there is no run to announce.
+    if (!store.getRun(run.key)) return;
     const messageId = await options.sendNote(run.route, run.note).catch(() => undefined);
     if (messageId === undefined) store.noteFailed(run.key);
     else store.noteSent(run.key, messageId);
@@ -154,8 +159,10 @@ export function createInjector(options: InjectorOptions): InjectorHandle {
       if (!accepted) return 'duplicate';
       logger.info({ event: 'run_injected', origin: run.origin.kind, name: run.origin.name, key: run.key });
       options.noteChat(run.route.chatId);
-      if (!stopped)
-        track(deliver({ key: run.key, inboundId: frame.inboundId, route: run.route, note: run.note }));
+      // After the caller's own transaction, if it made this call inside one (the schedules do): the note's
+      // send journal row and the frame's outbox row are not the caller's to roll back.
+      const started = { key: run.key, inboundId: frame.inboundId, route: run.route, note: run.note };
+      if (!stopped) track(Promise.resolve().then(() => deliver(started)));
       return 'accepted';
     },
     start() {

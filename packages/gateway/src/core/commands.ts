@@ -40,6 +40,10 @@ export const COMMAND_TABLE = {
   sessions: { description: 'The conversations of this chat, with stop and reset', args: 'none' },
   rename: { description: 'Name this conversation: /rename NAME', args: 'title' },
   pins: { description: 'List the pinned progress cards of this chat', args: 'none' },
+  schedules: {
+    description: 'The schedules of this conversation, with pause, resume and delete',
+    args: 'none',
+  },
   restart: { description: 'Restart the agent bridge', args: 'none' },
 } as const satisfies Record<string, CommandRow>;
 

@@ -12,9 +12,18 @@ import type { AppFrame } from '@switchyard/protocol';
  * - `command`: the command runner's pending answer;
  * - `operator`: an operator event (logged, alerted, said in its chat);
  * - `file`: the file sender;
+ * - `schedule`: the schedules (`automation/schedules.ts`), the agent's own schedule requests;
  * - `wrong_way`: a gateway-to-bridge frame the bridge has no business sending (logged, dropped).
  */
-export type FrameOwner = 'turn' | 'prompt' | 'status' | 'command' | 'operator' | 'file' | 'wrong_way';
+export type FrameOwner =
+  | 'turn'
+  | 'prompt'
+  | 'status'
+  | 'command'
+  | 'operator'
+  | 'file'
+  | 'schedule'
+  | 'wrong_way';
 
 /** The owner of every application frame type. */
 export const FRAME_OWNER = {
@@ -41,6 +50,7 @@ export const FRAME_OWNER = {
   command_result: 'command',
   operator_event: 'operator',
   file_send: 'file',
+  schedule_request: 'schedule',
   user_message: 'wrong_way',
   permission_answer: 'wrong_way',
   question_answer: 'wrong_way',
@@ -54,6 +64,7 @@ export const FRAME_OWNER = {
   stop_session: 'wrong_way',
   sessions_request: 'wrong_way',
   file_sent: 'wrong_way',
+  schedule_result: 'wrong_way',
 } as const satisfies Record<AppFrame['type'], FrameOwner>;
 
 /** The frames one owner receives. */

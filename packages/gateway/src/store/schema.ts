@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 
 /** The version of {@link SCHEMA}, as `PRAGMA user_version` records it. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Every table and index of the store, as this build writes them. */
 export const SCHEMA = `
@@ -128,7 +128,29 @@ export const SCHEMA = `
     ended_at INTEGER);
   CREATE INDEX spend_ended ON spend (ended_at);
   -- The budget notices given, one per local day, budget and person (core/spend-gate.ts).
-  CREATE TABLE budget_notices (key TEXT PRIMARY KEY, created_at INTEGER NOT NULL);`;
+  CREATE TABLE budget_notices (key TEXT PRIMARY KEY, created_at INTEGER NOT NULL);
+  -- What is decided of each schedule, config or chat-made (core/schedule.ts; store/schedule-table.ts).
+  CREATE TABLE schedule_state (
+    schedule_id TEXT PRIMARY KEY,
+    decided_up_to INTEGER NOT NULL,
+    held INTEGER,
+    merged INTEGER NOT NULL DEFAULT 0,
+    paused INTEGER NOT NULL DEFAULT 0,
+    last_inbound TEXT);
+  -- Schedules made from a chat (schedule_add); AUTOINCREMENT: an id is never given twice.
+  CREATE TABLE chat_schedules (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    chat_id INTEGER NOT NULL,
+    thread_id INTEGER,
+    cron TEXT,
+    at INTEGER,
+    timezone TEXT,
+    prompt TEXT NOT NULL,
+    created_by INTEGER,
+    -- The agent's schedule_request that made it: a request sent again adds nothing.
+    request_id TEXT UNIQUE,
+    created_at INTEGER NOT NULL);`;
 
 /**
  * Writes the schema into a new file, or checks an existing file is this build's; throws for a file of

@@ -164,4 +164,19 @@ describe('inject', () => {
     expect(store.inboxLength()).toBe(0);
     store.close();
   });
+
+  it("inside the caller's transaction the run commits with it: rolled back, nothing is written, announced or sent", async () => {
+    const store = openGatewayStore(':memory:');
+    const { injector, events } = harness(store);
+    expect(() =>
+      store.atomically(() => {
+        injector.inject(run());
+        throw new Error('the caller failed after injecting');
+      }),
+    ).toThrow('the caller failed');
+    await injector.stop();
+    expect(store.getRun(run().key)).toBeUndefined();
+    expect(store.inboxLength()).toBe(0);
+    expect(events.filter((e) => e.startsWith('note:') || e === 'forward')).toEqual([]);
+  });
 });

@@ -1,0 +1,294 @@
+/**
+ * Schedules through the whole system, with the real CLI: a six-field schedule every 10 s delivers each
+ * due time once, with the due time in the model's request, across a gateway `kill -9` between two due
+ * times and one right at a due time; runs missed while the gateway was down (state prepared before the
+ * start) inside and outside the grace; a schedule the agent makes with its `schedule_add` tool fires;
+ * `/schedules` buttons pause and delete.
+ */
+import path from 'node:path';
+import { openGatewayStore } from '@switchyard/gateway';
+import { callTool, rule, say, type TelegramServer } from '@switchyard/sandbox';
+import { describe, expect, it } from 'vitest';
+import { botMessages, type System, systemPerTest } from './system.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const iso = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+/** Sleeps until `ms` (wall clock: the services run on the system clock). */
+const until = (ms: number): Promise<void> => sleep(Math.max(0, ms - Date.now()));
+/** The next multiple of 10 s after `ms`, at least `margin` ahead. */
+const nextTen = (ms: number, margin = 0): number => Math.ceil((ms + margin + 1) / 10_000) * 10_000;
+
+/** The due times the model was asked to run for schedule `name`, in request order (repeats kept). */
+function dueTimesAsked(system: System, name: string): string[] {
+  const asked: string[] = [];
+  for (const request of system.model.messageRequests()) {
+    const text = request.view?.userText ?? '';
+    const match = new RegExp(`Scheduled run of "${name}", due (\\S+Z)`).exec(text);
+    // A turn's later requests (after a tool call) carry the same user text: count its first only.
+    if (match?.[1] && request.view?.repliesSoFar === 0) asked.push(match[1]);
+  }
+  return asked;
+}
+/** The notes the chat shows (bot messages starting with ⏰). */
+const notes = (telegram: TelegramServer, chatId: number): string[] =>
+  botMessages(telegram, chatId)
+    .map((m) => m.text)
+    .filter((t) => t.startsWith('⏰'));
+/** The gateway's SQLite file of a system (to prepare state before its first start). */
+const gatewayDb = (system: System): string => path.join(system.dir, 'state', 'gateway', 'gateway.sqlite');
+
+describe('end to end: schedules', () => {
+  const startSystem = systemPerTest();
+
+  it('a six-field schedule every 10 s delivers each due time once, across kill -9 between due times and at one', async () => {
+    const system = await startSystem({
+      rules: [rule(/Scheduled run of "tick"/, say('tick done'))],
+      agent: (telegram) => ({
+        schedules: [
+          {
+            name: 'tick',
+            cron: '*/10 * * * * *',
+            chat: telegram.privateChat().id,
+            prompt: 'Say tick.',
+          },
+        ],
+      }),
+    });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    const first = nextTen(Date.now(), 4_000);
+    // The first due time after the start is answered.
+    await telegram.waitFor(() => dueTimesAsked(system, 'tick').includes(iso(first)) || undefined, {
+      timeoutMs: 60_000,
+    });
+    // Between two due times: killed 3 s after one, back 3 s later.
+    const between = nextTen(Date.now());
+    await until(between + 3_000);
+    await system.kill('gateway');
+    await sleep(3_000);
+    system.start('gateway');
+    // Right at a due time: killed as it falls due, back 3 s later (well inside the 1 h grace).
+    const at = nextTen(Date.now(), 2_000);
+    await until(at);
+    await system.kill('gateway');
+    await sleep(3_000);
+    system.start('gateway');
+    const after = nextTen(at);
+    await telegram.waitFor(() => dueTimesAsked(system, 'tick').includes(iso(after)) || undefined, {
+      timeoutMs: 90_000,
+    });
+    const asked = dueTimesAsked(system, 'tick');
+    // Each due time once, in order, none missing from the first to the last (none was merged: each
+    // answer takes well under 10 s, and the chat would have said so).
+    expect(new Set(asked).size).toBe(asked.length);
+    const start = Date.parse(asked[0] ?? '');
+    const end = Date.parse(asked.at(-1) ?? '');
+    const expected = Array.from({ length: (end - start) / 10_000 + 1 }, (_, i) => iso(start + i * 10_000));
+    if (notes(telegram, chatId).some((n) => n.includes('merged'))) {
+      expect(expected).toEqual(expect.arrayContaining(asked));
+    } else {
+      expect(asked).toEqual(expected);
+    }
+    expect(asked).toContain(iso(at));
+    expect(asked).toContain(iso(between + 10_000));
+    // Each run's note is in the chat once, and its answer replies to it.
+    const shown = notes(telegram, chatId);
+    expect(new Set(shown).size).toBe(shown.length);
+    expect(shown).toContain(`⏰ tick · due ${iso(at)}`);
+    const note = botMessages(telegram, chatId).find((m) => m.text === `⏰ tick · due ${iso(first)}`);
+    const answer = botMessages(telegram, chatId).find(
+      (m) => m.text === 'tick done' && m.replyToMessageId === note?.messageId,
+    );
+    expect(answer).toBeDefined();
+  });
+
+  it('runs missed while down: the newest inside the grace runs once, the rest are said skipped, nothing again after a restart', async () => {
+    const now = Date.now();
+    const inside = new Date(now - 2 * 60_000);
+    const outside = new Date(now - 20 * 60_000);
+    const fields = (d: Date, seconds: string) =>
+      `${seconds} ${d.getUTCMinutes()} ${d.getUTCHours()} ${d.getUTCDate()} ${d.getUTCMonth() + 1} *`;
+    const system = await startSystem({
+      rules: [
+        rule(/Scheduled run of "inside"/, say('caught up')),
+        rule(/Scheduled run of "outside"/, say('too late')),
+      ],
+      agent: (telegram) => ({
+        scheduleGraceMinutes: 5,
+        schedules: [
+          // Four due times in the minute two minutes ago; the newest is inside the 5 min grace.
+          {
+            name: 'inside',
+            cron: fields(inside, '*/15'),
+            chat: telegram.privateChat().id,
+            prompt: 'Catch up.',
+          },
+          // One due time twenty minutes ago: outside.
+          {
+            name: 'outside',
+            cron: fields(outside, '0'),
+            chat: telegram.privateChat().id,
+            prompt: 'Too late.',
+          },
+        ],
+      }),
+    });
+    const { telegram, chatId } = system;
+    // The state a gateway down for half an hour left: every schedule decided up to 30 minutes ago.
+    const store = openGatewayStore(gatewayDb(system));
+    for (const id of ['inside', 'outside'])
+      store.saveScheduleState(id, { decidedUpTo: now - 30 * 60_000, held: undefined, merged: 0 });
+    store.close();
+    system.start('gateway');
+    system.start('bridge');
+    const newest = Date.UTC(
+      inside.getUTCFullYear(),
+      inside.getUTCMonth(),
+      inside.getUTCDate(),
+      inside.getUTCHours(),
+      inside.getUTCMinutes(),
+      45,
+    );
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'caught up'), {
+      timeoutMs: 60_000,
+    });
+    await telegram.waitFor(() => notes(telegram, chatId).length >= 3 || undefined, { timeoutMs: 10_000 });
+    expect(dueTimesAsked(system, 'inside')).toEqual([iso(newest)]);
+    expect(dueTimesAsked(system, 'outside')).toEqual([]);
+    const said = notes(telegram, chatId);
+    expect(said).toContain(
+      `⏰ inside: 3 run(s) missed while Switchyard was down (due ${iso(newest - 45_000)} to ${iso(newest - 15_000)}) were skipped.`,
+    );
+    const outsideDue = Date.UTC(
+      outside.getUTCFullYear(),
+      outside.getUTCMonth(),
+      outside.getUTCDate(),
+      outside.getUTCHours(),
+      outside.getUTCMinutes(),
+      0,
+    );
+    expect(said).toContain(
+      `⏰ outside: 1 run(s) missed while Switchyard was down (due ${iso(outsideDue)}) were skipped.`,
+    );
+    // A restart decides nothing again: no second run, no second note.
+    const before = botMessages(telegram, chatId).length;
+    await system.kill('gateway');
+    system.start('gateway');
+    await sleep(6_000);
+    expect(botMessages(telegram, chatId)).toHaveLength(before);
+    expect(dueTimesAsked(system, 'inside')).toEqual([iso(newest)]);
+  });
+
+  it('a schedule the agent makes with schedule_add fires in the conversation, once', async () => {
+    let dueAt = 0;
+    const system = await startSystem({
+      rules: [
+        rule(
+          'remind me to stretch',
+          () => {
+            dueAt = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
+            return callTool('mcp__switchyard__schedule_add', {
+              name: 'stretch',
+              at: iso(dueAt),
+              prompt: 'Tell them to stretch.',
+            });
+          },
+          (ctx) => {
+            const result = ctx.toolResults.map((r) => r.text).join('\n');
+            return say(result.includes('Added: stretch') ? 'Scheduled.' : `Failed: ${result.slice(0, 300)}`);
+          },
+        ),
+        rule(/Scheduled run of "stretch"/, say('Time to stretch!')),
+      ],
+    });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    telegram.sendText(chatId, 'remind me to stretch');
+    const confirmed = await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === 'Scheduled.' || m.text.startsWith('Failed')),
+      { timeoutMs: 90_000 },
+    );
+    expect(confirmed.text).toBe('Scheduled.');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Time to stretch!'), {
+      timeoutMs: 60_000,
+    });
+    expect(dueTimesAsked(system, 'stretch')).toEqual([iso(dueAt)]);
+    expect(notes(telegram, chatId)).toEqual([`⏰ stretch · due ${iso(dueAt)}`]);
+    // /schedules lists it, done, with its delete button.
+    telegram.sendText(chatId, '/schedules');
+    const list = await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.startsWith('Schedules here')),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    expect(list.text).toContain(`stretch [chat-1] · once at ${iso(dueAt)} · done`);
+  });
+
+  it('/schedules buttons: pause stops a config schedule, delete removes a chat one; no run after the press', async () => {
+    const system = await startSystem({
+      rules: [
+        rule(/Scheduled run of "tick"/, say('tick done')),
+        rule(/Scheduled run of "mine"/, say('mine done')),
+      ],
+      agent: (telegram) => ({
+        schedules: [
+          { name: 'tick', cron: '*/10 * * * * *', chat: telegram.privateChat().id, prompt: 'Tick.' },
+        ],
+      }),
+    });
+    const { telegram, chatId } = system;
+    // A schedule made in this chat earlier (every 10 s: prepared in the store, as a chat cannot make one
+    // that frequent).
+    const store = openGatewayStore(gatewayDb(system));
+    store.addChatSchedule({
+      name: 'mine',
+      route: { chatId },
+      cron: '5,15,25,35,45,55 * * * * *',
+      at: undefined,
+      timezone: undefined,
+      prompt: 'Mine.',
+      createdBy: undefined,
+      requestId: undefined,
+    });
+    store.close();
+    system.start('gateway');
+    system.start('bridge');
+    await telegram.waitFor(
+      () =>
+        (dueTimesAsked(system, 'tick').length > 0 && dueTimesAsked(system, 'mine').length > 0) || undefined,
+      { timeoutMs: 90_000 },
+    );
+    telegram.sendText(chatId, '/schedules');
+    const list = await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.startsWith('Schedules here')),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const labels = list.replyMarkup?.inline_keyboard.flat().map((b) => b.text) ?? [];
+    expect(labels).toEqual(['⏸ Pause tick', '⏸ Pause mine', '🗑 Delete mine']);
+    telegram.pressButton(chatId, list.messageId, { text: '⏸ Pause tick' });
+    telegram.pressButton(chatId, list.messageId, { text: '🗑 Delete mine' });
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === '🗑 mine is deleted.'), {
+      timeoutMs: 30_000,
+    });
+    expect(botMessages(telegram, chatId).some((m) => m.text === '⏸ tick is paused.')).toBe(true);
+    const pressedAt = Date.now();
+    const counts = () => [dueTimesAsked(system, 'tick'), dueTimesAsked(system, 'mine')];
+    await sleep(25_000);
+    for (const asked of counts())
+      expect(asked.filter((due) => Date.parse(due) > pressedAt + 1_000)).toEqual([]);
+    telegram.sendText(chatId, '/schedules');
+    const again = await telegram.waitFor(
+      () => botMessages(telegram, chatId).filter((m) => m.text.startsWith('Schedules here'))[1],
+      { timeoutMs: 30_000 },
+    );
+    expect(again.text).toContain('tick [tick]');
+    expect(again.text).toContain('paused');
+    expect(again.text).not.toContain('mine');
+    expect(again.replyMarkup?.inline_keyboard.flat().map((b) => b.text)).toEqual(['▶ Resume tick']);
+  });
+});
