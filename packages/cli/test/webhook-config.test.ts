@@ -114,7 +114,7 @@ describe('webhooks, budget and timezone config', () => {
     [
       'an unknown zone',
       'timezone: Mars/Olympus',
-      'agents[0].timezone: expected an IANA time zone like Europe/Berlin or UTC',
+      'agents[0].timezone: unknown time zone "Mars/Olympus": expected an IANA name like Europe/Berlin, America/New_York or UTC',
     ],
     [
       'a budget of nothing',
