@@ -79,6 +79,8 @@ export interface Turns {
   connection(connected: boolean): void;
   /** The turn running in a route, if any. */
   running(route: Route): string | undefined;
+  /** The inbound ids the running turn of a route has read (none when no turn runs there). */
+  readIn(route: Route): string[];
   /** All running turns, for `/status`. */
   live(): { turnId: string; route: Route }[];
   /**
@@ -332,6 +334,10 @@ export function createTurns(options: TurnsOptions): Turns {
     },
 
     running: (route) => machine.running(route),
+    readIn: (route) => {
+      const turnId = machine.running(route);
+      return turnId === undefined ? [] : machine.readIn(turnId);
+    },
     live: () => machine.live(),
     size: () => machine.size(),
 

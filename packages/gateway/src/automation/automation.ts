@@ -18,7 +18,7 @@ import { createSchedules, type Schedules } from './schedules.js';
 export interface AutomationOptions {
   schedules: ScheduleOptions | undefined;
   store: GatewayStore;
-  turns: Pick<Turns, 'placeholder' | 'running'>;
+  turns: Pick<Turns, 'placeholder' | 'running' | 'readIn'>;
   courier: Courier;
   /** The journaled API: a note's send is found again after a crash like any other. */
   api: Pick<BotApi, 'sendMessage'>;
@@ -58,6 +58,7 @@ export function createAutomation(o: AutomationOptions): { injector: InjectorHand
     store: o.store,
     injector,
     running: (route) => o.turns.running(route),
+    readIn: (route) => o.turns.readIn(route),
     answer: (frame) => void o.send(frame).catch(() => {}),
     reply: (route, text) => void o.reply(route, text),
     replyWithButtons: (route, text, buttons) => void o.replyWithButtons(route, text, buttons),

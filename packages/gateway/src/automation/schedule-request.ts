@@ -5,6 +5,7 @@
  * Each refusal says what to fix, for the model to read as the tool's result.
  */
 import { cronDue, cronProblem, dueIso, timezoneProblem } from './cron.js';
+import { runInboundId } from './inject.js';
 
 /** What `schedule_add` asks for. */
 export interface ScheduleRequest {
@@ -67,3 +68,17 @@ export function checkScheduleRequest(
   const name = (request.name?.trim() || prompt.split(/\s+/).slice(0, 4).join(' ')).slice(0, 60);
   return { ok: true, schedule: { name, prompt, cron: request.cron, at, timezone } };
 }
+
+/**
+ * Whether a turn has read a webhook's delivery. Its payload is a third party's text (an issue comment,
+ * a commit message), so a schedule the model asks to make or remove in that turn may be that text's
+ * doing rather than an allowed user's: such requests are refused.
+ */
+export function readsWebhook(inboundIds: readonly string[]): boolean {
+  return inboundIds.some((id) => id.startsWith(runInboundId('webhook:')));
+}
+
+/** The tool's answer when {@link readsWebhook} refuses a request. */
+export const WEBHOOK_TURN_REFUSAL =
+  'Schedules cannot be made or removed in a turn that read a webhook delivery (its text comes from ' +
+  'outside the chat). Ask a person in the chat to do it, or use /schedules.';

@@ -23,7 +23,12 @@ import { createScheduleButtons, SCHEDULE_BUTTON_EXPIRED } from './schedule-butto
 export { SCHEDULE_BUTTON_PREFIX } from './schedule-buttons.js';
 
 import type { ScheduleOptions } from './schedule-options.js';
-import { checkScheduleRequest, type ScheduleRequest } from './schedule-request.js';
+import {
+  checkScheduleRequest,
+  readsWebhook,
+  type ScheduleRequest,
+  WEBHOOK_TURN_REFUSAL,
+} from './schedule-request.js';
 import {
   actionNote,
   runNote,
@@ -62,6 +67,8 @@ export interface SchedulesOptions {
   injector: Injector;
   /** The turn running in a conversation, if any (`Turns.running`). */
   running(route: Route): string | undefined;
+  /** The inbound ids the running turn of a conversation has read (`Turns.readIn`). */
+  readIn(route: Route): readonly string[];
   reply(route: Route, text: string): void;
   /** Sends the answer to an agent's request to the bridge. */
   answer(frame: FrameOf<'schedule_result'>): void;
@@ -314,18 +321,20 @@ export function createSchedules(options: SchedulesOptions): Schedules {
 
     request(frame) {
       const answer =
-        frame.action === 'list'
-          ? handle.list(frame.route)
-          : frame.action === 'remove'
-            ? handle.remove(frame.route, frame.which ?? '')
-            : handle.add(frame.route, {
-                name: frame.name,
-                cron: frame.cron,
-                at: frame.at,
-                prompt: frame.prompt ?? '',
-                timezone: frame.timezone,
-                requestId: frame.requestId,
-              });
+        frame.action !== 'list' && readsWebhook(options.readIn(frame.route))
+          ? { ok: false, text: WEBHOOK_TURN_REFUSAL }
+          : frame.action === 'list'
+            ? handle.list(frame.route)
+            : frame.action === 'remove'
+              ? handle.remove(frame.route, frame.which ?? '')
+              : handle.add(frame.route, {
+                  name: frame.name,
+                  cron: frame.cron,
+                  at: frame.at,
+                  prompt: frame.prompt ?? '',
+                  timezone: frame.timezone,
+                  requestId: frame.requestId,
+                });
       logger.info({ event: 'schedule_request', action: frame.action, ok: answer.ok });
       options.answer({
         type: 'schedule_result',

@@ -34,36 +34,9 @@ import {
 import { PLACEHOLDER } from './marker-text.js';
 import { laneKey } from './route.js';
 import { type Inbound, type Ledger, nextWake, snapshot, type Turn } from './turn-state.js';
-import type { StoredTurn, TurnEvent, TurnStep } from './turn-steps.js';
+import type { StoredTurn, TurnEvent, TurnMachine, TurnMachineOptions } from './turn-steps.js';
 
-/** Timing of the machine. */
-export interface TurnMachineOptions {
-  /** The start-up grace; default {@link BRIDGE_GRACE_MS}. */
-  graceMs?: number;
-  /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
-  typingEveryMs?: number;
-  /** How long after a failed marker edit the store's due markers are swept again; default 15 s. */
-  retryMs?: number;
-}
-
-/** The machine's handle. */
-export interface TurnMachine {
-  input(event: TurnEvent): TurnStep;
-  /**
-   * Undoes the last `input`: its writes could not be applied (the store refused them), so the machine
-   * must not act as if they were. Only the last input can be undone.
-   */
-  undo(): void;
-  /** Whether the machine holds this inbound message / this turn (else the shell passes its stored row). */
-  holdsInbound(inboundId: string): boolean;
-  holdsTurn(turnId: string): boolean;
-  /** The turn running in a lane, if any. */
-  running(route: { chatId: number; threadId?: number | undefined }): string | undefined;
-  /** The turns not yet rendering, oldest first. */
-  live(): { turnId: string; route: StoredTurn['route'] }[];
-  /** Entries held: inbound messages plus turns. Zero once everything is rendered. */
-  size(): number;
-}
+export type { TurnMachine, TurnMachineOptions } from './turn-steps.js';
 
 /** Creates the machine; one per gateway, over all conversations. */
 export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine {
@@ -384,6 +357,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       before?.();
       before = undefined;
     },
+    readIn: (turnId) => [...l.inbound.values()].filter((m) => m.turnId === turnId).map((m) => m.id),
     holdsInbound: (id) => l.inbound.has(id),
     holdsTurn: (id) => l.turns.has(id),
     running: (route) => {

@@ -1,7 +1,7 @@
 /**
- * The vocabulary of the turn machine (`core/turn-machine.ts`): the events it is fed, the store writes
- * and actions it returns, and the stored rows it reads. Structural types only, so the store's rows
- * (`InboundRow`, `TurnRow`) fit them without the core importing the store.
+ * The vocabulary of the turn machine (`core/turn-machine.ts`): its handle and options, the events it is
+ * fed, the store writes and actions it returns, and the stored rows it reads. Structural types only, so
+ * the store's rows (`InboundRow`, `TurnRow`) fit them without the core importing the store.
  */
 import type { Route } from '@switchyard/protocol';
 import type { FramesOf } from './frame-owner.js';
@@ -125,4 +125,35 @@ export interface TurnStep {
   readonly actions: readonly TurnAction[];
   /** When to feed the next `tick` (same clock as the events), or undefined when nothing waits. */
   readonly wakeAt: number | undefined;
+}
+
+/** Timing of the machine. */
+export interface TurnMachineOptions {
+  /** The start-up grace; default `BRIDGE_GRACE_MS` (`core/arrival.ts`). */
+  graceMs?: number;
+  /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
+  typingEveryMs?: number;
+  /** How long after a failed marker edit the store's due markers are swept again; default 15 s. */
+  retryMs?: number;
+}
+
+/** The machine's handle. */
+export interface TurnMachine {
+  input(event: TurnEvent): TurnStep;
+  /**
+   * Undoes the last `input`: its writes could not be applied (the store refused them), so the machine
+   * must not act as if they were. Only the last input can be undone.
+   */
+  undo(): void;
+  /** Whether the machine holds this inbound message / this turn (else the shell passes its stored row). */
+  holdsInbound(inboundId: string): boolean;
+  holdsTurn(turnId: string): boolean;
+  /** The turn running in a lane, if any. */
+  running(route: { chatId: number; threadId?: number | undefined }): string | undefined;
+  /** The inbound ids a turn opened with, read together or took in (held until it is rendered). */
+  readIn(turnId: string): string[];
+  /** The turns not yet rendering, oldest first. */
+  live(): { turnId: string; route: StoredTurn['route'] }[];
+  /** Entries held: inbound messages plus turns. Zero once everything is rendered. */
+  size(): number;
 }

@@ -320,6 +320,16 @@ describe('bookkeeping', () => {
     ]);
   });
 
+  it('names what a turn has read — its opener, what was read with it and what it took in — and only that', () => {
+    const sim = new TurnSim();
+    const route = { chatId: -17 };
+    for (const id of ['a', 'b', 'c', 'd']) sim.message(route, id);
+    sim.started('t', route, ['a', 'b']);
+    sim.frame({ type: 'message_taken', turnId: 't', inboundIds: ['c'] });
+    expect(sim.machine.readIn('t').sort()).toEqual(['a', 'b', 'c']);
+    expect(sim.machine.readIn('other')).toEqual([]);
+  });
+
   it('stays bounded: 10,000 messages through 50 conversations leave nothing held', () => {
     const sim = new TurnSim();
     for (let round = 0; round < 100; round++)
