@@ -122,6 +122,34 @@ describe('retention', () => {
     expect(report).toMatchObject({ files: 2, fileSends: 1 });
   });
 
+  it('forgets a run key once its message has left the inbox and its note is settled, never before', async () => {
+    const run = (key: string, inboundId: string) =>
+      store.recordRun({
+        key,
+        inboundId,
+        route: { chatId: 1 },
+        origin: { kind: 'webhook', name: 'github' },
+        note: 'n',
+      });
+    run('webhook:github:done', 'run:webhook:github:done');
+    store.noteSent('webhook:github:done', 5);
+    run('webhook:github:waiting', 'tg:1:1');
+    store.noteSent('webhook:github:waiting', 6);
+    store.addInbound({ inboundId: 'tg:1:1', frame: message(1, []) }); // still queued
+    run('webhook:github:note-due', 'run:webhook:github:note-due'); // its note not yet sent
+    const retention = createRetention({
+      store,
+      dirs: [inbox],
+      days: 7,
+      clock: { ...systemClock, now: () => Date.now() + 8 * DAY },
+      logger: silentLogger,
+    });
+    expect(await retention.run()).toMatchObject({ automationRuns: 1 });
+    expect(store.getRun('webhook:github:done')).toBeUndefined();
+    expect(store.getRun('webhook:github:waiting')).toBeDefined();
+    expect(store.getRun('webhook:github:note-due')).toBeDefined();
+  });
+
   it('keeps everything younger than the configured days', async () => {
     const path = file('a.jpg', 2);
     store.addInbound({ inboundId: 'tg:1:1', frame: message(1, [path]) });
@@ -140,6 +168,7 @@ describe('retention', () => {
       turns: 0,
       commandRoutes: 0,
       fileSends: 0,
+      automationRuns: 0,
       files: 0,
     });
     expect(existsSync(path)).toBe(true);

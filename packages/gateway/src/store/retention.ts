@@ -14,6 +14,8 @@ export interface Forgotten {
   turns: number;
   commandRoutes: number;
   fileSends: number;
+  /** Schedule and webhook runs (`automation_runs`) whose message has left the inbox. */
+  automationRuns: number;
 }
 
 /** The retention queries over `db`. */
@@ -36,6 +38,13 @@ export function createRetentionTable(db: Db): RetentionTable {
     turns: db.prepare("DELETE FROM turns WHERE state = 'rendered' AND ended_at < ?"),
     commandRoutes: db.prepare('DELETE FROM command_routes WHERE created_at < ?'),
     fileSends: db.prepare("DELETE FROM file_sends WHERE state IN ('sent', 'failed') AND ended_at < ?"),
+    // A run's key is what keeps it from running twice: kept while its message is in the inbox or its
+    // note not yet sent, and for the retention's days after (longer than GitHub's 3-day redelivery; a
+    // schedule's due times are guarded by its decided-up-to time as well).
+    automationRuns: db.prepare(
+      `DELETE FROM automation_runs WHERE created_at < ? AND note_state != 'due'
+         AND inbound_id NOT IN (SELECT inbound_id FROM inbound WHERE state IN ('queued','sent'))`,
+    ),
     unfinishedFrames: db.prepare<[], { frame: string }>(
       "SELECT frame FROM inbound WHERE state IN ('queued','sent')",
     ),
@@ -51,6 +60,7 @@ export function createRetentionTable(db: Db): RetentionTable {
         turns: q.turns.run(before).changes,
         commandRoutes: q.commandRoutes.run(before).changes,
         fileSends: q.fileSends.run(before).changes,
+        automationRuns: q.automationRuns.run(before).changes,
       }),
     ),
     filesInUse() {
