@@ -38,7 +38,7 @@ import { claudeConfigDir } from './transcript.js';
 import { removeWorktree, worktreeChanges, worktreeExists } from './worktree.js';
 
 /** A transcript written this recently may still be growing: `/resume` refuses it. */
-const GROWING_MS = 5000;
+const GROWING_MS = 3000;
 /** How often a handoff waiting for its turn looks again. */
 const HANDOFF_POLL_MS = 300;
 
