@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { scriptedClaudeEnv } from '@switchyard/sandbox';
-import { CLAUDE, type System } from './system.js';
+import { botMessages, CLAUDE, type System } from './system.js';
 
 /** The environment of the agent's own `claude` (its config dir, the scripted API). */
 export function terminalEnv(system: System): NodeJS.ProcessEnv {
@@ -92,5 +92,25 @@ export async function bridgeConnected(system: System, timeoutMs = 60_000): Promi
   while (!/"service":"gateway"[^\n]*"event":"bridge_connection","connected":true/.test(system.logs())) {
     if (Date.now() > deadline) throw new Error('the bridge did not connect');
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits for the bot's first message in `chatId` matching `match`; a timeout names what the chat shows. */
+export async function botSays(
+  system: System,
+  chatId: number,
+  match: (text: string) => boolean,
+  timeoutMs = 90_000,
+): Promise<ReturnType<typeof botMessages>[number]> {
+  try {
+    return await system.telegram.waitFor(
+      () => botMessages(system.telegram, chatId).find((m) => match(m.text)),
+      {
+        timeoutMs,
+      },
+    );
+  } catch (err) {
+    const shown = system.telegram.messages(chatId).map((m) => `${m.from}: ${m.text.slice(0, 300)}`);
+    throw new Error(`${(err as Error).message}; the chat shows:\n${shown.join('\n')}`);
   }
 }

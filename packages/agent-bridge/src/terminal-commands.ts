@@ -189,6 +189,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
     const key = keyOf(frame.route);
     const current = pool.conversations.get(key);
     if (current?.live && !current.evictable) return false;
+    log.info({ conversation: key, live: current?.live ?? false }, 'handing the session to the terminal');
     pending.delete(key);
     const opened = await withoutProcess(key, frame.route);
     if (typeof opened === 'string') {
@@ -278,6 +279,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
 
   return {
     async handle(frame, receipt) {
+      log.info({ type: frame.type, conversation: keyOf(frame.route) }, 'terminal command');
       switch (frame.type) {
         case 'resume_list_request':
           return list(frame);
