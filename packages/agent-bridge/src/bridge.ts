@@ -108,7 +108,10 @@ export function createBridge(options: BridgeOptions): Bridge {
           try {
             if (!conversation) throw new Error(pool.failureReason(key) ?? 'it failed');
             if (frame.type === 'status_request' && !conversation.live) {
-              conversation.emit([conversation.statusFrame(frame.commandId)]);
+              conversation.emit([
+                terminal?.withWorktreeStatus(conversation.statusFrame(frame.commandId)) ??
+                  conversation.statusFrame(frame.commandId),
+              ]);
               return;
             }
             await conversation.handle(frame, receipt);

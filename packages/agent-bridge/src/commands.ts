@@ -177,12 +177,13 @@ export function createCommandHandler(
               ...(supervisor.unknown ? { state: 'unknown' as const } : {}),
               ...(p !== undefined ? { pid: p } : {}),
               ...(detail !== undefined ? { detail } : {}),
-              ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
             }),
-          ].map((frame) =>
+          ].map((frame) => ({
+            ...frame,
             // Copies: a queued frame must not change when the next reply is merged into an entry.
-            history.length > 0 ? { ...frame, history: history.map((entry) => ({ ...entry })) } : frame,
-          ),
+            ...(history.length > 0 ? { history: history.map((entry) => ({ ...entry })) } : {}),
+            ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
+          })),
         );
         return;
       }

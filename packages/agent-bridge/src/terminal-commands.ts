@@ -66,6 +66,8 @@ export interface TerminalCommands {
   handle(frame: TerminalCommandFrame, receipt?: Receipt): Promise<void>;
   /** `info` with its conversation's worktree, when it has one on disk. */
   withWorktree(info: SessionInfo): SessionInfo;
+  /** A `status` answer with its conversation's worktree (for a conversation with no process now). */
+  withWorktreeStatus(status: FrameOf<'status'>): FrameOf<'status'>;
   stop(): void;
 }
 
@@ -294,6 +296,10 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
     withWorktree(info) {
       const spec = settings(info.route).worktree;
       return spec && worktreeExists(spec) ? { ...info, worktree: spec.path } : info;
+    },
+    withWorktreeStatus(status) {
+      const spec = status.route ? settings(status.route).worktree : undefined;
+      return spec ? { ...status, worktree: { path: spec.path, branch: spec.branch } } : status;
     },
     stop() {
       stopped = true;
