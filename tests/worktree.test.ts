@@ -50,7 +50,11 @@ describe('a worktree per topic', () => {
     git(work, 'commit', '-q', '--allow-empty', '-m', 'start');
     const treeOf = (threadId: number) => {
       const dir = conversationDir(conversationKey({ chatId: forum?.id ?? 0, threadId }));
-      return { dir, path: path.join(system.dir, 'state', 'bridge', 'worktrees', dir), branch: `switchyard/${dir}` };
+      return {
+        dir,
+        path: path.join(system.dir, 'state', 'bridge', 'worktrees', dir),
+        branch: `switchyard/${dir}`,
+      };
     };
     const treeA = treeOf(a.threadId);
     const treeB = treeOf(b.threadId);
