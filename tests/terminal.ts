@@ -101,10 +101,12 @@ export async function botSays(
   chatId: number,
   match: (text: string) => boolean,
   timeoutMs = 90_000,
+  /** Only messages after this one. */
+  after = 0,
 ): Promise<ReturnType<typeof botMessages>[number]> {
   try {
     return await system.telegram.waitFor(
-      () => botMessages(system.telegram, chatId).find((m) => match(m.text)),
+      () => botMessages(system.telegram, chatId).find((m) => m.messageId > after && match(m.text)),
       {
         timeoutMs,
       },

@@ -97,7 +97,16 @@ describe('a worktree per topic', () => {
     // Committed, it is removed; its branch stays.
     git(treeA.path, 'add', 'alpha.txt');
     git(treeA.path, 'commit', '-q', '-m', 'alpha');
-    telegram.pressButton(forum.id, list.messageId, { text: button?.text ?? '' });
+    // A pressed button is spent: a fresh list.
+    telegram.sendText(forum.id, `/sessions@switchyard_sandbox_bot`, { threadId: a.threadId });
+    const again = await botSays(
+      system,
+      forum.id,
+      (text) => text.includes('conversation(s):') && !text.includes('has uncommitted'),
+      90_000,
+      list.messageId,
+    );
+    telegram.pressButton(forum.id, again.messageId, { text: button?.text ?? '' });
     await botSays(system, forum.id, (text) => text.includes('removed its worktree'));
     expect(existsSync(treeA.path)).toBe(false);
     expect(git(work, 'branch', '--list', treeA.branch)).toContain(treeA.branch);
