@@ -28,12 +28,13 @@ import {
 } from '@switchyard/protocol';
 import type { Conversation } from './conversation.js';
 import { type ClaimRules, claimOf, claimText } from './core/session-claim.js';
+import { RESUME_PAGE_SIZE } from './core/session-list.js';
 import { dirtyText } from './core/worktree.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from './options.js';
 import type { Pool } from './pool.js';
 import { claudeProcesses, transcriptStat } from './process-scan.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
-import { listTerminalSessions } from './terminal-sessions.js';
+import { isSessionId, listTerminalSessions } from './terminal-sessions.js';
 import { claudeConfigDir } from './transcript.js';
 import { removeWorktree, worktreeChanges, worktreeExists } from './worktree.js';
 
@@ -154,6 +155,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
         route: frame.route,
         workDir,
         page: 0,
+        pageSize: RESUME_PAGE_SIZE,
         total: 0,
         sessions: [],
         error,
@@ -164,7 +166,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
   const resume = async (frame: FrameOf<'resume_session'>, receipt?: Receipt): Promise<void> => {
     const key = keyOf(frame.route);
     const workDir = settings(frame.route).workDir;
-    if (!transcriptStat(configDir, workDir, frame.sessionId))
+    if (!isSessionId(frame.sessionId) || !transcriptStat(configDir, workDir, frame.sessionId))
       return fail(
         frame.commandId,
         `There is no session ${frame.sessionId} in ${workDir}: send /resume again.`,

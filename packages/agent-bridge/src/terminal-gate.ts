@@ -67,7 +67,7 @@ export function createTerminalGate(host: TerminalGateHost): TerminalGate {
   let timer: TimerHandle | undefined;
   const rules = (): ClaimRules =>
     session.state.handedOffAt !== undefined
-      ? { cwdRule: true, growingMs: HANDED_OFF_GROWING_MS }
+      ? { cwdRule: true, growingMs: HANDED_OFF_GROWING_MS, writtenAfter: session.state.handedOffAt }
       : { cwdRule: false, growingMs: 0 };
   const claim = (sessionId: string) =>
     probeClaim(

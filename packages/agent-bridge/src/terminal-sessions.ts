@@ -11,7 +11,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TerminalSession } from '@switchyard/protocol';
-import { resumePage, type TranscriptFile } from './core/session-list.js';
+import { RESUME_PAGE_SIZE, resumePage, type TranscriptFile } from './core/session-list.js';
 import { projectDir } from './transcript.js';
 import { stripMessageHeader } from './user-input.js';
 
@@ -21,6 +21,11 @@ const HEAD_BYTES = 256 * 1024;
 export const FIRST_TEXT_CHARS = 120;
 /** A session id as the CLI names its files (a uuid). */
 const SESSION_FILE = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
+/** Whether `id` is a session id as the CLI makes them (and so names no other file). */
+export function isSessionId(id: string): boolean {
+  return SESSION_FILE.test(`${id}.jsonl`);
+}
 
 /** The transcript files of `workDir`'s sessions; none when the directory has none (or is unreadable). */
 export function transcriptFiles(configDir: string, workDir: string): TranscriptFile[] {
@@ -51,8 +56,8 @@ export function listTerminalSessions(
   page: number,
   busy: (sessionId: string, file: TranscriptFile) => string | undefined,
   current: string | undefined,
-): { page: number; total: number; sessions: TerminalSession[] } {
-  const shown = resumePage(transcriptFiles(configDir, workDir), page);
+): { page: number; pageSize: number; total: number; sessions: TerminalSession[] } {
+  const shown = resumePage(transcriptFiles(configDir, workDir), page, RESUME_PAGE_SIZE);
   const sessions = shown.files.map((file): TerminalSession => {
     const head = summariseHead(readHead(join(projectDir(configDir, workDir), `${file.sessionId}.jsonl`)));
     const why = busy(file.sessionId, file);
@@ -65,7 +70,7 @@ export function listTerminalSessions(
       ...(why !== undefined ? { busy: why.slice(0, 500) } : {}),
     };
   });
-  return { page: shown.page, total: shown.total, sessions };
+  return { page: shown.page, pageSize: RESUME_PAGE_SIZE, total: shown.total, sessions };
 }
 
 /** The whole lines in the first {@link HEAD_BYTES} of a file (none when it cannot be read). */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listTerminalSessions, summariseHead } from '../src/terminal-sessions.js';
+import { isSessionId, listTerminalSessions, summariseHead } from '../src/terminal-sessions.js';
 import { projectDir } from '../src/transcript.js';
 
 const line = (value: Record<string, unknown>): string => JSON.stringify(value);
@@ -89,5 +89,16 @@ describe('listing a directory’s sessions', () => {
       { sessionId: ids[0], lastAt: 1_000_000, firstText: 'session 0', busy: 'held' },
     ]);
     expect(listTerminalSessions(dir, '/srv/none', 0, () => undefined, undefined).total).toBe(0);
+  });
+});
+
+describe('a session id from a press', () => {
+  it.each([
+    ['5a86a0e9-9ef1-410e-b560-71945f2bf63f', true],
+    ['../../../etc/passwd', false],
+    ['5a86a0e9-9ef1-410e-b560-71945f2bf63f/../x', false],
+    ['', false],
+  ])('%j is a session id: %s', (id, ok) => {
+    expect(isSessionId(id)).toBe(ok);
   });
 });

@@ -30,8 +30,6 @@ import { handoffHtml, resumeListView, type TerminalAction, worktreeButtons } fro
 
 /** Callback data of these buttons starts with this. */
 export const TERMINAL_BUTTON_PREFIX = 'tm:';
-/** Sessions on one `/resume` page (the bridge's page size). */
-const PAGE_SIZE = 6;
 /** Said to a press on a button whose token is gone. */
 export const TERMINAL_BUTTON_EXPIRED = 'This button has expired: send the command again.';
 
@@ -131,11 +129,7 @@ export function createTerminalCommands(options: TerminalCommandsOptions): Termin
         if (!asked) return;
         lists.delete(frame.commandId);
         clock.clearTimeout(asked.timer);
-        const view = resumeListView(
-          frame,
-          (action) => tokens.issue(action, frame.route, asked.route),
-          PAGE_SIZE,
-        );
+        const view = resumeListView(frame, (action) => tokens.issue(action, frame.route, asked.route));
         options.replyWithButtons(asked.route, view.text, view.buttons);
         return;
       }

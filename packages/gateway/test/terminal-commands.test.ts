@@ -31,6 +31,7 @@ describe('/resume and /handoff', () => {
       route: { chatId },
       workDir: '/srv/work',
       page: 0,
+      pageSize: 6,
       total: 2,
       sessions: [
         {
@@ -81,6 +82,7 @@ describe('/resume and /handoff', () => {
       route: { chatId },
       workDir: '/w',
       page: 0,
+      pageSize: 6,
       total: 1,
       sessions: [{ sessionId: ID1, lastAt: 1, firstText: 'x' }],
     });

@@ -537,6 +537,8 @@ const resumeList = z.object({
   /** The conversation's working directory (its worktree, when it has one). */
   workDir: z.string().max(4096),
   page: z.number().int().nonnegative(),
+  /** Sessions per page (the first shown is number `page * pageSize + 1`). */
+  pageSize: z.number().int().positive().max(20),
   /** How many sessions the directory has in all. */
   total: z.number().int().nonnegative(),
   sessions: z.array(terminalSession).max(20),

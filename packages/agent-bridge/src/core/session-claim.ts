@@ -41,6 +41,8 @@ export interface ClaimRules {
   cwdRule: boolean;
   /** A transcript written this recently may still be growing (0: not asked). */
   growingMs: number;
+  /** Only a write after this time counts as growth (the bridge's own last write came before it). */
+  writtenAfter?: number | undefined;
   /** Pids that do not count. */
   ignore?: readonly number[];
 }
@@ -98,7 +100,11 @@ export function claimOf(
     if (transcript === undefined || p.startedAt === undefined || p.startedAt <= transcript.mtimeMs)
       return { kind: 'process', pid: p.pid, named: false };
   }
-  if (transcript && rules.growingMs > 0) {
+  if (
+    transcript &&
+    rules.growingMs > 0 &&
+    transcript.mtimeMs > (rules.writtenAfter ?? Number.NEGATIVE_INFINITY)
+  ) {
     const ageMs = Math.max(0, now - transcript.mtimeMs);
     if (ageMs < rules.growingMs) return { kind: 'growing', ageMs };
   }

@@ -141,6 +141,20 @@ describe('session claim: who may be writing a session', () => {
     ['…3 s ago is quiet enough', [], { mtimeMs: 97_000, size: 10 }, resume, { kind: 'free' }],
     ['…and the gate does not ask', [], { mtimeMs: 99_999, size: 10 }, gate, { kind: 'free' }],
     [
+      'after a handoff: the bridge’s own last write is not growth',
+      [],
+      { mtimeMs: 99_000, size: 10 },
+      { ...resume, writtenAfter: 99_500 },
+      { kind: 'free' },
+    ],
+    [
+      '…a write after the handoff is',
+      [],
+      { mtimeMs: 99_800, size: 10 },
+      { ...resume, writtenAfter: 99_500 },
+      { kind: 'growing', ageMs: 200 },
+    ],
+    [
       'no transcript, a claude in the directory',
       [proc(8, [], { startedAt: 1 })],
       undefined,

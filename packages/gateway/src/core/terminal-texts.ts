@@ -57,8 +57,8 @@ const BUTTONS_PER_ROW = 3;
 export function resumeListView(
   list: FrameOf<'resume_list'>,
   button: (action: TerminalAction) => string,
-  pageSize: number,
 ): { text: string; buttons: InlineButton[][] } {
+  const { pageSize } = list;
   if (list.error) return { text: `Could not list the sessions: ${list.error}`, buttons: [] };
   if (list.total === 0) return { text: `No Claude sessions in ${list.workDir} yet.`, buttons: [] };
   const first = list.page * pageSize;

@@ -55,6 +55,7 @@ describe('terminal texts', () => {
       route: { chatId: 1 },
       workDir: '/w',
       page: 1,
+      pageSize: 6,
       total: 14,
       sessions: [
         { sessionId: 'a', lastAt: 0, firstText: 'one', current: true },
@@ -62,7 +63,7 @@ describe('terminal texts', () => {
         { sessionId: 'c', lastAt: 0, firstText: 'three' },
       ],
     };
-    const view = resumeListView(list, (action) => `tm:${actions.push(action) - 1}`, 6);
+    const view = resumeListView(list, (action) => `tm:${actions.push(action) - 1}`);
     expect(view.text).toContain('page 2 of 3');
     expect(view.text).toContain('7. 1970-01-01 00:00 UTC — “one” · this conversation’s');
     expect(view.text).toContain('8. 1970-01-01 00:00 UTC — (no message) · 🔒 held');
