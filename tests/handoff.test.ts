@@ -109,4 +109,30 @@ describe('/handoff', () => {
       false,
     );
   }, 240_000);
+
+  it('during a turn, without the button: hands off once the turn has ended, its answer whole', async () => {
+    const answer = Array.from({ length: 40 }, (_, i) => `Part ${i + 1} of a steady answer.`).join('\n');
+    const system = await startSystem({
+      rules: [rule('steady', say(answer, { chunkSize: 10, chunkDelayMs: 60 }))],
+    });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    await bridgeConnected(system);
+    telegram.sendText(chatId, 'steady please');
+    await telegram.waitFor(() => system.model.messageRequests().length > 0 || undefined, {
+      timeoutMs: 90_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    telegram.sendText(chatId, '/handoff');
+    const offer = await botSays(system, chatId, (text) => text.includes('A turn is running'), 60_000);
+    const handed = await botSays(system, chatId, (text) => text.includes('claude --resume'), 90_000);
+    expect(handed.messageId).toBeGreaterThan(offer.messageId);
+    // The turn ran to its end first.
+    expect(botMessages(telegram, chatId).some((m) => m.text.includes('Part 40 of a steady answer.'))).toBe(
+      true,
+    );
+    expect(system.claudePid(chatId)).toBeUndefined();
+    expect(claudes(system)).toEqual([]);
+  }, 240_000);
 });
