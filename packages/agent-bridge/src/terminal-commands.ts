@@ -104,7 +104,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
     const own = pool.conversations.get(key);
     const ownPid = own?.live ? own.info().pid : undefined;
     const rules: ClaimRules = {
-      cwdRule: true,
+      cwdRule: 'before_write',
       growingMs: GROWING_MS,
       ...(ownPid !== undefined ? { ignore: [ownPid] } : {}),
     };

@@ -67,8 +67,8 @@ export function createTerminalGate(host: TerminalGateHost): TerminalGate {
   let timer: TimerHandle | undefined;
   const rules = (): ClaimRules =>
     session.state.handedOffAt !== undefined
-      ? { cwdRule: true, growingMs: HANDED_OFF_GROWING_MS, writtenAfter: session.state.handedOffAt }
-      : { cwdRule: false, growingMs: 0 };
+      ? { cwdRule: 'any', growingMs: HANDED_OFF_GROWING_MS, writtenAfter: session.state.handedOffAt }
+      : { cwdRule: 'off', growingMs: 0 };
   const claim = (sessionId: string) =>
     probeClaim(
       { conversationsDir: host.conversationsDir, configDir: host.configDir, workDir: host.workDir },

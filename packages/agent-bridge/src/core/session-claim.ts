@@ -6,10 +6,12 @@
  *
  * Who may be writing a session:
  * - a `claude` process whose command line names it (`--resume <id>`, `-r <id>`, `--session-id <id>`);
- * - with `cwdRule`, a `claude` that names no session (a fresh one, `--continue`, a `--resume` picker)
- *   running in the session's working directory since before the transcript was last written: it may be
- *   the writer. The bridge's own processes (`own`) never count by this rule: each holds only the session
- *   its command line names, or a new one of its own;
+ * - by `cwdRule`, a `claude` that names no session (a fresh one, `--continue`, a `--resume` picker)
+ *   running in the session's working directory: `before_write`, one running since before the
+ *   transcript was last written (it may be the writer); `any`, whenever it started (after a handoff: a
+ *   `claude --continue` just opened at the terminal has written nothing yet, and will). The bridge's own
+ *   processes (`own`) never count by this rule: each holds only the session its command line names, or
+ *   a new one of its own;
  * - with `growingMs`, anything that wrote the transcript within the last `growingMs` (a process this
  *   machine's `/proc` does not show: another host, another user).
  *
@@ -37,8 +39,8 @@ export interface TranscriptStat {
 
 /** The rules that apply (see the module comment). */
 export interface ClaimRules {
-  /** Also count a `claude` in the working directory that names no session. */
-  cwdRule: boolean;
+  /** Whether (and since when) a `claude` in the working directory that names no session counts. */
+  cwdRule: 'off' | 'before_write' | 'any';
   /** A transcript written this recently may still be growing (0: not asked). */
   growingMs: number;
   /** Only a write after this time counts as growth (the bridge's own last write came before it). */
@@ -95,9 +97,10 @@ export function claimOf(
       if (named === sessionId) return { kind: 'process', pid: p.pid, named: true };
       continue;
     }
-    if (p.own || !rules.cwdRule || p.cwd !== workDir) continue;
-    // A process that started after the transcript's last write has not written it (yet): it is not on it.
-    if (transcript === undefined || p.startedAt === undefined || p.startedAt <= transcript.mtimeMs)
+    if (p.own || rules.cwdRule === 'off' || p.cwd !== workDir) continue;
+    // `before_write`: a process that started after the transcript's last write has not written it.
+    const since = rules.cwdRule === 'any' ? Number.POSITIVE_INFINITY : transcript?.mtimeMs;
+    if (since === undefined || p.startedAt === undefined || p.startedAt <= since)
       return { kind: 'process', pid: p.pid, named: false };
   }
   if (

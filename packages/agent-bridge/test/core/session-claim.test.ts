@@ -56,8 +56,9 @@ describe('session claim: which command lines name a session', () => {
 describe('session claim: who may be writing a session', () => {
   const now = 100_000;
   const quiet = { mtimeMs: 50_000, size: 10 };
-  const resume: ClaimRules = { cwdRule: true, growingMs: 3000 };
-  const gate: ClaimRules = { cwdRule: false, growingMs: 0 };
+  const resume: ClaimRules = { cwdRule: 'before_write', growingMs: 3000 };
+  const gate: ClaimRules = { cwdRule: 'off', growingMs: 0 };
+  const handedOff: ClaimRules = { cwdRule: 'any', growingMs: 3000, writtenAfter: 90_000 };
   const rows: [
     name: string,
     procs: ClaudeProcess[],
@@ -117,6 +118,13 @@ describe('session claim: who may be writing a session', () => {
       { kind: 'process', pid: 8, named: false },
     ],
     ['…not asked (the plain gate)', [proc(8, [], { startedAt: 1 })], quiet, gate, { kind: 'free' }],
+    [
+      'after a handoff, a `claude --continue` opened since the last write counts too',
+      [proc(8, ['--continue'], { startedAt: 95_000 })],
+      quiet,
+      handedOff,
+      { kind: 'process', pid: 8, named: false },
+    ],
     [
       '…the bridge’s own fresh process never counts by directory',
       [proc(9, [], { own: true, startedAt: 1 })],
