@@ -37,6 +37,7 @@ import { type Bridge, type BridgeOptions, CONVERSATIONS_DIR, SHARED_KEY } from '
 import { FileChannelStore } from './outbox.js';
 import { createPool, type Pool } from './pool.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
+import { createTerminalCommands, type TerminalCommands } from './terminal-commands.js';
 
 /** The frame types that may need a process for a conversation that has none (`StartingFrame`). */
 const STARTS_PROCESS = new Set<AppFrame['type']>([
@@ -64,6 +65,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     send: (frame) => endpoint?.send(frame) ?? Promise.reject(new Error('the bridge is not connected')),
     clock,
   });
+  let terminal: TerminalCommands | undefined;
 
   /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
   const onFrame = (frame: AppFrame, receipt?: Receipt): Promise<void> => {
@@ -106,7 +108,10 @@ export function createBridge(options: BridgeOptions): Bridge {
           try {
             if (!conversation) throw new Error(pool.failureReason(key) ?? 'it failed');
             if (frame.type === 'status_request' && !conversation.live) {
-              conversation.emit([conversation.statusFrame(frame.commandId)]);
+              conversation.emit([
+                terminal?.withWorktreeStatus(conversation.statusFrame(frame.commandId)) ??
+                  conversation.statusFrame(frame.commandId),
+              ]);
               return;
             }
             await conversation.handle(frame, receipt);
@@ -129,6 +134,12 @@ export function createBridge(options: BridgeOptions): Bridge {
         case 'schedule_result':
           schedules.answer(frame);
           return;
+        case 'resume_list_request':
+        case 'resume_session':
+        case 'handoff':
+        case 'worktree_remove':
+          await terminal?.handle(frame, receipt);
+          return;
         case 'sessions_request': {
           endpoint
             ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
@@ -149,7 +160,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     for (const { key, info } of storedConversations()) {
       if (!seen.has(key)) list.push(info);
     }
-    return list.slice(0, 1000);
+    return list.slice(0, 1000).map((info) => terminal?.withWorktree(info) ?? info);
   };
 
   /**
@@ -217,12 +228,14 @@ export function createBridge(options: BridgeOptions): Bridge {
         endpoint,
         keyOf,
       });
+      terminal = createTerminalCommands({ options, pool, endpoint, keyOf, shared, log, clock });
       const recorded = storedConversations().filter((c) => c.recorded);
       await pool.start(recorded.map(({ key, info }) => ({ key, route: info.route })));
       await endpoint.start();
     },
 
     async stop(kind) {
+      terminal?.stop();
       await pool?.stop(kind);
       await endpoint?.stop();
       store?.close();

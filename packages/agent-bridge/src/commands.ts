@@ -19,6 +19,7 @@ import { modeAllowed, refusedModeText } from './permission-policy.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
 import type { Supervisor } from './supervisor.js';
+import type { TerminalGate } from './terminal-gate.js';
 
 /** What the command handler needs of the bridge around it. */
 export interface CommandHost {
@@ -41,6 +42,8 @@ export interface CommandHost {
    * `undefined` when no process is recorded (none ever, or the one that died is handled now).
    */
   beforeWrite(): Liveness | undefined;
+  /** Sharing the session with a terminal: the message gate, `/resume`, `/handoff` (`terminal-gate.ts`). */
+  terminal?: TerminalGate | undefined;
 }
 
 /** Builds the handler of gateway frames (the protocol client's `onFrame`). */
@@ -69,6 +72,7 @@ export function createCommandHandler(
         const key = `in:${frame.inboundId}`;
         if (delivery.delivered(key)) return;
         const seen = host.beforeWrite();
+        if (host.terminal?.admit(key, frame)) return;
         if (holdsMessage(arrival(), frame.route)) {
           delivery.hold(key, frame);
           // Held behind messages a dead process left (kept for the next one): this message, given a slot,
@@ -154,12 +158,18 @@ export function createCommandHandler(
         delivery.deliverSlashCommand(frame, step, receipt);
         return;
       }
+      case 'resume_session':
+      case 'handoff':
+      case 'worktree_remove':
+        host.terminal?.apply(frame);
+        return;
       case 'status_request': {
         // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
         host.history.rescan();
         const history = host.history.entries;
         const p = supervisor.pid();
         const detail = supervisor.detail;
+        const worktree = host.terminal?.worktree;
         emit(
           [
             session.statusFrame({
@@ -168,10 +178,12 @@ export function createCommandHandler(
               ...(p !== undefined ? { pid: p } : {}),
               ...(detail !== undefined ? { detail } : {}),
             }),
-          ].map((frame) =>
+          ].map((frame) => ({
+            ...frame,
             // Copies: a queued frame must not change when the next reply is merged into an entry.
-            history.length > 0 ? { ...frame, history: history.map((entry) => ({ ...entry })) } : frame,
-          ),
+            ...(history.length > 0 ? { history: history.map((entry) => ({ ...entry })) } : {}),
+            ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
+          })),
         );
         return;
       }

@@ -3,6 +3,7 @@
  * delivery settings, the channel, and the callbacks into the pool (`pool.ts`).
  */
 import type { Clock, Endpoint, ExchangeOptions, Logger, Route } from '@switchyard/protocol';
+import type { WorktreeSpec } from './core/worktree.js';
 import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
 import type { FileChannelStore } from './outbox.js';
@@ -19,7 +20,14 @@ export interface ConversationSettings {
   confirmFileSends?: boolean | undefined;
   /** The operator's limits on modes and "always allow" (default: `DEFAULT_PERMISSION_POLICY`). */
   permissions?: PermissionPolicy | undefined;
+  /** Its own git worktree (`worktree: true`); `workDir` is then the worktree's path. */
+  worktree?: WorktreeSpec | undefined;
 }
+
+/** A conversation's config overrides: its settings, and `worktree: true` for a worktree of its own. */
+export type ConversationOverrides = Partial<Omit<ConversationSettings, 'worktree'>> & {
+  worktree?: boolean | undefined;
+};
 
 /** Options of {@link Conversation}. */
 export interface ConversationOptions {

@@ -4,6 +4,7 @@
  * they reach back into it only through the {@link ConversationPort} (their parts of its snapshot, its
  * persistence, its stdout), so `Conversation` stays the only writer of its snapshot.
  */
+import { dirname } from 'node:path';
 import type { AppFrame, Logger, PeerCursor, Receipt } from '@switchyard/protocol';
 import type { Liveness } from './child.js';
 import { createCommandHandler } from './commands.js';
@@ -15,8 +16,10 @@ import { HistoryTail } from './history-tail.js';
 import { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
 import { type ProcessRecordPort, Supervisor } from './supervisor.js';
+import { createTerminalGate } from './terminal-gate.js';
 import { claudeConfigDir, findMarker } from './transcript.js';
 import { deliveryMarker } from './user-input.js';
+import { ensureWorktree } from './worktree.js';
 
 /** What the parts ask of the conversation that owns them. */
 export interface ConversationPort {
@@ -61,6 +64,7 @@ export function assembleParts(
   port: ConversationPort,
 ): ConversationParts {
   const configDir = claudeConfigDir(options.env);
+  const worktree = options.settings.worktree;
   const session = new Session(snapshot.session, {
     idPrefix: `${options.key}/`,
     ...(options.route ? { route: options.route } : {}),
@@ -110,6 +114,7 @@ export function assembleParts(
       crashLoop: options.crashLoop,
       log,
       clock: options.clock,
+      prepare: worktree ? () => ensureWorktree(worktree) : undefined,
     },
     {
       record: port.process,
@@ -146,6 +151,23 @@ export function assembleParts(
       pump: () => port.pump(),
     },
   );
+  const terminal = createTerminalGate({
+    session,
+    supervisor,
+    delivery,
+    history: tail,
+    emit: (frames) => emit(frames),
+    persist: (force) => port.persist(force),
+    mayStart: () => options.mayStart(),
+    // The conversation's directory is `<stateDir>/conversations/<dir>` (`pool.ts`).
+    conversationsDir: dirname(options.dir),
+    configDir,
+    configDirSet: options.env.CLAUDE_CONFIG_DIR !== undefined,
+    workDir: options.settings.workDir,
+    worktree,
+    log,
+    clock: options.clock,
+  });
   const commands = createCommandHandler({
     session,
     supervisor,
@@ -156,6 +178,7 @@ export function assembleParts(
     clock: options.clock,
     shared: options.route === undefined,
     beforeWrite: () => port.noticeExit(),
+    terminal,
   });
   return { session, sink, tail, files, supervisor, delivery, commands };
 }

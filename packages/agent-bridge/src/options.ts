@@ -2,8 +2,17 @@
  * The bridge's options and status types, and the naming of its state directory: what the cli maps an
  * agent's config onto. Imports nothing of the bridge's shells but types.
  */
-import type { AgentState, Clock, ExchangeOptions, Logger, Route, SessionInfo } from '@switchyard/protocol';
-import type { ConversationSettings } from './conversation-options.js';
+import {
+  type AgentState,
+  type Clock,
+  conversationKey,
+  type ExchangeOptions,
+  type Logger,
+  type Route,
+  type SessionInfo,
+} from '@switchyard/protocol';
+import type { ConversationOverrides, ConversationSettings } from './conversation-options.js';
+import { worktreeSpec } from './core/worktree.js';
 import type { DeliveryStage } from './delivery.js';
 import type { FilesConfig } from './file-tools.js';
 import type { PermissionPolicy } from './permission-policy.js';
@@ -40,8 +49,11 @@ export interface BridgeOptions {
   exchange?: ExchangeOptions;
   /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
   conversations?: 'per-chat' | 'shared';
-  /** A conversation's own working directory, model, permission mode or name (config overrides). */
-  settingsFor?: (route: Route) => Partial<ConversationSettings>;
+  /**
+   * A conversation's own working directory, model, permission mode or name (config overrides), and
+   * `worktree: true` for a git worktree of its own (`core/worktree.ts`).
+   */
+  settingsFor?: (route: Route) => ConversationOverrides;
   /** Claude processes kept at most (default 4; each costs ~170 MB). */
   maxLiveSessions?: number;
   /** A process idle this long is stopped and resumed at the next message (default 30 min). */
@@ -108,13 +120,18 @@ export function conversationDir(key: string): string {
 
 /** A conversation's settings: the agent's, with the conversation's own overrides (`settingsFor`). */
 export function settingsOf(options: BridgeOptions, route: Route | undefined): ConversationSettings {
-  return {
+  const { worktree, ...overrides } =
+    route && options.settingsFor ? definedOnly(options.settingsFor(route)) : {};
+  const settings: ConversationSettings = {
     workDir: options.workDir,
     model: options.model,
     permissionMode: options.permissionMode,
     permissions: options.permissions,
-    ...(route && options.settingsFor ? definedOnly(options.settingsFor(route)) : {}),
+    ...overrides,
   };
+  if (worktree !== true || !route) return settings;
+  const spec = worktreeSpec(options.stateDir, settings.workDir, conversationDir(conversationKey(route)));
+  return { ...settings, workDir: spec.path, worktree: spec };
 }
 
 /** Drops the keys whose value is `undefined` (config overrides that are not set). */

@@ -91,6 +91,8 @@ export interface SessionState {
   processCostUsd?: number;
   /** What the conversation has cost in all its processes so far (USD). */
   costUsd?: number;
+  /** When `/handoff` gave the session to the terminal; cleared once this bridge's process has it again. */
+  handedOffAt?: number;
 }
 
 /** What one step produced: frames for the gateway (in order) and lines for the CLI's stdin. */

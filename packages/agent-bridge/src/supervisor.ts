@@ -89,6 +89,8 @@ export interface SupervisorOptions {
   log: Logger;
   /** Time for the restart backoff, the crash-loop window and the stuck watchdog. */
   clock: Clock;
+  /** Run before each start (the conversation's worktree is made there); a throw is a failed start. */
+  prepare?: (() => void) | undefined;
 }
 
 /**
@@ -159,6 +161,11 @@ export class Supervisor {
     return this.#child;
   }
 
+  /** Supervision ended (the conversation stopped): nothing may start a process through it any more. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** Whether the recorded process's liveness cannot be read; nothing is started or written meanwhile. */
   get unknown(): boolean {
     return this.#unknown;
@@ -195,6 +202,7 @@ export class Supervisor {
     });
     let child: ChildHandle;
     try {
+      this.#options.prepare?.();
       child = spawnChild({
         stateDir: this.#options.stateDir,
         workDir: this.#options.workDir,

@@ -93,6 +93,8 @@ const chatSchema = z.strictObject({
   listen: z.enum(['addressed', 'all']).optional(),
   /** Ask (a permission prompt) before the agent sends a file here; default: in groups. */
   confirmFileSends: z.boolean().optional(),
+  /** Each conversation here gets its own git worktree of `workDir` (a repository), branch `switchyard/…`. */
+  worktree: z.boolean().optional(),
 });
 
 const agentSchema = z.strictObject({
@@ -246,6 +248,8 @@ export interface ChatConfig {
   listen: 'addressed' | 'all';
   /** Ask before the agent sends a file here; undefined: the bridge's default (in groups). */
   confirmFileSends: boolean | undefined;
+  /** A git worktree of its own per conversation. */
+  worktree: boolean | undefined;
 }
 
 /** What a `chats:` entry may set for a conversation. */
@@ -255,6 +259,7 @@ export interface ChatSettings {
   model?: string;
   permissionMode?: (typeof PERMISSION_MODES)[number];
   confirmFileSends?: boolean;
+  worktree?: boolean;
 }
 
 /**
@@ -282,6 +287,8 @@ export function chatSettings(
   if (permissionMode !== undefined) out.permissionMode = permissionMode;
   const confirmFileSends = topic?.confirmFileSends ?? chat?.confirmFileSends;
   if (confirmFileSends !== undefined) out.confirmFileSends = confirmFileSends;
+  const worktree = topic?.worktree ?? chat?.worktree;
+  if (worktree !== undefined) out.worktree = worktree;
   return out;
 }
 
@@ -493,6 +500,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       permissionMode: chat.permissionMode,
       listen: chat.listen ?? 'addressed',
       confirmFileSends: chat.confirmFileSends,
+      worktree: chat.worktree,
     })),
     metrics: raw.metrics ? { port: raw.metrics.port, host: raw.metrics.host ?? '127.0.0.1' } : undefined,
     card: {

@@ -10,6 +10,7 @@ import type { CommandRunner } from './commands.js';
 import { ownerOf } from './core/frame-owner.js';
 import type { FileSender } from './files.js';
 import type { Prompts } from './prompts.js';
+import type { TerminalCommands } from './terminal-commands.js';
 import type { Turns } from './turns.js';
 
 /** What the dispatch routes to. */
@@ -21,6 +22,8 @@ export interface FrameDispatchOptions {
   files: Pick<FileSender, 'frame'>;
   /** The agent's schedule requests (its schedule_* tools). */
   schedules: Pick<Schedules, 'request'>;
+  /** `/resume`'s list and `/handoff`'s answer. */
+  terminal?: Pick<TerminalCommands, 'frame'> | undefined;
   /** Sends a plain message to a chat (an operator event's warning). */
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
@@ -89,6 +92,9 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
         return;
       case 'schedule':
         options.schedules.request(owned.frame);
+        return;
+      case 'terminal':
+        options.terminal?.frame(owned.frame);
         return;
       case 'wrong_way':
         logger.warn(

@@ -24,6 +24,7 @@ import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './cor
 import type { GatewayStatus } from './options.js';
 import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import type { GatewayStore, PinRow } from './store.js';
+import type { TerminalCommands } from './terminal-commands.js';
 import type { TopicOpener } from './topics/topic-opener.js';
 
 /** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
@@ -104,6 +105,8 @@ export interface CommandRunnerOptions {
   simulatedModel?: boolean;
   /** Time for the answer timers, the command ids and the `/sessions` buttons; default the system clock. */
   clock?: Clock;
+  /** `/resume`, `/handoff` and the `/sessions` worktree buttons (`terminal-commands.ts`). */
+  terminal?: Pick<TerminalCommands, 'run' | 'owns' | 'press' | 'sessionButtons' | 'stop'> | undefined;
 }
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
@@ -316,6 +319,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         }
         case 'schedules':
           return options.schedules ? options.schedules.show(route) : reply(route, 'No schedules here.');
+        case 'resume':
+        case 'handoff':
+          if (options.terminal) return options.terminal.run(command.name, route, commit);
+          reply(route, `/${command.name} is not available here.`);
+          return;
         case 'restart': {
           const restart = options.restartBridge;
           if (!restart) {
@@ -359,7 +367,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       if (frame.type === 'sessions') {
         const all = listsAll.delete(frame.commandId);
         const shown = all ? frame.sessions : frame.sessions.filter((s) => s.route.chatId === route.chatId);
-        const view = sessionsView(shown, (action, target) => sessionButtons.issue(action, target, route));
+        const view = sessionsView(
+          shown,
+          (action, target) => sessionButtons.issue(action, target, route),
+          (info, index) => options.terminal?.sessionButtons(info, index, route) ?? [],
+        );
         options.replyWithButtons(route, view.text, view.buttons);
         return;
       }
@@ -378,6 +390,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     async press(data, from, commit) {
       if (data.startsWith(SCHEDULE_BUTTON_PREFIX))
         return options.schedules?.press(data, from) ?? SESSION_BUTTON_EXPIRED;
+      if (options.terminal?.owns(data)) return options.terminal.press(data, from, commit);
       const parsed = sessionButtons.resolve(data, from);
       if (!parsed) return SESSION_BUTTON_EXPIRED;
       const commandId = newId();
@@ -402,6 +415,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     stop() {
       for (const timer of statusTimers.values()) clock.clearTimeout(timer);
       statusTimers.clear();
+      options.terminal?.stop();
     },
   };
 }

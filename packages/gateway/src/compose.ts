@@ -51,6 +51,7 @@ import { createConversationSettings } from './settings/conversation-settings.js'
 import { createSettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
+import { createTerminalCommands } from './terminal-commands.js';
 import { createTopicOpener } from './topics/topic-opener.js';
 import { createTurns, type Turns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
@@ -229,6 +230,17 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       costToday: spend.costToday(route),
     };
   };
+  const terminal = createTerminalCommands({
+    reply: (route, text) => void reply(route, text),
+    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
+    replyHtml: (route, html) => void sendWith(route, html, { parse_mode: 'HTML' }),
+    send,
+    connected: () => connected,
+    routes: { add: (commandId, route) => store.addCommandRoute(commandId, route) },
+    atomically: (fn) => store.atomically(fn),
+    clock,
+    logger: logger.child({ component: 'terminal' }),
+  });
   const commands = createCommandRunner({
     agent: options.agent,
     models,
@@ -253,6 +265,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     atomically: (fn) => store.atomically(fn),
     clock,
     logger: logger.child({ component: 'commands' }),
+    terminal,
   });
   const settings = createSettingsPanel({
     settings: chatSettings,
@@ -273,6 +286,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     commands,
     files,
     schedules: { request: (frame) => schedules.request(frame) },
+    terminal,
     reply: (route, text) => void reply(route, text),
     onAgentStatus: (frame) => {
       agentStatus = frame;

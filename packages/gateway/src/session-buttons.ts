@@ -4,12 +4,12 @@
  * in — is kept here, so callback data that names a conversation itself (a forged `ss:reset:<chatId>`)
  * does nothing, and a token is honoured only from the chat whose `/sessions` list carried it.
  *
- * Tokens live in memory: each leaves after {@link SESSION_BUTTON_TTL_MS}, or when more than
- * {@link MAX_SESSION_BUTTONS} are kept (the oldest first), or with the process; a press on a token that
- * left is told the button expired.
+ * Tokens live in memory (`button-tokens.ts`): each leaves after {@link SESSION_BUTTON_TTL_MS}, or when
+ * more than {@link MAX_SESSION_BUTTONS} are kept (the oldest first), or with the process; a press on a
+ * token that left is told the button expired.
  */
-import { randomBytes } from 'node:crypto';
 import type { Route } from '@switchyard/protocol';
+import { createButtonTokens } from './button-tokens.js';
 import type { SessionAction } from './core/command-texts.js';
 
 /** Callback data of `/sessions` buttons starts with this; the rest is the token. */
@@ -34,28 +34,8 @@ export interface SessionButtons {
 
 /** Creates the token table; `now` reads the gateway's clock (ms since the epoch). */
 export function createSessionButtons(now: () => number): SessionButtons {
-  const tokens = new Map<string, { action: SessionAction; target: Route; chatId: number; at: number }>();
-  const sweep = (at: number): void => {
-    // Insertion order is age order: the expired, then the surplus, leave from the front.
-    for (const [token, entry] of tokens) {
-      if (at - entry.at <= SESSION_BUTTON_TTL_MS && tokens.size <= MAX_SESSION_BUTTONS) break;
-      tokens.delete(token);
-    }
-  };
-  return {
-    issue(action, target, shownIn) {
-      const at = now();
-      const token = randomBytes(12).toString('base64url');
-      tokens.set(token, { action, target: { ...target }, chatId: shownIn.chatId, at });
-      sweep(at);
-      return `${SESSION_BUTTON_PREFIX}${token}`;
-    },
-    resolve(data, from) {
-      sweep(now());
-      if (!data.startsWith(SESSION_BUTTON_PREFIX)) return undefined;
-      const entry = tokens.get(data.slice(SESSION_BUTTON_PREFIX.length));
-      if (!entry || entry.chatId !== from.chatId) return undefined;
-      return { action: entry.action, route: { ...entry.target } };
-    },
-  };
+  return createButtonTokens<SessionAction>(SESSION_BUTTON_PREFIX, now, {
+    ttlMs: SESSION_BUTTON_TTL_MS,
+    max: MAX_SESSION_BUTTONS,
+  });
 }

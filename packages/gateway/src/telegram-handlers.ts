@@ -43,6 +43,7 @@ import { SESSION_BUTTON_PREFIX } from './session-buttons.js';
 import { SETTINGS_BUTTON_PREFIX } from './settings/settings-buttons.js';
 import type { SettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
+import { TERMINAL_BUTTON_PREFIX } from './terminal-commands.js';
 import type { Turns } from './turns.js';
 import type { Transcriber } from './voice/transcriber.js';
 import { takeRecording } from './voice/voice-intake.js';
@@ -265,7 +266,12 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
   const onPress = async (ctx: Context & { callbackQuery: NonNullable<Context['callbackQuery']> }) => {
     const data = ctx.callbackQuery.data ?? '';
     const message = ctx.callbackQuery.message;
-    if ((data.startsWith(SESSION_BUTTON_PREFIX) || data.startsWith(SCHEDULE_BUTTON_PREFIX)) && message) {
+    if (
+      (data.startsWith(SESSION_BUTTON_PREFIX) ||
+        data.startsWith(SCHEDULE_BUTTON_PREFIX) ||
+        data.startsWith(TERMINAL_BUTTON_PREFIX)) &&
+      message
+    ) {
       const route = routeOfMessage(message as Message);
       const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});

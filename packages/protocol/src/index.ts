@@ -54,6 +54,7 @@ export {
   routeSchema,
   type SessionInfo,
   SUGGESTION_KINDS,
+  type TerminalSession,
   USER_MESSAGE_LIMITS,
   type Usage,
 } from './messages.js';

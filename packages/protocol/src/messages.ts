@@ -213,6 +213,32 @@ const rename = z.object({
 const stopSession = z.object({ type: z.literal('stop_session'), ...commandFields });
 /** Asks for the agent's conversations (`/sessions`); answered with `sessions`. Not reliable. */
 const sessionsRequest = z.object({ type: z.literal('sessions_request'), commandId: id });
+/**
+ * `/resume`: asks for one page of the Claude sessions of the conversation's working directory (from
+ * Claude's own transcripts), newest first; answered with `resume_list`. Not reliable.
+ */
+const resumeListRequest = z.object({
+  type: z.literal('resume_list_request'),
+  commandId: id,
+  route: routeSchema,
+  page: z.number().int().nonnegative().max(10_000).optional(),
+});
+/**
+ * Continue `sessionId` (one of the working directory's sessions) in this conversation: its process stops
+ * and the next message starts `claude --resume <sessionId>`. Refused while another process may be writing
+ * that session. Answered with `command_result`.
+ */
+const resumeSession = z.object({ type: z.literal('resume_session'), ...commandFields, sessionId: id });
+/**
+ * `/handoff`: stop the conversation's process (at once when idle, else after the running turn; `now`
+ * interrupts the turn first) and answer `handoff_result` with the session to continue at the terminal.
+ */
+const handoff = z.object({ type: z.literal('handoff'), ...commandFields, now: z.boolean().optional() });
+/**
+ * Reset the conversation and remove its git worktree (refused while it has uncommitted changes, which the
+ * answer lists). Answered with `command_result`.
+ */
+const worktreeRemove = z.object({ type: z.literal('worktree_remove'), ...commandFields });
 
 // Files the agent sends (see `fileSend` below): the gateway's answer once Telegram has them, or why not.
 /** Telegram took the files (`messageIds`), or refused them for good (`error`). Idempotent by `fileId`. */
@@ -432,6 +458,8 @@ const status = z.object({
   detail: z.string().max(4000).optional(),
   /** Set when this answers a `status_request`. */
   commandId: z.string().max(200).optional(),
+  /** The conversation's own git worktree and branch (`worktree: true`). */
+  worktree: z.object({ path: z.string().max(4096), branch: z.string().max(300) }).optional(),
   /** Recent exchanges, oldest first (texts cut short), for `/status`; absent when none are known. */
   history: z
     .array(z.object({ role: z.enum(['user', 'assistant']), text: z.string().max(1000), at: z.number() }))
@@ -468,6 +496,7 @@ const operatorEvent = z.object({
     'crash_loop',
     'stuck',
     'conversation_failed',
+    'terminal_session',
   ]),
   message: z.string().max(4000),
   route: routeSchema.optional(),
@@ -485,6 +514,54 @@ const sessionWaiting = z.object({
   position: z.number().int().nonnegative(),
 });
 
+/** One Claude session of a working directory, as `/resume` lists it (from its transcript). */
+const terminalSession = z.object({
+  sessionId: id,
+  /** The transcript's first timestamp (ms), when it has one. */
+  startedAt: z.number().optional(),
+  /** When the transcript was last written (ms). */
+  lastAt: z.number(),
+  /** The start of its first user message (cut short), empty when none was found. */
+  firstText: z.string().max(500),
+  /** This conversation's own session. */
+  current: z.boolean().optional(),
+  /** Why it cannot be continued now (another process may be writing it). */
+  busy: z.string().max(500).optional(),
+});
+/** One Claude session of a working directory, as `/resume` lists it. */
+export type TerminalSession = z.infer<typeof terminalSession>;
+const resumeList = z.object({
+  type: z.literal('resume_list'),
+  commandId: id,
+  route: routeSchema,
+  /** The conversation's working directory (its worktree, when it has one). */
+  workDir: z.string().max(4096),
+  page: z.number().int().nonnegative(),
+  /** Sessions per page (the first shown is number `page * pageSize + 1`). */
+  pageSize: z.number().int().positive().max(20),
+  /** How many sessions the directory has in all. */
+  total: z.number().int().nonnegative(),
+  sessions: z.array(terminalSession).max(20),
+  /** Why nothing could be listed (an unreadable directory). */
+  error: z.string().max(2000).optional(),
+});
+/**
+ * The answer to `handoff`: `done` (no process runs on the session; `sessionId` and `workDir` say how to
+ * continue it at the terminal), `after_turn` (a turn runs: done when it ends), `failed` (`message` says why).
+ */
+const handoffResult = z.object({
+  type: z.literal('handoff_result'),
+  seq: seq.optional(),
+  commandId: id,
+  route: routeSchema,
+  outcome: z.enum(['done', 'after_turn', 'failed']),
+  sessionId: z.string().max(200).optional(),
+  workDir: z.string().max(4096).optional(),
+  /** The CLI's config directory, when the agent sets one (`CLAUDE_CONFIG_DIR`): the terminal needs it too. */
+  configDir: z.string().max(4096).optional(),
+  message: z.string().max(2000).optional(),
+});
+
 /** One conversation as `/sessions` lists it. */
 const sessionInfo = z.object({
   route: routeSchema,
@@ -500,6 +577,8 @@ const sessionInfo = z.object({
   sessionId: z.string().max(200).optional(),
   model: z.string().max(200).optional(),
   lastActiveAt: z.number().optional(),
+  /** The conversation's own git worktree (`worktree: true`), when it has one on disk. */
+  worktree: z.string().max(4096).optional(),
 });
 /** One conversation as `/sessions` lists it. */
 export type SessionInfo = z.infer<typeof sessionInfo>;
@@ -599,6 +678,10 @@ export const frameSchema = z.discriminatedUnion('type', [
   rename,
   stopSession,
   sessionsRequest,
+  resumeListRequest,
+  resumeSession,
+  handoff,
+  worktreeRemove,
   fileSent,
   turnStarted,
   turnEnded,
@@ -625,6 +708,8 @@ export const frameSchema = z.discriminatedUnion('type', [
   fileSend,
   scheduleRequest,
   scheduleResult,
+  resumeList,
+  handoffResult,
 ]);
 
 /** Any frame on the wire. */
@@ -650,6 +735,10 @@ export type GatewayToBridge = FrameOf<
   | 'rename'
   | 'stop_session'
   | 'sessions_request'
+  | 'resume_list_request'
+  | 'resume_session'
+  | 'handoff'
+  | 'worktree_remove'
   | 'file_sent'
   | 'schedule_result'
 >;
@@ -681,6 +770,10 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'clear',
   'rename',
   'stop_session',
+  'resume_session',
+  'handoff',
+  'worktree_remove',
+  'handoff_result',
   'turn_started',
   'turn_ended',
   'text',

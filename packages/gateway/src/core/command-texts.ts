@@ -53,6 +53,9 @@ export function statusText(
     `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
     `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,
     ...(s.settings ? [settingsLine(s.settings)] : []),
+    ...(conversation?.worktree
+      ? [`Worktree: ${conversation.worktree.path} (branch ${conversation.worktree.branch})`]
+      : []),
     `Current turn: ${turns}`,
     `Queue: ${s.inbox} message(s) waiting for the agent`,
     `Open prompts: ${s.openPrompts} · Pinned cards: ${s.pins}`,
@@ -93,6 +96,8 @@ function sessionLabel(info: SessionInfo): string {
 export function sessionsView(
   sessions: readonly SessionInfo[],
   button: (action: SessionAction, route: Route) => string,
+  /** More buttons for a row (a worktree's removal, `terminal-texts.ts`). */
+  extra: (info: SessionInfo, index: number) => InlineButton[] = () => [],
 ): { text: string; buttons: InlineButton[][] } {
   if (sessions.length === 0) return { text: 'No conversations yet.', buttons: [] };
   const sorted = [...sessions].sort((a, b) => (b.lastActiveAt ?? 0) - (a.lastActiveAt ?? 0)).slice(0, 20);
@@ -108,6 +113,7 @@ export function sessionsView(
   const buttons = sorted.map((info, index) => [
     { text: `⏹ Stop ${index + 1}`, callback_data: button('stop', info.route) },
     { text: `♻️ Reset ${index + 1}`, callback_data: button('reset', info.route) },
+    ...extra(info, index),
   ]);
   const more = sessions.length > sorted.length ? [`…and ${sessions.length - sorted.length} more`] : [];
   return {

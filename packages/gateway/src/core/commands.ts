@@ -44,6 +44,11 @@ export const COMMAND_TABLE = {
     description: 'The schedules of this conversation, with pause, resume and delete',
     args: 'none',
   },
+  resume: {
+    description: 'Continue a Claude session of this directory (one from the terminal)',
+    args: 'none',
+  },
+  handoff: { description: 'Hand this conversation to the terminal (claude --resume)', args: 'none' },
   restart: { description: 'Restart the agent bridge', args: 'none' },
 } as const satisfies Record<string, CommandRow>;
 

@@ -13,6 +13,7 @@ import type { AppFrame } from '@switchyard/protocol';
  * - `operator`: an operator event (logged, alerted, said in its chat);
  * - `file`: the file sender;
  * - `schedule`: the schedules (`automation/schedules.ts`), the agent's own schedule requests;
+ * - `terminal`: `/resume`'s list and `/handoff`'s answer (`terminal-commands.ts`);
  * - `wrong_way`: a gateway-to-bridge frame the bridge has no business sending (logged, dropped).
  */
 export type FrameOwner =
@@ -23,6 +24,7 @@ export type FrameOwner =
   | 'operator'
   | 'file'
   | 'schedule'
+  | 'terminal'
   | 'wrong_way';
 
 /** The owner of every application frame type. */
@@ -51,6 +53,8 @@ export const FRAME_OWNER = {
   operator_event: 'operator',
   file_send: 'file',
   schedule_request: 'schedule',
+  resume_list: 'terminal',
+  handoff_result: 'terminal',
   user_message: 'wrong_way',
   permission_answer: 'wrong_way',
   question_answer: 'wrong_way',
@@ -63,6 +67,10 @@ export const FRAME_OWNER = {
   rename: 'wrong_way',
   stop_session: 'wrong_way',
   sessions_request: 'wrong_way',
+  resume_list_request: 'wrong_way',
+  resume_session: 'wrong_way',
+  handoff: 'wrong_way',
+  worktree_remove: 'wrong_way',
   file_sent: 'wrong_way',
   schedule_result: 'wrong_way',
 } as const satisfies Record<AppFrame['type'], FrameOwner>;
