@@ -12,12 +12,12 @@ import { type Clock, describeError, type Logger, systemClock } from '@switchyard
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
 import { errorText } from './bot-api.js';
-import { registerCommands } from './commands.js';
-import type { Services } from './compose.js';
+import { registerCommands } from './command-registration.js';
 import { createUpdateSource } from './intake.js';
 import { reportNotForwarded } from './message-fit.js';
 import type { GatewayOptions } from './options.js';
 import type { SweepReport } from './pins.js';
+import type { Services } from './services.js';
 
 /** What the boot sequence needs besides the services. */
 export interface BootOptions {

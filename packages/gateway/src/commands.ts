@@ -1,9 +1,8 @@
 /**
  * The bot's commands, as a shell over the pure table (`core/commands.ts`: names, menu, parsing) and texts
- * (`core/command-texts.ts`): registering the table with Telegram when it changed, and running a parsed
- * command against the bridge and the chat.
+ * (`core/command-texts.ts`): running a parsed command against the bridge and the chat (registering the
+ * table with Telegram is `command-registration.ts`).
  */
-import { createHash } from 'node:crypto';
 import {
   assertNever,
   type Clock,
@@ -18,42 +17,14 @@ import {
   type TimerHandle,
 } from '@switchyard/protocol';
 import { SCHEDULE_BUTTON_PREFIX, type Schedules } from './automation/schedules.js';
-import { type BotApi, errorText } from './bot-api.js';
+import { errorText } from './bot-api.js';
 import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
-import { COMMANDS, type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
+import { type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
 import type { GatewayStatus } from './options.js';
 import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
-import type { GatewayStore, PinRow } from './store.js';
+import type { PinRow } from './store.js';
 import type { TerminalCommands } from './terminal-commands.js';
 import type { TopicOpener } from './topics/topic-opener.js';
-
-/** A stable fingerprint of the command table, so `setMyCommands` runs only when it changed. */
-export function commandsFingerprint(): string {
-  return createHash('sha256').update(JSON.stringify(COMMANDS)).digest('hex').slice(0, 16);
-}
-
-/**
- * Registers {@link COMMANDS} with Telegram unless the store says this table is registered already. A
- * failure is logged and retried at the next start, never fatal.
- */
-export async function registerCommands(
-  api: Pick<BotApi, 'setMyCommands'>,
-  store: Pick<GatewayStore, 'getMeta' | 'setMeta'>,
-  logger: Logger,
-): Promise<void> {
-  const fingerprint = commandsFingerprint();
-  if (store.getMeta('commands') === fingerprint) return;
-  try {
-    await api.setMyCommands(COMMANDS.map((c) => ({ ...c })));
-    store.setMeta('commands', fingerprint);
-    logger.info({ event: 'commands_registered' }, 'bot commands registered');
-  } catch (error) {
-    logger.warn(
-      { event: 'commands_failed', error: errorText(error) },
-      'setMyCommands failed; will retry next start',
-    );
-  }
-}
 
 /** A request's route and, for `/status` (answered to the asker alone in a group), who asked. */
 type Asked = Route & { to?: number | undefined };

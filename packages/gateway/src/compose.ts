@@ -2,7 +2,8 @@
  * The one composition step: every service of a started gateway, built once the store is open and handed
  * to each other as constructor arguments — the bot and its courier, the pins, the send journal and the
  * journaled API, the card driver, the turns, the prompts, the commands, the file sender, the alerts, the
- * retention, the bridge's endpoint, the frame dispatch and the Telegram handlers. Building starts nothing
+ * retention, the bridge's endpoint (`compose-endpoint.ts`), the frame dispatch, the automation, the
+ * webhook receiver and the Telegram handlers, as the `Services` of `services.ts`. Building starts nothing
  * and sends nothing: `boot.ts` runs them in its fixed order, `gateway.ts` stops them.
  *
  * Ownership: what the services share at run time lives here and nowhere else — whether the bridge is
@@ -12,8 +13,6 @@
 import { join } from 'node:path';
 import {
   conversationKey,
-  createProtocolServer,
-  type Endpoint,
   type ExchangeOptions,
   type FrameOf,
   type GatewayToBridge,
@@ -21,41 +20,40 @@ import {
   type Route,
   systemClock,
 } from '@switchyard/protocol';
-import type { Bot } from 'grammy';
 import { createAccess } from './access.js';
-import { type AlertKind, type Alerts, createAlerts } from './alerts.js';
+import { type AlertKind, createAlerts } from './alerts.js';
 import { createAutomation } from './automation/automation.js';
-import type { InjectorHandle } from './automation/inject.js';
-import type { Schedules } from './automation/schedules.js';
-import { type BotApi, createBot, errorText } from './bot-api.js';
+import { createBot, errorText } from './bot-api.js';
 import { createFrameDispatch } from './bridge-frames.js';
-import { budgetGate, createSpendLedger, type SpendLedger } from './budget/spend-ledger.js';
+import { budgetGate, createSpendLedger } from './budget/spend-ledger.js';
 import { createBudget } from './budget.js';
-import { type CardDriver, createCardDriver } from './card-driver.js';
-import { type CommandRunner, createCommandRunner } from './commands.js';
+import { createCardDriver } from './card-driver.js';
+import { createCommandRunner } from './commands.js';
+import { createEndpoint } from './compose-endpoint.js';
 import type { InlineButton } from './core/command-texts.js';
 import { threadParams } from './core/route.js';
-import { type Courier, createCourier } from './courier.js';
-import { createFileSender, type FileSender } from './files.js';
+import { createCourier } from './courier.js';
+import { createFileSender } from './files.js';
 import { createNewerParts } from './io/server-parts.js';
 import { createKnownChats } from './known-chats.js';
 import { createLastErrors } from './last-errors.js';
 import { reportNotForwarded } from './message-fit.js';
 import { noMetrics } from './metrics.js';
 import type { GatewayOptions, GatewayStatus } from './options.js';
-import { createPins, type Pins } from './pins.js';
-import { createPrompts, type Prompts } from './prompts.js';
-import { createRetention, type Retention } from './retention.js';
-import { createSendJournal, journaledApi, type SendJournal } from './send-journal.js';
+import { createPins } from './pins.js';
+import { createPrompts } from './prompts.js';
+import { createRetention } from './retention.js';
+import { createSendJournal, journaledApi } from './send-journal.js';
+import type { Services } from './services.js';
 import { createConversationSettings } from './settings/conversation-settings.js';
 import { createSettingsPanel } from './settings/settings-panel.js';
 import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
 import { createTerminalCommands } from './terminal-commands.js';
 import { createTopicOpener } from './topics/topic-opener.js';
-import { createTurns, type Turns } from './turns.js';
+import { createTurns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
-import { createWebhookServer, type WebhookServer } from './webhooks/webhook-server.js';
+import { createWebhookServer } from './webhooks/webhook-server.js';
 
 /** The bridge's operator events an operator is alerted to, as alert kinds. */
 const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
@@ -63,43 +61,6 @@ const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKin
   auth: 'auth',
   stuck: 'stuck',
 };
-
-/** The services of a started gateway (see the module comment). */
-export interface Services {
-  bot: Bot;
-  store: GatewayStore;
-  courier: Courier;
-  pins: Pins;
-  journal: SendJournal;
-  /** The bot's API with every `sendMessage` journaled. */
-  api: BotApi;
-  cards: CardDriver;
-  turns: Turns;
-  prompts: Prompts;
-  commands: CommandRunner;
-  files: FileSender;
-  alerts: Alerts;
-  retention: Retention;
-  endpoint: Endpoint;
-  /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
-  injector: InjectorHandle;
-  /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
-  webhooks: WebhookServer | undefined;
-  /** The schedules: the config's and the chats' (`automation/schedules.ts`). */
-  schedules: Schedules;
-  /** The allowlist: whose updates' content intake may keep. */
-  allowed: ReturnType<typeof createAccess>;
-  /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
-  spend: SpendLedger;
-  /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
-  withinBudget(frame: FrameOf<'user_message'>): boolean;
-  /** Polling's health, from intake. */
-  onPollingHealth(health: { ok: boolean; error?: string }): void;
-  /** Sends a plain message to a chat through the courier; never rejects. */
-  reply(route: Route, text: string): Promise<unknown>;
-  /** What `/status` shows: the agent's, or one conversation's (`route`). */
-  status(route?: Route): GatewayStatus;
-}
 
 /** Where files cross to and from the bridge: the option, or `<stateDir>/files`. */
 export function exchangeOf(options: GatewayOptions): ExchangeOptions {
@@ -408,48 +369,4 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     reply,
     status,
   };
-}
-
-/** The bridge's endpoint (the protocol server on the gateway's socket); starts nothing until `start`. */
-function createEndpoint(
-  options: GatewayOptions,
-  store: GatewayStore,
-  wiring: {
-    onFrame: Parameters<typeof createProtocolServer>[0]['onFrame'];
-    onConnectionChange(connected: boolean): void;
-    turns: Pick<Turns, 'frame'>;
-    logger: Logger;
-  },
-): Endpoint {
-  const { logger } = wiring;
-  return createProtocolServer({
-    socketPath: options.socketPath,
-    ...(options.socketMode !== undefined ? { socketMode: options.socketMode } : {}),
-    ...(options.socketDirectoryMode !== undefined ? { directoryMode: options.socketDirectoryMode } : {}),
-    agent: options.agent,
-    store: store.channel,
-    onFrame: wiring.onFrame,
-    onConnectionChange: (state) => {
-      wiring.onConnectionChange(state.connected);
-      logger.info(
-        { event: 'bridge_connection', connected: state.connected },
-        state.connected ? 'bridge connected' : 'bridge disconnected',
-      );
-    },
-    logger: logger.child({ component: 'protocol' }),
-    onRefused: (r) => {
-      logger.warn(
-        { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
-        'the channel skipped a frame its receiver refused',
-      );
-      // A user's message the bridge refused is not silently gone: its placeholder says so.
-      if (r.direction === 'sent' && r.frame?.type === 'user_message') {
-        wiring.turns.frame({
-          type: 'messages_unread',
-          inboundIds: [r.frame.inboundId],
-          reason: `the agent could not take it: ${r.message.slice(0, 300)}`,
-        });
-      }
-    },
-  });
 }

@@ -17,9 +17,10 @@ import {
   silentLogger,
 } from '@switchyard/protocol';
 import { boot } from './boot.js';
-import { compose, exchangeOf, type Services } from './compose.js';
+import { compose, exchangeOf } from './compose.js';
 import type { GatewayOptions, GatewayStatus } from './options.js';
 import type { SweepReport } from './pins.js';
+import type { Services } from './services.js';
 import { openGatewayStore } from './store.js';
 
 /** The gateway's handle. */
