@@ -72,12 +72,17 @@ export function namedSession(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** Whether a command line is the Claude CLI's (its binary, or `node …/claude-code/cli.js`). */
+/**
+ * Whether a command line is the Claude CLI's: its binary, `node …/claude-code/cli.js`, or a launcher
+ * script named `claude` still running under its shell (npm's and pnpm's `.bin/claude` shims are `sh`
+ * scripts that exec the binary a moment later, keeping the pid: a terminal just started is that shim).
+ */
 export function isClaudeCommand(argv: readonly string[], exe?: string): boolean {
   const base = (path: string | undefined): string => (path ?? '').split('/').pop() ?? '';
   const names = [base(argv[0]), base(exe)];
   if (names.some((name) => /^claude(\.exe)?$/.test(name))) return true;
-  return /^node(js)?$/.test(base(argv[0])) && /claude-code\/cli\.m?js$|\/claude$/.test(argv[1] ?? '');
+  if (/^node(js)?$/.test(base(argv[0]))) return /claude-code\/cli\.m?js$|\/claude$/.test(argv[1] ?? '');
+  return /^(sh|dash|bash)$/.test(base(argv[0])) && /^claude$/.test(base(argv[1]));
 }
 
 /** Who may be writing `sessionId` of `workDir` (see the module comment). */

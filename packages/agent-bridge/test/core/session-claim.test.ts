@@ -46,6 +46,8 @@ describe('session claim: which command lines name a session', () => {
     [['claude', '--resume', ID], undefined, true],
     [['/usr/bin/node', '/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js'], undefined, true],
     [['bash', '-c', 'claude'], undefined, false],
+    [['/bin/sh', '/repo/node_modules/.bin/claude', '-p', '--resume', ID], '/usr/bin/dash', true],
+    [['/bin/sh', '/repo/scripts/claude-helper'], '/usr/bin/dash', false],
     [['vim', 'claude.md'], undefined, false],
     [['./run'], '/opt/claude/claude', true],
   ])('%j (exe %s) is the CLI: %s', (argv, exe, expected) => {
