@@ -17,7 +17,7 @@ import { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
 import { type ProcessRecordPort, Supervisor } from './supervisor.js';
 import { createTerminalGate } from './terminal-gate.js';
-import { claudeConfigDir, findMarker } from './transcript.js';
+import { claudeConfigDir, findMarker } from './transcript-files.js';
 import { deliveryMarker } from './user-input.js';
 import { ensureWorktree } from './worktree.js';
 

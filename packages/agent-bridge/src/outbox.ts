@@ -1,7 +1,7 @@
 /**
  * The bridge's durable {@link ChannelStore}: an append-only log in the state directory, compacted when
- * most of it has been acknowledged. Longer than 400 lines because the log's format, its group records,
- * its torn-tail recovery and its compaction are one crash-safety argument, read best in one place.
+ * most of it has been acknowledged. The log's format, its group records, its torn-tail recovery and its
+ * compaction are one crash-safety argument, read in one place.
  *
  * Format: one record a line, `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The records are
  * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the conversation and position that produced it), `{"k":upTo}`
@@ -35,20 +35,10 @@
  * frames the log already holds — that is how a frame reaches the gateway exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { AppFrame, ChannelStore, FrameOrigin, PeerCursor, PendingFrame } from '@switchyard/protocol';
+import { writeFileAtomic } from './atomic-file.js';
 
 /** Where a frame came from: `[generation, stdout line end offset, index of the frame in that line]`. */
 export type SourceTag = readonly [number, number, number];
@@ -371,35 +361,5 @@ export class FileChannelStore implements ChannelStore {
       for (const seq of pending.keys()) if (seq <= record.k) pending.delete(seq);
     }
     if (typeof record.p === 'object' && record.p !== null) this.#peer = record.p as PeerCursor;
-  }
-}
-
-/**
- * Writes a file so that a crash leaves either the old content or the new: temp file, fsync, rename, fsync
- * dir. A failure (a full disk) leaves the old file and no temp file behind, and throws.
- */
-export function writeFileAtomic(path: string, content: string | Buffer): void {
-  const tmp = join(dirname(path), `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    try {
-      const written = writeSync(fd, bytes);
-      if (written !== bytes.length)
-        throw new Error(`short write to ${tmp}: ${written} of ${bytes.length} bytes`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
   }
 }

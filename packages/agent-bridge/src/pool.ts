@@ -27,6 +27,7 @@ import {
   type Route,
   type TimerHandle,
 } from '@switchyard/protocol';
+import { writeFileAtomic } from './atomic-file.js';
 import { Conversation } from './conversation.js';
 import {
   arrival,
@@ -40,7 +41,7 @@ import {
 } from './core/pool.js';
 import { conversationFailed, type Failure, mayRetry } from './core/process-policy.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from './options.js';
-import { type FileChannelStore, writeFileAtomic } from './outbox.js';
+import type { FileChannelStore } from './outbox.js';
 import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
 
 /** Durable queue of frames waiting for a process slot. */
