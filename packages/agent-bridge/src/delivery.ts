@@ -109,7 +109,7 @@ export interface DeliveryHost {
    * Runs `work` (which emits frames) and saves the snapshot, with `cursor` when given, as one durable
    * write; the frames reach the socket only once it is done. Throws, with nothing stored, if it fails.
    */
-  commit(work: () => void, cursor?: PeerCursor): void;
+  commit(work: () => void, cursor?: PeerCursor, durable?: () => void): void;
   /** Reads and handles the stdout available now (the fence's answer arrives that way). */
   pump(): void;
 }
@@ -148,7 +148,8 @@ export class Delivery {
    * the outbox log, one fsync) holds together what a crash must find together: the key remembered, the
    * intent, the session state that accepted the command, the frames it announces (sent once durable, so
    * always before anything the CLI prints in answer) and — for a gateway frame handled now — the channel
-   * cursor that acknowledges it, so a resend is dropped by number. Then the line goes to the CLI. `uuid` is
+   * cursor that acknowledges it, so a resend is dropped by number. Then the line goes to the CLI, the
+   * moment the record is on disk, and then the frames to the socket. `uuid` is
    * the line's own (user lines; see the module comment), so a restart can tell whether it was read.
    */
   deliver(key: string, line: string, step: Step, uuid?: string, receipt?: Receipt): void {
@@ -157,16 +158,33 @@ export class Delivery {
     const known = record.delivered(key);
     record.remember(key);
     record.setIntent({ key, line, ...(uuid !== undefined ? { uuid } : {}) });
+    // The line goes in as soon as the record is on disk, before the frames it announces reach the
+    // socket: the CLI starts on it first, and the frames still leave before anything it answers.
+    let written = false;
+    let unwritten: unknown;
+    const write = (): void => {
+      onStage?.('intent_saved', key);
+      try {
+        supervisor.writeLine(line);
+        written = true;
+      } catch (err) {
+        unwritten = err;
+      }
+    };
     try {
-      this.#host.commit(() => this.#host.emit(step.frames, undefined, { key, from: 0 }), receipt?.cursor);
+      this.#host.commit(
+        () => this.#host.emit(step.frames, undefined, { key, from: 0 }),
+        receipt?.cursor,
+        write,
+      );
     } catch (err) {
       // Nothing was stored: the channel tries the frame again, and it must find it not delivered.
       record.setIntent(undefined);
       if (!known) record.forget(key);
       throw err;
     }
-    onStage?.('intent_saved', key);
-    supervisor.writeLine(line);
+    // Stored, but nothing reads the fifo: the intent stays, for the exit check and the next settle.
+    if (!written) throw unwritten;
     onStage?.('written', key);
     // Input just went in: silence from here on is what the stuck watchdog measures.
     supervisor.noteActivity();

@@ -82,6 +82,13 @@ function decodeRecord(line: Buffer): LogRecord | undefined {
 }
 
 /** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
+/** A group's records, and what runs once they are on disk: `durable` first, then the socket writes. */
+interface Batch {
+  records: LogRecord[];
+  waiting: ((failed?: unknown) => void)[];
+  durable: (() => void)[];
+}
+
 export class FileChannelStore implements ChannelStore {
   readonly path: string;
   #streamId: string;
@@ -98,8 +105,8 @@ export class FileChannelStore implements ChannelStore {
    * goes on changing its objects). Opaque to the store; `snapshot.ts` owns its shape.
    */
   #states = new Map<string, string>();
-  /** Inside {@link group}: the records waiting for its one write, and the socket writes waiting for it. */
-  #batch: { records: LogRecord[]; waiting: ((failed?: unknown) => void)[] } | undefined;
+  /** Inside {@link group}: the records waiting for its one write, and what runs once it is done. */
+  #batch: Batch | undefined;
 
   /** Opens (or creates) the log; repairs a torn tail, refuses a damaged log. */
   constructor(path: string) {
@@ -187,10 +194,16 @@ export class FileChannelStore implements ChannelStore {
    * Runs `work`; every record it writes (appends, intents, the peer cursor) reaches the log as one
    * record with one fsync when it returns, or — if it or the write throws — not at all, with the
    * memory state as before and the waiting socket writes told of the failure. Inside a group another
-   * group is part of it.
+   * group is part of it. `durable` runs once the record is on disk and before the socket writes that
+   * waited for it (the bridge writes a message's line into the CLI there: the CLI gets it first, and the
+   * frames still leave before anything it answers, which is read later); it must not throw.
    */
-  group<T>(work: () => T): T {
-    if (this.#batch) return work();
+  group<T>(work: () => T, durable?: () => void): T {
+    if (this.#batch) {
+      const result = work();
+      if (durable) this.#batch.durable.push(durable);
+      return result;
+    }
     const before = {
       nextSeq: this.#nextSeq,
       pending: this.#pending.length,
@@ -198,10 +211,7 @@ export class FileChannelStore implements ChannelStore {
       last: new Map([...this.#last].map(([key, tags]) => [key, { ...tags }])),
       states: new Map(this.#states),
     };
-    const batch: { records: LogRecord[]; waiting: ((failed?: unknown) => void)[] } = {
-      records: [],
-      waiting: [],
-    };
+    const batch: Batch = { records: [], waiting: [], durable: durable ? [durable] : [] };
     this.#batch = batch;
     let result: T;
     try {
@@ -218,6 +228,7 @@ export class FileChannelStore implements ChannelStore {
       for (const write of batch.waiting) write(err);
       throw err;
     }
+    for (const done of batch.durable) done();
     for (const write of batch.waiting) write();
     return result;
   }
