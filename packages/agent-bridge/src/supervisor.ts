@@ -11,10 +11,9 @@
  *   open prompts, the running turn), then the host's `onExited` (held items), then an operator event with
  *   the stderr tail.
  * - What an exit leads to (a restart after a backoff, or a crash loop that waits for a person asking
- *   again through `ensure`) and when a silent turn is stuck are the process policy's
- *   (`core/process-policy.ts`, {@link processStep}): this shell feeds it events on its clock, performs
- *   the actions it returns, and arms one timer for its wake-up. The watchdog's silence runs from the
- *   last stdout line or the last input written (`noteActivity`).
+ *   again through `ensure`) and when a silent turn is stuck (silent since the last stdout line or input,
+ *   `noteActivity`) are `core/process-policy.ts`'s {@link processStep}: this shell feeds it events on
+ *   its clock, performs the actions it returns, and arms one timer for its wake-up.
  */
 import type { AppFrame, Clock, FrameOf, Logger, Route, TimerHandle } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
@@ -335,17 +334,11 @@ export class Supervisor {
         this.#host.emit(exited.frames);
         this.#host.onExited(restarting, exited.redeliver ?? []);
         const stderr = exit?.stderr ?? '';
-        this.#host.emit([
-          {
-            type: 'operator_event',
-            kind: 'cli_exited',
-            message: (stderr ? `The Claude process exited:\n${stderr}` : 'The Claude process exited.').slice(
-              0,
-              4000,
-            ),
-            ...(exit?.route ? { route: exit.route } : {}),
-          },
-        ]);
+        const message = (
+          stderr ? `The Claude process exited:\n${stderr}` : 'The Claude process exited.'
+        ).slice(0, 4000);
+        const where = exit?.route ? { route: exit.route } : {};
+        this.#host.emit([{ type: 'operator_event', kind: 'cli_exited', message, ...where }]);
         this.#child?.detach();
         this.#child = undefined;
         return;
