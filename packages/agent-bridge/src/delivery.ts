@@ -286,19 +286,22 @@ export class Delivery {
     const { record, session, supervisor } = this.#host;
     if (!record.intent) return false;
     if (!this.#settling) this.beginSettle();
-    let fenced = false;
     const clock = this.#options.clock;
-    const actions = this.#step({ kind: 'settle', at: clock.now(), alive: supervisor.child !== undefined });
-    fenced = actions.some((a) => a.kind === 'write_fence');
-    // The fence's answer (or the line's `queued`) arrives on stdout: read it until the rules decide.
-    while (this.#settling?.fenceDeadline !== undefined) {
-      await clock.sleep(20);
-      this.#host.pump();
-      if (this.#settling?.fenceDeadline === undefined) break;
-      const answered = this.#fence !== undefined && !session.awaitsControl(this.#fence);
-      this.#step({ kind: 'tick', at: clock.now(), alive: supervisor.child !== undefined, answered });
+    try {
+      const actions = this.#step({ kind: 'settle', at: clock.now(), alive: supervisor.child !== undefined });
+      // The fence's answer (or the line's `queued`) arrives on stdout: read it until the rules decide.
+      while (this.#settling?.fenceDeadline !== undefined) {
+        await clock.sleep(20);
+        this.#host.pump();
+        const answered = this.#fence !== undefined && !session.awaitsControl(this.#fence);
+        this.#step({ kind: 'tick', at: clock.now(), alive: supervisor.child !== undefined, answered });
+      }
+      return actions.some((a) => a.kind === 'write_fence');
+    } finally {
+      // Settled, or failed while settling: held items wait for it no longer.
+      this.#settling = undefined;
+      this.#fence = undefined;
     }
-    return fenced;
   }
 
   /**

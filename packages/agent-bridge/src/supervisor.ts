@@ -379,21 +379,21 @@ export class Supervisor {
     }
   }
 
-  /** Arms the one timer for `at` (a `tick` then), or none; left alone when `at` did not move. */
+  /** Arms the one timer for `at`, or none; one due no later than `at` is kept (its tick arms the rest). */
   #arm(at: number | undefined): void {
-    if (at === this.#wakeAt && (at === undefined || this.#timer !== undefined)) return;
+    const armed = this.#timer !== undefined;
+    if (armed ? at !== undefined && (this.#wakeAt ?? at) <= at : at === undefined) return;
     const clock = this.#options.clock;
     clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#wakeAt = at;
     if (at === undefined || this.#policy.stopped) return;
-    this.#timer = clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#wakeAt = undefined;
-        this.#step({ kind: 'tick', at: clock.now() });
-      },
-      Math.max(0, at - clock.now()),
-    );
+    this.#timer = clock.setTimeout(() => this.#tick(), Math.max(0, at - clock.now()));
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    this.#wakeAt = undefined;
+    this.#step({ kind: 'tick', at: this.#options.clock.now() });
   }
 }

@@ -74,7 +74,7 @@ export type HoldEvent =
   | { readonly kind: 'drop' }
   /** A bridge started with a write in progress: `read` when stdout had shown it read already. */
   | { readonly kind: 'settle_begun'; readonly uuid: string | undefined; readonly read: boolean }
-  /** Stdout showed the CLI reading the line with this uuid. */
+  /** Stdout showed the CLI reading the line with this uuid (decided at the next `settle` or `tick`). */
   | { readonly kind: 'queued'; readonly uuid: string }
   /** Settle now, at `at`; `alive`: a process is there to ask. */
   | { readonly kind: 'settle'; readonly at: number; readonly alive: boolean }
@@ -147,14 +147,10 @@ export function holdStep(state: HoldState, event: HoldEvent): HoldStep {
       next = { ...state, settling: { uuid: event.uuid, queued: event.read } };
       break;
     case 'queued': {
+      // Noted only: stdout is being read right now, and the settle is decided at the next look (`tick`).
       const settling = state.settling;
       if (settling === undefined || settling.uuid !== event.uuid) break;
-      if (settling.fenceDeadline === undefined) {
-        next = { ...state, settling: { ...settling, queued: true } };
-      } else {
-        actions.push({ kind: 'settled', rewrite: false, why: 'read' });
-        next = { ...state, settling: undefined };
-      }
+      next = { ...state, settling: { ...settling, queued: true } };
       break;
     }
     case 'settle': {
@@ -180,13 +176,15 @@ export function holdStep(state: HoldState, event: HoldEvent): HoldStep {
     case 'tick': {
       const settling = state.settling;
       if (settling?.fenceDeadline === undefined) break;
-      const outcome: { rewrite: boolean; why: SettleReason } | undefined = !event.alive
-        ? { rewrite: false, why: 'no_process' }
-        : event.answered
-          ? { rewrite: true, why: 'fence_answered' }
-          : event.at >= settling.fenceDeadline
-            ? { rewrite: true, why: 'fence_timeout' }
-            : undefined;
+      const outcome: { rewrite: boolean; why: SettleReason } | undefined = settling.queued
+        ? { rewrite: false, why: 'read' }
+        : !event.alive
+          ? { rewrite: false, why: 'no_process' }
+          : event.answered
+            ? { rewrite: true, why: 'fence_answered' }
+            : event.at >= settling.fenceDeadline
+              ? { rewrite: true, why: 'fence_timeout' }
+              : undefined;
       if (outcome) {
         actions.push({ kind: 'settled', ...outcome });
         next = { ...state, settling: undefined };

@@ -260,11 +260,12 @@ describe('hold rules: settling a write a crash interrupted, on the clock', () =>
     expect(d.tick(true)).toEqual({ actions: ['settled rewrite (fence_answered)'], wakeInMs: undefined });
   });
 
-  it('its queued arrives while the fence is out: read, kept as it is', () => {
+  it('its queued arrives while the fence is out: noted while stdout is read, then read at the next look — even if the fence is answered in the same read', () => {
     const d = settleDriver({ uuid: 'u1', read: false });
     d.settle();
     expect(d.queued('other').actions).toEqual([]);
-    expect(d.queued('u1')).toEqual({ actions: ['settled keep (read)'], wakeInMs: undefined });
+    expect(d.queued('u1')).toEqual({ actions: [], wakeInMs: FENCE_TIMEOUT_MS });
+    expect(d.tick(true)).toEqual({ actions: ['settled keep (read)'], wakeInMs: undefined });
   });
 
   it('the fence unanswered: not before its deadline, then written again all the same', () => {
