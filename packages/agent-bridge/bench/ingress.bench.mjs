@@ -1,13 +1,33 @@
 // Ingress overhead: a user's message to the model request it causes, through Switchyard against the same
 // warm CLI fed directly, medians in one run (goal: Switchyard at most 2 ms over the bare CLI).
 //   npx tsc -b && node packages/agent-bridge/bench/ingress.bench.mjs
-// Bare: the pinned `claude` with the bridge's stream-json arguments, a user message written to its stdin,
-// timed from the write to the scripted Messages API receiving the request. Switchyard: the built gateway
-// and bridge as processes (`switchyard gateway|bridge`, as the units run them) against the stand-in
-// Telegram, timed from the stand-in handing the update out (`getUpdates` answered) to the same request.
-// Both sides are warm: one message first, then RUNS measured, each after the previous turn ended.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Switchyard: the built gateway and bridge as processes (`switchyard gateway|bridge`, as the units run
+// them) against the stand-in Telegram, timed from the stand-in handing the update out (`getUpdates`
+// answered) to the scripted Messages API receiving the request.
+// Bare: a second CLI fed the way the bridge feeds its own, so that the difference is Switchyard and not a
+// configuration: the command line and environment of the bridge's running CLI (read from /proc: the same
+// flags, the same MCP config pointing at the bridge's live endpoint, the same `--allowedTools`), its own
+// config directory and an empty working directory, stdin a fifo opened read-write and stdout a file (as
+// `child.ts` does), and the line the bridge writes (a content array with the message header and a uuid).
+// Timed from its write into the fifo to the request.
+// Both are warm (one message first) and measured alternately, each message after the previous turn
+// ended and the same pause (GAP_MS): a CLI's latency depends on how long it sat idle, and a shared
+// machine's load drifts, so alternating keeps both sides under the same conditions.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +38,10 @@ import {
   say,
   scriptedClaudeEnv,
 } from '../../sandbox/dist/index.js';
-import { CLAUDE_STREAM_ARGS } from '../dist/index.js';
+import { CLAUDE_STREAM_ARGS, recordedProcesses } from '../dist/index.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 200);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const CLAUDE = join(root, 'node_modules/.bin/claude');
 const MAIN = join(root, 'packages/cli/dist/main.js');
@@ -47,44 +68,12 @@ const requestFor = async (token) => {
   return arrivedAt[request.index];
 };
 
-// --- the bare CLI -------------------------------------------------------------------------------------
-const bareWork = join(dir, 'bare');
-mkdirSync(bareWork);
-const cli = spawn(CLAUDE, [...CLAUDE_STREAM_ARGS], {
-  cwd: bareWork,
-  env: {
-    PATH: process.env.PATH,
-    HOME: dir,
-    ...scriptedClaudeEnv({ baseUrl, configDir: join(dir, 'bare-config') }),
-  },
-  stdio: ['pipe', 'pipe', 'ignore'],
-});
-let results = 0;
-let buffered = '';
-cli.stdout.on('data', (chunk) => {
-  buffered += chunk;
-  for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-    if (buffered.slice(0, nl).includes('"type":"result"')) results++;
-    buffered = buffered.slice(nl + 1);
-  }
-});
-const bare = [];
-for (let i = 0; i <= RUNS; i++) {
-  const token = `ingress bare ${i}`;
-  const before = results;
-  const sentAt = performance.now();
-  cli.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: token } })}\n`);
-  const at = await requestFor(token);
-  if (i > 0) bare.push(at - sentAt);
-  while (results === before) await sleep(5);
-}
-cli.kill('SIGKILL');
-
-// --- through Switchyard -------------------------------------------------------------------------------
+// --- Switchyard -----------------------------------------------------------------------------------------
 const telegram = createTelegramServer({ token: '4243:ingress-bench-token-0000000000000', rateLimits: false });
 const { apiRoot } = await telegram.start();
 const work = join(dir, 'work');
 mkdirSync(work);
+const stateDir = join(dir, 'state');
 const config = join(dir, 'switchyard.yaml');
 writeFileSync(
   config,
@@ -96,7 +85,7 @@ writeFileSync(
         apiRoot,
         allow: [telegram.defaultUser.id],
         workDir: work,
-        stateDir: join(dir, 'state'),
+        stateDir,
         runtimeDir: join(dir, 'run'),
         card: { showDelayMs: 600_000 },
         claude: { bin: CLAUDE, env: scriptedClaudeEnv({ baseUrl, configDir: join(dir, 'sy-config') }) },
@@ -116,16 +105,94 @@ telegram.subscribe((event) => {
 });
 const chatId = telegram.privateChat().id;
 const answers = () => telegram.messages(chatId).filter((m) => m.from === 'bot' && m.text === 'ok').length;
-const through = [];
-for (let i = 0; i <= RUNS; i++) {
+/** One message through Switchyard; resolves with its latency once its answer is in the chat. */
+const throughSwitchyard = async (i) => {
   const token = `ingress switchyard ${i}`;
   const before = answers();
   telegram.sendText(chatId, token);
   const at = await requestFor(token);
-  if (i > 0) through.push(at - deliveredAt);
+  const ms = at - deliveredAt;
   await telegram.waitFor(() => answers() > before || undefined, { timeoutMs: 60_000 });
-  await sleep(200);
+  return ms;
+};
+await throughSwitchyard('warm');
+
+// --- the bare CLI, started as the bridge started its own ------------------------------------------------
+const recorded = recordedProcesses(join(stateDir, 'bridge'))[0]?.record;
+if (!recorded) throw new Error('the bridge recorded no Claude process');
+const argv = readFileSync(`/proc/${recorded.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+const args = argv.slice(argv.indexOf(CLAUDE_STREAM_ARGS[0]));
+const environ = Object.fromEntries(
+  readFileSync(`/proc/${recorded.pid}/environ`, 'utf8')
+    .split('\0')
+    .filter(Boolean)
+    .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
+const bareWork = join(dir, 'bare');
+mkdirSync(bareWork);
+const fifo = join(dir, 'bare-stdin');
+execFileSync('mkfifo', ['-m', '600', fifo]);
+const stdoutPath = join(dir, 'bare-stdout.log');
+const readWrite = openSync(fifo, constants.O_RDWR);
+const stdoutFd = openSync(stdoutPath, 'w', 0o600);
+const cli = spawn(CLAUDE, args, {
+  cwd: bareWork,
+  env: { ...environ, CLAUDE_CONFIG_DIR: join(dir, 'bare-config') },
+  detached: true,
+  stdio: [readWrite, stdoutFd, 'ignore'],
+});
+closeSync(readWrite);
+closeSync(stdoutFd);
+const stdin = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+const stdout = openSync(stdoutPath, 'r');
+let offset = 0;
+/** Turns the bare CLI has finished (its `result` lines), read from its stdout file. */
+const results = () => {
+  const size = fstatSync(stdout).size;
+  if (size > offset) {
+    const buf = Buffer.alloc(size - offset);
+    readSync(stdout, buf, 0, buf.length, offset);
+    offset = size;
+    results.count += buf
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"result"')).length;
+  }
+  return results.count;
+};
+results.count = 0;
+/** One message into the bare CLI, in the bridge's form; resolves with its latency once its turn ended. */
+const bare = async (i) => {
+  const token = `ingress bare ${i}`;
+  const before = results();
+  const inbound = randomUUID();
+  const text = `[telegram chat=${chatId} msg=${1000 + i} from="Ingress" inbound=${inbound}]\n${token}`;
+  const line = JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text }] },
+    uuid: randomUUID(),
+  });
+  const sentAt = performance.now();
+  writeSync(stdin, `${line}\n`);
+  const at = await requestFor(token);
+  while (results() === before) await sleep(5);
+  return at - sentAt;
+};
+await bare('warm');
+
+// --- alternately -----------------------------------------------------------------------------------------
+const switchyardMs = [];
+const bareMs = [];
+for (let i = 0; i < RUNS; i++) {
+  await sleep(GAP_MS);
+  switchyardMs.push(await throughSwitchyard(i));
+  await sleep(GAP_MS);
+  bareMs.push(await bare(i));
 }
+
+process.kill(-cli.pid, 'SIGKILL');
+closeSync(stdin);
+closeSync(stdout);
 for (const child of services) child.kill('SIGTERM');
 await Promise.all(services.map((child) => new Promise((resolve) => child.once('exit', resolve))));
 // The bridge leaves claude running by design; end it.
@@ -139,18 +206,21 @@ await telegram.stop();
 await model.stop();
 rmSync(dir, { recursive: true, force: true });
 
-const bareMs = median(bare);
-const throughMs = median(through);
+const bareMedian = median(bareMs);
+const throughMedian = median(switchyardMs);
 console.log(
   JSON.stringify(
     {
       runs: RUNS,
-      bareCliMs: +bareMs.toFixed(2),
-      switchyardMs: +throughMs.toFixed(2),
-      overheadMs: +(throughMs - bareMs).toFixed(2),
-      ratio: +(throughMs / bareMs).toFixed(2),
+      gapMs: GAP_MS,
+      bareCliMs: +bareMedian.toFixed(2),
+      switchyardMs: +throughMedian.toFixed(2),
+      overheadMs: +(throughMedian - bareMedian).toFixed(2),
+      ratio: +(throughMedian / bareMedian).toFixed(2),
+      bareCliAll: bareMs.map((x) => +x.toFixed(1)),
+      switchyardAll: switchyardMs.map((x) => +x.toFixed(1)),
       goal: 'overhead ≤ 2 ms',
-      met: throughMs - bareMs <= 2,
+      met: throughMedian - bareMedian <= 2,
     },
     null,
     2,

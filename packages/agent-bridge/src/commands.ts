@@ -11,7 +11,7 @@
  */
 import type { AppFrame, Clock, Logger, Receipt } from '@switchyard/protocol';
 import type { Liveness } from './child.js';
-import { holdsMessage, holdsSlashCommand } from './core/hold.js';
+import type { HeldFrame } from './core/hold.js';
 import type { Delivery } from './delivery.js';
 import type { FrameSink } from './frame-sink.js';
 import type { HistoryTail } from './history-tail.js';
@@ -51,12 +51,9 @@ export function createCommandHandler(
   host: CommandHost,
 ): (frame: AppFrame, receipt?: Receipt) => Promise<void> {
   const { session, supervisor, delivery, emit, log } = host;
-  /** What the hold rules (`core/hold.ts`) look at. */
-  const arrival = () => ({
-    holding: delivery.holding,
-    turnRoute: session.state.turn?.route,
-    shared: host.shared,
-  });
+  /** The hold rules' verdict (`core/hold.ts`, performed by delivery): kept for later, or written now. */
+  const admit = (frame: HeldFrame): 'held' | 'write' =>
+    delivery.admit(frame, session.state.turn?.route, host.shared);
   /** Answers a command that cannot be carried out. */
   const failCommand = (commandId: string, message: string): void =>
     emit([{ type: 'command_result', commandId, ok: false, message }]);
@@ -73,8 +70,7 @@ export function createCommandHandler(
         if (delivery.delivered(key)) return;
         const seen = host.beforeWrite();
         if (host.terminal?.admit(key, frame)) return;
-        if (holdsMessage(arrival(), frame.route)) {
-          delivery.hold(key, frame);
+        if (admit(frame) === 'held') {
           // Held behind messages a dead process left (kept for the next one): this message, given a slot,
           // is what starts that process; its held items go in, in order, once it is idle.
           if (!supervisor.child && !supervisor.unknown) supervisor.ensure();
@@ -150,10 +146,7 @@ export function createCommandHandler(
           failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
           return;
         }
-        if (holdsSlashCommand(arrival())) {
-          delivery.hold(key, frame);
-          return;
-        }
+        if (admit(frame) === 'held') return;
         const step = session.acceptSlashCommand(frame.commandId, frame.route) as Step;
         delivery.deliverSlashCommand(frame, step, receipt);
         return;

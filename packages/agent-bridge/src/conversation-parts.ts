@@ -17,7 +17,7 @@ import { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
 import { type ProcessRecordPort, Supervisor } from './supervisor.js';
 import { createTerminalGate } from './terminal-gate.js';
-import { claudeConfigDir, findMarker } from './transcript.js';
+import { claudeConfigDir, findMarker } from './transcript-files.js';
 import { deliveryMarker } from './user-input.js';
 import { ensureWorktree } from './worktree.js';
 
@@ -33,7 +33,7 @@ export interface ConversationPort {
    * Runs `work` (which sends frames) and saves the snapshot with them, and `cursor` when given, as one
    * durable write (see `Delivery.deliver`); throws, with nothing stored, if that write fails.
    */
-  commit(work: () => void, cursor?: PeerCursor): void;
+  commit(work: () => void, cursor?: PeerCursor, durable?: () => void): void;
   /** Reads and handles the stdout available now. */
   pump(): void;
   /** A new process started: its stdout is read from offset 0. */
@@ -147,7 +147,7 @@ export function assembleParts(
       supervisor,
       emit,
       persist: (force) => port.persist(force),
-      commit: (work, cursor) => port.commit(work, cursor),
+      commit: (work, cursor, durable) => port.commit(work, cursor, durable),
       pump: () => port.pump(),
     },
   );

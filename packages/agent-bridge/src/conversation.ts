@@ -150,12 +150,12 @@ export class Conversation {
       process: processRecordOf(() => this.#snapshot),
       delivery: deliveryRecordOf(() => this.#snapshot),
       persist: (force) => this.#persist(force),
-      commit: (work, cursor) =>
+      commit: (work, cursor, durable) =>
         options.store.group(() => {
           work();
           if (cursor) options.store.writePeer(cursor);
           this.#snapshotFile.saveInLog(this.#snapshot);
-        }),
+        }, durable),
       pump: () => this.pump(),
       readFromStart: () => {
         this.#reader?.close();

@@ -28,12 +28,10 @@
  * harm than a lost one, which the `initialize` re-offers.
  *
  * Held commands: a `/clear` or `/compact` that arrives while a turn runs, and every message after it, is
- * kept in the snapshot (`held`) and written only once the CLI is idle — the CLI would otherwise fold later
- * messages into the running turn past the `/clear` (see `session.ts`). Held items are durable like
- * delivered ones (acknowledged only after the snapshot is written) and go through the same intent path
- * when released. If the process exits first, held messages are reported as `messages_unread` and held
- * commands fail with a `command_result`: nothing is dropped silently. While an intent from a crash is
- * being settled, held items stay held: they must not overtake the line being settled.
+ * kept in the snapshot (`held`) and written once the CLI is idle; held items are durable like delivered
+ * ones and go through the same intent path when released; if the process exits first they are reported,
+ * never dropped silently. The rules, the release order and the settle's fence are `core/hold.ts`'s; this
+ * shell performs them.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -43,8 +41,16 @@ import {
   type Logger,
   type PeerCursor,
   type Receipt,
+  type Route,
 } from '@switchyard/protocol';
-import { type HeldFrame, nextRelease } from './core/hold.js';
+import {
+  droppedFrames,
+  type HeldFrame,
+  type HoldAction,
+  type HoldEvent,
+  holdStep,
+  type Settling,
+} from './core/hold.js';
 import type { FrameSink } from './frame-sink.js';
 import type { Session } from './session.js';
 import type { Step } from './session-state.js';
@@ -57,11 +63,6 @@ export type DeliveryStage = 'intent_saved' | 'written' | 'announced';
 
 /** How many delivered keys the snapshot keeps (a gateway resends only recent, unacknowledged frames). */
 export const DELIVERED_KEPT = 2000;
-/**
- * How long `settle` waits for the CLI to answer its fence. It answers `initialize` in ~10 ms while idle,
- * streaming or running a tool; past this the line is written anyway (the CLI drops a uuid it took).
- */
-const FENCE_TIMEOUT_MS = 10_000;
 
 /** Options of {@link Delivery}. */
 export interface DeliveryOptions {
@@ -108,7 +109,7 @@ export interface DeliveryHost {
    * Runs `work` (which emits frames) and saves the snapshot, with `cursor` when given, as one durable
    * write; the frames reach the socket only once it is done. Throws, with nothing stored, if it fails.
    */
-  commit(work: () => void, cursor?: PeerCursor): void;
+  commit(work: () => void, cursor?: PeerCursor, durable?: () => void): void;
   /** Reads and handles the stdout available now (the fence's answer arrives that way). */
   pump(): void;
 }
@@ -118,10 +119,14 @@ export class Delivery {
   readonly #options: DeliveryOptions;
   readonly #host: DeliveryHost;
   /**
-   * Set from start until the intent a crash left is settled: its uuid, and whether stdout has shown the
-   * CLI reading it. While set, held items stay held.
+   * The hold rules' settling write (`core/hold.ts`): set from start until the intent a crash left is
+   * settled. While set, held items stay held. The held list itself is the record's.
    */
-  #settling: { uuid: string | undefined; queued: boolean } | undefined;
+  #settling: Settling | undefined;
+  /** The fence's request id while one is out. */
+  #fence: string | undefined;
+  /** Why held items are being dropped, for the `dropped` action's report. */
+  #dropReason = '';
 
   constructor(options: DeliveryOptions, host: DeliveryHost) {
     this.#options = options;
@@ -143,7 +148,8 @@ export class Delivery {
    * the outbox log, one fsync) holds together what a crash must find together: the key remembered, the
    * intent, the session state that accepted the command, the frames it announces (sent once durable, so
    * always before anything the CLI prints in answer) and — for a gateway frame handled now — the channel
-   * cursor that acknowledges it, so a resend is dropped by number. Then the line goes to the CLI. `uuid` is
+   * cursor that acknowledges it, so a resend is dropped by number. Then the line goes to the CLI, the
+   * moment the record is on disk, and then the frames to the socket. `uuid` is
    * the line's own (user lines; see the module comment), so a restart can tell whether it was read.
    */
   deliver(key: string, line: string, step: Step, uuid?: string, receipt?: Receipt): void {
@@ -152,16 +158,33 @@ export class Delivery {
     const known = record.delivered(key);
     record.remember(key);
     record.setIntent({ key, line, ...(uuid !== undefined ? { uuid } : {}) });
+    // The line goes in as soon as the record is on disk, before the frames it announces reach the
+    // socket: the CLI starts on it first, and the frames still leave before anything it answers.
+    let written = false;
+    let unwritten: unknown;
+    const write = (): void => {
+      onStage?.('intent_saved', key);
+      try {
+        supervisor.writeLine(line);
+        written = true;
+      } catch (err) {
+        unwritten = err;
+      }
+    };
     try {
-      this.#host.commit(() => this.#host.emit(step.frames, undefined, { key, from: 0 }), receipt?.cursor);
+      this.#host.commit(
+        () => this.#host.emit(step.frames, undefined, { key, from: 0 }),
+        receipt?.cursor,
+        write,
+      );
     } catch (err) {
       // Nothing was stored: the channel tries the frame again, and it must find it not delivered.
       record.setIntent(undefined);
       if (!known) record.forget(key);
       throw err;
     }
-    onStage?.('intent_saved', key);
-    supervisor.writeLine(line);
+    // Stored, but nothing reads the fifo: the intent stays, for the exit check and the next settle.
+    if (!written) throw unwritten;
     onStage?.('written', key);
     // Input just went in: silence from here on is what the stuck watchdog measures.
     supervisor.noteActivity();
@@ -184,13 +207,25 @@ export class Delivery {
     this.deliver(`cmd:${command.commandId}`, line, step, uuid, receipt);
   }
 
-  /** Keeps a command or message for later; durable before the gateway's acknowledgement. */
+  /**
+   * The hold rules' verdict on an arriving message or `/clear`, `/compact` (`core/hold.ts`): `held` (kept
+   * for later, durably before the gateway's acknowledgement) or `write` (the caller writes it now).
+   */
+  admit(frame: HeldFrame, turnRoute: Route | undefined, shared: boolean): 'held' | 'write' {
+    const actions = this.#step({ kind: 'arrived', frame, turnRoute, shared });
+    return actions.some((a) => a.kind === 'hold') ? 'held' : 'write';
+  }
+
+  /**
+   * Keeps a message the caller cannot write now for a reason outside the hold rules (the process is
+   * dying; another process holds the session, `terminal-gate.ts`): held like any held item, in order.
+   */
   hold(key: string, frame: HeldFrame): void {
     const record = this.#host.record;
     record.remember(key);
     record.setHeld([...record.held, frame]);
     this.#host.persist(true);
-    this.#options.log.info({ type: frame.type, held: record.held.length }, 'held behind a running turn');
+    this.#options.log.info({ type: frame.type, held: record.held.length }, 'held until the CLI can take it');
   }
 
   /**
@@ -199,8 +234,7 @@ export class Delivery {
    */
   holdFirst(messages: readonly FrameOf<'user_message'>[]): void {
     if (messages.length === 0) return;
-    const record = this.#host.record;
-    record.setHeld([...messages, ...record.held]);
+    this.#step({ kind: 'kept_first', messages });
     this.#options.log.info(
       { messages: messages.length },
       'kept for the next process: never taken by a model call',
@@ -213,49 +247,14 @@ export class Delivery {
    */
   releaseHeld(): void {
     const { record, session, supervisor } = this.#host;
-    const held = [...record.held];
-    if (held.length === 0) return;
-    for (;;) {
-      const view = {
-        settling: this.#settling !== undefined,
-        writable: supervisor.writable(),
-        idle: !session.running,
-      };
-      const next = nextRelease(held, view);
-      if (next === 'wait') break;
-      const frame = held.shift() as HeldFrame;
-      // Off the list before its write, which persists: a crash after it settles the intent instead.
-      record.setHeld(held);
-      if (frame.type === 'user_message') {
-        this.deliverMessage(frame, session.acceptUserMessage(frame, this.#options.clock.now()));
-      } else if (frame.type === 'clear' || frame.type === 'compact') {
-        this.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
-      }
-    }
+    if (record.held.length === 0) return;
+    this.#step({ kind: 'release', writable: supervisor.writable(), idle: !session.running });
   }
 
   /** Reports every held item as not done (the process is gone, or it never started). */
   dropHeld(reason: string): void {
-    const held = this.#host.record.held;
-    if (held.length === 0) return;
-    this.#host.record.setHeld([]);
-    const unread = held.flatMap((frame) => (frame.type === 'user_message' ? [frame.inboundId] : []));
-    this.#host.emit([
-      ...(unread.length > 0 ? [{ type: 'messages_unread' as const, inboundIds: unread, reason }] : []),
-      ...held.flatMap((frame) =>
-        frame.type === 'user_message'
-          ? []
-          : [
-              {
-                type: 'command_result' as const,
-                commandId: frame.commandId,
-                ok: false,
-                message: `/${frame.type} did not run: ${reason}`,
-              },
-            ],
-      ),
-    ]);
-    this.#host.persist(true);
+    this.#dropReason = reason;
+    this.#step({ kind: 'drop' });
   }
 
   /**
@@ -267,16 +266,15 @@ export class Delivery {
   beginSettle(): void {
     const intent = this.#host.record.intent;
     if (!intent) return;
-    this.#settling = { uuid: intent.uuid, queued: intent.read === true };
+    this.#step({ kind: 'settle_begun', uuid: intent.uuid, read: intent.read === true });
   }
 
   /** Stdout showed the CLI reading the line with this uuid (`command_lifecycle` `queued`). */
   noteQueued(uuid: string): void {
-    const settling = this.#settling;
-    if (!settling || uuid !== settling.uuid) return;
-    settling.queued = true;
+    if (!this.#settling || uuid !== this.#settling.uuid) return;
     // Saved with the offset that moves past this line (see `Intent.read`).
     this.#host.record.markIntentRead();
+    this.#step({ kind: 'queued', uuid });
   }
 
   /**
@@ -285,70 +283,113 @@ export class Delivery {
    * when it wrote an `initialize` (the fence), so the caller need not write another.
    */
   async settle(): Promise<boolean> {
+    const { record, session, supervisor } = this.#host;
+    if (!record.intent) return false;
+    if (!this.#settling) this.beginSettle();
+    const clock = this.#options.clock;
     try {
-      return await this.#settleIntent();
-    } finally {
-      this.#settling = undefined;
-    }
-  }
-
-  async #settleIntent(): Promise<boolean> {
-    const { record, supervisor } = this.#host;
-    const log = this.#options.log;
-    const intent = record.intent;
-    if (!intent) return false;
-    let written = true;
-    let fenced = false;
-    const child = supervisor.child;
-    if (intent.uuid !== undefined && child) {
-      const read = await this.#readByCli(intent.uuid);
-      fenced = true;
-      // `unknown`: written again all the same — the CLI drops a line whose uuid it has taken.
-      written = read === 'read';
-    }
-    // else: a control response or request. The CLI ignores a duplicate answer less gracefully than a
-    // missing one is recovered (the `initialize` re-offers a prompt still pending), so assume it went.
-    if (!written && child) {
-      log.warn(
-        { key: intent.key },
-        'a line written before a crash was not seen read by the Claude process; writing it now',
-      );
-      try {
-        child.writeLine(intent.line);
-      } catch (err) {
-        log.error({ err: describeError(err) }, 'could not write the recovered message');
+      const actions = this.#step({ kind: 'settle', at: clock.now(), alive: supervisor.child !== undefined });
+      // The fence's answer (or the line's `queued`) arrives on stdout: read it until the rules decide.
+      while (this.#settling?.fenceDeadline !== undefined) {
+        await clock.sleep(20);
+        this.#host.pump();
+        const answered = this.#fence !== undefined && !session.awaitsControl(this.#fence);
+        this.#step({ kind: 'tick', at: clock.now(), alive: supervisor.child !== undefined, answered });
       }
+      return actions.some((a) => a.kind === 'write_fence');
+    } finally {
+      // Settled, or failed while settling: held items wait for it no longer.
+      this.#settling = undefined;
+      this.#fence = undefined;
     }
-    log.info({ key: intent.key, rewritten: !written }, 'settled a write from before a crash');
-    record.setIntent(undefined);
-    this.#host.persist(true);
-    return fenced;
   }
 
   /**
-   * Whether the CLI read the line with this uuid, from stdout alone (see the module comment): `read` if
-   * its `queued` is there, `unread` if the fence written here was answered first, `unknown` if the fence
-   * was not answered in time or the process went away. Writes the fence (an `initialize`).
+   * Feeds the hold rules one event (their held list is the record's) and performs the actions they
+   * return, in order; returns them for the caller that needs the verdict.
    */
-  async #readByCli(uuid: string): Promise<'read' | 'unread' | 'unknown'> {
-    const { session, supervisor } = this.#host;
-    if (this.#settling?.queued) return 'read';
-    const fence = session.control('initialize', undefined);
-    supervisor.writeAll(fence.writes);
-    const clock = this.#options.clock;
-    const deadline = clock.now() + FENCE_TIMEOUT_MS;
-    while (
-      supervisor.child &&
-      !this.#settling?.queued &&
-      session.awaitsControl(fence.requestId) &&
-      clock.now() < deadline
-    ) {
-      await clock.sleep(20);
-      this.#host.pump();
-    }
-    if (this.#settling?.queued) return 'read';
-    if (supervisor.child && !session.awaitsControl(fence.requestId)) return 'unread';
-    this.#options.log.warn({ uuid }, 'the Claude process did not answer the delivery fence in time');
-    return 'unknown';
+  #step(event: HoldEvent): readonly HoldAction[] {
+    const record = this.#host.record;
+    const before = record.held;
+    const step = holdStep({ held: before, settling: this.#settling }, event);
+    this.#settling = step.state.settling;
+    // A release takes its items off the list one by one, each just before its write (see `release`).
+    const releasing = step.actions.some((a) => a.kind === 'release');
+    if (step.state.held !== before && !releasing) record.setHeld(step.state.held);
+    for (const action of step.actions) this.#perform(action);
+    return step.actions;
   }
+
+  #perform(action: HoldAction): void {
+    const { record, session, supervisor } = this.#host;
+    const log = this.#options.log;
+    switch (action.kind) {
+      case 'hold': {
+        const frame = action.frame;
+        record.remember(keyOf(frame));
+        this.#host.persist(true);
+        log.info({ type: frame.type, held: record.held.length }, 'held behind a running turn');
+        return;
+      }
+      case 'write':
+        // The caller writes it (it knows the receipt that acknowledges it).
+        return;
+      case 'release': {
+        const frame = action.frame;
+        // Off the list before its write, which persists: a crash after it settles the intent instead.
+        record.setHeld(action.rest);
+        if (frame.type === 'user_message') {
+          this.deliverMessage(frame, session.acceptUserMessage(frame, this.#options.clock.now()));
+        } else {
+          this.deliverSlashCommand(frame, session.acceptSlashCommand(frame.commandId, frame.route) as Step);
+        }
+        return;
+      }
+      case 'dropped': {
+        this.#host.emit(droppedFrames(action.frames, this.#dropReason));
+        this.#host.persist(true);
+        return;
+      }
+      case 'write_fence': {
+        const fence = session.control('initialize', undefined);
+        this.#fence = fence.requestId;
+        supervisor.writeAll(fence.writes);
+        return;
+      }
+      case 'settled': {
+        this.#fence = undefined;
+        const intent = record.intent;
+        if (!intent) return;
+        if (action.why === 'fence_timeout') {
+          log.warn({ uuid: intent.uuid }, 'the Claude process did not answer the delivery fence in time');
+        }
+        const child = supervisor.child;
+        if (action.rewrite && child) {
+          log.warn(
+            { key: intent.key },
+            'a line written before a crash was not seen read by the Claude process; writing it now',
+          );
+          try {
+            child.writeLine(intent.line);
+          } catch (err) {
+            log.error({ err: describeError(err) }, 'could not write the recovered message');
+          }
+        }
+        log.info(
+          { key: intent.key, rewritten: action.rewrite && child !== undefined },
+          'settled a write from before a crash',
+        );
+        record.setIntent(undefined);
+        this.#host.persist(true);
+        return;
+      }
+      default:
+        action satisfies never;
+    }
+  }
+}
+
+/** The delivered-key of a held frame (the one `commands.ts` checks). */
+function keyOf(frame: HeldFrame): string {
+  return frame.type === 'user_message' ? `in:${frame.inboundId}` : `cmd:${frame.commandId}`;
 }

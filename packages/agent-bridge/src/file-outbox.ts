@@ -34,8 +34,8 @@ import {
   type Route,
   systemClock,
 } from '@switchyard/protocol';
+import { writeFileAtomic } from './atomic-file.js';
 import { type CheckedFile, checkFiles, FILE_LIMITS, type FileTool } from './file-check.js';
-import { writeFileAtomic } from './outbox.js';
 
 /** One tool call as the MCP endpoint asks it. */
 export interface FileRequest {

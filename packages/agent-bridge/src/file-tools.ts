@@ -20,11 +20,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock, ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
+import { writeFileAtomic } from './atomic-file.js';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './mcp/endpoint.js';
 import { SCHEDULE_TOOL_NAMES, type ScheduleAsker } from './mcp/schedule-tools.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './mcp/server.js';
-import { writeFileAtomic } from './outbox.js';
 
 /** The agent's `files` settings. */
 export interface FilesConfig {

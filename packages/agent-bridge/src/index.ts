@@ -7,6 +7,7 @@
  */
 export { createBridge } from './bridge.js';
 export { type ChildRecord, type Liveness, liveness, readStartTime, resolveBinary } from './child.js';
+export { CLAUDE_STREAM_ARGS, claudeArgs } from './claude-args.js';
 export {
   type Bridge,
   type BridgeOptions,
@@ -17,4 +18,3 @@ export {
 } from './options.js';
 export { initialSessionState } from './session-state.js';
 export { recordedProcesses, stopAllRecordedClaude, stopRecordedClaude } from './stop.js';
-export { CLAUDE_STREAM_ARGS } from './supervisor.js';

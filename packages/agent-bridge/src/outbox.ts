@@ -1,7 +1,7 @@
 /**
  * The bridge's durable {@link ChannelStore}: an append-only log in the state directory, compacted when
- * most of it has been acknowledged. Longer than 400 lines because the log's format, its group records,
- * its torn-tail recovery and its compaction are one crash-safety argument, read best in one place.
+ * most of it has been acknowledged. The log's format, its group records, its torn-tail recovery and its
+ * compaction are one crash-safety argument, read in one place.
  *
  * Format: one record a line, `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The records are
  * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the conversation and position that produced it), `{"k":upTo}`
@@ -35,20 +35,10 @@
  * frames the log already holds — that is how a frame reaches the gateway exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { AppFrame, ChannelStore, FrameOrigin, PeerCursor, PendingFrame } from '@switchyard/protocol';
+import { writeFileAtomic } from './atomic-file.js';
 
 /** Where a frame came from: `[generation, stdout line end offset, index of the frame in that line]`. */
 export type SourceTag = readonly [number, number, number];
@@ -92,6 +82,13 @@ function decodeRecord(line: Buffer): LogRecord | undefined {
 }
 
 /** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
+/** A group's records, and what runs once they are on disk: `durable` first, then the socket writes. */
+interface Batch {
+  records: LogRecord[];
+  waiting: ((failed?: unknown) => void)[];
+  durable: (() => void)[];
+}
+
 export class FileChannelStore implements ChannelStore {
   readonly path: string;
   #streamId: string;
@@ -108,8 +105,8 @@ export class FileChannelStore implements ChannelStore {
    * goes on changing its objects). Opaque to the store; `snapshot.ts` owns its shape.
    */
   #states = new Map<string, string>();
-  /** Inside {@link group}: the records waiting for its one write, and the socket writes waiting for it. */
-  #batch: { records: LogRecord[]; waiting: ((failed?: unknown) => void)[] } | undefined;
+  /** Inside {@link group}: the records waiting for its one write, and what runs once it is done. */
+  #batch: Batch | undefined;
 
   /** Opens (or creates) the log; repairs a torn tail, refuses a damaged log. */
   constructor(path: string) {
@@ -197,10 +194,16 @@ export class FileChannelStore implements ChannelStore {
    * Runs `work`; every record it writes (appends, intents, the peer cursor) reaches the log as one
    * record with one fsync when it returns, or — if it or the write throws — not at all, with the
    * memory state as before and the waiting socket writes told of the failure. Inside a group another
-   * group is part of it.
+   * group is part of it. `durable` runs once the record is on disk and before the socket writes that
+   * waited for it (the bridge writes a message's line into the CLI there: the CLI gets it first, and the
+   * frames still leave before anything it answers, which is read later); it must not throw.
    */
-  group<T>(work: () => T): T {
-    if (this.#batch) return work();
+  group<T>(work: () => T, durable?: () => void): T {
+    if (this.#batch) {
+      const result = work();
+      if (durable) this.#batch.durable.push(durable);
+      return result;
+    }
     const before = {
       nextSeq: this.#nextSeq,
       pending: this.#pending.length,
@@ -208,10 +211,7 @@ export class FileChannelStore implements ChannelStore {
       last: new Map([...this.#last].map(([key, tags]) => [key, { ...tags }])),
       states: new Map(this.#states),
     };
-    const batch: { records: LogRecord[]; waiting: ((failed?: unknown) => void)[] } = {
-      records: [],
-      waiting: [],
-    };
+    const batch: Batch = { records: [], waiting: [], durable: durable ? [durable] : [] };
     this.#batch = batch;
     let result: T;
     try {
@@ -228,6 +228,7 @@ export class FileChannelStore implements ChannelStore {
       for (const write of batch.waiting) write(err);
       throw err;
     }
+    for (const done of batch.durable) done();
     for (const write of batch.waiting) write();
     return result;
   }
@@ -371,35 +372,5 @@ export class FileChannelStore implements ChannelStore {
       for (const seq of pending.keys()) if (seq <= record.k) pending.delete(seq);
     }
     if (typeof record.p === 'object' && record.p !== null) this.#peer = record.p as PeerCursor;
-  }
-}
-
-/**
- * Writes a file so that a crash leaves either the old content or the new: temp file, fsync, rename, fsync
- * dir. A failure (a full disk) leaves the old file and no temp file behind, and throws.
- */
-export function writeFileAtomic(path: string, content: string | Buffer): void {
-  const tmp = join(dirname(path), `.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    try {
-      const written = writeSync(fd, bytes);
-      if (written !== bytes.length)
-        throw new Error(`short write to ${tmp}: ${written} of ${bytes.length} bytes`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
   }
 }

@@ -6,17 +6,15 @@
  *   one (resumed later with `--resume`), or waits: its frames are kept in `waiting.json` (durable before
  *   they are acknowledged), the chat is told (`session_waiting`), and they are served in arrival order.
  * - **Idle stop.** A process idle for `idleStopMs` is stopped; the next message resumes it.
- * - **Time.** One timer on the clock, armed for the core's next wake-up (`nextWake`: a live process's
- *   liveness poll, an idle expiry, a failure's retry) after every operation; none while nothing is due.
+ * - **Time.** One timer, armed after every operation for the cores' next wake-up (a liveness poll, an
+ *   idle expiry, a failure's retry); none while nothing is due.
  * - **Failures.** A conversation whose opening, serving or reading throws is let go of (its process
  *   left for the next adoption), blocked for its backoff with its frames kept, told once in its own chat
- *   (`conversation_failed`), and tried again by the tick. The other conversations and the bridge go on.
- * Operations run one at a time (`exclusive`): a conversation is opened, served or stopped by one of them.
- * Longer than 400 lines because every operation reads and changes the same four collections (the open
- * conversations, those stopping, the waiting queue, the failures) inside that one chain; the rules are in
- * the cores, what is left here is performing them in order.
+ *   (`conversation_failed`), and tried again by the tick (`failureStep`, performed by `pool-failures.ts`).
+ *   The other conversations and the bridge go on.
+ * Operations run one at a time (`exclusive`), each reading and changing the same collections (the open
+ * conversations, those stopping, the waiting queue, the failures); the rules are in the cores.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Clock,
@@ -38,13 +36,12 @@ import {
   type StartingFrame,
   withoutMessagesOf,
 } from './core/pool.js';
-import { conversationFailed, type Failure, mayRetry } from './core/process-policy.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from './options.js';
-import { type FileChannelStore, writeFileAtomic } from './outbox.js';
+import type { FileChannelStore } from './outbox.js';
+import { createFailureBook } from './pool-failures.js';
 import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
+import { loadWaitingFile, saveWaitingFile, WAITING_FILE } from './waiting-file.js';
 
-/** Durable queue of frames waiting for a process slot. */
-const WAITING_FILE = 'waiting.json';
 /** How often a live process's liveness is read (an exit says nothing on stdout). */
 const LIVE_POLL_MS = 500;
 
@@ -89,8 +86,7 @@ export function createPool(config: PoolConfig): Pool {
   const keyOfFrame = (frame: StartingFrame): string => keyOf(frame.route);
   const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   const dirOf = (key: string): string => join(options.stateDir, CONVERSATIONS_DIR, conversationDir(key));
-  const waitingPath = join(options.stateDir, WAITING_FILE);
-
+  const waitingFile = join(options.stateDir, WAITING_FILE);
   const conversations = new Map<string, Conversation>();
   /**
    * Processes being stopped to free a slot (or for idleness), by conversation: their slots are not free
@@ -103,13 +99,15 @@ export function createPool(config: PoolConfig): Pool {
   let wakeAt: number | undefined;
   let stopped = false;
   let chain: Promise<unknown> = Promise.resolve();
-  /**
-   * Conversations whose opening or serving threw, until one works again: their frames wait (blocked)
-   * until the failure's retry time, and the tick tries them again (`core/process-policy.ts`). `route` is
-   * where the failure is reported.
-   */
-  const failures = new Map<string, { failure: Failure; route: Route | undefined }>();
-
+  /** Conversations whose opening or serving threw, until one works again (see `pool-failures.ts`). */
+  const failures = createFailureBook({
+    clock,
+    endpoint,
+    retry: (key, route) =>
+      background(async () => {
+        if (await tryOpen(key, route)) failures.opened(key);
+      }),
+  });
   /** Runs pool operations one at a time, in call order; a failure is logged and does not break the chain. */
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
     const next = chain.then(work).finally(schedule);
@@ -121,7 +119,7 @@ export function createPool(config: PoolConfig): Pool {
   const schedule = (): void => {
     if (stopped) return;
     const now = clock.now();
-    const retries = [...failures.values()].map((f) => f.failure.retryAt);
+    const retries = failures.wakeAt === undefined ? [] : [failures.wakeAt];
     const at = nextWake({ views: views(), idleMs: idleStopMs, retries, livePollMs: LIVE_POLL_MS }, now);
     if (at === wakeAt && (at === undefined || timer !== undefined)) return;
     clock.clearTimeout(timer);
@@ -134,12 +132,6 @@ export function createPool(config: PoolConfig): Pool {
     exclusive(work).catch(() => {});
   };
 
-  /** Conversations backing off after a failure: their frames wait, whatever the slots. */
-  const blocked = (): ReadonlySet<string> => {
-    const now = clock.now();
-    return new Set([...failures].filter(([, f]) => !mayRetry(f.failure, now)).map(([key]) => key));
-  };
-
   /**
    * `key` failed (its opening, a frame, or a read of its output threw): the object is dropped (its
    * process left running, for the next open to adopt), the conversation backs off, and its chat is told
@@ -147,28 +139,13 @@ export function createPool(config: PoolConfig): Pool {
    */
   const fail = (key: string, route: Route | undefined, err: unknown, broken?: Conversation): void => {
     const reason = describeError(err);
-    const { failure, report } = conversationFailed(failures.get(key)?.failure, reason, clock.now());
-    failures.set(key, { failure, route });
-    const retryInMs = failure.retryAt - clock.now();
-    log.error(
-      { conversation: key, err: reason, failures: failure.failures, retryInMs },
-      'a conversation failed; the others go on, and it is tried again later',
-    );
+    const { failures: count, retryAt } = failures.failed(key, route, reason);
+    const retryInMs = retryAt - clock.now();
+    const message = 'a conversation failed; the others go on, and it is tried again later';
+    log.error({ conversation: key, err: reason, failures: count, retryInMs }, message);
     const current = broken ?? conversations.get(key);
     if (current && conversations.get(key) === current) retire(current, 'it failed', 'restart');
     schedule();
-    if (report && route) {
-      endpoint
-        .send({
-          type: 'operator_event',
-          kind: 'conversation_failed',
-          route,
-          message:
-            `This conversation could not be opened (${reason.slice(0, 1000)}). Its messages are kept and it ` +
-            'is tried again every few seconds; other chats are not affected. See the bridge’s log for the cause.',
-        })
-        .catch(() => {});
-    }
   };
 
   /** {@link open}, with a failure made the conversation's own ({@link fail}): `undefined` then. */
@@ -181,7 +158,7 @@ export function createPool(config: PoolConfig): Pool {
     }
   };
 
-  const saveWaiting = (): void => writeFileAtomic(waitingPath, JSON.stringify(waiting));
+  const saveWaiting = (): void => saveWaitingFile(waitingFile, waiting);
 
   /** The conversation's object, created (its state restored, a recorded process adopted) if needed. */
   const open = async (key: string, route: Route | undefined): Promise<Conversation> => {
@@ -316,13 +293,16 @@ export function createPool(config: PoolConfig): Pool {
       fail(key, frame.route, err, conversation);
       return failed();
     }
-    failures.delete(key);
+    failures.opened(key);
     return 'served';
   };
 
   /** Serves waiting frames in arrival order while slots allow. */
   const drain = async (): Promise<void> => {
-    for (let index = nextToServe(waiting, keyOfFrame, blocked()); index !== undefined && !stopped; ) {
+    for (
+      let index = nextToServe(waiting, keyOfFrame, failures.blocked());
+      index !== undefined && !stopped;
+    ) {
       const next = waiting[index] as StartingFrame;
       const outcome = await serve(next, true);
       if (outcome === 'waiting') return;
@@ -330,13 +310,13 @@ export function createPool(config: PoolConfig): Pool {
         waiting = waiting.filter((w) => w !== next);
         saveWaiting();
       }
-      index = nextToServe(waiting, keyOfFrame, blocked());
+      index = nextToServe(waiting, keyOfFrame, failures.blocked());
     }
   };
 
   /** A frame that may need a process: served, or queued behind its conversation or for a slot. */
   const arrive = async (frame: StartingFrame, receipt?: Receipt): Promise<void> => {
-    if (arrival(waiting, frame, keyOfFrame, blocked()) === 'queue') {
+    if (arrival(waiting, frame, keyOfFrame, failures.blocked()) === 'queue') {
       waiting = [...waiting, frame];
       saveWaiting();
     } else {
@@ -376,14 +356,10 @@ export function createPool(config: PoolConfig): Pool {
         background(async () => fail(conversation.key, conversation.route, err, conversation));
       }
     }
+    // Failed conversations past their backoff that nothing else will open: opened (adopted) again.
+    const busy = new Set([...conversations.keys(), ...waiting.map(keyOfFrame)]);
+    failures.tick(busy);
     background(async () => {
-      // Failed conversations past their backoff that no waiting frame will open: opened (adopted) again.
-      const now = clock.now();
-      for (const [key, { failure, route }] of [...failures]) {
-        if (!mayRetry(failure, now) || conversations.has(key) || waiting.some((w) => keyOfFrame(w) === key))
-          continue;
-        if (await tryOpen(key, route)) failures.delete(key);
-      }
       for (const key of idleExpired(views(), idleStopMs, clock.now())) {
         const conversation = conversations.get(key);
         if (conversation) retire(conversation, 'idle');
@@ -398,16 +374,16 @@ export function createPool(config: PoolConfig): Pool {
     arrive,
     tryOpen,
     fail,
-    failureReason: (key) => failures.get(key)?.failure.reason,
+    failureReason: (key) => failures.reason(key),
     stopSession,
     async start(recorded) {
       stopped = false;
-      if (existsSync(waitingPath)) waiting = JSON.parse(readFileSync(waitingPath, 'utf8')) as StartingFrame[];
+      waiting = loadWaitingFile(waitingFile);
       // Every conversation with a recorded process: adopted (or its exit reported) before new input.
       // One that cannot be opened is that conversation's failure (tried again by the tick), not the bridge's.
       for (const { key, route } of recorded) {
         await exclusive(async () => {
-          if (await tryOpen(key, route)) failures.delete(key);
+          if (await tryOpen(key, route)) failures.opened(key);
         });
       }
       schedule();

@@ -13,7 +13,7 @@ import {
   claimOf,
   isClaudeCommand,
 } from './core/session-claim.js';
-import { projectDir } from './transcript.js';
+import { projectDir } from './transcript-files.js';
 
 /** Clock ticks per second of `/proc/<pid>/stat`'s start time (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;

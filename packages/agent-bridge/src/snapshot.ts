@@ -20,10 +20,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock, Route } from '@switchyard/protocol';
+import { writeFileAtomic } from './atomic-file.js';
 import type { ChildRecord } from './child.js';
 import type { HeldFrame } from './core/hold.js';
 import type { HistoryEntry } from './history.js';
-import { writeFileAtomic } from './outbox.js';
 import { initialSessionState, type SessionState } from './session-state.js';
 import type { TranscriptCursors } from './transcript.js';
 

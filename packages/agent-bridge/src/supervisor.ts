@@ -11,11 +11,11 @@
  *   open prompts, the running turn), then the host's `onExited` (held items), then an operator event with
  *   the stderr tail.
  * - What an exit leads to (a restart after a backoff, or a crash loop that waits for a person asking
- *   again through `ensure`) and when a silent turn is stuck are the process policy's
- *   (`core/process-policy.ts`); this shell performs them. The watchdog's silence runs from the last
- *   stdout line or the last input written (`noteActivity`).
+ *   again through `ensure`) and when a silent turn is stuck (silent since the last stdout line or input,
+ *   `noteActivity`) are `core/process-policy.ts`'s {@link processStep}: this shell feeds it events on
+ *   its clock, performs the actions it returns, and arms one timer for its wake-up.
  */
-import type { AppFrame, Clock, FrameOf, Logger, TimerHandle } from '@switchyard/protocol';
+import type { AppFrame, Clock, FrameOf, Logger, Route, TimerHandle } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
 import {
   adoptChild,
@@ -27,51 +27,16 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
-import { exitVerdict, stuckVerdict } from './core/process-policy.js';
+import { claudeArgs } from './claude-args.js';
+import {
+  initialProcessState,
+  type ProcessAction,
+  type ProcessEvent,
+  type ProcessState,
+  processStep,
+} from './core/process-policy.js';
 import { startMode } from './permission-policy.js';
 import type { Session } from './session.js';
-
-/**
- * The flags the bridge always starts the CLI with (DESIGN.md, "The Claude process"): stream-json both
- * ways, partial messages for live text, permission prompts as control requests on stdio, and each user
- * message echoed when a turn takes it (`--replay-user-messages`: the proof a steer was read, see
- * `session.ts`).
- */
-export const CLAUDE_STREAM_ARGS = [
-  '-p',
-  '--verbose',
-  '--input-format',
-  'stream-json',
-  '--output-format',
-  'stream-json',
-  '--include-partial-messages',
-  '--permission-prompt-tool',
-  'stdio',
-  '--replay-user-messages',
-] as const;
-
-/** What varies in the CLI's command line from one start to the next. */
-export interface ClaudeArgsOptions {
-  /** The session to resume (`--resume`), if the conversation has one. */
-  resume?: string | undefined;
-  model?: string | undefined;
-  permissionMode?: string | undefined;
-  /** Path of an MCP config file (`--mcp-config`). */
-  mcpConfig?: string | undefined;
-  /** Appended last, as given. */
-  extra?: readonly string[] | undefined;
-}
-
-/** The CLI's full argument list: {@link CLAUDE_STREAM_ARGS}, then the options that are set. */
-export function claudeArgs(options: ClaudeArgsOptions): string[] {
-  const args: string[] = [...CLAUDE_STREAM_ARGS];
-  if (options.resume) args.push('--resume', options.resume);
-  if (options.model) args.push('--model', options.model);
-  if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
-  if (options.mcpConfig) args.push('--mcp-config', options.mcpConfig);
-  args.push(...(options.extra ?? []));
-  return args;
-}
 
 /** Options of {@link Supervisor}: the process-related part of the bridge's options. */
 export interface SupervisorOptions {
@@ -145,15 +110,16 @@ export class Supervisor {
   #child: ChildHandle | undefined;
   #unknown = false;
   #detail: string | undefined;
-  #restartTimer: TimerHandle | undefined;
-  #stopped = false;
-  #lastActivityAt: number;
-  #stuckReported = false;
+  /** The policy's state; its durable part (exits, crash loop) is read from the record before each step. */
+  #policy: ProcessState;
+  /** The one timer, armed for the policy's wake-up ({@link #wakeAt}). */
+  #timer: TimerHandle | undefined;
+  #wakeAt: number | undefined;
 
   constructor(options: SupervisorOptions, host: SupervisorHost) {
     this.#options = options;
     this.#host = host;
-    this.#lastActivityAt = options.clock.now();
+    this.#policy = initialProcessState({ exits: [], crashLoop: false }, options.clock.now());
   }
 
   /** The process held, if any (also while its liveness is unknown). */
@@ -163,7 +129,7 @@ export class Supervisor {
 
   /** Supervision ended (the conversation stopped): nothing may start a process through it any more. */
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#policy.stopped;
   }
 
   /** Whether the recorded process's liveness cannot be read; nothing is started or written meanwhile. */
@@ -230,6 +196,7 @@ export class Supervisor {
     // The record is on disk before anything else happens: a bridge killed after this point adopts the
     // process; one killed before it never wrote anything that depends on it.
     this.#host.record.started(child.record);
+    this.#step({ kind: 'started', at: this.#options.clock.now() });
     this.#host.onStarted();
     const started = session.processStarted();
     this.#host.persist(true);
@@ -243,7 +210,7 @@ export class Supervisor {
     if (this.#child && !this.#unknown) return true;
     if (this.#unknown) return false;
     // A person asking again is the operator's go-ahead after a crash loop.
-    if (this.#host.record.crashLoop) this.#host.record.retry();
+    this.#step({ kind: 'asked', at: this.#options.clock.now() });
     return this.spawn();
   }
 
@@ -274,8 +241,7 @@ export class Supervisor {
 
   /** Output was read or input written: the stuck watchdog's silence starts again. */
   noteActivity(): void {
-    this.#lastActivityAt = this.#options.clock.now();
-    this.#stuckReported = false;
+    this.#step({ kind: 'activity', at: this.#options.clock.now() });
   }
 
   /**
@@ -306,28 +272,11 @@ export class Supervisor {
       this.#exited();
       return;
     }
-    const stuck = stuckVerdict(
-      this.#options,
-      {
-        running: session.agentState() === 'running',
-        lastActivityAt: this.#lastActivityAt,
-        reported: this.#stuckReported,
-      },
-      this.#options.clock.now(),
-    );
-    if (stuck) {
-      const { silentMs } = stuck;
-      this.#stuckReported = true;
-      const turn = session.state.turn;
-      this.#host.emit([
-        {
-          type: 'operator_event',
-          kind: 'stuck',
-          message: `No output from Claude for ${Math.round(silentMs / 1000)} s; it may be stuck. Send /stop to interrupt it.`,
-          ...(turn ? { turnId: turn.id, route: turn.route } : {}),
-        },
-      ]);
-    }
+    this.#step({
+      kind: 'checked',
+      at: this.#options.clock.now(),
+      running: session.agentState() === 'running',
+    });
   }
 
   /**
@@ -335,8 +284,9 @@ export class Supervisor {
    * `graceMs`, SIGKILL) and clears its record; `restart` leaves it running for the next bridge.
    */
   async stop(kind: 'restart' | 'shutdown', graceMs: number): Promise<void> {
-    this.#stopped = true;
-    this.#options.clock.clearTimeout(this.#restartTimer);
+    this.#step({ kind: 'stopped', at: this.#options.clock.now() });
+    this.#options.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (kind === 'shutdown' && this.#child) {
       await this.#child.terminate(graceMs);
       this.#host.record.forget();
@@ -347,51 +297,103 @@ export class Supervisor {
 
   #exited(): void {
     const { session, record } = this.#host;
-    const { log, crashLoop } = this.#options;
     const stderr = stderrTail(this.#options.stateDir);
     const detail = stderr || 'the Claude process exited';
     this.#detail = detail;
-    log.warn({ pid: record.child?.pid, ...describeStderr(stderr) }, 'the Claude process exited');
+    this.#options.log.warn(
+      { pid: record.child?.pid, ...describeStderr(stderr) },
+      'the Claude process exited',
+    );
     const route = session.state.turn?.route ?? session.state.lastRoute;
-    const verdict = exitVerdict(this.#options, record.exits, this.#options.clock.now(), this.#stopped);
-    const { exits, restarting } = verdict;
-    const exited = session.processExited(detail, {
-      restarting,
-      inTranscript: (id) => this.#host.inTranscript(id),
-    });
-    this.#host.emit(exited.frames);
-    this.#host.onExited(restarting, exited.redeliver ?? []);
-    this.#host.emit([
-      {
-        type: 'operator_event',
-        kind: 'cli_exited',
-        message: (stderr ? `The Claude process exited:\n${stderr}` : 'The Claude process exited.').slice(
-          0,
-          4000,
-        ),
-        ...(route ? { route } : {}),
-      },
-    ]);
-    this.#child?.detach();
-    this.#child = undefined;
-    record.exited(exits, verdict.crashLoop);
-    if (verdict.crashLoop) {
-      this.#host.emit([
-        {
-          type: 'operator_event',
-          kind: 'crash_loop',
-          message: `The Claude process exited ${exits.length} times within ${Math.round(crashLoop.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
-        },
-      ]);
-    }
+    this.#step({ kind: 'exited', at: this.#options.clock.now() }, { stderr, detail, route });
     this.#host.persist(true);
-    if (verdict.restartInMs !== undefined) {
-      const delay = verdict.restartInMs;
-      this.#restartTimer = this.#options.clock.setTimeout(() => {
-        this.#restartTimer = undefined;
+  }
+
+  /**
+   * Feeds the policy one event, performs its actions in order, and arms the timer for its wake-up (again
+   * only when that moved). `exit`: what `report_exit` tells, for an `exited` event.
+   */
+  #step(event: ProcessEvent, exit?: { stderr: string; detail: string; route: Route | undefined }): void {
+    const record = this.#host.record;
+    const current = { ...this.#policy, exits: record.exits, crashLoop: record.crashLoop };
+    const step = processStep(this.#options, current, event);
+    this.#policy = step.state;
+    for (const action of step.actions) this.#perform(action, exit);
+    this.#arm(step.wakeAt);
+  }
+
+  #perform(action: ProcessAction, exit?: { stderr: string; detail: string; route: Route | undefined }): void {
+    const { session, record } = this.#host;
+    switch (action.kind) {
+      case 'report_exit': {
+        const { restarting } = action;
+        const exited = session.processExited(exit?.detail ?? 'the Claude process exited', {
+          restarting,
+          inTranscript: (id) => this.#host.inTranscript(id),
+        });
+        this.#host.emit(exited.frames);
+        this.#host.onExited(restarting, exited.redeliver ?? []);
+        const stderr = exit?.stderr ?? '';
+        const message = (
+          stderr ? `The Claude process exited:\n${stderr}` : 'The Claude process exited.'
+        ).slice(0, 4000);
+        const where = exit?.route ? { route: exit.route } : {};
+        this.#host.emit([{ type: 'operator_event', kind: 'cli_exited', message, ...where }]);
+        this.#child?.detach();
+        this.#child = undefined;
+        return;
+      }
+      case 'save_exits':
+        record.exited(action.exits, action.crashLoop);
+        return;
+      case 'report_crash_loop':
+        this.#host.emit([
+          {
+            type: 'operator_event',
+            kind: 'crash_loop',
+            message: `The Claude process exited ${action.exits} times within ${Math.round(action.windowMs / 1000)} s; not restarting it. Check its stderr, then send a message to try again.`,
+          },
+        ]);
+        return;
+      case 'lift_crash_loop':
+        record.retry();
+        return;
+      case 'start':
         // Without a free slot the conversation stays stopped; its next message resumes it.
-        if (!this.#stopped && !this.#child && this.#host.mayStart()) this.spawn();
-      }, delay);
+        if (!this.#child && this.#host.mayStart()) this.spawn();
+        return;
+      case 'report_stuck': {
+        const turn = session.state.turn;
+        this.#host.emit([
+          {
+            type: 'operator_event',
+            kind: 'stuck',
+            message: `No output from Claude for ${Math.round(action.silentMs / 1000)} s; it may be stuck. Send /stop to interrupt it.`,
+            ...(turn ? { turnId: turn.id, route: turn.route } : {}),
+          },
+        ]);
+        return;
+      }
+      default:
+        action satisfies never;
     }
+  }
+
+  /** Arms the one timer for `at`, or none; one due no later than `at` is kept (its tick arms the rest). */
+  #arm(at: number | undefined): void {
+    const armed = this.#timer !== undefined;
+    if (armed ? at !== undefined && (this.#wakeAt ?? at) <= at : at === undefined) return;
+    const clock = this.#options.clock;
+    clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#wakeAt = at;
+    if (at === undefined || this.#policy.stopped) return;
+    this.#timer = clock.setTimeout(() => this.#tick(), Math.max(0, at - clock.now()));
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    this.#wakeAt = undefined;
+    this.#step({ kind: 'tick', at: this.#options.clock.now() });
   }
 }

@@ -35,7 +35,7 @@ import type { Pool } from './pool.js';
 import { claudeProcesses, transcriptStat } from './process-scan.js';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
 import { isSessionId, listTerminalSessions } from './terminal-sessions.js';
-import { claudeConfigDir } from './transcript.js';
+import { claudeConfigDir } from './transcript-files.js';
 import { removeWorktree, worktreeChanges, worktreeExists } from './worktree.js';
 
 /** A transcript written this recently may still be growing: `/resume` refuses it. */

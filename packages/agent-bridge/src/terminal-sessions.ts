@@ -12,7 +12,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TerminalSession } from '@switchyard/protocol';
 import { RESUME_PAGE_SIZE, resumePage, type TranscriptFile } from './core/session-list.js';
-import { projectDir } from './transcript.js';
+import { projectDir } from './transcript-files.js';
 import { stripMessageHeader } from './user-input.js';
 
 /** Bytes read from the start of a transcript to find its first message (its first lines can be large). */

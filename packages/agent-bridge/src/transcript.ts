@@ -24,36 +24,16 @@
  *   its cursor kept; a rescan attaches it again only once it has grown (or was replaced).
  *
  * Stdout is the source for the live turn; this reader is for what stdout does not carry: history
- * (`history.ts`), and whether the CLI recorded a message its process died before taking (`findMarker`,
- * asked by the supervisor: a resumed process has what the transcript has). Longer than 400 lines because
- * the tail's cursor contract (attach, read, drain, release) is one piece with the file layout it reads.
+ * (`history.ts`). Where the files are, and the search for a message its process died before taking, are
+ * in `transcript-files.ts`.
  */
 
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  type FSWatcher,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  statSync,
-  watch,
-} from 'node:fs';
-import { homedir } from 'node:os';
+import { closeSync, type FSWatcher, openSync, readdirSync, readSync, statSync, watch } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type Clock, systemClock, type TimerHandle } from '@switchyard/protocol';
 import { StdoutReader } from './stdout-reader.js';
-
-/** The directory Claude keeps a working directory's sessions in. */
-export function projectDir(configDir: string, cwd: string): string {
-  return join(configDir, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
-}
-
-/** `CLAUDE_CONFIG_DIR` as the CLI resolves it. */
-export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
-  return env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? homedir(), '.claude');
-}
+import { projectDir } from './transcript-files.js';
 
 /** One transcript line as handed to the consumer. */
 export interface TranscriptLine {
@@ -376,44 +356,4 @@ function headOf(file: string, bytes: number): string {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-}
-
-/**
- * Whether any session file of this working directory contains `marker` (as it appears inside a JSON
- * string); reads at most the last `maxBytes` of each of the most recently modified files. Not proof that
- * a line was *not* read: a content-array message's `enqueue` line has no content on 2.1.328, and a steer
- * reaches the file only when the running turn takes it. The bridge uses it only for intents recorded
- * before stdin lines carried a uuid (see `delivery.ts`).
- */
-export function findMarker(
-  configDir: string,
-  cwd: string,
-  marker: string,
-  maxBytes = 16 * 1024 * 1024,
-): boolean {
-  const dir = projectDir(configDir, cwd);
-  const needle = Buffer.from(JSON.stringify(marker).slice(1, -1), 'utf8');
-  let files: { path: string; mtime: number }[];
-  try {
-    files = readdirSync(dir)
-      .filter((name) => name.endsWith('.jsonl'))
-      .map((name) => ({ path: join(dir, name), mtime: statSync(join(dir, name)).mtimeMs }))
-      .sort((a, b) => b.mtime - a.mtime)
-      .slice(0, 3);
-  } catch {
-    return false;
-  }
-  for (const { path } of files) {
-    const fd = openSync(path, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const length = Math.min(size, maxBytes);
-      const buf = Buffer.allocUnsafe(length);
-      readSync(fd, buf, 0, length, size - length);
-      if (buf.indexOf(needle) >= 0) return true;
-    } finally {
-      closeSync(fd);
-    }
-  }
-  return false;
 }

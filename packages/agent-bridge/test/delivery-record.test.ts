@@ -44,7 +44,7 @@ function setUp(options: { commitFails?: () => boolean } = {}) {
       },
       emit: (out) => void frames.push(...out),
       persist: () => void persisted.push(structuredClone(snapshot)),
-      commit: (work, cursor) => {
+      commit: (work, cursor, durable) => {
         work();
         if (options.commitFails?.()) throw new Error('ENOSPC: no space left on device');
         commits.push({
@@ -53,6 +53,8 @@ function setUp(options: { commitFails?: () => boolean } = {}) {
           lines: lines.length,
           ...(cursor ? { cursor } : {}),
         });
+        // On disk: the line goes in here, before the frames would reach the socket.
+        durable?.();
       },
       pump: () => {},
     },

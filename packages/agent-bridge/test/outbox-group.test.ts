@@ -25,6 +25,31 @@ function deliveryGroup(store: FileChannelStore, n: number): void {
 }
 
 describe('FileChannelStore.group', () => {
+  it('runs `durable` once the record is on disk and before the socket writes that waited for it (the line goes into the CLI before the frames it announces leave)', () => {
+    const path = join(tempDir('sy-og-'), 'outbox.log');
+    const store = new FileChannelStore(path);
+    const order: string[] = [];
+    store.group(
+      () => {
+        store.append(frame('announced'), { conversation: 'c1', source: 'in:m1#0' });
+        store.whenDurable(() => order.push('socket'));
+        // A nested group's `durable` waits for the outer group's record too.
+        store.group(
+          () => {},
+          () => order.push('nested durable'),
+        );
+        expect(order).toEqual([]);
+      },
+      () => {
+        const reloaded = new FileChannelStore(path);
+        order.push(`durable, the log holding ${texts(reloaded).length} frame`);
+        reloaded.close();
+      },
+    );
+    expect(order).toEqual(['durable, the log holding 1 frame', 'nested durable', 'socket']);
+    store.close();
+  });
+
   it('writes one record for the whole group, and a reload has all of it', () => {
     const path = join(tempDir('sy-og-'), 'outbox.log');
     const store = new FileChannelStore(path);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSessionId, listTerminalSessions, summariseHead } from '../src/terminal-sessions.js';
-import { projectDir } from '../src/transcript.js';
+import { projectDir } from '../src/transcript-files.js';
 
 const line = (value: Record<string, unknown>): string => JSON.stringify(value);
 const T0 = '2026-12-01T22:51:58.310Z';

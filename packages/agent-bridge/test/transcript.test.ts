@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  projectDir,
   type TranscriptCursors,
   type TranscriptLine,
   TranscriptTail,
   type TranscriptTailOptions,
 } from '../src/transcript.js';
+import { projectDir } from '../src/transcript-files.js';
 
 const CWD = '/srv/agent';
 const line = (n: number, extra = ''): string => `${JSON.stringify({ type: 'x', n, extra })}\n`;

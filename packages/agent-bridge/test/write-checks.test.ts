@@ -54,7 +54,10 @@ function setUp(state: Liveness = 'alive') {
       supervisor,
       emit: (out) => void frames.push(...out),
       persist: () => {},
-      commit: (work) => work(),
+      commit: (work, _cursor, durable) => {
+        work();
+        durable?.();
+      },
       pump: () => {},
     },
   );

@@ -209,17 +209,17 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       await reply(route, unforwardableText(problem));
       return;
     }
-    // Durable first (inbox row + update handled, one transaction), then the placeholder, then the
-    // frame. The frame's own transaction (the channel outbox) waits for the next turn of the event loop
-    // so the placeholder request leaves first; the row is already in the inbox, and a row still
-    // `queued` is re-sent at boot, so the delay cannot lose the message.
+    // Durable first (inbox row + update handled, one transaction), then the frame (its channel-outbox
+    // append and socket write, a fraction of a millisecond), then the placeholder: the message goes to
+    // Claude without waiting behind the placeholder's request. The turn machine has the placeholder
+    // before any answer of the bridge is read (that takes another turn of the event loop).
     s.addInbound({ inboundId, frame, updateId });
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
+    if (row.state === 'queued') options.forward(frame);
     if (recording?.ok) void options.voice.notify(route, message.message_id, recording.notice);
     void options.turns.placeholder(row);
-    if (row.state === 'queued') setImmediate(() => options.forward(frame));
   };
 
   // The one place an update is marked handled (see the module comment).

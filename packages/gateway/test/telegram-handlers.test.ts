@@ -1,7 +1,8 @@
 /**
  * The handlers' one outer mark, driven on a manual clock without Telegram: an update whose handler
  * returns is marked handled; one whose handler keeps throwing through every retry is not (the next boot
- * replays it); a handler that throws once is retried after the first delay and then marked.
+ * replays it); a handler that throws once is retried after the first delay and then marked. A user's
+ * message goes to the bridge before its placeholder is asked for.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { openGatewayStore } from '../src/store.js';
 import { type TelegramHandlerOptions, telegramHandlers } from '../src/telegram-handlers.js';
 import { createTranscriber } from '../src/voice/transcriber.js';
 
-function rig(press: () => Promise<void>) {
+function rig(press: () => Promise<void>, overrides: Partial<TelegramHandlerOptions> = {}) {
   const clock = new ManualClock(1_000_000);
   const store = openGatewayStore(join(mkdtempSync(join(tmpdir(), 'gwh-')), 'g.sqlite'), clock);
   onTestFinished(() => store.close());
@@ -42,6 +43,7 @@ function rig(press: () => Promise<void>) {
     clock,
     me: () => ({ id: 1, username: 'bot' }),
     logger: silentLogger,
+    ...overrides,
   };
   const middleware = telegramHandlers(options).middleware();
   const me = { id: 1, is_bot: true, first_name: 'bot', username: 'bot' } as UserFromGetMe;
@@ -91,5 +93,28 @@ describe('the handlers mark every update in one place', () => {
     expect(calls).toBe(3);
     expect(store.isHandled(9)).toBe(false);
     expect(store.unhandledUpdates().map((u) => u.updateId)).toEqual([9]);
+  });
+});
+
+describe('a user message on its way to Claude', () => {
+  it('is forwarded in the same turn of the event loop as its inbox write, before its placeholder is asked for', async () => {
+    const order: string[] = [];
+    const { store, handle } = rig(async () => {}, {
+      forward: (frame) => order.push(`forward ${frame.text}`),
+      turns: { placeholder: async () => void order.push('placeholder'), draftStopped: () => {} },
+    });
+    const update = {
+      update_id: 9,
+      message: {
+        message_id: 3,
+        date: 0,
+        chat: { id: 5, type: 'private' },
+        from: { id: 5, first_name: 'Ann' },
+        text: 'hello',
+      },
+    } as never;
+    await handle(update);
+    expect(order).toEqual(['forward hello', 'placeholder']);
+    expect(store.isHandled(9)).toBe(true);
   });
 });

@@ -81,15 +81,39 @@ const CONTROL_TYPES = new Set<FrameType>(['hello', 'welcome', 'ack', 'ping', 'po
 const SEQ_BYTES = 15;
 
 /**
+ * Frames {@link frameProblem} found fine, with the encoding it measured and the limit it measured
+ * against: `send` of the same object under the same limit writes these bytes instead of checking and
+ * encoding again (the gateway checks each user message before it is stored, then sends it). Taken out
+ * by that send; entries of frames never sent go with the frames.
+ */
+const checkedBefore = new WeakMap<AppFrame, { bytes: Buffer; maxFrameBytes: number }>();
+
+/**
  * Why the receiver would refuse `frame`, or `undefined` if it would take it: the same schema, the same
- * plain-data rule and the same size limit as the receiving side applies.
+ * plain-data rule and the same size limit as the receiving side applies. A frame found fine must not be
+ * changed before it is sent: the send writes what this check encoded.
  */
 export function frameProblem(
   frame: AppFrame,
   maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES,
 ): string | undefined {
   const checked = checkFrame(frame, maxFrameBytes);
-  return checked.ok ? undefined : checked.problem;
+  if (!checked.ok) return checked.problem;
+  checkedBefore.set(frame, { bytes: checked.bytes, maxFrameBytes });
+  return undefined;
+}
+
+/** {@link checkFrame}, or what {@link frameProblem} found for this very frame under the same limit. */
+function checkOnce(
+  frame: AppFrame,
+  maxFrameBytes: number,
+): { ok: true; bytes: Buffer } | { ok: false; problem: string } {
+  const before = checkedBefore.get(frame);
+  if (before === undefined) return checkFrame(frame, maxFrameBytes);
+  checkedBefore.delete(frame);
+  return before.maxFrameBytes === maxFrameBytes
+    ? { ok: true, bytes: before.bytes }
+    : checkFrame(frame, maxFrameBytes);
 }
 
 /**
@@ -130,7 +154,7 @@ export function sendThrough(
   maxFrameBytes: number | undefined,
   origin?: FrameOrigin,
 ): Promise<void> {
-  const checked = checkFrame(frame, maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+  const checked = checkOnce(frame, maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   if (!checked.ok) {
     return rejected(
       `cannot send this frame: ${checked.problem}. It was not queued: cut user text to the limits in ` +

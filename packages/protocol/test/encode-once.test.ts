@@ -78,3 +78,24 @@ describe('the sender encodes each frame once', () => {
     link.close();
   });
 });
+
+describe('a frame checked before it is sent is encoded once in all', () => {
+  it('frameProblem then send (the gateway checks a user message before storing it): the send reads nothing again', async () => {
+    const gateway = side();
+    const bridge = side();
+    const link = memoryLink(gateway, bridge);
+    await waitFor(() => link.gateway.ready && link.bridge.ready);
+    const { frame, reads } = countingMessage();
+    expect(frameProblem(frame)).toBeUndefined();
+    const readsToCheck = reads();
+    await link.send('gateway', frame);
+    await waitFor(() => bridge.received.length === 1);
+    expect(reads() - readsToCheck, 'reads of the frame by its send, after its check').toBe(0);
+    expect(bridge.received[0]).toMatchObject({ type: 'user_message', text: 'hello', seq: 1 });
+    // The check's encoding is used once: a second send of the same object checks it again.
+    await link.send('gateway', frame);
+    await waitFor(() => bridge.received.length === 2);
+    expect(reads() - readsToCheck, 'a second send checks and encodes anew').toBe(readsToCheck);
+    link.close();
+  });
+});
