@@ -189,7 +189,12 @@ export function budgetGate(
     const check = spend.check(frame);
     if (check.admit) return true;
     deps.refused(check.scope);
-    deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
+    // Reported once the caller's synchronous hand-over is done: a Telegram message is forwarded before
+    // the turn machine has acknowledged it (telegram-handlers.ts), and a report ahead of that
+    // acknowledgement would leave its placeholder at "…" for good.
+    queueMicrotask(() =>
+      deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason }),
+    );
     if (check.notice) deps.reply(frame.route, check.notice);
     return false;
   };
