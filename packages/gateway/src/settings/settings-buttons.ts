@@ -8,8 +8,8 @@
  * {@link MAX_SETTINGS_BUTTONS} are kept (the oldest first), or with the process; a press on a token that
  * left is told the button expired.
  */
-import { randomBytes } from 'node:crypto';
 import { conversationKey, type Route } from '@switchyard/protocol';
+import { createButtonTokens } from '../button-tokens.js';
 import type { SettingsChoice } from '../core/settings.js';
 
 /** Callback data of `/settings` buttons starts with this; the rest is the token. */
@@ -32,30 +32,19 @@ export interface SettingsButtons {
   resolve(data: string, from: Route): SettingsChoice | undefined;
 }
 
-/** Creates the token table; `now` reads the gateway's clock (ms since the epoch). */
+/** Creates the token table (`button-tokens.ts`, narrowed to one conversation); `now` reads the clock. */
 export function createSettingsButtons(now: () => number): SettingsButtons {
-  const tokens = new Map<string, { choice: SettingsChoice; conversation: string; at: number }>();
-  const sweep = (at: number): void => {
-    // Insertion order is age order: the expired, then the surplus, leave from the front.
-    for (const [token, entry] of tokens) {
-      if (at - entry.at <= SETTINGS_BUTTON_TTL_MS && tokens.size <= MAX_SETTINGS_BUTTONS) break;
-      tokens.delete(token);
-    }
-  };
+  const tokens = createButtonTokens<SettingsChoice>(SETTINGS_BUTTON_PREFIX, now, {
+    ttlMs: SETTINGS_BUTTON_TTL_MS,
+    max: MAX_SETTINGS_BUTTONS,
+  });
   return {
-    issue(choice, route) {
-      const at = now();
-      const token = randomBytes(12).toString('base64url');
-      tokens.set(token, { choice: { ...choice }, conversation: conversationKey(route), at });
-      sweep(at);
-      return `${SETTINGS_BUTTON_PREFIX}${token}`;
-    },
+    issue: (choice, route) => tokens.issue({ ...choice }, route, route),
     resolve(data, from) {
-      sweep(now());
-      if (!data.startsWith(SETTINGS_BUTTON_PREFIX)) return undefined;
-      const entry = tokens.get(data.slice(SETTINGS_BUTTON_PREFIX.length));
-      if (!entry || entry.conversation !== conversationKey(from)) return undefined;
-      return { ...entry.choice };
+      // The table honours a token in the chat that showed it; a panel is one conversation's, topic too.
+      const found = tokens.resolve(data, from);
+      if (!found || conversationKey(found.route) !== conversationKey(from)) return undefined;
+      return { ...found.action };
     },
   };
 }
