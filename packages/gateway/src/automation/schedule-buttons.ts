@@ -3,11 +3,11 @@
  * is only a random token (`sc:<token>`); the action, the schedule and the conversation whose list carried
  * it are kept here, so forged data does nothing and a token works only in the conversation it was shown in.
  *
- * Tokens live in memory: each leaves after {@link SCHEDULE_BUTTON_TTL_MS}, or when more than
- * {@link MAX_SCHEDULE_BUTTONS} are kept (the oldest first), or with the process.
+ * Tokens live in memory (`button-tokens.ts`): each leaves after {@link SCHEDULE_BUTTON_TTL_MS}, or when
+ * more than {@link MAX_SCHEDULE_BUTTONS} are kept (the oldest first), or with the process.
  */
-import { randomBytes } from 'node:crypto';
-import { conversationKey, type Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol';
+import { createButtonTokens } from '../button-tokens.js';
 import type { ScheduleButtonAction } from './schedule-texts.js';
 
 /** Callback data of `/schedules` buttons starts with this; the rest is the token. */
@@ -27,29 +27,15 @@ export interface ScheduleButtons {
   resolve(data: string, from: Route): { action: ScheduleButtonAction; id: string } | undefined;
 }
 
-/** Creates the token table; `now` reads the gateway's clock. */
+/** Creates the token table (`button-tokens.ts`, one conversation's); `now` reads the gateway's clock. */
 export function createScheduleButtons(now: () => number): ScheduleButtons {
-  const tokens = new Map<string, { action: ScheduleButtonAction; id: string; shownIn: string; at: number }>();
-  const sweep = (at: number): void => {
-    for (const [token, entry] of tokens) {
-      if (at - entry.at <= SCHEDULE_BUTTON_TTL_MS && tokens.size <= MAX_SCHEDULE_BUTTONS) break;
-      tokens.delete(token);
-    }
-  };
+  const tokens = createButtonTokens<{ action: ScheduleButtonAction; id: string }>(
+    SCHEDULE_BUTTON_PREFIX,
+    now,
+    { ttlMs: SCHEDULE_BUTTON_TTL_MS, max: MAX_SCHEDULE_BUTTONS, within: 'conversation' },
+  );
   return {
-    issue(action, id, shownIn) {
-      const at = now();
-      const token = randomBytes(12).toString('base64url');
-      tokens.set(token, { action, id, shownIn: conversationKey(shownIn), at });
-      sweep(at);
-      return `${SCHEDULE_BUTTON_PREFIX}${token}`;
-    },
-    resolve(data, from) {
-      sweep(now());
-      if (!data.startsWith(SCHEDULE_BUTTON_PREFIX)) return undefined;
-      const entry = tokens.get(data.slice(SCHEDULE_BUTTON_PREFIX.length));
-      if (!entry || entry.shownIn !== conversationKey(from)) return undefined;
-      return { action: entry.action, id: entry.id };
-    },
+    issue: (action, id, shownIn) => tokens.issue({ action, id }, shownIn, shownIn),
+    resolve: (data, from) => tokens.resolve(data, from)?.action,
   };
 }

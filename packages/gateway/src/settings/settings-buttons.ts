@@ -8,7 +8,7 @@
  * {@link MAX_SETTINGS_BUTTONS} are kept (the oldest first), or with the process; a press on a token that
  * left is told the button expired.
  */
-import { conversationKey, type Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol';
 import { createButtonTokens } from '../button-tokens.js';
 import type { SettingsChoice } from '../core/settings.js';
 
@@ -32,19 +32,18 @@ export interface SettingsButtons {
   resolve(data: string, from: Route): SettingsChoice | undefined;
 }
 
-/** Creates the token table (`button-tokens.ts`, narrowed to one conversation); `now` reads the clock. */
+/** Creates the token table (`button-tokens.ts`, one conversation's); `now` reads the gateway's clock. */
 export function createSettingsButtons(now: () => number): SettingsButtons {
   const tokens = createButtonTokens<SettingsChoice>(SETTINGS_BUTTON_PREFIX, now, {
     ttlMs: SETTINGS_BUTTON_TTL_MS,
     max: MAX_SETTINGS_BUTTONS,
+    within: 'conversation',
   });
   return {
     issue: (choice, route) => tokens.issue({ ...choice }, route, route),
-    resolve(data, from) {
-      // The table honours a token in the chat that showed it; a panel is one conversation's, topic too.
+    resolve: (data, from) => {
       const found = tokens.resolve(data, from);
-      if (!found || conversationKey(found.route) !== conversationKey(from)) return undefined;
-      return { ...found.action };
+      return found && { ...found.action };
     },
   };
 }
