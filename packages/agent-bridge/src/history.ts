@@ -26,6 +26,7 @@
  * text it already holds is dropped rather than shown twice. Timestamps are not used to order entries:
  * entries stay in the order the CLI wrote their lines.
  */
+import { cutEnd } from '@switchyard/card';
 import type { FrameOf } from '@switchyard/protocol';
 import { stripMessageHeader } from './user-input.js';
 
@@ -110,7 +111,7 @@ export function addHistory(history: HistoryEntry[], entry: HistoryEntry): Histor
 }
 
 /** A message's text: a string, or the text blocks of a content array (images left out). */
-function textOf(content: unknown): string | undefined {
+export function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
   const texts = content.flatMap((block: { type?: unknown; text?: unknown }) =>
@@ -120,5 +121,5 @@ function textOf(content: unknown): string | undefined {
 }
 
 function cut(text: string): string {
-  return text.length > HISTORY_TEXT_CHARS ? `${text.slice(0, HISTORY_TEXT_CHARS - 1)}…` : text;
+  return cutEnd(text, HISTORY_TEXT_CHARS);
 }

@@ -10,8 +10,10 @@
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { cutEnd } from '@switchyard/card';
 import type { TerminalSession } from '@switchyard/protocol';
 import { RESUME_PAGE_SIZE, resumePage, type TranscriptFile } from './core/session-list.js';
+import { textOf } from './history.js';
 import { projectDir } from './transcript-files.js';
 import { stripMessageHeader } from './user-input.js';
 
@@ -116,10 +118,17 @@ export function summariseHead(lines: readonly string[]): { startedAt?: number; f
     if (value.type === 'user' && value.isSidechain !== true && value.isMeta !== true) {
       const content = (value.message as { content?: unknown } | undefined)?.content;
       const text = personText(textOf(content));
-      if (text) return { ...(startedAt !== undefined ? { startedAt } : {}), firstText: cut(text) };
+      if (text)
+        return {
+          ...(startedAt !== undefined ? { startedAt } : {}),
+          firstText: cutEnd(text, FIRST_TEXT_CHARS),
+        };
     }
   }
-  return { ...(startedAt !== undefined ? { startedAt } : {}), firstText: queued ? cut(queued) : '' };
+  return {
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    firstText: queued ? cutEnd(queued, FIRST_TEXT_CHARS) : '',
+  };
 }
 
 /** A message's words as a person wrote them, or undefined for the CLI's own markup. */
@@ -129,18 +138,4 @@ function personText(text: string | undefined): string | undefined {
   const flat = own.replace(/\s+/g, ' ').trim();
   if (!flat || /^<(command-|local-command-|system-reminder|task-notification)/.test(flat)) return undefined;
   return flat;
-}
-
-function textOf(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  const texts = content.flatMap((block: { type?: unknown; text?: unknown }) =>
-    block?.type === 'text' && typeof block.text === 'string' ? [block.text] : [],
-  );
-  return texts.length > 0 ? texts.join('\n') : undefined;
-}
-
-function cut(text: string): string {
-  const chars = Array.from(text);
-  return chars.length > FIRST_TEXT_CHARS ? `${chars.slice(0, FIRST_TEXT_CHARS - 1).join('')}…` : text;
 }
