@@ -20,10 +20,10 @@ import {
 import {
   type AppFrame,
   type Clock,
+  createWakeTimer,
   type Logger,
   type Route,
   systemClock,
-  type TimerHandle,
 } from '@switchyard/protocol';
 import { type BotApi, errorText, isGone, isNotModified } from './bot-api.js';
 import { laneKey, threadParams } from './core/route.js';
@@ -129,9 +129,6 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     ...options.card,
     laneKey,
   });
-  let timer: TimerHandle | undefined;
-  let wakeAt: number | undefined;
-  let stopped = false;
 
   const perform = (step: CadenceStep<Route>): void => {
     for (const action of step.actions) {
@@ -156,7 +153,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
       if (card.closing || (isEnded(card.state) && runningSubagents(card.state) === 0))
         courier.promote(card.route.chatId, editKey(card.cardId), 'high');
     }
-    arm(step.wakeAt);
+    wake.arm(step.wakeAt);
   };
 
   const run = async (
@@ -223,20 +220,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
     }
   };
 
-  const arm = (at: number | undefined): void => {
-    if (stopped || at === undefined) return;
-    if (wakeAt !== undefined && wakeAt <= at && timer) return;
-    clock.clearTimeout(timer);
-    wakeAt = at;
-    timer = clock.setTimeout(
-      () => {
-        timer = undefined;
-        wakeAt = undefined;
-        perform(cadence.tick(now()));
-      },
-      Math.max(0, at - now()),
-    );
-  };
+  const wake = createWakeTimer(clock, (at) => perform(cadence.tick(at)));
 
   return {
     frame(route, turnId, frame) {
@@ -266,9 +250,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
       }));
     },
     stop() {
-      stopped = true;
-      clock.clearTimeout(timer);
-      timer = undefined;
+      wake.stop();
     },
   };
 }

@@ -13,10 +13,10 @@
 import {
   type BridgeToGateway,
   type Clock,
+  createWakeTimer,
   type Logger,
   type Route,
   systemClock,
-  type TimerHandle,
 } from '@switchyard/protocol';
 import { createArrivals } from './arrivals.js';
 import { type BotApi, errorText } from './bot-api.js';
@@ -125,8 +125,6 @@ export function createTurns(options: TurnsOptions): Turns {
   const editMarker = createMarkerEdits({ api, courier, logger });
   const texts = new Map<string, Reply>();
   const finishing = new Set<Promise<void>>();
-  let timer: TimerHandle | undefined;
-  let wakeAt: number | undefined;
   let stopped = false;
 
   const write = (w: StoreWrite): void => {
@@ -176,7 +174,7 @@ export function createTurns(options: TurnsOptions): Turns {
   };
   const perform = (step: TurnStep): void => {
     for (const action of step.actions) act(action);
-    arm(step.wakeAt);
+    wake.arm(step.wakeAt);
   };
   const run = (event: TurnEvent): void => perform(decide(event));
   const now = (): number => clock.now();
@@ -284,20 +282,7 @@ export function createTurns(options: TurnsOptions): Turns {
     (error: unknown): void =>
       logger.error({ event, error: errorText(error) }, 'an outcome could not be recorded');
 
-  const arm = (at: number | undefined): void => {
-    if (stopped || at === undefined) return;
-    if (timer !== undefined && wakeAt !== undefined && wakeAt <= at) return;
-    clock.clearTimeout(timer);
-    wakeAt = at;
-    timer = clock.setTimeout(
-      () => {
-        timer = undefined;
-        wakeAt = undefined;
-        run({ type: 'tick', at: now() });
-      },
-      Math.max(0, at - now()),
-    );
-  };
+  const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
 
   return {
     async placeholder(row) {
@@ -370,8 +355,7 @@ export function createTurns(options: TurnsOptions): Turns {
 
     async stop() {
       stopped = true;
-      clock.clearTimeout(timer);
-      timer = undefined;
+      wake.stop();
       await Promise.all([...finishing]);
     },
   };

@@ -90,3 +90,4 @@ export {
   type PendingFrame,
   type Receipt,
 } from './store.js';
+export { createWakeTimer, type WakeTimer } from './wake-timer.js';
