@@ -10,6 +10,7 @@ import {
   createMemoryChannelStore,
   createProtocolClient,
   type Endpoint,
+  type FrameOf,
   type Logger,
   type Route,
 } from '@switchyard/protocol';
@@ -205,6 +206,32 @@ export function framesOf<T extends AppFrame['type']>(
   type: T,
 ): Extract<AppFrame, { type: T }>[] {
   return bridge.received.filter((f): f is Extract<AppFrame, { type: T }> => f.type === type);
+}
+
+/** The `index`-th frame of `type` the fake bridge received, once it has one. */
+export function received<T extends AppFrame['type']>(
+  bridge: FakeBridge,
+  type: T,
+  index = 0,
+): Promise<FrameOf<T>> {
+  return waitUntil(() => bridge.received.filter((f) => f.type === type)[index] as FrameOf<T> | undefined);
+}
+
+/**
+ * A world with a connected fake bridge, `command` sent in the user's private chat, and the request of
+ * `type` it made the gateway send to the bridge.
+ */
+export async function commandAsked<T extends AppFrame['type']>(
+  command: string,
+  type: T,
+  overrides: Partial<GatewayOptions> = {},
+): Promise<{ world: World; bridge: FakeBridge; tg: TelegramServer; chatId: number; request: FrameOf<T> }> {
+  const world = await startWorld(overrides);
+  const bridge = await connectBridge(world.socketPath);
+  const { tg } = world;
+  const chatId = tg.privateChat().id;
+  tg.sendText(chatId, command);
+  return { world, bridge, tg, chatId, request: await received(bridge, type) };
 }
 
 /** Waits for the first bot message in `chatId` whose text passes `match`. */

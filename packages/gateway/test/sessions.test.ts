@@ -5,7 +5,7 @@
  * `/rename` names the current one, `/status` asks about the conversation it is sent in, and a
  * `session_waiting` turns the message's placeholder into "waiting for a free session".
  */
-import type { AppFrame, FrameOf, SessionInfo } from '@switchyard/protocol';
+import type { SessionInfo } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { sessionsView } from '../src/core/command-texts.js';
 import {
@@ -13,21 +13,15 @@ import {
   SESSION_BUTTON_EXPIRED,
   SESSION_BUTTON_TTL_MS,
 } from '../src/session-buttons.js';
-import { botMessage, connectBridge, type FakeBridge, startWorld, waitUntil } from './harness.js';
+import { botMessage, commandAsked, connectBridge, received, startWorld } from './harness.js';
 
 /** The `index`-th frame of `type` the bridge received. */
-function received<T extends AppFrame['type']>(b: FakeBridge, type: T, index = 0): Promise<FrameOf<T>> {
-  return waitUntil(() => b.received.filter((f) => f.type === type)[index] as FrameOf<T> | undefined);
-}
 
 describe('conversation commands', () => {
   it("/sessions in an operator's private chat lists every conversation; Stop and Reset act on the one pressed", async () => {
-    const world = await startWorld({ operators: [100_000_001] });
-    const bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const chatId = tg.privateChat().id;
-    tg.sendText(chatId, '/sessions');
-    const request = await received(bridge, 'sessions_request');
+    const { bridge, tg, chatId, request } = await commandAsked('/sessions', 'sessions_request', {
+      operators: [100_000_001],
+    });
     await bridge.send({
       type: 'sessions',
       commandId: request.commandId,
@@ -120,12 +114,7 @@ describe('conversation commands', () => {
   });
 
   it('a forged or foreign /sessions button does nothing and says it expired', async () => {
-    const world = await startWorld();
-    const bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const chatId = tg.privateChat().id;
-    tg.sendText(chatId, '/sessions');
-    const request = await received(bridge, 'sessions_request');
+    const { bridge, tg, chatId, request } = await commandAsked('/sessions', 'sessions_request');
     await bridge.send({
       type: 'sessions',
       commandId: request.commandId,

@@ -1,29 +1,13 @@
-/**
- * `/resume` and `/handoff` in the gateway, against a fake bridge: the list is the bridge's (the gateway
- * never reads transcripts), each button is a server-side token (a press sends `resume_session` for the
- * session it was shown for; forged or foreign data does nothing), `/handoff` during a turn offers to stop
- * it now, and a finished handoff prints the terminal command in a code block.
- */
-import type { AppFrame, FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_BUTTON_EXPIRED } from '../src/terminal-commands.js';
-import { botMessage, connectBridge, type FakeBridge, sleep, startWorld, waitUntil } from './harness.js';
-
-function received<T extends AppFrame['type']>(b: FakeBridge, type: T, index = 0): Promise<FrameOf<T>> {
-  return waitUntil(() => b.received.filter((f) => f.type === type)[index] as FrameOf<T> | undefined);
-}
+import { botMessage, commandAsked, connectBridge, received, sleep, startWorld } from './harness.js';
 
 const ID1 = '11111111-1111-4111-8111-111111111111';
 const ID2 = '22222222-2222-4222-8222-222222222222';
 
 describe('/resume and /handoff', () => {
   it('/resume shows the bridge’s list; ▶ N continues that session; a busy one has no button', async () => {
-    const world = await startWorld();
-    const bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const chatId = tg.privateChat().id;
-    tg.sendText(chatId, '/resume');
-    const request = await received(bridge, 'resume_list_request');
+    const { bridge, tg, chatId, request } = await commandAsked('/resume', 'resume_list_request');
     expect(request.route).toEqual({ chatId });
     await bridge.send({
       type: 'resume_list',
@@ -70,12 +54,7 @@ describe('/resume and /handoff', () => {
   });
 
   it('a forged or foreign /resume button does nothing and says it expired', async () => {
-    const world = await startWorld();
-    const bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const chatId = tg.privateChat().id;
-    tg.sendText(chatId, '/resume');
-    const request = await received(bridge, 'resume_list_request');
+    const { bridge, tg, chatId, request } = await commandAsked('/resume', 'resume_list_request');
     await bridge.send({
       type: 'resume_list',
       commandId: request.commandId,
@@ -131,12 +110,7 @@ describe('/resume and /handoff', () => {
   });
 
   it('/sessions offers Reset + worktree for a conversation with a worktree; the press sends worktree_remove', async () => {
-    const world = await startWorld();
-    const bridge = await connectBridge(world.socketPath);
-    const { tg } = world;
-    const chatId = tg.privateChat().id;
-    tg.sendText(chatId, '/sessions');
-    const request = await received(bridge, 'sessions_request');
+    const { bridge, tg, chatId, request } = await commandAsked('/sessions', 'sessions_request');
     await bridge.send({
       type: 'sessions',
       commandId: request.commandId,
