@@ -205,7 +205,13 @@ export function createBridge(options: BridgeOptions): Bridge {
       lock = taken.lock;
       mkdirSync(join(options.stateDir, CONVERSATIONS_DIR), { recursive: true, mode: 0o700 });
       prepareExchange(exchange);
-      store = new FileChannelStore(join(options.stateDir, 'outbox.log'));
+      store = new FileChannelStore(join(options.stateDir, 'outbox.log'), {
+        onLateSyncFailure: (err) =>
+          log.error(
+            { err: describeError(err) },
+            'the disk refused to flush the outbox after a message went to Claude: it is kept, but a machine crash now could lose it',
+          ),
+      });
       endpoint = createProtocolClient({
         socketPath: options.socketPath,
         agent: options.agent,

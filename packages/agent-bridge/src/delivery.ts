@@ -149,7 +149,8 @@ export class Delivery {
    * intent, the session state that accepted the command, the frames it announces (sent once durable, so
    * always before anything the CLI prints in answer) and — for a gateway frame handled now — the channel
    * cursor that acknowledges it, so a resend is dropped by number. Then the line goes to the CLI, the
-   * moment the record is on disk, and then the frames to the socket. `uuid` is
+   * moment the record is written (its fsync follows the line: a killed bridge finds the record all the
+   * same, see `outbox.ts`), and then the frames to the socket. `uuid` is
    * the line's own (user lines; see the module comment), so a restart can tell whether it was read.
    */
   deliver(key: string, line: string, step: Step, uuid?: string, receipt?: Receipt): void {
@@ -158,8 +159,9 @@ export class Delivery {
     const known = record.delivered(key);
     record.remember(key);
     record.setIntent({ key, line, ...(uuid !== undefined ? { uuid } : {}) });
-    // The line goes in as soon as the record is on disk, before the frames it announces reach the
-    // socket: the CLI starts on it first, and the frames still leave before anything it answers.
+    // The line goes in as soon as the record is written, before its fsync and before the frames it
+    // announces reach the socket: the CLI starts on it first, and the frames still leave (fsynced)
+    // before anything it answers.
     let written = false;
     let unwritten: unknown;
     const write = (): void => {

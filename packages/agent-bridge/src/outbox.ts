@@ -17,8 +17,15 @@
  * - Inside {@link FileChannelStore.group} every record waits for the group's end and is written as one
  *   record with one fsync; the endpoint writes the group's frames to the socket only after that
  *   (`whenDurable`). This is the bridge's one durable write per message: the frames a delivery announces,
- *   the conversation's state with its intent, and the peer cursor of the gateway frame that caused it,
- *   before the line goes to the CLI (`delivery.ts`).
+ *   the conversation's state with its intent, and the peer cursor of the gateway frame that caused it.
+ *   The group's `durable` step (the line into the CLI, `delivery.ts`) runs once the record is written,
+ *   before its fsync: from the `write` on, every process on the machine reads the record (a bridge
+ *   killed at any instant finds it on restart), and the fsync, which only guards against the machine
+ *   itself going down, costs the line 1–3 ms it need not wait. That is the stance the gateway's SQLite
+ *   takes too (WAL, `synchronous = NORMAL`); the fsync still comes before the socket writes, so nothing
+ *   the gateway is told — the acknowledgement included — rests on an unsynced record. An fsync that
+ *   fails after the line went in cannot be taken back: it is reported (`onLateSyncFailure`) and the
+ *   group stands, since every reader sees it.
  * - `writePeer` of the cursor already held durably writes nothing (the channel stores the cursor after
  *   every handler; a handler that stored it in its group has done so).
  * - The file always ends on a whole record when it is appended to. A crash mid-write leaves a torn tail
@@ -82,7 +89,18 @@ function decodeRecord(line: Buffer): LogRecord | undefined {
 }
 
 /** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
-/** A group's records, and what runs once they are on disk: `durable` first, then the socket writes. */
+/** Options of {@link FileChannelStore}. */
+export interface ChannelStoreOptions {
+  /** Flushes the file to the disk; `fsyncSync` unless a test puts a failing or counting one here. */
+  fsync?: (fd: number) => void;
+  /**
+   * A group's fsync failed after its `durable` step ran (the line is in the CLI): the group stands and
+   * the failure is only reported; the bridge logs it.
+   */
+  onLateSyncFailure?: (err: unknown) => void;
+}
+
+/** A group's records, and what runs once they are written: `durable` first, then the socket writes. */
 interface Batch {
   records: LogRecord[];
   waiting: ((failed?: unknown) => void)[];
@@ -108,9 +126,14 @@ export class FileChannelStore implements ChannelStore {
   /** Inside {@link group}: the records waiting for its one write, and what runs once it is done. */
   #batch: Batch | undefined;
 
+  readonly #fsync: (fd: number) => void;
+  readonly #onLateSyncFailure: (err: unknown) => void;
+
   /** Opens (or creates) the log; repairs a torn tail, refuses a damaged log. */
-  constructor(path: string) {
+  constructor(path: string, options: ChannelStoreOptions = {}) {
     this.path = path;
+    this.#fsync = options.fsync ?? fsyncSync;
+    this.#onLateSyncFailure = options.onLateSyncFailure ?? (() => {});
     this.#streamId = '';
     const existing = existsSync(path) ? readFileSync(path) : undefined;
     let rewrite = false;
@@ -194,9 +217,11 @@ export class FileChannelStore implements ChannelStore {
    * Runs `work`; every record it writes (appends, intents, the peer cursor) reaches the log as one
    * record with one fsync when it returns, or — if it or the write throws — not at all, with the
    * memory state as before and the waiting socket writes told of the failure. Inside a group another
-   * group is part of it. `durable` runs once the record is on disk and before the socket writes that
-   * waited for it (the bridge writes a message's line into the CLI there: the CLI gets it first, and the
-   * frames still leave before anything it answers, which is read later); it must not throw.
+   * group is part of it. `durable` runs once the record is written — before its fsync, see the module
+   * comment — and before the socket writes that waited for it (the bridge writes a message's line into
+   * the CLI there: the CLI gets it first, and the frames still leave before anything it answers, which
+   * is read later); it must not throw. A group without `durable` is fsynced before it returns, as
+   * before: its failure takes it back whole.
    */
   group<T>(work: () => T, durable?: () => void): T {
     if (this.#batch) {
@@ -217,7 +242,8 @@ export class FileChannelStore implements ChannelStore {
     try {
       result = work();
       this.#batch = undefined;
-      if (batch.records.length > 0) this.#write({ g: batch.records }, true);
+      // With a `durable` step, the fsync waits until that step has run (see the module comment).
+      if (batch.records.length > 0) this.#write({ g: batch.records }, batch.durable.length === 0);
     } catch (err) {
       this.#batch = undefined;
       this.#nextSeq = before.nextSeq;
@@ -229,6 +255,13 @@ export class FileChannelStore implements ChannelStore {
       throw err;
     }
     for (const done of batch.durable) done();
+    if (batch.durable.length > 0 && batch.records.length > 0) {
+      try {
+        this.#fsync(this.#fd);
+      } catch (err) {
+        this.#onLateSyncFailure(err);
+      }
+    }
     for (const write of batch.waiting) write();
     return result;
   }
@@ -296,7 +329,7 @@ export class FileChannelStore implements ChannelStore {
     try {
       const written = writeSync(this.#fd, line);
       if (written !== line.length) throw new Error(`short write: ${written} of ${line.length} bytes`);
-      if (durable) fsyncSync(this.#fd);
+      if (durable) this.#fsync(this.#fd);
     } catch (err) {
       try {
         ftruncateSync(this.#fd, this.#bytes);

@@ -3,7 +3,7 @@
  * announces, the conversation's state and the peer cursor reach the log as one record with one fsync,
  * or not at all — whatever byte a crash cuts it at — and their socket writes wait for it.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fsyncSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
@@ -25,10 +25,16 @@ function deliveryGroup(store: FileChannelStore, n: number): void {
 }
 
 describe('FileChannelStore.group', () => {
-  it('runs `durable` once the record is on disk and before the socket writes that waited for it (the line goes into the CLI before the frames it announces leave)', () => {
+  it('runs `durable` once the record is written, then fsyncs, then the socket writes that waited for it (the line goes into the CLI first, the frames it announces leave only once synced)', () => {
     const path = join(tempDir('sy-og-'), 'outbox.log');
-    const store = new FileChannelStore(path);
     const order: string[] = [];
+    const store = new FileChannelStore(path, {
+      fsync: (fd) => {
+        order.push('fsync');
+        fsyncSync(fd);
+      },
+    });
+    order.length = 0;
     store.group(
       () => {
         store.append(frame('announced'), { conversation: 'c1', source: 'in:m1#0' });
@@ -41,13 +47,63 @@ describe('FileChannelStore.group', () => {
         expect(order).toEqual([]);
       },
       () => {
+        // Another process (a restarted bridge) reads the record already, before any fsync.
         const reloaded = new FileChannelStore(path);
         order.push(`durable, the log holding ${texts(reloaded).length} frame`);
         reloaded.close();
       },
     );
-    expect(order).toEqual(['durable, the log holding 1 frame', 'nested durable', 'socket']);
+    expect(order).toEqual(['durable, the log holding 1 frame', 'nested durable', 'fsync', 'socket']);
+    // Without a `durable` step the group is synced before anything waits on it, as a single append is.
+    order.length = 0;
+    store.group(() => {
+      store.append(frame('plain'));
+      store.whenDurable(() => order.push('socket'));
+    });
+    expect(order).toEqual(['fsync', 'socket']);
     store.close();
+  });
+
+  it('an fsync that fails after the line went in is reported, and the group stands: kept in memory, in the file, and its frames still go out', () => {
+    const path = join(tempDir('sy-og-'), 'outbox.log');
+    const late: unknown[] = [];
+    let failing = false;
+    const store = new FileChannelStore(path, {
+      fsync: (fd) => {
+        if (failing) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+        fsyncSync(fd);
+      },
+      onLateSyncFailure: (err) => late.push(err),
+    });
+    failing = true;
+    const events: string[] = [];
+    store.group(
+      () => {
+        store.append(frame('kept'), { conversation: 'c1', source: 'in:m1#0' });
+        store.writePeer(cursor(4));
+        store.whenDurable((failed) =>
+          events.push(failed === undefined ? 'socket' : 'socket told of failure'),
+        );
+      },
+      () => events.push('line written'),
+    );
+    expect(events).toEqual(['line written', 'socket']);
+    expect(late.map((e) => (e as Error).message)).toEqual(['EIO: i/o error, fsync']);
+    expect(texts(store)).toEqual([[1, 'kept']]);
+    expect(store.readPeer()).toEqual(cursor(4));
+    store.close();
+    const reloaded = new FileChannelStore(path);
+    expect(texts(reloaded)).toEqual([[1, 'kept']]);
+    reloaded.close();
+    // Before the line, a failing fsync still takes the group back whole (a single append here).
+    const again = new FileChannelStore(path, {
+      fsync: () => {
+        throw new Error('EIO');
+      },
+    });
+    expect(() => again.append(frame('lost'))).toThrow('EIO');
+    expect(texts(again)).toEqual([[1, 'kept']]);
+    again.close();
   });
 
   it('writes one record for the whole group, and a reload has all of it', () => {
