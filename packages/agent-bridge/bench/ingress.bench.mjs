@@ -2,8 +2,11 @@
 // warm CLI fed directly, medians in one run (goal: Switchyard at most 2 ms over the bare CLI).
 //   npx tsc -b && node packages/agent-bridge/bench/ingress.bench.mjs
 // Switchyard: the built gateway and bridge as processes (`switchyard gateway|bridge`, as the units run
-// them) against the stand-in Telegram, timed from the stand-in handing the update out (`getUpdates`
-// answered) to the scripted Messages API receiving the request.
+// them) against the stand-in Telegram, timed from the stand-in answering the `getUpdates` that hands the
+// update out (its response written; the stand-in's own work before that is not Switchyard's) to the
+// scripted Messages API receiving the request. The scripted API runs in a worker thread
+// (`model-worker.mjs`): in this thread the stand-in Telegram serves the gateway's calls of the turn, and
+// would make the request's arrival wait behind them.
 // Bare: a second CLI fed the way the bridge feeds its own, so that the difference is Switchyard and not a
 // configuration: the command line and environment of the bridge's running CLI (read from /proc: the same
 // flags, the same MCP config pointing at the bridge's live endpoint, the same `--allowedTools`), its own
@@ -13,6 +16,11 @@
 // Both are warm (one message first) and measured alternately, each message after the previous turn
 // ended and the same pause (GAP_MS): a CLI's latency depends on how long it sat idle, and a shared
 // machine's load drifts, so alternating keeps both sides under the same conditions.
+// The wake floor, measured in the same loop after the same pause: one byte to another idle Node process
+// over a Unix socket and back — two wake-ups of a sleeping process, as many as Switchyard's path has
+// beyond the bare CLI's (Telegram's answer waking the gateway, the gateway's frame waking the bridge).
+// On a quiet machine that is a few tens of microseconds; on a small VM whose idle vCPUs sleep it is
+// milliseconds, and no code in either service can make it less.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
@@ -28,19 +36,15 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  createScriptedModel,
-  createTelegramServer,
-  rule,
-  say,
-  scriptedClaudeEnv,
-} from '../../sandbox/dist/index.js';
+import { Worker } from 'node:worker_threads';
+import { createTelegramServer, scriptedClaudeEnv } from '../../sandbox/dist/index.js';
 import { CLAUDE_STREAM_ARGS, recordedProcesses } from '../dist/index.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 200);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const CLAUDE = join(root, 'node_modules/.bin/claude');
@@ -49,24 +53,19 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const dir = mkdtempSync(join(tmpdir(), 'sy-ingress-'));
-/** When each request reached the scripted Messages API, by its index. */
-const arrivedAt = [];
-const model = createScriptedModel({
-  script: [rule('ingress', say('ok'))],
-  chunkSize: 64,
-  onRequest: (request) => {
-    arrivedAt[request.index] = performance.now();
-  },
+const modelThread = new Worker(new URL('./model-worker.mjs', import.meta.url));
+const { baseUrl } = await new Promise((resolve) => modelThread.once('message', resolve));
+/** Asked for, by token: resolves with the moment its main-loop request reached the model. */
+const asked = new Map();
+modelThread.on('message', (message) => {
+  if (message.type === 'arrived') asked.get(message.token)?.(message.at - performance.timeOrigin);
 });
-const { baseUrl } = await model.start();
-/** When the main loop's request for the message ending in `token` arrived. */
-const requestFor = async (token) => {
-  const request = await model.waitForRequest(
-    (r) => r.view?.kind === 'main' && r.view.userText.trim().endsWith(token),
-    { timeoutMs: 60_000 },
-  );
-  return arrivedAt[request.index];
-};
+/** When the main loop's request for the message ending in `token` arrived (this thread's clock). */
+const requestFor = (token) =>
+  new Promise((resolve) => {
+    asked.set(token, resolve);
+    modelThread.postMessage({ type: 'ask', token });
+  });
 
 // --- Switchyard -----------------------------------------------------------------------------------------
 const telegram = createTelegramServer({ token: '4243:ingress-bench-token-0000000000000', rateLimits: false });
@@ -100,8 +99,14 @@ const services = ['gateway', 'bridge'].map((service) =>
   }),
 );
 let deliveredAt = 0;
+let handedOut = false;
 telegram.subscribe((event) => {
-  if (event.type === 'updates_delivered') deliveredAt = performance.now();
+  // The `getUpdates` that took the update is recorded just before its response is written.
+  if (event.type === 'updates_delivered') handedOut = true;
+  else if (handedOut && event.type === 'api_call' && event.call.method === 'getUpdates') {
+    handedOut = false;
+    deliveredAt = performance.now();
+  }
 });
 const chatId = telegram.privateChat().id;
 const answers = () => telegram.messages(chatId).filter((m) => m.from === 'bot' && m.text === 'ok').length;
@@ -180,15 +185,43 @@ const bare = async (i) => {
 };
 await bare('warm');
 
+// --- the wake floor: an idle echo process over a Unix socket ------------------------------------------
+const echoPath = join(dir, 'echo.sock');
+const echoServer = createServer();
+await new Promise((resolve) => echoServer.listen(echoPath, resolve));
+const echo = spawn(
+  process.execPath,
+  [
+    '-e',
+    `const s = require('node:net').connect(${JSON.stringify(echoPath)}); s.on('data', (d) => s.write(d));`,
+  ],
+  { stdio: 'ignore' },
+);
+const echoSocket = await new Promise((resolve) => echoServer.once('connection', resolve));
+/** One byte there and back: two wake-ups of an idle process. */
+const wakeTwice = async () => {
+  const sentAt = performance.now();
+  echoSocket.write('x');
+  await new Promise((resolve) => echoSocket.once('data', resolve));
+  return performance.now() - sentAt;
+};
+await wakeTwice();
+
 // --- alternately -----------------------------------------------------------------------------------------
 const switchyardMs = [];
 const bareMs = [];
+const floorMs = [];
 for (let i = 0; i < RUNS; i++) {
   await sleep(GAP_MS);
   switchyardMs.push(await throughSwitchyard(i));
   await sleep(GAP_MS);
   bareMs.push(await bare(i));
+  await sleep(GAP_MS);
+  floorMs.push(await wakeTwice());
 }
+
+echo.kill('SIGKILL');
+echoServer.close();
 
 process.kill(-cli.pid, 'SIGKILL');
 closeSync(stdin);
@@ -203,11 +236,13 @@ await new Promise((resolve) =>
   ),
 );
 await telegram.stop();
-await model.stop();
+modelThread.postMessage({ type: 'stop' });
+await new Promise((resolve) => modelThread.once('exit', resolve));
 rmSync(dir, { recursive: true, force: true });
 
 const bareMedian = median(bareMs);
 const throughMedian = median(switchyardMs);
+const floorMedian = median(floorMs);
 console.log(
   JSON.stringify(
     {
@@ -217,6 +252,8 @@ console.log(
       switchyardMs: +throughMedian.toFixed(2),
       overheadMs: +(throughMedian - bareMedian).toFixed(2),
       ratio: +(throughMedian / bareMedian).toFixed(2),
+      wakeFloorMs: +floorMedian.toFixed(2),
+      overheadBeyondFloorMs: +(throughMedian - bareMedian - floorMedian).toFixed(2),
       bareCliAll: bareMs.map((x) => +x.toFixed(1)),
       switchyardAll: switchyardMs.map((x) => +x.toFixed(1)),
       goal: 'overhead ≤ 2 ms',
