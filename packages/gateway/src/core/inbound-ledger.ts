@@ -69,11 +69,16 @@ export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
       });
     return;
   }
+  entry.kind ??= decision.marker;
+  // A marker already due (the model read the message while it waited) is what it says at once.
+  sendMarker(l, entry, entry.due ?? PLACEHOLDER[decision.marker]);
+}
+
+/** Presents the message with a placeholder message saying `text`: its send is asked for. */
+function sendMarker(l: Ledger, entry: Inbound, text: string): void {
+  entry.waitUntil = undefined;
   entry.presentation = 'placeholder';
   entry.placeholder = 'sending';
-  // A marker already due (the model read the message while it waited) is what it says at once.
-  const text = entry.due ?? PLACEHOLDER[decision.marker];
-  entry.kind ??= decision.marker;
   entry.shown = text;
   l.actions.push({
     kind: 'send_placeholder',
@@ -81,7 +86,7 @@ export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
     route: entry.route,
     replyTo: entry.telegramMessageId,
     text,
-    placeholderKind: entry.kind,
+    placeholderKind: entry.kind ?? 'reply',
   });
 }
 
@@ -215,16 +220,22 @@ export function waiting(l: Ledger, ids: readonly string[], position: number): vo
   }
 }
 
-/** Messages the agent will never read (`messages_unread`): their marker says so, and they leave. */
-export function unread(l: Ledger, ids: readonly string[], reason: string, at: number): void {
+/**
+ * Messages the agent will never read (`messages_unread`): their marker says so, and they leave. No reply
+ * will be presented for one, so one acknowledged as a draft (a rich private chat), or not acknowledged
+ * yet, gets a marker message all the same: it is the only place its chat can read why (a budget spent,
+ * a conversation that failed) — a draft would say nothing, and vanish.
+ */
+export function unread(l: Ledger, ids: readonly string[], reason: string): void {
   l.writes.push({ kind: 'inbound_state', inboundIds: ids, state: 'unread' });
   for (const id of ids) {
     const entry = l.inbound.get(id);
     if (!entry) continue;
     entry.role = 'unread';
     entry.leaving = true;
-    owe(l, entry, 'unread', unreadText(reason));
-    if (entry.presentation === undefined) acknowledge(l, entry, at);
+    const text = unreadText(reason);
+    owe(l, entry, 'unread', text);
+    if (entry.presentation !== 'placeholder') sendMarker(l, entry, text);
     forget(l, entry);
   }
 }

@@ -199,7 +199,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
         waiting(l, frame.inboundIds, frame.position);
         return;
       case 'messages_unread':
-        unread(l, frame.inboundIds, frame.reason, at);
+        unread(l, frame.inboundIds, frame.reason);
         return;
       case 'text': {
         l.writes.push({ kind: 'turn_block', turnId: frame.turnId, blockId: frame.blockId, text: frame.text });

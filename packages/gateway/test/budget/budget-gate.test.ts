@@ -78,6 +78,42 @@ describe('daily budget gate', () => {
     });
   });
 
+  it('in a rich private chat (drafts, no placeholders) each refused message still gets its "not read" marker', async () => {
+    const world = await startWorld({ spend: { dailyUsd: 1 }, replies: 'rich' });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    tg.sendText(chatId, 'first');
+    const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
+    await bridge.send({
+      type: 'turn_started',
+      turnId: 't1',
+      route: first.route,
+      inboundIds: [first.inboundId],
+      request: 'first',
+      startedAt: Date.now(),
+    });
+    await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
+    await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
+    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+
+    const notRead = () =>
+      tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('✗ Not read'));
+    tg.sendText(chatId, 'second');
+    await tg.waitFor(() => notRead().length === 1 || undefined, { timeoutMs: 5000 });
+    // After the day's notice, a refused message is still answered: by its marker alone.
+    tg.sendText(chatId, 'third');
+    await tg.waitFor(() => notRead().length === 2 || undefined, { timeoutMs: 5000 });
+    expect(notRead().map((m) => m.replyToMessageId)).toEqual(
+      tg
+        .messages(chatId)
+        .filter((m) => m.from === 'user' && m.text !== 'first')
+        .map((m) => m.messageId),
+    );
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+    await world.close();
+  });
+
   it('a message left queued by a crash is not re-sent at boot once the budget is spent, and stays unread', async () => {
     const world = await startWorld({ spend: { dailyUsd: 1 } });
     const bridge = await connectBridge(world.socketPath);

@@ -5,7 +5,7 @@
  * entry once its turn is rendered.
  */
 import { describe, expect, it } from 'vitest';
-import { PLACEHOLDER } from '../../src/core/marker-text.js';
+import { PLACEHOLDER, unreadText } from '../../src/core/marker-text.js';
 import { TurnSim } from './turn-sim.js';
 
 const groups = [{ chatId: -101 }, { chatId: -102 }, { chatId: -103 }];
@@ -356,5 +356,45 @@ describe('bookkeeping', () => {
     sim.clock.advance(60_000);
     expect(sim.actions('typing')).toHaveLength(3);
     expect(sim.clock.pending).toBe(0);
+  });
+});
+
+describe('a message the agent will never read', () => {
+  it.each<[string, boolean]>([
+    ['acknowledged as a draft', true],
+    ['still waiting within the start-up grace', false],
+  ])(
+    'in a rich private chat, %s: it gets a marker message that says why, since no reply will show it',
+    (_, connected) => {
+      const sim = new TurnSim();
+      sim.connected = connected;
+      const route = { chatId: 42 };
+      sim.message(route, 'over budget');
+      expect(sim.actions('send_placeholder')).toEqual([]);
+      sim.frame({
+        type: 'messages_unread',
+        inboundIds: ['over budget'],
+        reason: 'the daily budget is spent',
+      });
+      expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([
+        unreadText('the daily budget is spent'),
+      ]);
+      expect(sim.marker('over budget')).toBe(unreadText('the daily budget is spent'));
+      // Nothing owed, nothing held, and no late "agent restarting" notice from the grace's timer.
+      sim.clock.advance(5000);
+      expect(sim.actions('send_placeholder')).toHaveLength(1);
+      expect(sim.owed()).toEqual([]);
+      expect(sim.machine.size()).toBe(0);
+    },
+  );
+
+  it('in a group, its placeholder says why, edited in place (no second message)', () => {
+    const sim = new TurnSim();
+    const route = { chatId: -7 };
+    sim.message(route, 'm');
+    sim.frame({ type: 'messages_unread', inboundIds: ['m'], reason: 'the conversation failed' });
+    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([PLACEHOLDER.reply]);
+    expect(sim.marker('m')).toBe(unreadText('the conversation failed'));
+    expect(sim.machine.size()).toBe(0);
   });
 });
