@@ -135,4 +135,33 @@ describe('/handoff', () => {
     expect(system.claudePid(chatId)).toBeUndefined();
     expect(claudes(system)).toEqual([]);
   }, 240_000);
+
+  it('a bridge killed while a handoff waits for its turn: the restarted bridge hands off once the turn has ended', async () => {
+    const answer = Array.from({ length: 60 }, (_, i) => `Step ${i + 1} of a long answer.`).join('\n');
+    const system = await startSystem({
+      rules: [rule('long', say(answer, { chunkSize: 10, chunkDelayMs: 80 }))],
+    });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('bridge');
+    await bridgeConnected(system);
+    telegram.sendText(chatId, 'long please');
+    await telegram.waitFor(() => system.model.messageRequests().length > 0 || undefined, {
+      timeoutMs: 90_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    telegram.sendText(chatId, '/handoff');
+    const offer = await botSays(system, chatId, (text) => text.includes('A turn is running'), 60_000);
+    // The handoff waits in the bridge; the bridge dies, and is started again while the turn goes on.
+    await system.kill('bridge', 'SIGKILL');
+    system.start('bridge');
+    const handed = await botSays(system, chatId, (text) => text.includes('claude --resume'), 120_000);
+    expect(handed.messageId).toBeGreaterThan(offer.messageId);
+    expect(botMessages(telegram, chatId).some((m) => m.text.includes('Step 60 of a long answer.'))).toBe(
+      true,
+    );
+    expect(system.claudePid(chatId)).toBeUndefined();
+    expect(claudes(system)).toEqual([]);
+    expect(system.logs()).toContain('handoffs left waiting by the last bridge');
+  }, 240_000);
 });

@@ -36,11 +36,11 @@ import {
   type StartingFrame,
   withoutMessagesOf,
 } from './core/pool.js';
+import { loadFrames, saveFrames, WAITING_FILE } from './frame-files.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from './options.js';
 import type { FileChannelStore } from './outbox.js';
 import { createFailureBook } from './pool-failures.js';
 import { DEFAULT_MAX_LINE_BYTES } from './translator.js';
-import { loadWaitingFile, saveWaitingFile, WAITING_FILE } from './waiting-file.js';
 
 /** How often a live process's liveness is read (an exit says nothing on stdout). */
 const LIVE_POLL_MS = 500;
@@ -158,7 +158,7 @@ export function createPool(config: PoolConfig): Pool {
     }
   };
 
-  const saveWaiting = (): void => saveWaitingFile(waitingFile, waiting);
+  const saveWaiting = (): void => saveFrames(waitingFile, waiting);
 
   /** The conversation's object, created (its state restored, a recorded process adopted) if needed. */
   const open = async (key: string, route: Route | undefined): Promise<Conversation> => {
@@ -378,7 +378,7 @@ export function createPool(config: PoolConfig): Pool {
     stopSession,
     async start(recorded) {
       stopped = false;
-      waiting = loadWaitingFile(waitingFile);
+      waiting = loadFrames<StartingFrame>(waitingFile);
       // Every conversation with a recorded process: adopted (or its exit reported) before new input.
       // One that cannot be opened is that conversation's failure (tried again by the tick), not the bridge's.
       for (const { key, route } of recorded) {

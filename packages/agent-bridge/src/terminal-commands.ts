@@ -10,8 +10,9 @@
  *   probed by `process-scan.ts`) is refused, and so is one another conversation of this agent has live.
  * - `/resume` names only sessions of the conversation's own working directory (its transcripts), and a
  *   press naming any other session is refused.
- * - A handoff waiting for its turn to end is kept in memory until it is done (a restarted bridge
- *   forgets it: the chat sends `/handoff` again).
+ * - A handoff waiting for its turn to end is kept in `handoffs.json` (`frame-files.ts`) before the
+ *   gateway's frame is acknowledged, until it is done: a restarted bridge finishes it once that turn
+ *   has ended, and its chat gets the resume command as if nothing had happened.
  */
 import { join } from 'node:path';
 import {
@@ -30,6 +31,7 @@ import type { Conversation } from './conversation.js';
 import { type ClaimRules, claimOf, claimText } from './core/session-claim.js';
 import { RESUME_PAGE_SIZE } from './core/session-list.js';
 import { dirtyText } from './core/worktree.js';
+import { HANDOFFS_FILE, loadFrames, saveFrames } from './frame-files.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from './options.js';
 import type { Pool } from './pool.js';
 import { claudeProcesses, transcriptStat } from './process-scan.js';
@@ -81,8 +83,14 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
   const send = (frame: AppFrame): void => void endpoint.send(frame).catch(() => {});
   const fail = (commandId: string, message: string): void =>
     send({ type: 'command_result', commandId, ok: false, message });
-  /** Handoffs waiting for their conversation's turn to end, by conversation. */
+  /** Handoffs waiting for their conversation's turn to end, by conversation; on disk as well. */
+  const handoffsFile = join(options.stateDir, HANDOFFS_FILE);
   const pending = new Map<string, FrameOf<'handoff'>>();
+  const keep = (key: string, frame: FrameOf<'handoff'> | undefined): void => {
+    if (frame) pending.set(key, frame);
+    else if (!pending.delete(key)) return;
+    saveFrames(handoffsFile, [...pending.values()]);
+  };
   let timer: TimerHandle | undefined;
   let stopped = false;
 
@@ -194,7 +202,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
     const current = pool.conversations.get(key);
     if (current?.live && !current.evictable) return false;
     log.info({ conversation: key, live: current?.live ?? false }, 'handing the session to the terminal');
-    pending.delete(key);
+    keep(key, undefined);
     const opened = await withoutProcess(key, frame.route);
     if (typeof opened === 'string') {
       send({
@@ -229,7 +237,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
     if (await finishHandoff(frame, receipt)) return;
     const key = keyOf(frame.route);
     const waitingAlready = pending.has(key);
-    pending.set(key, frame);
+    keep(key, frame);
     if (frame.now) {
       // Ends the running turn now; the process stops once the interrupt has settled it.
       await pool.conversations
@@ -280,6 +288,13 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
       message: `Reset this conversation and removed its worktree ${spec.path} (branch ${spec.branch} is kept). The next message starts a new session in a fresh worktree.`,
     });
   };
+
+  // Handoffs a killed bridge left waiting: finished once their turns have ended, as before the kill.
+  for (const frame of loadFrames<FrameOf<'handoff'>>(handoffsFile)) pending.set(keyOf(frame.route), frame);
+  if (pending.size > 0) {
+    log.info({ handoffs: pending.size }, 'handoffs left waiting by the last bridge: finishing them');
+    poll();
+  }
 
   return {
     async handle(frame, receipt) {
