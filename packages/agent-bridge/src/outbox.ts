@@ -18,14 +18,11 @@
  *   record with one fsync; the endpoint writes the group's frames to the socket only after that
  *   (`whenDurable`). This is the bridge's one durable write per message: the frames a delivery announces,
  *   the conversation's state with its intent, and the peer cursor of the gateway frame that caused it.
- *   The group's `durable` step (the line into the CLI, `delivery.ts`) runs once the record is written,
- *   before its fsync: from the `write` on, every process on the machine reads the record (a bridge
- *   killed at any instant finds it on restart), and the fsync, which only guards against the machine
- *   itself going down, costs the line 1–3 ms it need not wait. That is the stance the gateway's SQLite
- *   takes too (WAL, `synchronous = NORMAL`); the fsync still comes before the socket writes, so nothing
- *   the gateway is told — the acknowledgement included — rests on an unsynced record. An fsync that
- *   fails after the line went in cannot be taken back: it is reported (`onLateSyncFailure`) and the
- *   group stands, since every reader sees it.
+ *   Its `durable` step (the line into the CLI, `delivery.ts`) runs once the record is written, before
+ *   the fsync: a killed bridge reads the written record all the same, and the fsync (which guards only
+ *   against the machine going down, as the gateway's SQLite in WAL `NORMAL` does not) would cost the
+ *   line 1–3 ms. The socket writes, the acknowledgement among them, still wait for the fsync; one that
+ *   fails after the line went in is reported (`onLateSyncFailure`) and the group stands.
  * - `writePeer` of the cursor already held durably writes nothing (the channel stores the cursor after
  *   every handler; a handler that stored it in its group has done so).
  * - The file always ends on a whole record when it is appended to. A crash mid-write leaves a torn tail
@@ -89,14 +86,9 @@ function decodeRecord(line: Buffer): LogRecord | undefined {
 }
 
 /** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
-/** Options of {@link FileChannelStore}. */
+/** Options of {@link FileChannelStore}: `fsync` for tests; a group's fsync failure after its line. */
 export interface ChannelStoreOptions {
-  /** Flushes the file to the disk; `fsyncSync` unless a test puts a failing or counting one here. */
   fsync?: (fd: number) => void;
-  /**
-   * A group's fsync failed after its `durable` step ran (the line is in the CLI): the group stands and
-   * the failure is only reported; the bridge logs it.
-   */
   onLateSyncFailure?: (err: unknown) => void;
 }
 
@@ -217,11 +209,9 @@ export class FileChannelStore implements ChannelStore {
    * Runs `work`; every record it writes (appends, intents, the peer cursor) reaches the log as one
    * record with one fsync when it returns, or — if it or the write throws — not at all, with the
    * memory state as before and the waiting socket writes told of the failure. Inside a group another
-   * group is part of it. `durable` runs once the record is written — before its fsync, see the module
-   * comment — and before the socket writes that waited for it (the bridge writes a message's line into
-   * the CLI there: the CLI gets it first, and the frames still leave before anything it answers, which
-   * is read later); it must not throw. A group without `durable` is fsynced before it returns, as
-   * before: its failure takes it back whole.
+   * group is part of it. `durable` (the line into the CLI) runs once the record is written, before its
+   * fsync (see the module comment) and the socket writes; it must not throw. Without one, the group is
+   * fsynced before anything waiting on it runs, and a failed fsync takes it back whole.
    */
   group<T>(work: () => T, durable?: () => void): T {
     if (this.#batch) {

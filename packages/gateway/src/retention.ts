@@ -5,6 +5,9 @@
  * deleted, whatever its age: an attachment of an inbound message still in the inbox (the bridge will
  * hand its path to Claude), a file of a `file_send` not yet uploaded.
  *
+ * The budgets' spend rows go in the same pass, on their own horizon (`SPEND_KEPT_MS`, three days): they
+ * are what today's budget counts, so a `days` shorter than a day must not take them.
+ *
  * Age of a file is its mtime (set when it was written or copied, before the rename into place); a
  * `.part` left by a crash mid-write is deleted by the same rule. The bridge deletes its own copies once
  * Telegram has them; what a crash left behind is swept here.
@@ -12,6 +15,7 @@
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Clock, type Logger, systemClock, type TimerHandle } from '@switchyard/protocol';
+import { SPEND_KEPT_MS } from './budget/spend-ledger.js';
 import type { Forgotten, GatewayStore } from './store.js';
 
 /** The default age after which finished rows and attachments are deleted. */
@@ -21,7 +25,7 @@ const DAY_MS = 24 * 3600_000;
 
 /** Options of {@link createRetention}. */
 export interface RetentionOptions {
-  store: Pick<GatewayStore, 'forgetFinishedBefore' | 'filesInUse'>;
+  store: Pick<GatewayStore, 'forgetFinishedBefore' | 'filesInUse' | 'forgetSpendBefore'>;
   /** The directories swept (their files, not below): the exchange directory. */
   dirs: readonly string[];
   /** Age in days (fractions allowed) after which things are deleted; default {@link DEFAULT_RETENTION_DAYS}. */
@@ -36,6 +40,8 @@ export interface RetentionOptions {
 /** What one pass deleted. */
 export interface RetentionReport extends Forgotten {
   files: number;
+  /** Spend rows and budget notices past {@link SPEND_KEPT_MS} (their own horizon, not `days`). */
+  spend: number;
 }
 
 /** The retention handle: `start` runs a pass and schedules the next; `stop` waits for one running. */
@@ -85,9 +91,10 @@ export function createRetention(options: RetentionOptions): Retention {
   const pass = async (): Promise<RetentionReport> => {
     const before = now() - ageMs;
     const forgotten = options.store.forgetFinishedBefore(before);
+    const spend = options.store.forgetSpendBefore(now() - SPEND_KEPT_MS);
     let files = 0;
     for (const dir of options.dirs) files += await deleteFiles(dir, before);
-    const report = { ...forgotten, files };
+    const report = { ...forgotten, files, spend };
     log.info({ event: 'retention', ...report }, 'deleted finished rows and attachments past retention');
     return report;
   };

@@ -150,6 +150,25 @@ describe('retention', () => {
     expect(store.getRun('webhook:github:note-due')).toBeDefined();
   });
 
+  it("forgets the budgets' spend past three days, on its own horizon: a retention of hours keeps today's", async () => {
+    const now = Date.now();
+    store.spendStarted('old', { chatId: 1 }, 1);
+    store.spendEnded('old', { chatId: 1 }, 2, now - 4 * DAY);
+    store.spendStarted('today', { chatId: 1 }, 1);
+    store.spendEnded('today', { chatId: 1 }, 0.5, now - 3600_000);
+    expect(store.spentSince(now - 5 * DAY)).toBe(2.5);
+    const retention = createRetention({
+      store,
+      dirs: [inbox],
+      days: 0.1,
+      clock: { ...systemClock, now: () => now },
+      logger: silentLogger,
+    });
+    expect((await retention.run()).spend).toBe(1);
+    // The row a budget still counts is there; the one no day counts any more is not.
+    expect(store.spentSince(now - 5 * DAY)).toBe(0.5);
+  });
+
   it('keeps everything younger than the configured days', async () => {
     const path = file('a.jpg', 2);
     store.addInbound({ inboundId: 'tg:1:1', frame: message(1, [path]) });
@@ -170,6 +189,7 @@ describe('retention', () => {
       fileSends: 0,
       automationRuns: 0,
       files: 0,
+      spend: 0,
     });
     expect(existsSync(path)).toBe(true);
     expect(store.getInbound('tg:1:1')).toBeDefined();

@@ -34,8 +34,12 @@ import { localDay, localTimeText } from './local-day.js';
 /** The budgets and the day they count in (`GatewayOptions.spend`). */
 export type { SpendOptions } from '../core/spend-gate.js';
 
-/** Spending is kept this long after it ended, then forgotten. */
-const KEPT_MS = 3 * 24 * 3600_000;
+/**
+ * Spending (and the day's notices) is kept this long after it ended, then forgotten by the daily
+ * retention pass (`retention.ts`): a local day began less than a day ago in any time zone, so three days
+ * hold every row a budget counts, whatever the retention's own `days`.
+ */
+export const SPEND_KEPT_MS = 3 * 24 * 3600_000;
 
 /** Whether a message may start a turn; when not, why (short), and the notice when it is due today. */
 export type SpendCheck =
@@ -76,7 +80,6 @@ export interface SpendLedgerOptions {
     | 'spentSince'
     | 'spentByConversationSince'
     | 'noteBudgetNotice'
-    | 'forgetSpendBefore'
   >;
   spend?: SpendOptions | undefined;
   clock: Pick<Clock, 'now'>;
@@ -105,10 +108,9 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       store.spendStarted(frame.turnId, frame.route, row ? spenderOf(row.frame) : undefined);
     } else if (frame.type === 'turn_ended') {
       if (frame.costUsd === undefined) return;
-      const now = clock.now();
       // The route matters only for a turn whose start was never recorded; the turn table knows it.
-      store.spendEnded(frame.turnId, store.getTurn(frame.turnId)?.route ?? { chatId: 0 }, frame.costUsd, now);
-      store.forgetSpendBefore(now - KEPT_MS);
+      const route = store.getTurn(frame.turnId)?.route ?? { chatId: 0 };
+      store.spendEnded(frame.turnId, route, frame.costUsd, clock.now());
     }
   };
 

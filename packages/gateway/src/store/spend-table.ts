@@ -29,7 +29,7 @@ export interface SpendTable {
   /** Records a notice as given; false when it was given before. */
   noteBudgetNotice(key: string, at: number): boolean;
   /** Forgets spending that ended, and notices given, before `before`. */
-  forgetSpendBefore(before: number): void;
+  forgetSpendBefore(before: number): number;
 }
 
 /** The spend table over `db`. */
@@ -69,9 +69,8 @@ export function createSpendTable(db: Db): SpendTable {
         usd: r.usd,
       })),
     noteBudgetNotice: (key, at) => q.notice.run(key, at).changes === 1,
-    forgetSpendBefore: db.transaction((before: number) => {
-      q.forgetSpend.run(before);
-      q.forgetNotices.run(before);
-    }),
+    forgetSpendBefore: db.transaction(
+      (before: number) => q.forgetSpend.run(before).changes + q.forgetNotices.run(before).changes,
+    ),
   };
 }
