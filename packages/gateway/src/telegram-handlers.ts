@@ -208,17 +208,17 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       await reply(route, unforwardableText(problem));
       return;
     }
-    // Durable first (inbox row + update handled, one transaction), then the frame (its channel-outbox
-    // append and socket write, a fraction of a millisecond), then the placeholder: the message goes to
-    // Claude without waiting behind the placeholder's request. The turn machine has the placeholder
-    // before any answer of the bridge is read (that takes another turn of the event loop).
+    // Durable first (inbox row + update handled, one transaction), then the turn machine takes the
+    // message (so a refusal at the hand-over, a budget's, finds it), then the frame (its channel-outbox
+    // append and socket write, a fraction of a millisecond). The placeholder's request starts only
+    // after this (`turns.ts`): the message goes to Claude without waiting behind it.
     s.addInbound({ inboundId, frame, updateId });
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
+    void options.turns.placeholder(row);
     if (row.state === 'queued') options.forward(frame);
     if (recording?.ok) void options.voice.notify(route, message.message_id, recording.notice);
-    void options.turns.placeholder(row);
   };
 
   // The one place an update is marked handled (see the module comment).

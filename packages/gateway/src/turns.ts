@@ -71,7 +71,10 @@ export interface TurnsOptions {
 
 /** The turn tracker's handle. */
 export interface Turns {
-  /** Acknowledges a durable inbound message (no-op if it has been). */
+  /**
+   * Acknowledges a durable inbound message (no-op if it has been): the machine holds it on return, so a
+   * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
+   */
   placeholder(row: InboundRow): Promise<void>;
   /** Applies a turn-related frame from the bridge. */
   frame(frame: BridgeToGateway): void;
@@ -191,11 +194,14 @@ export function createTurns(options: TurnsOptions): Turns {
 
   const act = (action: TurnAction): void => {
     switch (action.kind) {
+      // An acknowledgement's request starts after the caller's synchronous work: a message is handed to
+      // the bridge right after the machine has it (`telegram-handlers.ts`), and preparing an HTTP request
+      // first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
       case 'send_placeholder':
-        void arrivals.send(action).catch(failed('placeholder_outcome_failed'));
+        queueMicrotask(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
         return;
       case 'thinking':
-        arrivals.thinking(action);
+        queueMicrotask(() => arrivals.thinking(action));
         return;
       case 'edit_marker':
         void editMarker(action)

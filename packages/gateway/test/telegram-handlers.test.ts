@@ -2,7 +2,7 @@
  * The handlers' one outer mark, driven on a manual clock without Telegram: an update whose handler
  * returns is marked handled; one whose handler keeps throwing through every retry is not (the next boot
  * replays it); a handler that throws once is retried after the first delay and then marked. A user's
- * message goes to the bridge before its placeholder is asked for.
+ * message goes to the bridge as soon as the turn machine has it.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,7 +97,7 @@ describe('the handlers mark every update in one place', () => {
 });
 
 describe('a user message on its way to Claude', () => {
-  it('is forwarded in the same turn of the event loop as its inbox write, before its placeholder is asked for', async () => {
+  it('is forwarded in the same turn of the event loop as its inbox write, right after the turn machine takes it', async () => {
     const order: string[] = [];
     const { store, handle } = rig(async () => {}, {
       forward: (frame) => order.push(`forward ${frame.text}`),
@@ -114,7 +114,7 @@ describe('a user message on its way to Claude', () => {
       },
     } as never;
     await handle(update);
-    expect(order).toEqual(['forward hello', 'placeholder']);
+    expect(order).toEqual(['placeholder', 'forward hello']);
     expect(store.isHandled(9)).toBe(true);
   });
 });

@@ -93,6 +93,17 @@ const started = {
 } as const;
 
 describe('the turns shell', () => {
+  it("an arrival's Telegram request starts after the caller's synchronous work (the message's hand-over to the bridge)", async () => {
+    const { log, row, turns } = world();
+    void turns.placeholder(row);
+    log.push('handed over');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log.filter((entry) => entry === 'handed over' || entry.startsWith('api.'))).toEqual([
+      'handed over',
+      'api.sendMessage',
+    ]);
+  });
+
   it('applies a step’s writes in one transaction before any Telegram call of it', async () => {
     const { log, row, turns } = world();
     await turns.placeholder(row);

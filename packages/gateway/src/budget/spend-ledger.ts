@@ -191,12 +191,9 @@ export function budgetGate(
     const check = spend.check(frame);
     if (check.admit) return true;
     deps.refused(check.scope);
-    // Reported once the caller's synchronous hand-over is done: a Telegram message is forwarded before
-    // the turn machine has acknowledged it (telegram-handlers.ts), and a report ahead of that
-    // acknowledgement would leave its placeholder at "…" for good.
-    queueMicrotask(() =>
-      deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason }),
-    );
+    // Every caller hands the turn machine the message before the frame (the handler, the injector), or
+    // the machine adopts it from the store (the boot's re-send): it is marked at once.
+    deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
     if (check.notice) deps.reply(frame.route, check.notice);
     return false;
   };
