@@ -16,11 +16,10 @@
 // Both are warm (one message first) and measured alternately, each message after the previous turn
 // ended and the same pause (GAP_MS): a CLI's latency depends on how long it sat idle, and a shared
 // machine's load drifts, so alternating keeps both sides under the same conditions.
-// The wake floor, measured in the same loop after the same pause: one byte to another idle Node process
-// over a Unix socket and back — two wake-ups of a sleeping process, as many as Switchyard's path has
-// beyond the bare CLI's (Telegram's answer waking the gateway, the gateway's frame waking the bridge).
-// On a quiet machine that is a few tens of microseconds; on a small VM whose idle vCPUs sleep it is
-// milliseconds, and no code in either service can make it less.
+// The transport floor, measured in the same loop after the same pause (see below): the two process hops
+// Switchyard's path has beyond the bare CLI's, with nothing done in them. On a quiet machine that is a
+// fraction of a millisecond; on a small VM whose idle vCPUs sleep it is milliseconds, and no code in
+// either service can make it less.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
@@ -36,6 +35,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,7 @@ import { Worker } from 'node:worker_threads';
 import { createTelegramServer, scriptedClaudeEnv } from '../../sandbox/dist/index.js';
 import { CLAUDE_STREAM_ARGS, recordedProcesses } from '../dist/index.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const RUNS = Number(process.env.BENCH_RUNS ?? 41);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 200);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const CLAUDE = join(root, 'node_modules/.bin/claude');
@@ -185,27 +185,54 @@ const bare = async (i) => {
 };
 await bare('warm');
 
-// --- the wake floor: an idle echo process over a Unix socket ------------------------------------------
-const echoPath = join(dir, 'echo.sock');
-const echoServer = createServer();
-await new Promise((resolve) => echoServer.listen(echoPath, resolve));
-const echo = spawn(
+// --- the transport floor: an idle peer polling over HTTP and writing to a Unix socket -----------------
+// (`floor-peer.mjs`): a getUpdates long poll answered here with one update, grammY's client parsing it in
+// the peer, and the peer's one byte back on a socket — the two process hops Switchyard's path has beyond
+// the bare CLI's, with none of its work. Measured in the same loop, after the same pause.
+const floorSocketPath = join(dir, 'floor.sock');
+const floorSockets = createServer();
+await new Promise((resolve) => floorSockets.listen(floorSocketPath, resolve));
+/** The peer's long poll waiting for an answer, if one is waiting. */
+let floorPoll;
+let floorUpdateId = 1;
+const floorHttp = createHttpServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    floorPoll = res;
+  });
+});
+await new Promise((resolve) => floorHttp.listen(0, '127.0.0.1', resolve));
+const floorPeer = spawn(
   process.execPath,
   [
-    '-e',
-    `const s = require('node:net').connect(${JSON.stringify(echoPath)}); s.on('data', (d) => s.write(d));`,
+    fileURLToPath(new URL('./floor-peer.mjs', import.meta.url)),
+    `http://127.0.0.1:${floorHttp.address().port}`,
+    floorSocketPath,
   ],
   { stdio: 'ignore' },
 );
-const echoSocket = await new Promise((resolve) => echoServer.once('connection', resolve));
-/** One byte there and back: two wake-ups of an idle process. */
-const wakeTwice = async () => {
+const floorSocket = await new Promise((resolve) => floorSockets.once('connection', resolve));
+/** One update handed to the idle peer, until its byte is back. */
+const throughFloor = async () => {
+  while (!floorPoll) await sleep(1);
+  const res = floorPoll;
+  floorPoll = undefined;
+  const body = JSON.stringify({
+    ok: true,
+    result: [
+      {
+        update_id: floorUpdateId++,
+        message: { message_id: 1, date: 0, chat: { id: 1, type: 'private' }, text: 'floor' },
+      },
+    ],
+  });
   const sentAt = performance.now();
-  echoSocket.write('x');
-  await new Promise((resolve) => echoSocket.once('data', resolve));
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+  await new Promise((resolve) => floorSocket.once('data', resolve));
   return performance.now() - sentAt;
 };
-await wakeTwice();
+await throughFloor();
 
 // --- alternately -----------------------------------------------------------------------------------------
 const switchyardMs = [];
@@ -217,11 +244,13 @@ for (let i = 0; i < RUNS; i++) {
   await sleep(GAP_MS);
   bareMs.push(await bare(i));
   await sleep(GAP_MS);
-  floorMs.push(await wakeTwice());
+  floorMs.push(await throughFloor());
 }
 
-echo.kill('SIGKILL');
-echoServer.close();
+floorPeer.kill('SIGKILL');
+floorHttp.closeAllConnections();
+floorHttp.close();
+floorSockets.close();
 
 process.kill(-cli.pid, 'SIGKILL');
 closeSync(stdin);
@@ -243,6 +272,9 @@ rmSync(dir, { recursive: true, force: true });
 const bareMedian = median(bareMs);
 const throughMedian = median(switchyardMs);
 const floorMedian = median(floorMs);
+// Each message through Switchyard against the bare one right after it: the pairs share the machine's
+// load of that moment, which the two medians apart do not.
+const pairedMedian = median(switchyardMs.map((ms, i) => ms - (bareMs[i] ?? ms)));
 console.log(
   JSON.stringify(
     {
@@ -251,8 +283,9 @@ console.log(
       bareCliMs: +bareMedian.toFixed(2),
       switchyardMs: +throughMedian.toFixed(2),
       overheadMs: +(throughMedian - bareMedian).toFixed(2),
+      pairedOverheadMs: +pairedMedian.toFixed(2),
       ratio: +(throughMedian / bareMedian).toFixed(2),
-      wakeFloorMs: +floorMedian.toFixed(2),
+      transportFloorMs: +floorMedian.toFixed(2),
       overheadBeyondFloorMs: +(throughMedian - bareMedian - floorMedian).toFixed(2),
       bareCliAll: bareMs.map((x) => +x.toFixed(1)),
       switchyardAll: switchyardMs.map((x) => +x.toFixed(1)),
