@@ -10,9 +10,34 @@ import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { openGatewayStore } from '../../src/store.js';
 import { signBody } from '../../src/webhooks/signature.js';
-import { connectBridge, framesOf, sleep, startWorld, waitUntil } from '../harness.js';
+import {
+  connectBridge,
+  type FakeBridge,
+  framesOf,
+  sleep,
+  startWorld,
+  type World,
+  waitUntil,
+} from '../harness.js';
 
 const DAY_MS = 24 * 3600_000;
+
+/** A first message whose turn costs $1.25, over the $1 budget of the tests' worlds. */
+async function spendTheBudget(world: World, bridge: FakeBridge, chatId: number): Promise<void> {
+  world.tg.sendText(chatId, 'first');
+  const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
+  await bridge.send({
+    type: 'turn_started',
+    turnId: 't1',
+    route: first.route,
+    inboundIds: [first.inboundId],
+    request: 'first',
+    startedAt: Date.now(),
+  });
+  await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
+  await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
+  await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+}
 
 describe('daily budget gate', () => {
   it('the message after the budget is spent does not reach the bridge and the user is told, once; the next day it does', async () => {
@@ -23,19 +48,7 @@ describe('daily budget gate', () => {
     const { tg } = world;
     const chatId = tg.privateChat().id;
 
-    tg.sendText(chatId, 'first');
-    const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 't1',
-      route: first.route,
-      inboundIds: [first.inboundId],
-      request: 'first',
-      startedAt: Date.now(),
-    });
-    await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
-    await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
-    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+    await spendTheBudget(world, bridge, chatId);
 
     tg.sendText(chatId, 'second');
     const notice = await tg.waitFor(
@@ -83,19 +96,7 @@ describe('daily budget gate', () => {
     const bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    tg.sendText(chatId, 'first');
-    const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 't1',
-      route: first.route,
-      inboundIds: [first.inboundId],
-      request: 'first',
-      startedAt: Date.now(),
-    });
-    await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
-    await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
-    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+    await spendTheBudget(world, bridge, chatId);
 
     const notRead = () =>
       tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('✗ Not read'));
