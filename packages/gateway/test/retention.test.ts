@@ -48,6 +48,10 @@ describe('retention', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A retention of `days` over the test's store and exchange directory, on a clock that reads `now()`. */
+  const retentionOf = (days: number, now: () => number) =>
+    createRetention({ store, dirs: [inbox], days, clock: { ...systemClock, now }, logger: silentLogger });
+
   it('deletes finished rows and unreferenced attachments past the age, at start and on schedule', async () => {
     const old = file('old.jpg', 8);
     const partial = file('crashed.pdf.part', 8);
@@ -108,13 +112,7 @@ describe('retention', () => {
     store.endFileSend('f-sent', { messageIds: [5] });
     store.addFileSend(send('f-pending', pending));
     store.markFileUploading('f-pending');
-    const retention = createRetention({
-      store,
-      dirs: [inbox],
-      days: 7,
-      clock: { ...systemClock, now: () => Date.now() + 8 * DAY },
-      logger: silentLogger,
-    });
+    const retention = retentionOf(7, () => Date.now() + 8 * DAY);
     const report = await retention.run();
     expect(existsSync(pending)).toBe(true);
     expect(existsSync(sent)).toBe(false);
@@ -137,13 +135,7 @@ describe('retention', () => {
     store.noteSent('webhook:github:waiting', 6);
     store.addInbound({ inboundId: 'tg:1:1', frame: message(1, []) }); // still queued
     run('webhook:github:note-due', 'run:webhook:github:note-due'); // its note not yet sent
-    const retention = createRetention({
-      store,
-      dirs: [inbox],
-      days: 7,
-      clock: { ...systemClock, now: () => Date.now() + 8 * DAY },
-      logger: silentLogger,
-    });
+    const retention = retentionOf(7, () => Date.now() + 8 * DAY);
     expect(await retention.run()).toMatchObject({ automationRuns: 1 });
     expect(store.getRun('webhook:github:done')).toBeUndefined();
     expect(store.getRun('webhook:github:waiting')).toBeDefined();
@@ -157,13 +149,7 @@ describe('retention', () => {
     store.spendStarted('today', { chatId: 1 }, 1);
     store.spendEnded('today', { chatId: 1 }, 0.5, now - 3600_000);
     expect(store.spentSince(now - 5 * DAY)).toBe(2.5);
-    const retention = createRetention({
-      store,
-      dirs: [inbox],
-      days: 0.1,
-      clock: { ...systemClock, now: () => now },
-      logger: silentLogger,
-    });
+    const retention = retentionOf(0.1, () => now);
     expect((await retention.run()).spend).toBe(1);
     // The row a budget still counts is there; the one no day counts any more is not.
     expect(store.spentSince(now - 5 * DAY)).toBe(0.5);
@@ -173,14 +159,8 @@ describe('retention', () => {
     const path = file('a.jpg', 2);
     store.addInbound({ inboundId: 'tg:1:1', frame: message(1, [path]) });
     store.setInboundState(['tg:1:1'], 'taken');
-    const retention = createRetention({
-      store,
-      dirs: [inbox],
-      days: 3,
-      // The file is 2.5 days old by this clock, the row half a day.
-      clock: { ...systemClock, now: () => Date.now() + DAY / 2 },
-      logger: silentLogger,
-    });
+    // The file is 2.5 days old by this clock, the row half a day.
+    const retention = retentionOf(3, () => Date.now() + DAY / 2);
     expect(await retention.run()).toEqual({
       updates: 0,
       inbound: 0,
