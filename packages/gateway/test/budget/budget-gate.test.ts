@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { systemClock } from '@switchyard/protocol';
+import { type FrameOf, systemClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
 import { openGatewayStore } from '../../src/store.js';
@@ -22,21 +22,33 @@ import {
 
 const DAY_MS = 24 * 3600_000;
 
+/** The bridge opens a turn with `opener` and ends it costing `usd`; resolves once the cost is recorded. */
+async function costTurn(
+  world: World,
+  bridge: FakeBridge,
+  opener: FrameOf<'user_message'>,
+  turnId: string,
+  usd: number,
+): Promise<void> {
+  const before = world.gateway.status().costToday?.agentUsd ?? 0;
+  await bridge.send({
+    type: 'turn_started',
+    turnId,
+    route: opener.route,
+    inboundIds: [opener.inboundId],
+    request: opener.text,
+    startedAt: Date.now(),
+  });
+  await bridge.send({ type: 'text', turnId, blockId: 'b', text: 'done' });
+  await bridge.send({ type: 'turn_ended', turnId, outcome: 'success', costUsd: usd });
+  await waitUntil(() => world.gateway.status().costToday?.agentUsd === before + usd, 5000, 'cost recorded');
+}
+
 /** A first message whose turn costs $1.25, over the $1 budget of the tests' worlds. */
 async function spendTheBudget(world: World, bridge: FakeBridge, chatId: number): Promise<void> {
   world.tg.sendText(chatId, 'first');
   const first = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'first message');
-  await bridge.send({
-    type: 'turn_started',
-    turnId: 't1',
-    route: first.route,
-    inboundIds: [first.inboundId],
-    request: 'first',
-    startedAt: Date.now(),
-  });
-  await bridge.send({ type: 'text', turnId: 't1', blockId: 'b', text: 'done' });
-  await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success', costUsd: 1.25 });
-  await waitUntil(() => world.gateway.status().costToday?.agentUsd === 1.25, 5000, 'cost recorded');
+  await costTurn(world, bridge, first, 't1', 1.25);
 }
 
 describe('daily budget gate', () => {
@@ -179,16 +191,7 @@ describe('daily budget gate', () => {
       }).then((r) => r.status);
     expect(await send('disk full')).toBe(202);
     const run = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'the first run');
-    await bridge.send({
-      type: 'turn_started',
-      turnId: 'w1',
-      route: run.route,
-      inboundIds: [run.inboundId],
-      request: 'x',
-      startedAt: Date.now(),
-    });
-    await bridge.send({ type: 'turn_ended', turnId: 'w1', outcome: 'success', costUsd: 2 });
-    await waitUntil(() => world.gateway.status().costToday?.agentUsd === 2, 5000, 'cost recorded');
+    await costTurn(world, bridge, run, 'w1', 2);
     expect(await send('disk still full')).toBe(202);
     await world.tg.waitFor(
       () =>
