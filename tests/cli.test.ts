@@ -9,6 +9,7 @@ import path from 'node:path';
 import { inspectGatewayStore } from '@switchyard/gateway';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
+import { outputOf } from './processes.js';
 import { botMessages, MAIN, systemPerTest } from './system.js';
 
 function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
@@ -27,15 +28,8 @@ function cliAsync(args: string[]): Promise<{ code: number | null; out: string; e
       env: { ...process.env, SWITCHYARD_CONFIG: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.once('close', (code) => resolve({ code, out, err }));
+    const output = outputOf(child);
+    child.once('close', (code) => resolve({ code, out: output.out(), err: output.err() }));
   });
 }
 

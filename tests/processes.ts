@@ -1,8 +1,22 @@
 /**
  * Looking at this machine's processes through /proc, for tests that must prove nothing they started
- * outlives them, and find a service's process by its parent.
+ * outlives them, and find a service's process by its parent; and what a child a test started printed.
  */
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** Everything `child` (spawned with piped stdout and stderr) prints from now on, read when asked. */
+export function outputOf(child: ChildProcess): { out(): string; err(): string } {
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  return { out: () => out, err: () => err };
+}
 
 /** A live (not zombie) process as /proc shows it. */
 export interface ProcessInfo {

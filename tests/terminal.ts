@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { scriptedClaudeEnv } from '@switchyard/sandbox';
+import { outputOf } from './processes.js';
 import { botMessages, CLAUDE, type System } from './system.js';
 
 /** The environment of the agent's own `claude` (its config dir, the scripted API). */
@@ -32,17 +33,12 @@ export function runTerminal(
       env: terminalEnv(system),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-    });
+    const output = outputOf(child);
     child.once('error', reject);
     child.once('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`terminal claude exited ${code}: ${err.slice(-2000)}`)),
+      code === 0
+        ? resolve(output.out())
+        : reject(new Error(`terminal claude exited ${code}: ${output.err().slice(-2000)}`)),
     );
   });
 }
