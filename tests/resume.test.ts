@@ -6,11 +6,25 @@
  */
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { botMessages, systemPerTest } from './system.js';
+import { botMessages, type System, systemPerTest } from './system.js';
 import { bridgeConnected, openTerminal, runTerminal, sessionIdOf } from './terminal.js';
 
 const startSystem = systemPerTest();
 const settled = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 3500));
+
+/** Starts both services, then asks `/resume` in the private chat; the list once it names `words`. */
+async function resumeListAfterStart(system: System, words: string) {
+  const { telegram, chatId } = system;
+  system.start('gateway');
+  system.start('bridge');
+  await bridgeConnected(system);
+  // A transcript written in the last few seconds may still be growing: the phone comes a moment later.
+  await settled();
+  telegram.sendText(chatId, '/resume');
+  return telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes(words)), {
+    timeoutMs: 60_000,
+  });
+}
 
 describe('/resume', () => {
   it('lists a terminal session by its first words and continues it from Telegram with its context', async () => {
@@ -24,16 +38,7 @@ describe('/resume', () => {
     const terminal = sessionIdOf(
       await runTerminal(system, 'remember the word pelican', ['--output-format', 'json']),
     );
-    system.start('gateway');
-    system.start('bridge');
-    await bridgeConnected(system);
-    // A transcript written in the last few seconds may still be growing: the phone comes a moment later.
-    await settled();
-    telegram.sendText(chatId, '/resume');
-    const list = await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.text.includes('remember the word pelican')),
-      { timeoutMs: 60_000 },
-    );
+    const list = await resumeListAfterStart(system, 'remember the word pelican');
     expect(list.text).toContain('Claude sessions in');
     expect(list.text).not.toContain('🔒');
     const button = list.replyMarkup?.inline_keyboard.flat().find((b) => b.text === '▶ 1');
@@ -61,16 +66,7 @@ describe('/resume', () => {
     const system = await startSystem({ rules: [rule('heron', say('Noted: heron.'))] });
     const { telegram, chatId } = system;
     const id = sessionIdOf(await runTerminal(system, 'remember heron', ['--output-format', 'json']));
-    system.start('gateway');
-    system.start('bridge');
-    await bridgeConnected(system);
-    // A transcript written in the last few seconds may still be growing: the phone comes a moment later.
-    await settled();
-    telegram.sendText(chatId, '/resume');
-    const list = await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.text.includes('remember heron')),
-      { timeoutMs: 60_000 },
-    );
+    const list = await resumeListAfterStart(system, 'remember heron');
     // Between the list and the press the developer opened the session again at the desk.
     const open = openTerminal(system, ['--resume', id]);
     try {
