@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './tests/sequencer.js';
 
 const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
@@ -19,6 +20,8 @@ export default defineConfig({
     },
   },
   test: {
+    maxWorkers: 5,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
@@ -28,9 +31,7 @@ export default defineConfig({
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts'],
           testTimeout: 20_000,
-          maxWorkers: 6,
           // Projects with their own worker counts run one after another, in this order.
-          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -43,8 +44,6 @@ export default defineConfig({
           include: ['tests/bridge/**/*.test.ts', 'tests/gateway/**/*.test.ts', 'tests/sandbox/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          maxWorkers: 3,
-          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -57,8 +56,6 @@ export default defineConfig({
           exclude: ['tests/fault-matrix*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,
-          maxWorkers: 2,
-          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -70,9 +67,6 @@ export default defineConfig({
           include: ['tests/fault-matrix*.test.ts', 'tests/soak/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 60_000,
-          maxWorkers: 1,
-          fileParallelism: false,
-          sequence: { groupOrder: 3 },
         },
       },
     ],
