@@ -7,14 +7,13 @@
  * live buttons left, every button press was answered, no log line carries the bot token or a message's
  * text. Replies take the classic path here; `fault-matrix-rich.test.ts` runs faults over rich replies.
  *
- * Cases that share nothing (each in its own conversation) run at once in one system; faults that hit a
- * whole service run as phases over several conversations (private chats and forum topics) at once.
+ * Cases that share nothing (each in its own conversation) run at once in one system. Faults that hit a
+ * whole service (either one killed at chosen points) are in `fault-matrix-kills.test.ts`.
  */
-import { hang, overloaded, rateLimited, type TelegramServer } from '@switchyard/sandbox';
+import { hang, overloaded, rateLimited } from '@switchyard/sandbox';
 import { describe, it } from 'vitest';
 import { faultCounter, judge as judgeWorld, pause, promptOpen, streaming } from './faults/cases.js';
 import { type FaultWorld, startWorld } from './faults/harness.js';
-import type { Service } from './system.js';
 
 const count = faultCounter('fault matrix');
 const judge = (world: FaultWorld) => judgeWorld(world, 'fault matrix');
@@ -163,123 +162,7 @@ describe('fault matrix', () => {
       await world.stop();
     }
   }, 300_000);
-
-  it('either service killed (SIGKILL, SIGTERM) at chosen points, private chats and a topic at once', async () => {
-    // Each topic in its own forum: a forum's 20 messages a minute, shared by two topics' replies, cards,
-    // done notices and prompts, made every row wait on Telegram's budget rather than on the fault.
-    const world = await startWorld({
-      privateChats: 3,
-      topics: 2,
-      forumPerTopic: true,
-      card: { showDelayMs: 1_000 },
-    });
-    try {
-      const { system, conversations } = world;
-      const { telegram } = system;
-      const [a, b, p, t, tp] = conversations;
-      if (!a || !b || !p || !t || !tp) throw new Error('missing conversations');
-      /** Kills `service`, runs `whileDown`, and starts it again. */
-      const restart = async (
-        service: Service,
-        signal: NodeJS.Signals,
-        downMs = 1_000,
-        whileDown = () => {},
-      ) => {
-        await system.kill(service, signal);
-        count(`${service} ${signal}`);
-        whileDown();
-        await pause(downMs);
-        system.start(service);
-      };
-      /** Long answers in `a` and the topic, both visibly streaming. */
-      const twoStreaming = async () => Promise.all([streaming(world, a), streaming(world, t)]);
-      const bothAnswered = async ([x, y]: string[]) => {
-        await Promise.all([world.answered(a, x ?? ''), world.answered(t, y ?? '')]);
-      };
-
-      // Mid-stream, each service, each signal; meanwhile a permission prompt is open in a private chat
-      // and in a topic, and the user presses Allow while the service is down or once it is back. The
-      // prompts open first: opening one takes longer than a long answer streams, so streams started
-      // beside them had ended before the kill.
-      for (const [service, signal, pressed] of [
-        ['bridge', 'SIGKILL', 'while down'],
-        ['bridge', 'SIGTERM', 'after restart'],
-        ['gateway', 'SIGKILL', 'after restart'],
-        ['gateway', 'SIGTERM', 'while down'],
-      ] as const) {
-        const prompts = await Promise.all([promptOpen(world, p), promptOpen(world, tp)]);
-        const tokens = await twoStreaming();
-        const allow = () => {
-          world.press(p, prompts[0].messageId, '✅ Allow');
-          world.press(tp, prompts[1].messageId, '✅ Allow');
-        };
-        await restart(service, signal, 1_000, pressed === 'while down' ? allow : undefined);
-        count(`prompt open through ${service} ${signal}, pressed ${pressed}`, 2);
-        if (pressed === 'after restart') {
-          await pause(2_000); // the service is back at work: the press is not just queued for it
-          allow();
-        }
-        await Promise.all([
-          bothAnswered(tokens),
-          world.answered(p, prompts[0].token),
-          world.answered(tp, prompts[1].token),
-        ]);
-      }
-
-      // The queue non-empty: two more messages wait behind a streaming answer when the bridge dies.
-      const first = await streaming(world, a);
-      const queued = [a.ask(), a.ask()];
-      await pause(300);
-      await restart('bridge', 'SIGKILL');
-      for (const token of [first, ...queued]) await world.answered(a, token);
-
-      // Between the update and its placeholder: killed as the poll hands the message over.
-      const handedOver = nextCall(telegram, 'getUpdates');
-      const token = b.ask();
-      await handedOver;
-      await restart('gateway', 'SIGKILL');
-      await world.answered(b, token);
-
-      // The placeholder sent, its id not yet known to the gateway.
-      const placeholder = nextCall(telegram, 'sendMessage', b.chatId);
-      const token2 = b.ask();
-      await placeholder;
-      await restart('gateway', 'SIGKILL');
-      await world.answered(b, token2);
-
-      // During a pin: the card of a long turn is being pinned.
-      const pinning = nextCall(telegram, 'pinChatMessage');
-      const pinned = await streaming(world, a, 40);
-      await pinning;
-      await restart('gateway', 'SIGKILL');
-      await world.answered(a, pinned);
-
-      // The bridge restarted 10 times in a minute during one long turn, signals alternating.
-      const long = await streaming(world, t, 80);
-      for (let i = 0; i < 10; i++) {
-        await restart('bridge', i % 2 === 0 ? 'SIGKILL' : 'SIGTERM', 200);
-        await pause(1_500);
-      }
-      await world.answered(t, long, 120_000);
-      await world.answered(b, b.ask());
-      await judge(world);
-    } finally {
-      await world.stop();
-    }
-  }, 400_000);
 });
-
-/** Resolves when the stand-in has answered the next call of `method` (in `chatId`), at that moment. */
-function nextCall(telegram: TelegramServer, method: string, chatId?: number): Promise<void> {
-  return new Promise((resolve) => {
-    const off = telegram.subscribe((event) => {
-      if (event.type !== 'api_call' || event.call.method !== method) return;
-      if (chatId !== undefined && event.call.chatId !== chatId) return;
-      off();
-      resolve();
-    });
-  });
-}
 
 /** Polls `getUpdates` as a second bot instance would, `times` times; returns how many 409s it caused. */
 async function secondPoller(apiRoot: string, token: string, times: number): Promise<number> {
