@@ -45,6 +45,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Runs one soak; resolves when the system has settled and been judged and stopped. */
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const next = random(options.seed);
+  const deck = faultDeck(next);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const world = await startWorld({
     privateChats: 3,
@@ -61,7 +62,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const senders = sendSteadily(world, options, pick);
     while (Date.now() < deadline - 5_000) {
       await pause(3_000 + next() * 6_000);
-      await injectOne(world, pick, count);
+      await injectOne(world, pick, deck, count);
     }
     await senders;
     world.system.telegram.clearFaults();
@@ -98,29 +99,59 @@ async function sendSteadily(
   }
 }
 
-/** One random fault; waits for services it stopped to be started again. */
+/** Every kind of fault the soak injects. */
+export const SOAK_FAULTS = [
+  'bridge SIGKILL',
+  'bridge SIGTERM',
+  'gateway SIGKILL',
+  'gateway SIGTERM',
+  'sendMessage answer lost',
+  'editMessageText answer lost',
+  'Telegram 5xx 5 s',
+  '429 storm 5 s',
+  'getUpdates stalled 5 s',
+  'Messages API 529',
+  'Messages API 429',
+  'CLI killed idle',
+] as const;
+type SoakFault = (typeof SOAK_FAULTS)[number];
+
+/**
+ * The kinds drawn as cards from a shuffled deck, reshuffled when it is empty: every kind comes once in
+ * each run of {@link SOAK_FAULTS}`.length` draws, where a plain random pick left one or two kinds out of a
+ * two-minute soak about half the time. A kind that could not be injected when drawn goes under the deck,
+ * to be drawn again once the rest have been.
+ */
+function faultDeck(next: () => number): { draw(): SoakFault; putBack(kind: SoakFault): void } {
+  let cards: SoakFault[] = [];
+  return {
+    draw() {
+      if (cards.length === 0) {
+        cards = [...SOAK_FAULTS];
+        for (let i = cards.length - 1; i > 0; i--) {
+          const j = Math.floor(next() * (i + 1));
+          [cards[i], cards[j]] = [cards[j] as SoakFault, cards[i] as SoakFault];
+        }
+      }
+      return cards.pop() as SoakFault;
+    },
+    putBack(kind) {
+      cards.unshift(kind);
+    },
+  };
+}
+
+/** One fault, the next of the deck; waits for services it stopped to be started again. */
 async function injectOne(
   world: FaultWorld,
   pick: <T>(items: readonly T[]) => T,
+  deck: ReturnType<typeof faultDeck>,
   count: (kind: string) => void,
 ): Promise<void> {
   const { system } = world;
   const { telegram } = system;
   const c: Conversation = pick(world.conversations);
-  const kind = pick([
-    'bridge SIGKILL',
-    'bridge SIGTERM',
-    'gateway SIGKILL',
-    'gateway SIGTERM',
-    'sendMessage answer lost',
-    'editMessageText answer lost',
-    'Telegram 5xx 5 s',
-    '429 storm 5 s',
-    'getUpdates stalled 5 s',
-    'Messages API 529',
-    'Messages API 429',
-    'CLI killed idle',
-  ] as const);
+  const kind = deck.draw();
   switch (kind) {
     case 'bridge SIGKILL':
     case 'bridge SIGTERM':
@@ -159,12 +190,20 @@ async function injectOne(
       world.script(world.nextToken(c), { before: [rateLimited(1, 1)], long: false });
       break;
     case 'CLI killed idle': {
-      // Only between turns (every message answered), so no turn is cut short and every check stays strict.
-      const pid = system.claudePid(c.chatId, c.threadId);
-      const idle = c.sent.every((t) =>
-        telegram.messages(c.chatId).some((m) => m.from === 'bot' && m.text.includes(world.finalText(t))),
-      );
-      if (pid === undefined || !idle) return;
+      // Only between turns (every message answered), so no turn is cut short and every check stays strict:
+      // the first conversation that is idle with a live CLI, whichever was picked.
+      const idle = (x: Conversation) =>
+        x.sent.every((t) =>
+          telegram.messages(x.chatId).some((m) => m.from === 'bot' && m.text.includes(world.finalText(t))),
+        );
+      const pid = world.conversations
+        .filter(idle)
+        .map((x) => system.claudePid(x.chatId, x.threadId))
+        .find((p) => p !== undefined);
+      if (pid === undefined) {
+        deck.putBack(kind);
+        return;
+      }
       process.kill(pid, 'SIGKILL');
       break;
     }
