@@ -105,7 +105,9 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     if (running && running.exitCode === null && running.signalCode === null)
       throw new Error(`${service} is already running`);
     const child = spawn(process.execPath, [MAIN, '--config', config, service, 'e2e'], {
-      env: { ...process.env, SWITCHYARD_LOG_LEVEL: 'debug' },
+      // `info`: the services log nothing below it today, and a test reads the lines it needs at `info`.
+      // `SWITCHYARD_E2E_LOG_LEVEL=debug` to see more when chasing a failure.
+      env: { ...process.env, SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_E2E_LOG_LEVEL ?? 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const collect = (chunk: Buffer) => {
@@ -176,7 +178,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
 export function systemPerTest(): (options: SystemOptions) => Promise<System> {
   let current: System | undefined;
   afterEach(async (context) => {
-    if (context.task.result?.state === 'fail' && current) console.log(current.logs().slice(-20_000));
+    if (context.task.result?.state === 'fail' && current) keepLogs(current, context.task.name);
     await current?.stop();
     current = undefined;
   });
@@ -184,6 +186,21 @@ export function systemPerTest(): (options: SystemOptions) => Promise<System> {
     current = await startSystem(options);
     return current;
   };
+}
+
+/**
+ * Writes a failed test's service logs to a file of their own (whole: a failure's cause is rarely in the
+ * last screen of them) and prints where, with their last lines, instead of pouring them into the report.
+ */
+export function keepLogs(system: System, testName: string): string {
+  const file = path.join(
+    tmpdir(),
+    `switchyard-e2e-${testName.replace(/[^\w.-]+/g, '-').slice(0, 80)}-${process.pid}.log`,
+  );
+  writeFileSync(file, system.logs());
+  const tail = system.logs().split('\n').slice(-40).join('\n');
+  console.log(`the services' logs of "${testName}" are in ${file}; the last lines:\n${tail}`);
+  return file;
 }
 
 /** The bot's visible messages in a chat, oldest first. */
