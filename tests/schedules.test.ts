@@ -278,7 +278,8 @@ describe('end to end: schedules', () => {
     expect(botMessages(telegram, chatId).some((m) => m.text === '⏸ tick is paused.')).toBe(true);
     const pressedAt = Date.now();
     const counts = () => [dueTimesAsked(system, 'tick'), dueTimesAsked(system, 'mine')];
-    await sleep(25_000);
+    // 13 s holds a due time of each (tick at :x0, mine at :x5) and 3 s more for its run to reach the model.
+    await sleep(13_000);
     for (const asked of counts())
       expect(asked.filter((due) => Date.parse(due) > pressedAt + 1_000)).toEqual([]);
     telegram.sendText(chatId, '/schedules');
