@@ -20,24 +20,27 @@ export default defineConfig({
     },
   },
   test: {
+    // All four projects run at once, in one pool: the suite waits on sockets, timers and child processes
+    // far more than on the CPU (one core busy on average, measured on two), so five files at a time keep
+    // both cores working, and the run takes about as long as its longest file instead of the sum of the
+    // projects. The longest files start first (tests/sequencer.ts). Every file owns its temp directories,
+    // ports and config, so any two can run side by side.
     maxWorkers: 5,
     sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
-        // No child processes, inject what they wait on; most tests wait on sockets and timers rather
-        // than the CPU, so six files run at once even on two cores.
+        // No child processes, inject what they wait on. `pnpm test:quick` runs this project alone.
         test: {
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts'],
           testTimeout: 20_000,
-          // Projects with their own worker counts run one after another, in this order.
         },
       },
       {
         // Child processes, so not in the packages' unit suites: the bridge against the real CLI, the
         // bridge and the gateway as real processes killed and restarted, the scripted Messages API under
-        // the real CLI. Each test owns its temp directories and ports, so files run side by side.
+        // the real CLI.
         extends: true,
         test: {
           name: 'processes',
@@ -47,8 +50,7 @@ export default defineConfig({
         },
       },
       {
-        // Both services as real processes with the real CLI. Each file owns its temp directories, ports
-        // and config (and `status` tells configs apart), so two run at once.
+        // Both services as real processes with the real CLI (`status` tells the files' configs apart).
         extends: true,
         test: {
           name: 'e2e',
@@ -59,8 +61,8 @@ export default defineConfig({
         },
       },
       {
-        // The fault matrix and the soak load both cores with many conversations and time their faults:
-        // alone, one after the other.
+        // The fault matrices and the soak: many conversations under injected faults, judged by one
+        // invariant checker. They start first, being the longest.
         extends: true,
         test: {
           name: 'reliability',
