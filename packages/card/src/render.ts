@@ -176,7 +176,11 @@ function liveLines(state: CardState, now: number, level: Level): string[] {
   for (const step of running.slice(Math.max(0, running.length - level.live))) {
     lines.push(`▶ ${escapeHtml(step.label)} · ${formatDuration(now - step.startedAt)}`);
   }
-  if (running.length === 0 && state.thinking) lines.push('💭 Thinking…');
+  if (running.length === 0 && state.thinking) {
+    lines.push(
+      state.thought === undefined ? '💭 Thinking…' : `💭 <i>${escapeHtml(cutText(state.thought, 200))}</i>`,
+    );
+  }
   return lines;
 }
 

@@ -63,6 +63,19 @@ describe('render', () => {
     expect(html).toContain('✗ Bash: Run tests — exit 1');
   });
 
+  it('shows what the model thought, not only that it thinks (issue 31)', () => {
+    const thought: CardEvent = {
+      type: 'thinking',
+      at: 1,
+      text: 'The user wants to see <thinking>.\nBriefly.',
+    };
+    expect(render(run([ev.start(0), thought]), 2_000)).toContain(
+      '💭 <i>The user wants to see &lt;thinking&gt;. Briefly.</i>',
+    );
+    // Its text ends the thought; a tool ends it too.
+    expect(render(run([ev.start(0), thought, ev.text(3, 'Answer.')]), 4_000)).not.toContain('💭');
+  });
+
   it('shows the current step with its own elapsed time, and thinking when nothing runs', () => {
     expect(render(run([ev.start(0), ev.thinking(1)]), 2_000)).toContain('💭 Thinking…');
     const html = render(run([ev.start(0), ev.tool(10_000, 'e', 'Edit', { file_path: 'a.ts' })]), 40_000);

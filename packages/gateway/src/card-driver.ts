@@ -88,7 +88,7 @@ export function toCardEvent(frame: AppFrame, at: number): CardEvent | undefined 
     case 'turn_started':
       return { type: 'turn_started', at, request: frame.request };
     case 'thinking':
-      return { type: 'thinking', at };
+      return { type: 'thinking', at, text: frame.text };
     case 'text':
       return { type: 'text', at, text: frame.text };
     case 'tool_started':

@@ -30,7 +30,7 @@ export const SCRIPTED_DEMOS = [
   { say: 'write a file', shows: 'I ask to write a file (a permission prompt)' },
   { say: 'run a command', shows: 'I ask to run a `node` command (a permission prompt)' },
   { say: 'ask me', shows: 'I ask you a question with buttons' },
-  { say: 'think', shows: 'I think first, then answer' },
+  { say: 'think', shows: 'I think first (the progress card shows my thought), then answer' },
   { say: 'long answer', shows: 'a slow answer, long enough for the progress card' },
   { say: 'show me a table', shows: 'an answer with a heading, a table and a task list' },
   { say: 'count slowly', shows: "a very slow answer, to try the draft's stop button" },
@@ -112,9 +112,16 @@ export function defaultScript(): Script {
         }),
         (ctx) => say(answeredText(ctx.lastToolResults[0]?.text), slow),
       ),
+      // Slow enough for the progress card (the sandbox shows it after 3 s), which shows the thought
+      // while the answer streams: the CLI reports a thought once it is complete, before the answer.
       rule(
         /\bthink\b/i,
-        thinkThenSay('The user wants to see thinking. I will think briefly.', 'I thought about it.', slow),
+        thinkThenSay(
+          'The user wants to see me think. I will weigh two ways to answer, pick the shorter one, and say so.',
+          'I thought first: the progress card shows my thought while this answer streams. A real model ' +
+            'thinks before its answers too, and the card shows what it thought, one line at a time.',
+          { chunkDelayMs: 200, chunkSize: 8 },
+        ),
       ),
       rule(
         /send (me )?a (picture|photo)/i,
