@@ -19,6 +19,10 @@
  *   Closing is: the final render, emitted exactly once (I5), then exactly one unpin if the pin took
  *   (I2, I3), then a `closed` notice. A new turn's card is not sent before the older cards of its lane
  *   closed, so pins never overlap. Running sub-agents of a superseded card move to the new card.
+ *
+ * Longer than 400 lines because these rules share one card record and one pass (`advance`): the show
+ * delay, the one action in flight, the lane's order and the close sequence each read what the others
+ * wrote, and apart they would have to pass that record around.
  */
 import type { CardEvent, TurnEndedEvent } from './event.js';
 import { abandonSilentSubagents, closeCard, handOver, reduce } from './reducer.js';
