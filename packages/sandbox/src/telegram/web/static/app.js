@@ -200,7 +200,9 @@ function tooLong(text, file) {
   const limit = file ? CAPTION_LIMIT : TEXT_LIMIT;
   if (text.length <= limit) return undefined;
   const what = file ? 'a caption' : 'a message';
-  return `Telegram takes at most ${limit.toLocaleString('en')} characters in ${what}; this one has ${text.length.toLocaleString('en')}. Shorten it${file ? '' : ', or send it as a file'}.`;
+  const count = (n) => n.toLocaleString('en');
+  const fix = file ? 'Shorten it.' : 'Shorten it, or send it as a file.';
+  return `Telegram takes at most ${count(limit)} characters in ${what}; this one has ${count(text.length)}. ${fix}`;
 }
 
 /** An audio file's length in seconds, as the browser decodes its header; undefined when it cannot. */
