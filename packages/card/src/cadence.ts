@@ -10,13 +10,19 @@
  * - After the send the card is pinned once; a failed pin leaves a live, unpinned card.
  * - Edits are coalesced (a burst of events becomes one edit after the coalesce window) and spaced by at
  *   least the minimum edit interval per card; while something runs a heartbeat re-renders the elapsed
- *   time. Nothing is emitted when the rendered text did not change.
+ *   time. Nothing is emitted when the rendered text did not change. A change of stage (an answered
+ *   prompt: "Waiting for your answer" back to "Working") is not coalesced and its edit is `urgent`, so
+ *   the header never claims a wait the user already ended.
  * - At most one action per card is in flight: the next waits for the caller's report of the previous.
  * - A card closes when its turn ended and no sub-agent of it still runs, when nothing happened for the
  *   zombie ceiling (I9, the same path as a turn end), or when a new turn starts in the same lane (I7).
  *   Closing is: the final render, emitted exactly once (I5), then exactly one unpin if the pin took
  *   (I2, I3), then a `closed` notice. A new turn's card is not sent before the older cards of its lane
  *   closed, so pins never overlap. Running sub-agents of a superseded card move to the new card.
+ *
+ * Longer than 400 lines because these rules share one card record and one pass (`advance`): the show
+ * delay, the one action in flight, the lane's order and the close sequence each read what the others
+ * wrote, and apart they would have to pass that record around.
  */
 import type { CardEvent, TurnEndedEvent } from './event.js';
 import { abandonSilentSubagents, closeCard, handOver, reduce } from './reducer.js';
@@ -85,6 +91,8 @@ export type CardAction<R> =
       readonly messageId: number;
       readonly html: string;
       readonly final: boolean;
+      /** The header's stage changed since the card was last shown: perform before other cosmetic calls. */
+      readonly urgent: boolean;
     })
   | (ActionBase<R> & { readonly kind: 'pin'; readonly messageId: number })
   | (ActionBase<R> & { readonly kind: 'unpin'; readonly messageId: number })
@@ -174,8 +182,10 @@ interface Card<R> {
   messageId: number | undefined;
   op: Op | undefined;
   opHtml: string | undefined;
+  opStage: Stage | undefined;
   pin: PinState;
   shownHtml: string | undefined;
+  shownStage: Stage | undefined;
   lastEmitAt: number;
   lastRenderAt: number;
   dirtySince: number | undefined;
@@ -247,10 +257,16 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
     return false;
   }
 
+  /** Whether the stage the header would show differs from the one last shown. */
+  function stageChanged(card: Card<R>): boolean {
+    return card.shownStage !== undefined && stageOf(card.state) !== card.shownStage;
+  }
+
   function editDue(card: Card<R>): number | undefined {
     const spaced = card.lastEmitAt + t.minEditIntervalMs;
     let due: number | undefined;
-    if (card.dirtySince !== undefined) due = Math.max(card.dirtySince + t.coalesceMs, spaced);
+    if (card.dirtySince !== undefined)
+      due = Math.max(stageChanged(card) ? card.dirtySince : card.dirtySince + t.coalesceMs, spaced);
     if (isActive(card.state)) {
       const beat = Math.max(Math.max(card.lastRenderAt, card.lastEmitAt) + t.heartbeatMs, spaced);
       due = due === undefined ? beat : Math.min(due, beat);
@@ -284,6 +300,7 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
         Object.assign(card, {
           op: 'send',
           opHtml: html,
+          opStage: stageOf(card.state),
           lastEmitAt: now,
           lastRenderAt: now,
           dirtySince: undefined,
@@ -302,8 +319,8 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
         card.finalDone = true;
         const html = draw(card, now);
         if (!card.failed && html !== card.shownHtml) {
-          out.push({ ...action(card, 'edit'), messageId, html, final: true });
-          Object.assign(card, { op: 'edit', opHtml: html, lastEmitAt: now });
+          out.push({ ...action(card, 'edit'), messageId, html, final: true, urgent: stageChanged(card) });
+          Object.assign(card, { op: 'edit', opHtml: html, opStage: stageOf(card.state), lastEmitAt: now });
           return;
         }
         continue;
@@ -324,8 +341,8 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
       card.lastRenderAt = now;
       card.dirtySince = undefined;
       if (html === card.shownHtml) return;
-      out.push({ ...action(card, 'edit'), messageId, html, final: false });
-      Object.assign(card, { op: 'edit', opHtml: html, lastEmitAt: now });
+      out.push({ ...action(card, 'edit'), messageId, html, final: false, urgent: stageChanged(card) });
+      Object.assign(card, { op: 'edit', opHtml: html, opStage: stageOf(card.state), lastEmitAt: now });
       return;
     }
   }
@@ -369,8 +386,10 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
       messageId: undefined,
       op: undefined,
       opHtml: undefined,
+      opStage: undefined,
       pin: 'none',
       shownHtml: undefined,
+      shownStage: undefined,
       lastEmitAt: Number.NEGATIVE_INFINITY,
       lastRenderAt: Number.NEGATIVE_INFINITY,
       dirtySince: undefined,
@@ -441,18 +460,22 @@ export function createCadence<R>(options: CadenceOptions<R>): Cadence<R> {
       const card = cards.get(cardId);
       if (card === undefined || card.op !== RESULT_OP[result.kind]) return run(now);
       const html = card.opHtml;
+      const stage = card.opStage;
       card.op = undefined;
       card.opHtml = undefined;
+      card.opStage = undefined;
       switch (result.kind) {
         case 'sent':
           card.messageId = result.messageId;
           card.shownHtml = html;
+          card.shownStage = stage;
           break;
         case 'send_failed':
           card.failed = true;
           break;
         case 'edited':
           card.shownHtml = html;
+          card.shownStage = stage;
           break;
         case 'edit_failed':
           if (result.gone === true) Object.assign(card, { failed: true, closing: true, finalDone: true });

@@ -28,7 +28,7 @@ export interface TurnStartedEvent {
   readonly request: string;
 }
 
-/** The model is thinking. The text is not shown; only the fact. */
+/** The model is thinking; `text` (its thought, when the CLI gives it) is shown as one line while it lasts. */
 export interface ThinkingEvent {
   readonly type: 'thinking';
   readonly at: number;

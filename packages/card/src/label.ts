@@ -44,6 +44,24 @@ const FILE_TOOLS = {
   mcp__switchyard__send_files: 'Sent {n} albums',
 } as const satisfies Readonly<Record<string, string>>;
 
+/**
+ * The CLI's question tool: the card shows the question asked ("Question: Which colour…?"), since its
+ * name means nothing to a user. Its input is `{ questions: [{ question, … }] }`.
+ */
+const QUESTION_TOOL = 'AskUserQuestion';
+
+function questionStep(input: Readonly<Record<string, unknown>>, max: number): string {
+  const questions = Object.hasOwn(input, 'questions') ? input.questions : undefined;
+  const first: unknown = Array.isArray(questions) ? questions[0] : undefined;
+  const asked =
+    typeof first === 'object' && first !== null && Object.hasOwn(first, 'question')
+      ? (first as { question: unknown }).question
+      : undefined;
+  if (typeof asked !== 'string' || asked.trim() === '') return 'A question for you';
+  const more = Array.isArray(questions) && questions.length > 1 ? ` (+${questions.length - 1} more)` : '';
+  return cutText(`Question: ${oneLine(asked)}${more}`, max);
+}
+
 /** The file names a file tool's input sends (`path` or `paths`), last path segment only. */
 function sentNames(input: Readonly<Record<string, unknown>>): string[] {
   const raw = Object.hasOwn(input, 'paths') ? input.paths : Object.hasOwn(input, 'path') ? [input.path] : [];
@@ -112,6 +130,7 @@ export function toolDetail(name: string, input: Readonly<Record<string, unknown>
  */
 export function toolLabel(name: string, input: Readonly<Record<string, unknown>>, max = LABEL_MAX): string {
   if (Object.hasOwn(FILE_TOOLS, name)) return fileStep(input, max);
+  if (name === QUESTION_TOOL) return questionStep(input, max);
   const display = cutText(oneLine(toolDisplayName(name)), 40);
   const detail = toolDetail(name, input, Math.max(8, max - display.length - 2));
   return detail === '' ? display : `${display}${kindOf(name)?.shape === 'path' ? ' ' : ': '}${detail}`;
@@ -121,6 +140,7 @@ export function toolLabel(name: string, input: Readonly<Record<string, unknown>>
 export function toolGroupSummary(name: string, count: number): string {
   const kind = kindOf(name);
   if (kind !== undefined) return kind.many.replace('{n}', String(count));
+  if (name === QUESTION_TOOL) return `Asked ${count} questions`;
   if (Object.hasOwn(FILE_TOOLS, name))
     return `📎 ${FILE_TOOLS[name as keyof typeof FILE_TOOLS].replace('{n}', String(count))}`;
   return `${cutText(oneLine(toolDisplayName(name)), 40)} ×${count}`;

@@ -53,12 +53,18 @@ function apply(state: CardState, event: CardEvent, at: number): CardState {
         request: keepLine(event.request, TEXT_KEEP),
         startedAt: state.eventCount === 0 ? at : Math.min(state.startedAt, at),
       };
-    case 'thinking':
-      return isEnded(state) || state.thinking ? state : { ...state, thinking: true };
+    case 'thinking': {
+      if (isEnded(state)) return state;
+      const thought = event.text === undefined ? '' : keepLine(event.text, TEXT_KEEP);
+      if (state.thinking && (thought === '' || thought === state.thought)) return state;
+      const { thought: _old, ...rest } = state;
+      return { ...rest, thinking: true, ...(thought === '' ? {} : { thought }) };
+    }
     case 'text': {
       const narration = keepLine(event.text, TEXT_KEEP);
       if (isEnded(state) || narration === '') return state;
-      return { ...state, narration, thinking: false };
+      const { thought: _gone, ...rest } = state;
+      return { ...rest, narration, thinking: false };
     }
     case 'tool_started':
       return isEnded(state) ? state : startTool(state, event, at);
@@ -170,8 +176,9 @@ function startTool(state: CardState, event: ToolStartedEvent, at: number): CardS
           endedAt: Math.max(at, early.at),
           ...(early.errorText === undefined ? {} : { errorText: early.errorText }),
         };
+  const { thought: _gone, ...rest } = state;
   return trimSteps({
-    ...state,
+    ...rest,
     steps: [...state.steps, step],
     early: early === undefined ? state.early : forget(state.early, event.toolUseId),
     thinking: false,
@@ -323,7 +330,8 @@ function settle(state: CardState, at: number): CardState {
         (s): StepRow => (s.status === 'running' ? { ...s, status: 'abandoned', endedAt: at } : s),
       )
     : state.steps;
-  return { ...state, steps, prompts: [], thinking: false };
+  const { thought: _gone, ...rest } = state;
+  return { ...rest, steps, prompts: [], thinking: false };
 }
 
 function rememberEarly(

@@ -16,6 +16,7 @@ import {
   type CardState,
   isActive,
   isEnded,
+  type PendingPrompt,
   runningSubagents,
   type Stage,
   type StepRow,
@@ -131,8 +132,7 @@ function composeFixed(
 function header(state: CardState, now: number): string {
   const stage = stageOf(state);
   const { icon, word } = HEADER[stage];
-  const end = state.endedAt ?? now;
-  let text = `${icon} <b>${word}</b> · ${formatDuration(end - state.startedAt)}`;
+  let text = `${icon} <b>${word}</b> · ${formatDuration(workEnd(state, now) - state.startedAt)}`;
   if (stage === 'stopped') {
     text += state.stopReason === 'idle' ? ' · no events for a long time' : ' · a new request started';
   }
@@ -143,14 +143,28 @@ function header(state: CardState, now: number): string {
   return text;
 }
 
+/**
+ * Until when the card's work ran: its turn's end, or later, while or until the sub-agents it shows ran
+ * (a background sub-agent outlives its turn, and "Done · 0s" after five seconds of its work is wrong).
+ * A card closed without its turn ending (superseded, idle) stops counting when it closed: its running
+ * sub-agents moved on or were given up.
+ */
+function workEnd(state: CardState, now: number): number {
+  if (state.endedAt === undefined) return now;
+  if (state.stopReason !== undefined) return state.endedAt;
+  let end = state.endedAt;
+  for (const row of state.subagents) {
+    if (row.status === 'running') return now;
+    // Only a sub-agent's own end counts: an abandoned row's end is when the card gave up on it.
+    const ended = row.status === 'success' || row.status === 'error' || row.status === 'killed';
+    if (ended && row.endedAt !== undefined) end = Math.max(end, row.endedAt);
+  }
+  return end;
+}
+
 function liveLines(state: CardState, now: number, level: Level): string[] {
   const lines: string[] = [];
-  for (const prompt of state.prompts.slice(0, Math.max(1, level.live))) {
-    const what = prompt.toolName === undefined ? 'A question for you' : tag('b', prompt.toolName);
-    lines.push(
-      `❓ ${what}${prompt.summary === undefined ? '' : ` ${escapeHtml(cutText(prompt.summary, 120))}`}`,
-    );
-  }
+  for (const prompt of state.prompts.slice(0, Math.max(1, level.live))) lines.push(promptLine(prompt));
   if (level.narration && state.narration !== undefined) {
     lines.push(`💬 <i>${escapeHtml(cutText(state.narration, 200))}</i>`);
   }
@@ -162,8 +176,23 @@ function liveLines(state: CardState, now: number, level: Level): string[] {
   for (const step of running.slice(Math.max(0, running.length - level.live))) {
     lines.push(`▶ ${escapeHtml(step.label)} · ${formatDuration(now - step.startedAt)}`);
   }
-  if (running.length === 0 && state.thinking) lines.push('💭 Thinking…');
+  if (running.length === 0 && state.thinking) {
+    lines.push(
+      state.thought === undefined ? '💭 Thinking…' : `💭 <i>${escapeHtml(cutText(state.thought, 200))}</i>`,
+    );
+  }
   return lines;
+}
+
+/**
+ * What an open prompt asks. A permission's summary already names the action in words that follow "wants
+ * to" ("write hello.md (…)", the prompt message's own title), so the tool's name is not said again; it
+ * is shown only when there is no summary. A question has neither.
+ */
+function promptLine(prompt: PendingPrompt): string {
+  if (prompt.summary !== undefined) return `🔐 Wants to ${escapeHtml(cutText(prompt.summary, 120))}`;
+  if (prompt.toolName !== undefined) return `🔐 Wants to use ${tag('b', prompt.toolName)}`;
+  return '❓ A question for you';
 }
 
 function subagentLines(state: CardState, now: number, level: Level): string[] {
@@ -249,7 +278,8 @@ function costLine(state: CardState, simulated: boolean): string | undefined {
   if (!isEnded(state)) return undefined;
   const parts: string[] = [];
   if (state.costUsd !== undefined) parts.push(`$${state.costUsd.toFixed(state.costUsd < 1 ? 3 : 2)}`);
-  if (state.usage !== undefined) {
+  // An interrupted turn reports a cost but no tokens: "0 in / 0 out" would be untrue, so it is left out.
+  if (state.usage !== undefined && state.usage.inputTokens + state.usage.outputTokens > 0) {
     parts.push(`${formatTokens(state.usage.inputTokens)} in / ${formatTokens(state.usage.outputTokens)} out`);
   }
   if (parts.length === 0) return undefined;

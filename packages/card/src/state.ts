@@ -99,6 +99,8 @@ export interface CardState {
   readonly prompts: readonly PendingPrompt[];
   /** True from a `thinking` event until the next text or tool. */
   readonly thinking: boolean;
+  /** What the model thought, one line, while `thinking`; absent when the CLI gave no text. */
+  readonly thought?: string;
   /** The main agent's latest text, one line. */
   readonly narration?: string;
   readonly early: Readonly<Record<string, EarlyFinish>>;

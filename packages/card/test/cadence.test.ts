@@ -189,6 +189,23 @@ describe('cadence: edits', () => {
     expect(h.log.length).toBe(count);
   });
 
+  it('takes "Waiting for your answer" off at once when the prompt is answered, at high priority (issue 31)', () => {
+    const h = harness({ heartbeatMs: 1e9 });
+    h.send(ev.start(0));
+    h.until(10_000);
+    h.send(ev.ask(20_000, 'r'));
+    h.until(21_000);
+    expect(h.edits().at(-1)?.html).toMatch(/^❓ <b>Waiting for your answer/);
+    h.send(ev.answered(24_000, 'r'));
+    const edit = h.edits().at(-1);
+    expect(edit).toMatchObject({ at: 24_000, urgent: true });
+    expect(edit?.html).toMatch(/^⚙️ <b>Working/);
+    // Other changes still coalesce and go at low priority.
+    h.send(ev.text(30_000, 'more'));
+    h.until(31_000);
+    expect(h.edits().at(-1)).toMatchObject({ at: 30_400, urgent: false });
+  });
+
   it('emits nothing when an event does not change the rendered text', () => {
     const h = harness({ heartbeatMs: 1e9, minEditIntervalMs: 0 });
     h.send(ev.start(0));

@@ -27,7 +27,30 @@ describe('render', () => {
   it('says it waits for the user while a prompt is open', () => {
     const html = render(run([ev.start(0), ev.ask(1, 'r', 'Bash', 'rm -rf <dist>')]), 2_000);
     expect(html).toMatch(/^❓ <b>Waiting for your answer<\/b>/);
-    expect(html).toContain('❓ <b>Bash</b> rm -rf &lt;dist&gt;');
+    expect(html).toContain('🔐 Wants to rm -rf &lt;dist&gt;');
+  });
+
+  it('says what a prompt asks to do once, in words, not "Write write hello.md" (issue 31)', () => {
+    const ask = ev.ask(1, 'r', 'Write', 'write hello.md (/w/hello.md)');
+    const html = render(run([ev.start(0), ask]), 2_000);
+    expect(html).toContain('🔐 Wants to write hello.md (/w/hello.md)');
+    expect(html).not.toMatch(/Write<\/b> write/);
+    const question: CardEvent = { type: 'permission_waiting', at: 1, requestId: 'q' };
+    expect(render(run([ev.start(0), question]), 2_000)).toContain('❓ A question for you');
+    const bare: CardEvent = { type: 'permission_waiting', at: 1, requestId: 'b', toolName: 'Bash' };
+    expect(render(run([ev.start(0), bare]), 2_000)).toContain('🔐 Wants to use <b>Bash</b>');
+  });
+
+  it("shows an AskUserQuestion call as the question asked, not as the tool's name (issue 31)", () => {
+    const input = { questions: [{ question: 'Which colour?', header: 'Colour', options: [] }] };
+    const running = render(run([ev.start(0), ev.tool(1, 'q', 'AskUserQuestion', input)]), 2_000);
+    expect(running).toContain('▶ Question: Which colour? · 1s');
+    const done = render(
+      run([ev.start(0), ev.tool(1, 'q', 'AskUserQuestion', input), ev.done(2, 'q')]),
+      3_000,
+    );
+    expect(done).toContain('✓ Question: Which colour?');
+    expect(done).not.toContain('AskUserQuestion');
   });
 
   it('collapses a run of one tool into one line and shows failures on their own', () => {
@@ -38,6 +61,19 @@ describe('render', () => {
     const html = render(run(events), 30_000);
     expect(html).toContain('✓ Read 12 files');
     expect(html).toContain('✗ Bash: Run tests — exit 1');
+  });
+
+  it('shows what the model thought, not only that it thinks (issue 31)', () => {
+    const thought: CardEvent = {
+      type: 'thinking',
+      at: 1,
+      text: 'The user wants to see <thinking>.\nBriefly.',
+    };
+    expect(render(run([ev.start(0), thought]), 2_000)).toContain(
+      '💭 <i>The user wants to see &lt;thinking&gt;. Briefly.</i>',
+    );
+    // Its text ends the thought; a tool ends it too.
+    expect(render(run([ev.start(0), thought, ev.text(3, 'Answer.')]), 4_000)).not.toContain('💭');
   });
 
   it('shows the current step with its own elapsed time, and thinking when nothing runs', () => {
@@ -90,9 +126,29 @@ describe('render', () => {
     expect(render(done, 500_000)).not.toContain('simulated');
   });
 
-  it('says how many sub-agents still run after the turn is done', () => {
+  it('says how many sub-agents still run after the turn is done, counting the time they run', () => {
     const html = render(run([ev.start(0), ev.agent(1, 'bg'), ev.end(2)]), 5_000);
-    expect(html.split('\n')[0]).toBe('✅ <b>Done</b> · 0s · 1 sub-agent still running');
+    expect(html.split('\n')[0]).toBe('✅ <b>Done</b> · 5s · 1 sub-agent still running');
+  });
+
+  it('counts a background sub-agent in the final duration: not "Done · 0s" after 5 s of work (issue 31)', () => {
+    const s = run([ev.start(0), ev.agent(100, 'bg'), ev.end(300), ev.agentEnd(5_200, 'bg')]);
+    expect(render(s, 60_000).split('\n')[0]).toBe('✅ <b>Done</b> · 5s');
+    // A superseded card closes at the new turn, whatever its moved sub-agents do later.
+    expect(render(run([ev.start(0), ev.end(1_000)]), 60_000).split('\n')[0]).toBe('✅ <b>Done</b> · 1s');
+  });
+
+  it('leaves out token counts a turn never reported: no "0 in / 0 out" after an interrupt (issue 31)', () => {
+    const end: CardEvent = {
+      type: 'turn_ended',
+      at: 5_000,
+      outcome: 'interrupted',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      costUsd: 0.061,
+    };
+    const html = render(run([ev.start(0), end]), 6_000);
+    expect(html).toContain('💰 $0.061');
+    expect(html).not.toContain('0 in / 0 out');
   });
 
   it('elides the oldest steps first, says how many, and stays under the limit', () => {

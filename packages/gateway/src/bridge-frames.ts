@@ -11,6 +11,7 @@ import { ownerOf } from './core/frame-owner.js';
 import type { FileSender } from './files.js';
 import type { Prompts } from './prompts.js';
 import type { TerminalCommands } from './terminal-commands.js';
+import type { TurnNotices } from './turn-notices.js';
 import type { Turns } from './turns.js';
 
 /** What the dispatch routes to. */
@@ -28,6 +29,8 @@ export interface FrameDispatchOptions {
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
   onAgentStatus(status: FrameOf<'status'>): void;
+  /** A running turn's API trouble, shown and taken back (see `turn-notices.ts`); without it, a reply. */
+  notices?: TurnNotices | undefined;
   /** An operator event arrived (for alerts; see `alerts.ts`). */
   onOperatorEvent?(event: FrameOf<'operator_event'>): void;
   /** Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`). */
@@ -62,6 +65,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
           const turn = options.turns.live().find((t) => t.turnId === turnFrame.turnId);
           options.setLastError(turnFrame.error, turn?.route);
         }
+        if (turnFrame.type === 'turn_ended') options.notices?.turnEnded(turnFrame);
         options.turns.frame(turnFrame);
         return;
       }
@@ -84,6 +88,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
           'agent reported a problem',
         );
         options.onOperatorEvent?.(event);
+        if (options.notices?.show(event)) return;
         if (event.route) options.reply(event.route, `⚠️ ${event.message}`);
         return;
       }

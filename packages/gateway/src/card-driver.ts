@@ -88,7 +88,7 @@ export function toCardEvent(frame: AppFrame, at: number): CardEvent | undefined 
     case 'turn_started':
       return { type: 'turn_started', at, request: frame.request };
     case 'thinking':
-      return { type: 'thinking', at };
+      return { type: 'thinking', at, text: frame.text };
     case 'text':
       return { type: 'text', at, text: frame.text };
     case 'tool_started':
@@ -196,7 +196,9 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
             // The key lets a closing card raise a live edit still queued (see `perform`).
             // The final edit precedes the unpin (the cadence keeps one action per card in flight), so it
             // shares the unpin's priority: otherwise the unpin would wait behind queued replies after all.
-            { priority: action.final ? 'high' : 'low', key: editKey(action.cardId) },
+            // A stage change ("Waiting for your answer" → "Working" after Allow) goes before other
+            // cosmetic calls: a header claiming a wait the user already ended misleads.
+            { priority: action.final || action.urgent ? 'high' : 'low', key: editKey(action.cardId) },
           );
           return { kind: 'edited' };
         } catch (error) {

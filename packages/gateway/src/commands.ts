@@ -20,6 +20,7 @@ import { SCHEDULE_BUTTON_PREFIX, type Schedules } from './automation/schedules.j
 import { errorText } from './bot-api.js';
 import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
 import { type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
+import { markdownToRuns, runsToText } from './markdown.js';
 import type { GatewayStatus } from './options.js';
 import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import type { PinRow } from './store.js';
@@ -350,7 +351,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         route,
         [
           statusText(options.status(route), frame, frame.costUsd, options.simulatedModel),
-          historyText(frame.history),
+          historyText(frame.history, (markdown) => runsToText(markdownToRuns(markdown))),
         ]
           .filter(Boolean)
           .join('\n\n'),

@@ -51,6 +51,7 @@ import type { GatewayStore } from './store.js';
 import { handlerFailed, telegramHandlers } from './telegram-handlers.js';
 import { createTerminalCommands } from './terminal-commands.js';
 import { createTopicOpener } from './topics/topic-opener.js';
+import { createTurnNotices } from './turn-notices.js';
 import { createTurns } from './turns.js';
 import { createTranscriber } from './voice/transcriber.js';
 import { createWebhookServer } from './webhooks/webhook-server.js';
@@ -249,6 +250,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     schedules: { request: (frame) => schedules.request(frame) },
     terminal,
     reply: (route, text) => void reply(route, text),
+    notices: createTurnNotices({ api, courier, lastErrors, logger: logger.child({ component: 'notices' }) }),
     onAgentStatus: (frame) => {
       agentStatus = frame;
       if (frame.route) conversationStatus.set(conversationKey(frame.route), frame);

@@ -95,6 +95,12 @@ export function permissionChoices(frame: FrameOf<'permission_request'>): {
 /** Longer button texts are cut by Telegram's clients: such a choice is spelled out in the text instead. */
 const BUTTON_TEXT_MAX = 64;
 
+/**
+ * The longest text a button keeps beside two others: a row's buttons share its width, and a phone cuts
+ * a longer one ("♾ Always allow (this …"). A longer choice gets a row of its own, as the extra ones do.
+ */
+const SHARED_ROW_TEXT_MAX = 16;
+
 type Suggestion = FrameOf<'permission_request'>['suggestions'][number];
 
 /** A suggestion in words, with where it applies: "allow all edits from now on (this conversation)". */
@@ -127,18 +133,24 @@ export function permissionPrompt(
   // One place for every rule: the button says it when all of them apply there.
   const places = new Set(always.map((i) => frame.suggestions[i]?.where));
   const place = places.size === 1 ? [...places][0] : undefined;
-  const alwaysText = place ? `♾ Always allow (${place})` : '♾ Always allow';
-  const row = [
-    { text: '✅ Allow', callback_data: encodePress({ kind: 'permission', token, decision: 'allow' }) },
-    ...(always.length > 0
-      ? [
-          {
-            text: alwaysText.length <= BUTTON_TEXT_MAX ? alwaysText : '♾ Always allow',
-            callback_data: encodePress({ kind: 'permission', token, decision: 'allow_always' }),
-          },
-        ]
-      : []),
-    { text: '⛔ Deny', callback_data: encodePress({ kind: 'permission', token, decision: 'deny' }) },
+  const placed = place ? `♾ Always allow (${place})` : '♾ Always allow';
+  const alwaysText = placed.length <= BUTTON_TEXT_MAX ? placed : '♾ Always allow';
+  const allowButton = {
+    text: '✅ Allow',
+    callback_data: encodePress({ kind: 'permission', token, decision: 'allow' }),
+  };
+  const alwaysButton = {
+    text: alwaysText,
+    callback_data: encodePress({ kind: 'permission', token, decision: 'allow_always' }),
+  };
+  const denyButton = {
+    text: '⛔ Deny',
+    callback_data: encodePress({ kind: 'permission', token, decision: 'deny' }),
+  };
+  const shared = always.length > 0 && alwaysText.length <= SHARED_ROW_TEXT_MAX;
+  const main = [
+    shared ? [allowButton, alwaysButton, denyButton] : [allowButton, denyButton],
+    ...(always.length > 0 && !shared ? [[alwaysButton]] : []),
   ];
   let listed = 0;
   const extra = separate.map((i) => {
@@ -155,7 +167,7 @@ export function permissionPrompt(
       },
     ];
   });
-  return { html: lines.join('\n'), keyboard: { inline_keyboard: [row, ...extra] } };
+  return { html: lines.join('\n'), keyboard: { inline_keyboard: [...main, ...extra] } };
 }
 
 /** How a permission answer is shown once chosen. */

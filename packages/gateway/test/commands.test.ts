@@ -214,11 +214,19 @@ describe('commands', () => {
       commandId: request.commandId,
       history: [
         { role: 'user', text: 'please   refactor\nthe store', at: Date.UTC(2026, 0, 1, 9, 30) },
+        {
+          role: 'assistant',
+          text: '## Plan\n\n**Split** the `store`, see [docs](https://x.dev)',
+          at: Date.UTC(2026, 0, 1, 9, 30),
+        },
         { role: 'assistant', text: 'x'.repeat(400), at: Date.UTC(2026, 0, 1, 9, 31) },
       ],
     });
     const status = await botMessage(tg, chatId, (t) => t.startsWith('Conversation:'));
-    expect(status.text).toContain('Recently (UTC):\n09:30 👤 please refactor the store\n09:31 🤖 xxx');
+    // The agent's Markdown reads as the text it renders to, not as raw marks (issue 31).
+    expect(status.text).toContain(
+      'Recently (UTC):\n09:30 👤 please refactor the store\n09:30 🤖 Plan Split the store, see docs\n09:31 🤖 xxx',
+    );
     expect(status.text).toMatch(/x…$/);
     expect(status.text.length).toBeLessThan(1200);
     expect(status.text).toContain('Conversation: running');

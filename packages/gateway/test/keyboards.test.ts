@@ -64,4 +64,22 @@ describe('permission prompt text', () => {
     expect(long.html).toMatch(/…\[\d+ more characters\]…/);
     expect(long.html.length).toBeLessThan(1600);
   });
+
+  it('gives a long "always allow" its own row, where no client cuts it to "♾ Always allow (this …" (issue 31)', () => {
+    const write: FrameOf<'permission_request'> = {
+      ...frame('write hello.md (/w/hello.md)'),
+      toolName: 'Write',
+      suggestions: [{ kind: 'addRules', label: 'allow Write(/w/**)', where: 'this conversation' }],
+    };
+    const rows = permissionPrompt(write, TOKEN).keyboard.inline_keyboard.map((row) => row.map((b) => b.text));
+    expect(rows).toEqual([['✅ Allow', '⛔ Deny'], ['♾ Always allow (this conversation)']]);
+    // A short one still fits between Allow and Deny.
+    const short: FrameOf<'permission_request'> = {
+      ...write,
+      suggestions: [{ kind: 'addRules', label: 'allow Write(/w/**)' }],
+    };
+    expect(
+      permissionPrompt(short, TOKEN).keyboard.inline_keyboard.map((row) => row.map((b) => b.text)),
+    ).toEqual([['✅ Allow', '♾ Always allow', '⛔ Deny']]);
+  });
 });

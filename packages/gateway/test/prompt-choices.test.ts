@@ -111,14 +111,15 @@ describe('permission presses', () => {
     expect(m1.text).not.toContain('edits from now on (this conversation)\n');
     const rows = buttons(m1);
     expect(rows.map((row) => row.map((x) => x.text))).toEqual([
-      ['✅ Allow', '♾ Always allow (this conversation)', '⛔ Deny'],
+      ['✅ Allow', '⛔ Deny'],
+      ['♾ Always allow (this conversation)'],
       ['✅ Allow, and allow all edits from now on (this conversation)'],
       ['✅ Allow, and (1) above'],
     ]);
     for (const x of rows.flat()) expect(Buffer.byteLength(x.data)).toBeLessThan(64);
 
-    expect(await press(tg, chatId, m1.messageId, rows[0]?.[1]?.data ?? '')).toBe('Allowed');
-    expect(await press(tg, chatId, m2.messageId, buttons(m2)[1]?.[0]?.data ?? '')).toBe('Allowed');
+    expect(await press(tg, chatId, m1.messageId, rows[1]?.[0]?.data ?? '')).toBe('Allowed');
+    expect(await press(tg, chatId, m2.messageId, buttons(m2)[2]?.[0]?.data ?? '')).toBe('Allowed');
     await waitUntil(() => framesOf(b, 'permission_answer').length === 2);
     expect(
       framesOf(b, 'permission_answer').map(({ requestId, decision, suggestions: s }) => ({
@@ -148,10 +149,9 @@ describe('permission presses', () => {
       ]),
     );
     const m = await botMessage(tg, chatId, (t) => t.includes('make r1'));
-    expect(buttons(m)[0]?.map((x) => x.text)).toEqual([
-      '✅ Allow',
-      '♾ Always allow (every conversation in /srv/app)',
-      '⛔ Deny',
+    expect(buttons(m).map((row) => row.map((x) => x.text))).toEqual([
+      ['✅ Allow', '⛔ Deny'],
+      ['♾ Always allow (every conversation in /srv/app)'],
     ]);
   });
 

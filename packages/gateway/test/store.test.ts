@@ -112,15 +112,16 @@ describe('store file format', () => {
     s.close();
     const written = schema(path);
     expect(written[0]).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
     const again = openGatewayStore(path);
     expect(again.unhandledUpdates()).toEqual([{ updateId: 41, payload: { update_id: 41 } }]);
     again.close();
     expect(schema(path)).toEqual(written);
   });
 
-  // 1: a file an earlier build wrote, before the automation, settings and spend tables.
-  it.each([1, 5])(
+  // 1: a file an earlier build wrote, before the automation, settings and spend tables; 2: before the
+  // spend table kept the turn's opening message.
+  it.each([1, 2, 5])(
     'refuses a file at schema version %i, saying to delete the state directory, and leaves it as it was',
     (version) => {
       const path = fresh();

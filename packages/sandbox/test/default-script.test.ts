@@ -38,6 +38,47 @@ describe('the scripted demo script', () => {
     for (const demo of SCRIPTED_DEMOS) expect(help).toContain(`\`${demo.say}\``);
   });
 
+  // What the CLI adds for a photo (measured with 2.1.328): the image block, and a line naming its copy.
+  const IMAGE_LINE = '[Image: source: /tmp/claude-0/-tmp-probe/eda6a363/images/1.png]';
+  const FILE_LINE = '[file: /state/files/in-7f3a.pdf (report.pdf, application/pdf, 20480 bytes)]';
+
+  it("echoes a photo without the CLI's temporary path, and says what came (issue 31)", () => {
+    const captioned = textOf(firstStep(`a sunset\n${IMAGE_LINE}`));
+    expect(captioned).not.toContain('/tmp/claude');
+    expect(captioned).toContain('a picture');
+    expect(captioned).toContain('> a sunset');
+    const bare = textOf(firstStep(IMAGE_LINE));
+    expect(bare).not.toContain('/tmp/claude');
+    expect(bare).toMatch(/You sent a picture/);
+  });
+
+  it('echoes a document by its name, not as an empty quote (issue 31)', () => {
+    const echo = textOf(firstStep(FILE_LINE));
+    expect(echo).toMatch(/You sent report\.pdf/);
+    expect(echo).not.toMatch(/>\s*\n/);
+    expect(echo).not.toContain('/state/files');
+  });
+
+  it("answers `ask me` with the choice, not the CLI's tool result (issue 31)", () => {
+    const view = viewRequest({
+      model: 'claude-opus-5-5',
+      tools: [{ name: 'AskUserQuestion' }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: `${HEADER}\nask me` }] }],
+    });
+    if (!view) throw new Error('not a request');
+    const result =
+      'User has answered your questions: "Which colour should the sandbox use?"="Green". You can now continue with the user\'s answers in mind.';
+    const ctx: TurnContext = {
+      ...view,
+      step: 1,
+      lastToolResults: [{ toolUseId: 'toolu_1', isError: false, text: result }],
+    };
+    const source = stepsFor(defaultScript(), ctx)[1];
+    if (!source) throw new Error('no second step');
+    const answer = textOf(typeof source === 'function' ? source(ctx) : source);
+    expect(answer).toBe('You answered **Green** to “Which colour should the sandbox use?”');
+  });
+
   it('runs a command for `run a command` that the CLI asks permission for (not `ls`)', () => {
     const step = firstStep('run a command') as Reply;
     const call = step.blocks.find((b) => b.type === 'tool_use') as

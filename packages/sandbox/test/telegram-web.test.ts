@@ -176,6 +176,18 @@ describe('the web chat view', () => {
     expect(await file.text()).toBe('col1,col2');
   });
 
+  it("refuses a message over Telegram's 4,096 characters, as its clients never send one (issue 31)", async () => {
+    const chat = server.privateChat();
+    const res = await fetch(`${root}/web/api/send`, {
+      method: 'POST',
+      headers: view,
+      body: JSON.stringify({ chatId: chat.id, text: 'x'.repeat(10_000) }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(/at most 4096 characters.*10000/);
+    expect(server.messages(chat.id)).toEqual([]);
+  });
+
   it('refuses POSTs without the view header (no cross-site posting)', async () => {
     const chat = server.privateChat();
     const res = await fetch(`${root}/web/api/send`, {

@@ -105,7 +105,9 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     if (frame.type === 'turn_started') {
       const opener = frame.inboundIds[0];
       const row = opener === undefined ? undefined : store.getInbound(opener);
-      store.spendStarted(frame.turnId, frame.route, row ? spenderOf(row.frame) : undefined);
+      // An automation's inbound row (a schedule, a webhook) has no message in the chat to reply to.
+      const message = row && row.telegramMessageId > 0 ? row.telegramMessageId : undefined;
+      store.spendStarted(frame.turnId, frame.route, row ? spenderOf(row.frame) : undefined, message);
     } else if (frame.type === 'turn_ended') {
       if (frame.costUsd === undefined) return;
       // The route matters only for a turn whose start was never recorded; the turn table knows it.

@@ -141,14 +141,20 @@ const HISTORY_CHARS = 160;
 
 /**
  * The bridge's recent exchanges (from Claude's transcript) as plain lines, newest last; empty when it
- * sent none. Each is cut to one short line: `/status` is a glance, not the conversation.
+ * sent none. Each is cut to one short line: `/status` is a glance, not the conversation. The agent's
+ * text is Markdown, which the chat showed rendered: `plain` turns it into the text a user read there
+ * (the shell passes the Markdown renderer's), so no `**` or `##` shows.
  */
-export function historyText(history: FrameOf<'status'>['history']): string {
+export function historyText(
+  history: FrameOf<'status'>['history'],
+  plain: (markdown: string) => string = (text) => text,
+): string {
   if (!history || history.length === 0) return '';
   const lines = history.slice(-HISTORY_SHOWN).map((entry) => {
     const who = entry.role === 'user' ? '👤' : '🤖';
     const time = utcClock(entry.at);
-    const flat = entry.text.replace(/\s+/g, ' ').trim();
+    const text = entry.role === 'user' ? entry.text : plain(entry.text);
+    const flat = text.replace(/\s+/g, ' ').trim();
     const cut = flat.length > HISTORY_CHARS ? `${flat.slice(0, HISTORY_CHARS - 1)}…` : flat;
     return `${time} ${who} ${cut}`;
   });

@@ -98,6 +98,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       stage: 'opening',
       ended,
       typingAt: at + typingEvery,
+      waitingOn: [],
     };
     l.turns.set(turn.id, turn);
     // A turn that ended already (rendered from the store) does not take its lane from a running one.
@@ -236,6 +237,27 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
         if (!turn || turn.ended) return;
         turn.ended = ended;
         if (turn.stage === 'live') finish(turn);
+        return;
+      }
+      case 'permission_request':
+      case 'question': {
+        const turn = frame.turnId === undefined ? undefined : l.turns.get(frame.turnId);
+        if (turn && !turn.waitingOn.includes(frame.requestId)) {
+          turn.waitingOn = [...turn.waitingOn, frame.requestId];
+          turn.typingAt = undefined;
+        }
+        if (turn) l.actions.push({ kind: 'card', route: turn.route, turnId: turn.id, frame });
+        return;
+      }
+      case 'prompt_closed': {
+        // The close names no turn; the turn that waits on it is the one to tell, and its card.
+        const turn = [...l.turns.values()].find((t) => t.waitingOn.includes(frame.requestId));
+        if (!turn) return;
+        turn.waitingOn = turn.waitingOn.filter((id) => id !== frame.requestId);
+        l.actions.push({ kind: 'card', route: turn.route, turnId: turn.id, frame });
+        if (turn.waitingOn.length > 0 || turn.ended || turn.stage === 'rendering') return;
+        turn.typingAt = at + typingEvery;
+        l.actions.push({ kind: 'typing', route: turn.route });
         return;
       }
       default: {

@@ -48,6 +48,11 @@ export interface Turn {
   ended: { outcome: string | undefined; error: string | undefined } | undefined;
   /** When the typing action is renewed next. */
   typingAt: number | undefined;
+  /**
+   * The prompts it waits on (request ids): no typing action meanwhile, since the bot is not busy but
+   * waiting for the user. Replaced, never mutated, so a step's snapshot keeps the old list.
+   */
+  waitingOn: readonly string[];
 }
 
 /** The machine's whole state, and the output of the step being computed. */

@@ -30,8 +30,9 @@ export interface FileTable {
   /** Sends not finished, oldest first: `queued` ones, and `uploading` ones a crash left. */
   unfinishedFileSends(): FileSendRow[];
   /**
-   * The user message a turn answers, to reply to: the message whose placeholder became the turn's first
-   * reply message. Undefined for turns the CLI started by itself, or when forgotten.
+   * The user message a turn answers, to reply to: the message that opened it, recorded when it started
+   * (the `spend` table's row, whatever the reply looks like: a rich private reply has no placeholder).
+   * Undefined for turns the CLI started by itself, or when forgotten.
    */
   turnOpeningMessage(turnId: string): number | undefined;
 }
@@ -51,9 +52,7 @@ export function createFileTable(db: Db, now: () => number): FileTable {
       "SELECT * FROM file_sends WHERE state IN ('queued', 'uploading') ORDER BY created_at",
     ),
     opening: db.prepare<[string], { id: number }>(
-      `SELECT i.telegram_message_id AS id FROM turns t JOIN inbound i
-         ON i.chat_id = t.chat_id AND i.placeholder_id = json_extract(t.message_ids, '$[0]')
-       WHERE t.turn_id = ?`,
+      'SELECT opener_message_id AS id FROM spend WHERE turn_id = ? AND opener_message_id IS NOT NULL',
     ),
   };
   return {

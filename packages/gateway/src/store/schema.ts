@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 
 /** The version of {@link SCHEMA}, as `PRAGMA user_version` records it. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Every table and index of the store, as this build writes them. */
 export const SCHEMA = `
@@ -124,6 +124,8 @@ export const SCHEMA = `
     thread_id INTEGER,
     -- The sender of the message that opened the turn; NULL for a turn nobody typed.
     user_id INTEGER,
+    -- That message's Telegram id: the agent's files reply to it (store/file-table.ts reads it).
+    opener_message_id INTEGER,
     usd REAL,
     ended_at INTEGER);
   CREATE INDEX spend_ended ON spend (ended_at);

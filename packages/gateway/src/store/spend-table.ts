@@ -1,6 +1,7 @@
 /**
  * The `spend` and `budget_notices` tables: what each turn cost and whose message opened it, and which
- * budget notices were given. They serve the daily budgets and today's cost (`budget/spend-ledger.ts`).
+ * budget notices were given. They serve the daily budgets and today's cost (`budget/spend-ledger.ts`),
+ * and the opening message's id the replies to the agent's files (`file-table.ts` reads it).
  *
  * A turn's row is written when it starts (its conversation and sender) and gets its cost when it ends;
  * both writes are idempotent (a frame resent after a reconnect changes nothing), and a turn whose start
@@ -18,8 +19,11 @@ export interface ConversationSpend {
 
 /** The spending and the notices. */
 export interface SpendTable {
-  /** A turn started in `route`, opened by `userId`'s message (undefined: nobody typed it). */
-  spendStarted(turnId: string, route: Route, userId: number | undefined): void;
+  /**
+   * A turn started in `route`, opened by `userId`'s message (undefined: nobody typed it) whose Telegram
+   * id is `openerMessageId` (undefined: the turn has no opening message in the chat).
+   */
+  spendStarted(turnId: string, route: Route, userId: number | undefined, openerMessageId?: number): void;
   /** A turn ended having cost `usd`; counted once, whatever repeats. */
   spendEnded(turnId: string, route: Route, usd: number, at: number): void;
   /** What turns ended at or after `since` cost: all of them, or those `userId` opened. */
@@ -36,7 +40,7 @@ export interface SpendTable {
 export function createSpendTable(db: Db): SpendTable {
   const q = {
     start: db.prepare(
-      'INSERT OR IGNORE INTO spend (turn_id, chat_id, thread_id, user_id) VALUES (?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO spend (turn_id, chat_id, thread_id, user_id, opener_message_id) VALUES (?, ?, ?, ?, ?)',
     ),
     end: db.prepare('UPDATE spend SET usd = ?, ended_at = ? WHERE turn_id = ? AND usd IS NULL'),
     all: db.prepare<[number], { usd: number | null }>(
@@ -54,11 +58,11 @@ export function createSpendTable(db: Db): SpendTable {
     forgetNotices: db.prepare('DELETE FROM budget_notices WHERE created_at < ?'),
   };
   return {
-    spendStarted: (turnId, route, userId) => {
-      q.start.run(turnId, route.chatId, route.threadId ?? null, userId ?? null);
+    spendStarted: (turnId, route, userId, openerMessageId) => {
+      q.start.run(turnId, route.chatId, route.threadId ?? null, userId ?? null, openerMessageId ?? null);
     },
     spendEnded: db.transaction((turnId: string, route: Route, usd: number, at: number) => {
-      q.start.run(turnId, route.chatId, route.threadId ?? null, null);
+      q.start.run(turnId, route.chatId, route.threadId ?? null, null, null);
       q.end.run(usd, at, turnId);
     }),
     spentSince: (since, userId) =>

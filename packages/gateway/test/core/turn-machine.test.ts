@@ -357,6 +357,37 @@ describe('bookkeeping', () => {
     expect(sim.actions('typing')).toHaveLength(3);
     expect(sim.clock.pending).toBe(0);
   });
+
+  it('typing pauses while the turn waits for an answer, and resumes at once when it is answered (issue 31)', () => {
+    const sim = new TurnSim();
+    const route = { chatId: 5 };
+    sim.message(route, 'a');
+    sim.started('t', route, ['a']);
+    sim.clock.advance(5_000);
+    expect(sim.actions('typing')).toHaveLength(2);
+    sim.frame({
+      type: 'permission_request',
+      requestId: 'r',
+      turnId: 't',
+      route,
+      toolName: 'Write',
+      summary: 'write a.md (/w/a.md)',
+      input: {},
+      suggestions: [],
+    });
+    // "typing…" while the bot waits for the user's Allow would say the bot is busy: it is not.
+    sim.clock.advance(30_000);
+    expect(sim.actions('typing')).toHaveLength(2);
+    // The close names no turn: the machine knows whose prompt it was, and the card hears of it too (it
+    // showed "Waiting for your answer" until the turn ended).
+    sim.frame({ type: 'prompt_closed', requestId: 'r', reason: 'answered' });
+    expect(sim.actions('typing')).toHaveLength(3);
+    expect(sim.actions('card').map((a) => a.frame.type)).toContain('prompt_closed');
+    sim.clock.advance(4_500);
+    expect(sim.actions('typing')).toHaveLength(4);
+    sim.answer('t', 'x');
+    expect(sim.clock.pending).toBe(0);
+  });
 });
 
 describe('a message the agent will never read', () => {

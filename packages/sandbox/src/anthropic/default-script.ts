@@ -30,7 +30,7 @@ export const SCRIPTED_DEMOS = [
   { say: 'write a file', shows: 'I ask to write a file (a permission prompt)' },
   { say: 'run a command', shows: 'I ask to run a `node` command (a permission prompt)' },
   { say: 'ask me', shows: 'I ask you a question with buttons' },
-  { say: 'think', shows: 'I think first, then answer' },
+  { say: 'think', shows: 'I think first (the progress card shows my thought), then answer' },
   { say: 'long answer', shows: 'a slow answer, long enough for the progress card' },
   { say: 'show me a table', shows: 'an answer with a heading, a table and a task list' },
   { say: 'count slowly', shows: "a very slow answer, to try the draft's stop button" },
@@ -110,11 +110,18 @@ export function defaultScript(): Script {
             { label: 'Green', description: 'Like a railway signal' },
           ],
         }),
-        (ctx) => say(`You answered: ${ctx.lastToolResults[0]?.text ?? '(nothing)'}`, slow),
+        (ctx) => say(answeredText(ctx.lastToolResults[0]?.text), slow),
       ),
+      // Slow enough for the progress card (the sandbox shows it after 3 s), which shows the thought
+      // while the answer streams: the CLI reports a thought once it is complete, before the answer.
       rule(
         /\bthink\b/i,
-        thinkThenSay('The user wants to see thinking. I will think briefly.', 'I thought about it.', slow),
+        thinkThenSay(
+          'The user wants to see me think. I will weigh two ways to answer, pick the shorter one, and say so.',
+          'I thought first: the progress card shows my thought while this answer streams. A real model ' +
+            'thinks before its answers too, and the card shows what it thought, one line at a time.',
+          { chunkDelayMs: 200, chunkSize: 8 },
+        ),
       ),
       rule(
         /send (me )?a (picture|photo)/i,
@@ -149,23 +156,55 @@ export function defaultScript(): Script {
         say('The API was overloaded once; this answer came on the retry.', slow),
       ),
     ],
-    fallback: (ctx) => [
-      say(
-        `You said:\n\n> ${typedText(ctx.userText).replace(/\n/g, '\n> ')}\n\n_(Say \`help\` to see what I can do.)_`,
-        slow,
-      ),
-    ],
+    fallback: (ctx) => [say(`${echoText(ctx.userText)}\n\n_(Say \`help\` to see what I can do.)_`, slow)],
   };
 }
 
 /**
+ * The answer to `ask me`, from the CLI's tool result (`User has answered your questions: "Q"="A". You
+ * can now continue …`, measured with 2.1.328): the choice in words, never the CLI's sentence to the model.
+ */
+function answeredText(result: string | undefined): string {
+  const pairs = [...(result ?? '').matchAll(/"((?:[^"\\]|\\.)*)"="((?:[^"\\]|\\.)*)"/g)];
+  if (pairs.length === 0)
+    return result ? 'You answered, but I could not read your choice.' : 'You did not answer.';
+  return pairs.map(([, question, answer]) => `You answered **${answer}** to “${question}”`).join('\n');
+}
+
+/** A bridge's line naming a file the user sent: `[file: <path> (<name>, <mime>, <n> bytes)]`. */
+const FILE_LINE = /^\[file: [^\]]*?\(([^,)]+)[^\]]*\)\]$/;
+/** The CLI's line naming its own copy of a picture: `[Image: source: /tmp/claude-…/images/1.png]`. */
+const IMAGE_LINE = /^\[Image( #\d+)?: source: [^\]]*\]$/;
+
+/**
+ * The echo of what the person sent: their words quoted, and what came with them by name ("a picture",
+ * "report.pdf"), never a path of the bridge's or of the CLI's temporary directory, never an empty quote.
+ */
+function echoText(userText: string): string {
+  const lines = userText.split('\n').map((line) => line.trim());
+  const sent = [
+    ...lines.filter((line) => IMAGE_LINE.test(line)).map(() => 'a picture'),
+    ...lines.flatMap((line) => {
+      const name = FILE_LINE.exec(line)?.[1];
+      return name === undefined ? [] : [name];
+    }),
+  ];
+  const typed = typedText(userText);
+  const quoted = typed === '' ? '' : `\n\n> ${typed.replace(/\n/g, '\n> ')}`;
+  if (sent.length === 0) return `You said:${quoted || '\n\n(nothing)'}`;
+  const what = sent.length === 1 ? sent[0] : `${sent.slice(0, -1).join(', ')} and ${sent.at(-1)}`;
+  return typed === '' ? `You sent ${what}.` : `You sent ${what}, saying:${quoted}`;
+}
+
+/**
  * What the person typed: the bridge puts a `[telegram …]` context header (and `[file: …]` lines) before
- * it, which an echo should not repeat back.
+ * it, and the CLI an `[Image: source: …]` line after it, which an echo should not repeat back.
  */
 function typedText(userText: string): string {
   return userText
     .split('\n')
     .filter((line) => !/^\[(telegram|file|photo|document)\b[^\]]*\]$/.test(line.trim()))
+    .filter((line) => !IMAGE_LINE.test(line.trim()))
     .join('\n')
     .trim();
 }

@@ -17,6 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { SandboxEvent } from '../events.js';
+import { TEXT_LIMITS } from '../message-content.js';
 import type { SandboxChat } from '../records.js';
 import { parseMultipart } from '../request-params.js';
 import type { ChatView, TelegramServer } from '../telegram-server.js';
@@ -64,6 +65,16 @@ const STATIC_TYPES = {
 } as const satisfies Record<string, string>;
 
 type StaticName = keyof typeof STATIC_TYPES;
+
+/**
+ * A user's text over Telegram's limit (`TEXT_LIMITS`, in characters) is refused: its clients never send
+ * more, so neither does the view (the page says so before it asks; this holds any other caller).
+ */
+function refuseTooLong(text: string, what: 'message' | 'caption'): void {
+  const limit = TEXT_LIMITS[what];
+  if (text.length > limit)
+    throw new Error(`Telegram takes at most ${limit} characters in a ${what}; this one has ${text.length}`);
+}
 
 /** Events the page does not need (request accounting). */
 const HIDDEN_EVENTS = new Set<SandboxEvent['type']>(['api_call', 'updates_delivered']);
@@ -135,6 +146,7 @@ export function createWebView(host: WebViewHost): WebView {
       if (!file) throw new Error('no file in the upload');
       const chatId = Number(field('chatId'));
       const caption = field('caption') ?? '';
+      refuseTooLong(caption, 'caption');
       const threadId = optionalNumber(field('threadId'));
       const common = {
         data: file.data,
@@ -166,7 +178,9 @@ export function createWebView(host: WebViewHost): WebView {
     switch (action) {
       case 'send': {
         const replyTo = optionalNumber(input.replyTo);
-        return host.server.sendText(chatId, String(input.text ?? ''), {
+        const text = String(input.text ?? '');
+        refuseTooLong(text, 'message');
+        return host.server.sendText(chatId, text, {
           ...(threadId !== undefined ? { threadId } : {}),
           ...(replyTo !== undefined ? { replyTo } : {}),
         });

@@ -7,6 +7,11 @@ const $ = (id) => document.getElementById(id);
 const HEADERS = { 'x-sandbox-view': '1' };
 const ACTION_MS = 5_000; // Telegram shows a chat action for 5 s
 const DRAFT_MS = 30_000; // a draft is a 30 s preview
+// Telegram's limits on what a user sends: a message's text, a file's caption (in characters).
+const TEXT_LIMIT = 4096;
+const CAPTION_LIMIT = 1024;
+/** Within this many pixels of the end, the list counts as read to the end: it follows new messages. */
+const FOLLOW_PX = 80;
 
 const state = {
   bot: null,
@@ -18,8 +23,16 @@ const state = {
   /** 0 = General (or a chat without topics), else a thread id */
   topic: 0,
   replyTo: null,
-  /** the event stream is down (the sandbox stopped or restarts) */
+  /**
+   * Why the view cannot reach the sandbox: false (it can), 'down' (no answer: stopped, or starting), or
+   * 'restarted' (it answers but refuses this tab's key: a new run, whose key this tab cannot know).
+   */
   offline: false,
+  /**
+   * The list shows its end and keeps showing it as messages arrive, edits grow them and pictures load.
+   * Only the reader's own scrolling changes it (see the `scroll` listener); sending a message sets it.
+   */
+  follow: true,
 };
 
 /** Rendered message nodes by `chatId:messageId`, reused while the message is unchanged. */
@@ -38,6 +51,10 @@ function entry(chatId) {
 
 async function load() {
   const res = await fetch('/web/api/state');
+  if (res.status === 403) {
+    restarted();
+    return;
+  }
   const data = await res.json();
   state.bot = data.bot;
   state.user = data.user;
@@ -69,6 +86,9 @@ function apply(event) {
       if (event.message.from === 'bot') {
         e.draft = null;
         e.action = null;
+      } else if (event.message.chatId === state.current) {
+        // The user's own new message is what they look at next, wherever the list was.
+        state.follow = true;
       }
       break;
     }
@@ -110,8 +130,9 @@ function apply(event) {
   render();
 }
 
+let events;
 function connect() {
-  const events = new EventSource('/web/api/events');
+  events = new EventSource('/web/api/events');
   let opened = false;
   events.onopen = () => {
     if (opened) load(); // a reconnect: events may have been missed
@@ -120,23 +141,68 @@ function connect() {
     render();
   };
   events.onerror = () => {
-    state.offline = true;
+    if (state.offline === 'restarted') return;
+    state.offline = 'down';
     render();
+    // EventSource does not say why: ask. A sandbox that answers 403 runs with a new key (it restarted),
+    // and retrying with this tab's old one would say "is it still running?" forever.
+    fetch('/web/api/state', { cache: 'no-store' })
+      .then((res) => {
+        if (res.status === 403) restarted();
+      })
+      .catch(() => {});
   };
   events.onmessage = (e) => apply(JSON.parse(e.data));
 }
 
+/** The sandbox refused this tab's key: it restarted. Stop retrying and say how to get back in. */
+function restarted() {
+  state.offline = 'restarted';
+  events?.close();
+  render();
+}
+
 // --- actions --------------------------------------------------------------------------------------
 
+/**
+ * POSTs to the view's API; the answer's data, or undefined when the request failed (said in a toast, or
+ * in the header when the sandbox restarted), so a caller keeps what the user typed for another try.
+ */
 async function post(path, body) {
-  const res = await fetch(path, {
-    method: 'POST',
-    headers: { ...HEADERS, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const data = await res.json();
-  if (!res.ok) toast(data.error ?? 'request failed');
-  return data;
+  return answered(
+    fetch(path, {
+      method: 'POST',
+      headers: { ...HEADERS, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** A request's answer as {@link post} returns it. */
+async function answered(request) {
+  try {
+    const res = await request;
+    if (res.status === 403) {
+      restarted();
+      return undefined;
+    }
+    const data = await res.json().catch(() => ({}));
+    if (res.ok) return data;
+    toast(data.error ?? 'request failed');
+  } catch {
+    toast('not sent: the sandbox does not answer');
+  }
+  return undefined;
+}
+
+/** What is wrong with sending `text` (a caption with a file), as Telegram would refuse it; else undefined. */
+function tooLong(text, file) {
+  const limit = file ? CAPTION_LIMIT : TEXT_LIMIT;
+  if (text.length <= limit) return undefined;
+  const what = file ? 'a caption' : 'a message';
+  const count = (n) => n.toLocaleString('en');
+  const fix = file ? 'Shorten it.' : 'Shorten it, or send it as a file.';
+  return `Telegram takes at most ${count(limit)} characters in ${what}; this one has ${count(text.length)}. ${fix}`;
 }
 
 /** An audio file's length in seconds, as the browser decodes its header; undefined when it cannot. */
@@ -169,6 +235,12 @@ async function send(event) {
   const chatId = state.current;
   if (chatId === null) return;
   const threadId = state.topic || undefined;
+  // Nothing typed is cleared unless it was sent: a refused or failed send leaves it for another try.
+  const problem = tooLong(text, file);
+  if (problem) {
+    toast(problem);
+    return;
+  }
   if (file) {
     const form = new FormData();
     form.set('chatId', String(chatId));
@@ -181,15 +253,17 @@ async function send(event) {
       const seconds = await audioSeconds(file);
       if (seconds !== undefined) form.set('duration', String(Math.max(1, Math.round(seconds))));
     }
-    const res = await fetch('/web/api/upload', { method: 'POST', headers: HEADERS, body: form });
-    if (!res.ok) toast((await res.json()).error ?? 'upload failed');
+    const sent = await answered(fetch('/web/api/upload', { method: 'POST', headers: HEADERS, body: form }));
+    if (!sent) return;
     $('file').value = '';
     $('file-name').hidden = true;
   } else if (text.trim() !== '') {
-    await post('/web/api/send', { chatId, text, threadId, replyTo: state.replyTo ?? undefined });
+    const sent = await post('/web/api/send', { chatId, text, threadId, replyTo: state.replyTo ?? undefined });
+    if (!sent) return;
   } else {
     return;
   }
+  state.follow = true;
   $('text').value = '';
   $('text').style.height = 'auto';
   state.replyTo = null;
@@ -379,13 +453,14 @@ function renderMessage(message, e) {
     bubble.append(el('div', { className: 'quote', textContent: snippet(target) || 'message' }));
   }
   if (message.kind === 'photo' && message.file) {
-    bubble.append(
-      el('img', {
-        className: 'photo',
-        src: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
-        alt: 'photo',
-      }),
-    );
+    const img = el('img', {
+      className: 'photo',
+      src: `/web/api/file/${encodeURIComponent(message.file.fileId)}`,
+      alt: 'photo',
+    });
+    // A picture has no height until it loads: the list grows after it was scrolled to its end.
+    img.addEventListener('load', followEnd);
+    bubble.append(img);
   }
   if (message.kind === 'document' && message.file) {
     const name = message.file.fileName ?? 'file';
@@ -530,6 +605,12 @@ function renderHeader(e) {
   face.id = 'chat-avatar';
   $('chat-avatar').replaceWith(face);
   const status = $('chat-status');
+  if (state.offline === 'restarted') {
+    status.className = 'offline';
+    status.textContent =
+      'the sandbox restarted, and this tab holds the key of its earlier run: open the address it printed this time (it ends in ?k=…). What you typed stays here to copy.';
+    return;
+  }
   if (state.offline) {
     status.className = 'offline';
     status.textContent =
@@ -621,7 +702,6 @@ function render(jump = false) {
   renderTopics(e);
   renderReplyBar();
   const box = $('messages');
-  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
   const nodes = [...e.messages.values()]
     .filter((m) => !m.deleted && inTopic(m))
     .sort((a, b) => a.messageId - b.messageId)
@@ -653,12 +733,34 @@ function render(jump = false) {
   // Unchanged messages keep their nodes (and a reader's selection or hover); only a change re-lays out.
   const same = nodes.length === box.children.length && nodes.every((node, i) => box.children[i] === node);
   if (!same) box.replaceChildren(...nodes);
-  if (atBottom || jump) box.scrollTop = box.scrollHeight;
+  if (jump) state.follow = true;
+  followEnd();
+}
+
+/** Where the view last put the list's scroll: a scroll above it is the reader's, not the view's. */
+let followedTop = 0;
+
+/** Shows the list's end while it follows (see `state.follow`). */
+function followEnd() {
+  const box = $('messages');
+  if (!state.follow) return;
+  box.scrollTop = box.scrollHeight;
+  followedTop = box.scrollTop;
 }
 
 // --- wiring ---------------------------------------------------------------------------------------
 
 $('composer').addEventListener('submit', send);
+// Only the reader's scrolling decides whether the list follows: a scroll up from where the view put it
+// stops it, a scroll back to the end starts it again. Growth below (a picture loading, a message growing)
+// moves nothing, so it never counts as the reader leaving the end, however late its scroll event comes.
+$('messages').addEventListener('scroll', () => {
+  const box = $('messages');
+  if (box.scrollHeight - box.scrollTop - box.clientHeight < FOLLOW_PX) state.follow = true;
+  else if (box.scrollTop < followedTop) state.follow = false;
+});
+// The list's own height changes too (the composer grows with its text, bars come and go).
+new ResizeObserver(followEnd).observe($('messages'));
 $('text').addEventListener('input', () => {
   const t = $('text');
   t.style.height = 'auto';
