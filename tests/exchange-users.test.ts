@@ -7,7 +7,8 @@
  * the bridge copies a file the agent sends (`FileOutbox`) that the gateway's user opens as it does before
  * an upload (`openExchangeFile`). Each side's own state stays closed to the other.
  *
- * Needs root (to create users and switch to them) and `useradd`; skipped otherwise.
+ * Needs root (to create users and switch to them) and `useradd`; skipped otherwise. A checkout those users
+ * cannot enter is shown to them in a private mount namespace (`readable-checkout.ts`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,29 +17,33 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutView } from './readable-checkout.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (pkg: string, file: string) => path.join(root, 'packages', pkg, 'dist', file);
 const isRoot = process.getuid?.() === 0;
 const hasUseradd = ['/usr/sbin/useradd', '/usr/sbin/userdel', '/usr/sbin/groupdel'].every(existsSync);
+const view = isRoot && hasUseradd ? checkoutView(root) : undefined;
 const skip = !isRoot
   ? 'needs root, to create two users and run a child process as each'
   : !hasUseradd
     ? 'needs useradd and userdel'
-    : undefined;
+    : view?.ok === false
+      ? view.reason
+      : undefined;
 
 /**
- * One step, run as one user: `role` is the service whose code runs, `step` what it does. Prints one JSON
- * line: what the step produced, or `{ error }`.
+ * One step, run as one user: `role` is the service whose code runs, `step` what it does, `code` the
+ * checkout (or its copy) that user can read. Prints one JSON line: what the step produced, or `{ error }`.
  */
 const CHILD = `
 import { createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 const [input] = process.argv.slice(1);
-const { step, agentFile, data } = JSON.parse(input);
-const { parseConfig } = await import(${JSON.stringify(dist('cli', 'config.js'))});
-const { exchangeFor } = await import(${JSON.stringify(dist('cli', 'services.js'))});
-const { prepareExchange, openExchangeFile, silentLogger } = await import(${JSON.stringify(dist('protocol', 'index.js'))});
+const { step, agentFile, data, code } = JSON.parse(input);
+const dist = (pkg, file) => code + '/packages/' + pkg + '/dist/' + file;
+const { parseConfig } = await import(dist('cli', 'config.js'));
+const { exchangeFor } = await import(dist('cli', 'services.js'));
+const { prepareExchange, openExchangeFile, silentLogger } = await import(dist('protocol', 'index.js'));
 const agent = parseConfig(readFileSync(agentFile, 'utf8'), agentFile, { env: {}, cwd: '/' }).agents[0];
 // The environment each unit gives its service (the gateway's RuntimeDirectory=, the agent's StateDirectory=).
 const gatewayExchange = () => exchangeFor(agent, 'gateway', { RUNTIME_DIRECTORY: agent.runtimeDir });
@@ -49,7 +54,7 @@ try {
   if (step === 'gateway-save') {
     const exchange = gatewayExchange();
     prepareExchange(exchange);
-    const { saveAttachments } = await import(${JSON.stringify(dist('gateway', 'attachments.js'))});
+    const { saveAttachments } = await import(dist('gateway', 'attachments.js'));
     const server = createServer((_req, res) => res.end(Buffer.from(data)));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const message = { message_id: 1, date: 0, chat: { id: 1, type: 'private' },
@@ -66,7 +71,7 @@ try {
   } else if (step === 'agent-send') {
     const exchange = bridgeExchange();
     prepareExchange(exchange);
-    const { FileOutbox } = await import(${JSON.stringify(dist('agent-bridge', 'file-outbox.js'))});
+    const { FileOutbox } = await import(dist('agent-bridge', 'file-outbox.js'));
     let frame;
     const outbox = new FileOutbox({
       dir: agent.stateDir + '/bridge/files', exchange, workDir: agent.workDir, waitMs: 10,
@@ -106,19 +111,24 @@ describe.skipIf(skip !== undefined)(
     const idOf = (flag: '-u' | '-g', name: string) =>
       Number(execFileSync('id', [flag, name], { encoding: 'utf8' }));
     const run = (as: 'gateway' | 'agent', step: string, data?: unknown): Record<string, unknown> => {
-      const result = spawnSync(
+      if (!view?.ok) throw new Error('no view of the checkout (the suite should have been skipped)');
+      // The units: the gateway as its own user with the agent's group as primary group; the agent as itself.
+      const uid = as === 'gateway' ? ids.gatewayUid : ids.agentUid;
+      const input = JSON.stringify({ step, agentFile, data, code: view.root });
+      const child = view.asUser(uid, ids.agentGid, [
         process.execPath,
-        ['--input-type=module', '-e', CHILD, JSON.stringify({ step, agentFile, data })],
-        {
-          // The units: the gateway as its own user with the agent's group as primary group; the agent as itself.
-          uid: as === 'gateway' ? ids.gatewayUid : ids.agentUid,
-          gid: ids.agentGid,
-          cwd: '/',
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-          encoding: 'utf8',
-          timeout: 8000,
-        },
-      );
+        '--input-type=module',
+        '-e',
+        CHILD,
+        input,
+      ]);
+      const result = spawnSync(child.command, child.args, {
+        ...(child.ids ? { uid, gid: ids.agentGid } : {}),
+        cwd: '/',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        encoding: 'utf8',
+        timeout: 8000,
+      });
       const line = result.stdout.trim().split('\n').at(-1) ?? '';
       if (!line.startsWith('{')) throw new Error(`${as} ${step}: ${result.stdout}${result.stderr}`);
       return JSON.parse(line) as Record<string, unknown>;
@@ -182,6 +192,7 @@ describe.skipIf(skip !== undefined)(
     });
 
     afterAll(() => {
+      if (view?.ok) view.remove();
       if (base) rmSync(base, { recursive: true, force: true });
       for (const user of created) spawnSync('userdel', [user]);
     });

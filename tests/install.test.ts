@@ -297,6 +297,10 @@ mkdir -p "$H/etc" "$H/var-lib"
 cp -a /etc/. "$H/etc/"
 mount --bind "$H/etc" /etc
 mount --bind "$H/var-lib" /var/lib
+# doctor, run as sy-bot1, finds claude on PATH in the checkout: shown here, where that user can reach it
+# (the checkout may sit in a directory only its owner may enter).
+mkdir -p "$H/checkout"
+mount --bind "$REPO" "$H/checkout"
 bash "$REPO/deploy/install.sh"
 add() {
   printf '%s\\n' "$TOKEN" | "$H/bin/switchyard" add-agent bot1 --allow 42 --work-dir "$H/srv/bot1" --api-root "$API"
@@ -316,7 +320,7 @@ runuser -u sy-bot1 -- cat /etc/switchyard/credentials/bot1.token 2>/dev/null && 
           REPO: repo,
           TOKEN,
           API: apiRoot,
-          PATH: `${path.join(host, 'fake-bin')}:${path.join(repo, 'node_modules/.bin')}:${process.env.PATH}`,
+          PATH: `${path.join(host, 'fake-bin')}:${path.join(host, 'checkout/node_modules/.bin')}:${process.env.PATH}`,
           SWITCHYARD_PREFIX: path.join(host, 'opt'),
           SWITCHYARD_BIN_DIR: path.join(host, 'bin'),
           SWITCHYARD_SYSTEMD_DIR: path.join(host, 'systemd'),
