@@ -196,10 +196,15 @@ async function injectOne(
         x.sent.every((t) =>
           telegram.messages(x.chatId).some((m) => m.from === 'bot' && m.text.includes(world.finalText(t))),
         );
-      const pid = world.conversations
-        .filter(idle)
-        .map((x) => system.claudePid(x.chatId, x.threadId))
-        .find((p) => p !== undefined);
+      const idlePid = () =>
+        world.conversations
+          .filter(idle)
+          .map((x) => system.claudePid(x.chatId, x.threadId))
+          .find((p) => p !== undefined);
+      // Under the steady stream a conversation is idle only now and then: look for one for a while.
+      let pid = idlePid();
+      for (const until = Date.now() + 10_000; pid === undefined && Date.now() < until; pid = idlePid())
+        await pause(250);
       if (pid === undefined) {
         deck.putBack(kind);
         return;
