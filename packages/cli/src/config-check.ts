@@ -11,7 +11,15 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolveBinary } from '@switchyard/agent-bridge';
 import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
-import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
+import {
+  type AgentConfig,
+  type Config,
+  type ConfigEnvironment,
+  ConfigError,
+  checkConfigFile,
+  describeConfig,
+  readToken,
+} from './config.js';
 import { secretFindings } from './secret-exposure.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';
@@ -329,4 +337,33 @@ export function summarizeConfig(config: Config): string[] {
         }`,
     ),
   ];
+}
+
+/**
+ * `switchyard config check [--json]`: the file's problems and what it points at, printed; resolves with
+ * 2 when the file is refused (as every command refuses it), 1 when only what it points at is wrong.
+ */
+export function configCheckCommand(
+  configFile: string,
+  environment: ConfigEnvironment,
+  json: boolean,
+): number {
+  const { config, problems } = checkConfigFile(configFile, environment);
+  // Unknown keys still leave a config whose host side can be checked: report both at once.
+  const findings = config ? checkConfigResources(config, environment) : [];
+  const errors = problems.length + findings.filter((f) => f.level === 'error').length;
+  if (json) {
+    const described = config ? (JSON.parse(describeConfig(config)) as object) : { file: configFile };
+    console.log(JSON.stringify({ ...described, ok: errors === 0, problems, findings }, null, 2));
+  } else {
+    if (config) for (const line of summarizeConfig(config)) console.log(line);
+    for (const problem of problems) console.error(`ERROR ${problem}`);
+    for (const line of formatFindings(findings)) console.error(line);
+    console.error(
+      errors === 0
+        ? `${configFile}: ok (--json shows every setting as it will be used)`
+        : `${configFile}: ${errors} problem(s): fix them and run switchyard config check again`,
+    );
+  }
+  return problems.length > 0 ? 2 : errors === 0 ? 0 : 1;
 }

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import type { Logger } from '@switchyard/protocol';
 import type { AgentConfig } from './config.js';
 import { findServiceProcesses } from './host-probe.js';
+import { OperateError } from './operate-error.js';
 import { stopClaude } from './services.js';
 
 const run = promisify(execFile);
@@ -94,9 +95,4 @@ export async function showLogs(agent: AgentConfig, follow: boolean): Promise<num
     prettyLines(child.stdout, process.stdout);
   }
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
-}
-
-/** An operator action that cannot be done here; the message says what to do instead. */
-export class OperateError extends Error {
-  override readonly name = 'OperateError';
 }
