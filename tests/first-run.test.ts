@@ -69,6 +69,12 @@ describe('the first run of a real bot', () => {
     );
     return { child, exited, output };
   };
+  /** The exit, or `running` after `ms`: a command that restarts a refused service never exits on its own. */
+  const exitWithin = (started: Started, ms: number) =>
+    Promise.race([
+      started.exited,
+      new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms)),
+    ]);
   const envWithout = (...names: string[]): NodeJS.ProcessEnv => {
     const env = { ...process.env };
     for (const name of names) delete env[name];
@@ -96,7 +102,9 @@ describe('the first run of a real bot', () => {
     );
 
     const unset = start(['up'], envWithout('DEMO_BOT_TOKEN'));
-    const { code, ms } = await unset.exited;
+    const ended = await exitWithin(unset, 10_000);
+    if (ended === 'running') throw new Error(`still running after 10 s:\n${unset.output.err()}`);
+    const { code, ms } = ended;
     expect(code, unset.output.err()).toBe(2);
     expect(unset.output.err()).toContain(
       'agents(demo).token: environment variable DEMO_BOT_TOKEN is empty or missing',
@@ -126,10 +134,14 @@ describe('the first run of a real bot', () => {
       ].join('\n'),
     );
     const run = start(['run', 'demo'], envWithout('SY_FIRST_RUN_VOICE_KEY'));
-    const { code, ms } = await run.exited;
+    const ended = await exitWithin(run, 10_000);
+    if (ended === 'running') throw new Error(`still running after 10 s:\n${run.output.err()}`);
+    const { code, ms } = ended;
     expect(code, run.output.err()).toBe(2);
     expect(run.output.err()).toContain('SY_FIRST_RUN_VOICE_KEY');
-    expect(run.output.err()).toContain('the gateway of agent "demo" refused the config and was not restarted');
+    expect(run.output.err()).toContain(
+      'the gateway of agent "demo" refused the config and was not restarted',
+    );
     expect(ms).toBeLessThan(10_000);
     // Started once, never again.
     expect(run.output.out().match(/"event":"service_started","service":"gateway"/g)).toHaveLength(1);
@@ -151,7 +163,8 @@ describe('the first run of a real bot', () => {
     );
     const env = { ...envWithout('CREDENTIALS_DIRECTORY'), SWITCHYARD_ETC: etc };
     const missing = start(['run', 'ops'], env);
-    const refused = await missing.exited;
+    const refused = await exitWithin(missing, 10_000);
+    if (refused === 'running') throw new Error(`still running after 10 s:\n${missing.output.err()}`);
     expect(refused.code, missing.output.err()).toBe(2);
     expect(missing.output.err()).toContain(
       `credential telegram-token is loaded by the gateway unit from ${etc}/credentials/ops.token`,

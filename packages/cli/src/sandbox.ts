@@ -30,7 +30,7 @@ import {
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
-import { claudeLogin } from './claude-login.js';
+import { claudeLogin, describeMissingLogin } from './claude-login.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { SIMULATED_MODEL_ENV, superviseAgent } from './services.js';
@@ -274,7 +274,7 @@ export function chooseClaude(env: NodeJS.ProcessEnv): ClaudeChoice {
     return {
       kind: 'scripted',
       bin: pinned,
-      reason: `\`claude\` is installed but not logged in (no ${login.looked}, no ANTHROPIC_API_KEY).`,
+      reason: `\`claude\` is installed but not logged in (${describeMissingLogin(login)}, no ANTHROPIC_API_KEY).`,
     };
   }
   return { kind: 'real', bin: installed };
