@@ -75,6 +75,15 @@ describe('the first run of a real bot', () => {
       started.exited,
       new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), ms)),
     ]);
+  /**
+   * How long the command takes to start and print its help on this host now: "within a second" is a
+   * second beyond that, so a busy CI host (node alone can take a second there) does not fail the test.
+   */
+  const startupMs = async (): Promise<number> => {
+    const help = start(['help'], process.env);
+    const { ms } = await help.exited;
+    return ms;
+  };
   const envWithout = (...names: string[]): NodeJS.ProcessEnv => {
     const env = { ...process.env };
     for (const name of names) delete env[name];
@@ -101,6 +110,7 @@ describe('the first run of a real bot', () => {
       `${example.replace('/srv/agents/demo', work)}    apiRoot: ${apiRoot}\n`,
     );
 
+    const startup = await startupMs();
     const unset = start(['up'], envWithout('DEMO_BOT_TOKEN'));
     const ended = await exitWithin(unset, 10_000);
     if (ended === 'running') throw new Error(`still running after 10 s:\n${unset.output.err()}`);
@@ -109,7 +119,7 @@ describe('the first run of a real bot', () => {
     expect(unset.output.err()).toContain(
       'agents(demo).token: environment variable DEMO_BOT_TOKEN is empty or missing',
     );
-    expect(ms).toBeLessThan(1_000);
+    expect(ms).toBeLessThan(startup + 1_000);
     expect(telegram.calls()).toEqual([]);
 
     const set = start(['up'], { ...process.env, DEMO_BOT_TOKEN: TOKEN });
@@ -162,6 +172,7 @@ describe('the first run of a real bot', () => {
       ].join('\n'),
     );
     const env = { ...envWithout('CREDENTIALS_DIRECTORY'), SWITCHYARD_ETC: etc };
+    const startup = await startupMs();
     const missing = start(['run', 'ops'], env);
     const refused = await exitWithin(missing, 10_000);
     if (refused === 'running') throw new Error(`still running after 10 s:\n${missing.output.err()}`);
@@ -170,7 +181,7 @@ describe('the first run of a real bot', () => {
       `credential telegram-token is loaded by the gateway unit from ${etc}/credentials/ops.token`,
     );
     expect(missing.output.err()).toContain('run it as root (sudo switchyard run ops)');
-    expect(refused.ms).toBeLessThan(1_000);
+    expect(refused.ms).toBeLessThan(startup + 1_000);
 
     mkdirSync(path.join(etc, 'credentials'), { recursive: true, mode: 0o700 });
     writeFileSync(path.join(etc, 'credentials', 'ops.token'), `${TOKEN}\n`, { mode: 0o600 });
