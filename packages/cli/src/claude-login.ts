@@ -34,7 +34,9 @@ export function claudeLogin(env: Record<string, string | undefined>, home = home
     if (code === 'EACCES' || code === 'EPERM') return { kind: 'unreadable', file, code };
     return { kind: 'none', looked: file, problem: 'does not exist' };
   }
-  return holdsLogin(text) ? { kind: 'file', file } : { kind: 'none', looked: file, problem: 'holds no login' };
+  return holdsLogin(text)
+    ? { kind: 'file', file }
+    : { kind: 'none', looked: file, problem: 'holds no login' };
 }
 
 /** Whether a credentials file's text holds an OAuth login (`claudeAiOauth.accessToken`). */
