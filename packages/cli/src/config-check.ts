@@ -310,6 +310,26 @@ export function formatFindings(findings: readonly Finding[], options: { all?: bo
 }
 
 /**
+ * The findings with those that say the same thing of several agents (the warning that outside systemd
+ * Claude can read the token, say) merged into one, naming every path: a person reads it once.
+ */
+export function mergeRepeated(findings: readonly Finding[]): Finding[] {
+  const merged: Finding[] = [];
+  const byText = new Map<string, Finding>();
+  for (const finding of findings) {
+    const key = `${finding.level}\0${finding.message}\0${finding.fix ?? ''}`;
+    const seen = byText.get(key);
+    if (seen) seen.path = `${seen.path}, ${finding.path}`;
+    else {
+      const copy = { ...finding };
+      byText.set(key, copy);
+      merged.push(copy);
+    }
+  }
+  return merged;
+}
+
+/**
  * The config in a few lines for `config check`: one line an agent with what a person checks first
  * (token source, directories, who may talk to it). `--json` has every setting.
  */
@@ -356,9 +376,10 @@ export function configCheckCommand(
     const described = config ? (JSON.parse(describeConfig(config)) as object) : { file: configFile };
     console.log(JSON.stringify({ ...described, ok: errors === 0, problems, findings }, null, 2));
   } else {
-    if (config) for (const line of summarizeConfig(config)) console.log(line);
+    // A summary of a file that will be refused would read as if it were fine: only for a valid one.
+    if (config && problems.length === 0) for (const line of summarizeConfig(config)) console.log(line);
     for (const problem of problems) console.error(`ERROR ${problem}`);
-    for (const line of formatFindings(findings)) console.error(line);
+    for (const line of formatFindings(mergeRepeated(findings))) console.error(line);
     console.error(
       errors === 0
         ? `${configFile}: ok (--json shows every setting as it will be used)`

@@ -24,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       config: { type: 'string', short: 'c' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
       hard: { type: 'boolean' },
@@ -51,11 +52,14 @@ async function main(argv: string[]): Promise<number> {
     return agent;
   };
 
+  if (values.version && command === undefined) return versionCommand(values.json === true);
   if (values.help || command === undefined || command === 'help') {
     console.log(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
   switch (command) {
+    case 'version':
+      return versionCommand(values.json === true);
     case 'config': {
       if (arg !== 'check') throw new UsageError('usage: switchyard config check [--json]');
       const { configCheckCommand } = await import('./config-check.js');
@@ -158,6 +162,14 @@ async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
+}
+
+/** `switchyard version [--json]`. */
+async function versionCommand(json: boolean): Promise<number> {
+  const { formatVersion, versionInfo } = await import('./version.js');
+  const info = versionInfo();
+  console.log(json ? JSON.stringify(info, null, 2) : formatVersion(info).join('\n'));
+  return 0;
 }
 
 /** The bot token from stdin: pasted at a prompt on a terminal, or piped. */

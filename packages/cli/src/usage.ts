@@ -29,6 +29,7 @@ commands:
                      will be used, secrets masked)
   unit-stopped AGENT the agent unit's ExecStopPost= hook: stop Claude if the unit is being stopped,
                      keep it for a restart (see deploy/README.md)
+  version            this release, its commit and Node (also --version)
   help               this text
 
 doctor, status and config check take --json. The config is --config PATH, else $SWITCHYARD_CONFIG, else
