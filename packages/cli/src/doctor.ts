@@ -9,7 +9,7 @@
  * The verdict is whether each agent can start: any `error` finding says it cannot.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { checkGatewayStore } from '@switchyard/gateway';
@@ -18,6 +18,7 @@ import { claudeLogin, describeMissingLogin } from './claude-login.js';
 import { type AgentConfig, type ConfigEnvironment, ConfigError, readToken } from './config.js';
 import { checkAgentResources, type Finding } from './config-check.js';
 import { findServiceProcesses } from './host-probe.js';
+import { type PasswdEntry, passwdEntry } from './passwd.js';
 import { serviceStateDir } from './services.js';
 
 /** What the doctor may use of the outside world; tests give it a local Telegram and no systemd. */
@@ -29,15 +30,9 @@ export interface DoctorEnvironment extends ConfigEnvironment {
   nodeVersion?: string;
   platform?: NodeJS.Platform;
   /** A user's passwd entry by name (default: read from `/etc/passwd`); the agent's user is `sy-NAME`. */
-  userEntry?(name: string): PasswdEntry | undefined;
+  userEntry?(name: string): Pick<PasswdEntry, 'uid' | 'home'> | undefined;
   /** This process's uid (default `process.getuid()`). */
   uid?: number;
-}
-
-/** The part of a passwd entry the doctor uses. */
-export interface PasswdEntry {
-  uid: number;
-  home: string;
 }
 
 /** The findings for one agent, host checks first. */
@@ -139,21 +134,6 @@ function loginFinding(agent: AgentConfig, index: number, environment: DoctorEnvi
             : 'log in to Claude as this user (`claude`, then /login), or export ANTHROPIC_API_KEY before `switchyard run`',
       };
   }
-}
-
-/** `name`'s entry in /etc/passwd, or undefined (no such user, or no file). */
-function passwdEntry(name: string): PasswdEntry | undefined {
-  let text: string;
-  try {
-    text = readFileSync('/etc/passwd', 'utf8');
-  } catch {
-    return undefined;
-  }
-  for (const line of text.split('\n')) {
-    const [user, , uid, , , home] = line.split(':');
-    if (user === name && uid !== undefined && home !== undefined) return { uid: Number(uid), home };
-  }
-  return undefined;
 }
 
 /** `getMe` (is the token valid) and `getUpdates?timeout=0` (does anyone else poll it). */

@@ -115,6 +115,13 @@ async function main(argv: string[]): Promise<number> {
       if (!extra) throw new UsageError('usage: switchyard backup AGENT DEST');
       return (await import('./operator-commands.js')).backupCommand(config, agent, extra);
     }
+    case 'restore': {
+      const config = load();
+      const agent = agentOf(config);
+      if (!extra)
+        throw new UsageError('usage: switchyard restore AGENT SRC (a directory switchyard backup wrote)');
+      return (await import('./operator-commands.js')).restoreCommand(config, agent, extra);
+    }
     case 'add-agent': {
       if (!arg) throw new UsageError('usage: switchyard add-agent NAME [--allow ID] [--token-file PATH]');
       const system = process.env.SWITCHYARD_NO_SYSTEM !== '1';

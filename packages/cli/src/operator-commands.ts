@@ -14,6 +14,8 @@ import { createLogger } from './log.js';
 import { restartAgent, showLogs } from './operate.js';
 import { OperateError } from './operate-error.js';
 import { asServicesSee } from './operator-paths.js';
+import { passwdEntry } from './passwd.js';
+import { backupHoldsLogin, LOGIN_IN_BACKUP, type RestoreOwners, restoreAgent } from './restore.js';
 import { agentStatus, formatStatus, isHealthy } from './status.js';
 
 /** `doctor [AGENT]`: 0 when every chosen agent can start, else 1. */
@@ -71,7 +73,41 @@ export async function backupCommand(config: Config, agent: AgentConfig, dest: st
   }
   const manifest = await backupAgent(seen, target);
   console.error(`backed up ${manifest.files.length} file(s) of agent "${seen.name}" to ${target}`);
+  if (backupHoldsLogin(manifest)) {
+    console.error(
+      `it holds the agent's Claude login (${LOGIN_IN_BACKUP}) and its conversations: keep it as secret as the login itself`,
+    );
+  }
   return manifest.files.length > 0 ? 0 : 1;
+}
+
+/** `restore AGENT SRC`: a backup back as the agent's state (restore.ts); 0 when done. */
+export async function restoreCommand(config: Config, agent: AgentConfig, source: string): Promise<number> {
+  const seen = asServicesSee(agent, config.file);
+  const logger = createLogger({ agent: agent.name, service: 'restore' });
+  const report = await restoreAgent({
+    agent: seen,
+    source: path.resolve(source),
+    configFile: config.file,
+    logger,
+    owners: unitOwners(agent.name),
+  });
+  console.error(`restored ${report.files} file(s) of agent "${agent.name}" into ${seen.stateDir}`);
+  if (report.movedAside) console.error(`the state that was there is kept in ${report.movedAside}`);
+  if (report.holdsLogin) console.error(`with its Claude login (${LOGIN_IN_BACKUP})`);
+  console.error(
+    `start it: systemctl start switchyard-gateway@${agent.name} switchyard-agent@${agent.name} (or switchyard run ${agent.name})`,
+  );
+  return 0;
+}
+
+/** Under the units (root, with the users add-agent made) who owns each service's directory. */
+function unitOwners(agent: string): RestoreOwners | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const gateway = passwdEntry('switchyard');
+  const bridge = passwdEntry(`sy-${agent}`);
+  if (!gateway || !bridge) return undefined;
+  return { gateway: { uid: gateway.uid, gid: bridge.gid }, bridge: { uid: bridge.uid, gid: bridge.gid } };
 }
 
 /** Whether `dir` exists and holds anything. */

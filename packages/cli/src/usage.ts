@@ -23,7 +23,10 @@ commands:
                      cost today and per session
   restart AGENT      restart the bridge (Claude processes are adopted); --hard ends them too
   logs AGENT [-f]    the agent's logs from journald (pretty at a terminal; -f follows)
-  backup AGENT DEST  a consistent copy of the agent's state (online SQLite backup) into DEST
+  backup AGENT DEST  a consistent copy of the agent's state (online SQLite backup) into DEST; it holds
+                     the agent's Claude login and conversations: keep it secret
+  restore AGENT SRC  put a backup back as the agent's state (stopped first; the state there is moved
+                     aside, Claude ended, owners set as the units expect)
   config check       validate the config and what it points at (token source, working directory,
                      claude binary); a line per agent (--json: every setting as it
                      will be used, secrets masked)
