@@ -28,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
       hard: { type: 'boolean' },
+      cost: { type: 'boolean' },
       allow: { type: 'string', multiple: true },
       'token-file': { type: 'string' },
       'work-dir': { type: 'string' },
@@ -98,7 +99,10 @@ async function main(argv: string[]): Promise<number> {
     case 'status': {
       const config = load();
       const chosen = arg ? [agentOf(config)] : config.agents;
-      return (await import('./operator-commands.js')).statusCommand(config, chosen, values.json === true);
+      const commands = await import('./operator-commands.js');
+      return values.cost
+        ? commands.costCommand(config, chosen, values.json === true)
+        : commands.statusCommand(config, chosen, values.json === true);
     }
     case 'restart': {
       const config = load();

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { backupAgent } from './backup.js';
 import type { AgentConfig, Config, ConfigEnvironment } from './config.js';
 import { formatFindings } from './config-check.js';
+import { agentCost, costTotals, formatCosts } from './cost.js';
 import { doctorAgent } from './doctor.js';
 import { createLogger } from './log.js';
 import { restartAgent, showLogs } from './operate.js';
@@ -47,6 +48,22 @@ export function statusCommand(config: Config, chosen: readonly AgentConfig[], js
   if (json) console.log(JSON.stringify({ agents: statuses }, null, 2));
   else console.log(statuses.map((s) => formatStatus(s)).join('\n\n'));
   return statuses.every(isHealthy) ? 0 : 3;
+}
+
+/**
+ * `status --cost [AGENT]`: every chosen agent's spending today and this month, and the total
+ * (cost.ts); 0, or 1 when an agent's record could not be read.
+ */
+export function costCommand(
+  config: Config,
+  chosen: readonly AgentConfig[],
+  json: boolean,
+  now = Date.now(),
+): number {
+  const costs = chosen.map((agent) => agentCost(asServicesSee(agent, config.file), now));
+  if (json) console.log(JSON.stringify({ agents: costs, total: costTotals(costs) }, null, 2));
+  else console.log(formatCosts(costs).join('\n'));
+  return costs.some((c) => 'unknown' in c && c.unknown.startsWith('cannot read')) ? 1 : 0;
 }
 
 /** `restart AGENT [--hard]`. */

@@ -20,7 +20,8 @@ commands:
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
   doctor [AGENT]     check every agent (or AGENT) can start, and say how to fix what is wrong
   status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error,
-                     cost today and per session
+                     cost today and per session; --cost: every agent's cost today and this
+                     month, and the total
   restart AGENT      restart the bridge (Claude processes are adopted); --hard ends them too
   logs AGENT [-f]    the agent's logs from journald (pretty at a terminal; -f follows)
   backup AGENT DEST  a consistent copy of the agent's state (online SQLite backup) into DEST; it holds
