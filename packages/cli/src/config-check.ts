@@ -310,20 +310,25 @@ export function formatFindings(findings: readonly Finding[], options: { all?: bo
 }
 
 /**
- * The findings with those that say the same thing of several agents (the warning that outside systemd
- * Claude can read the token, say) merged into one, naming every path: a person reads it once.
+ * The findings with those that say the same thing of several agents (that outside systemd Claude can
+ * read the token, that a systemd credential is the unit's to read) merged into one naming every path,
+ * with each agent's own fix kept: a person reads the finding once.
  */
 export function mergeRepeated(findings: readonly Finding[]): Finding[] {
   const merged: Finding[] = [];
   const byText = new Map<string, Finding>();
   for (const finding of findings) {
-    const key = `${finding.level}\0${finding.message}\0${finding.fix ?? ''}`;
+    const key = `${finding.level}\0${finding.message}`;
     const seen = byText.get(key);
-    if (seen) seen.path = `${seen.path}, ${finding.path}`;
-    else {
+    if (!seen) {
       const copy = { ...finding };
       byText.set(key, copy);
       merged.push(copy);
+      continue;
+    }
+    seen.path = `${seen.path}, ${finding.path}`;
+    if (finding.fix && !seen.fix?.split('; ').includes(finding.fix)) {
+      seen.fix = seen.fix ? `${seen.fix}; ${finding.fix}` : finding.fix;
     }
   }
   return merged;

@@ -53,4 +53,18 @@ describe('config check as printed', () => {
       expect.stringMatching(/^warn {2}agents\[0\]\.token, agents\[1\]\.token: outside systemd/),
     ]);
   });
+
+  it("says a systemd credential's warning once for every agent, keeping each agent's fix", () => {
+    const credential = (name: string) =>
+      `  - { name: ${name}, token: { credential: telegram-token }, allow: [1], workDir: ${path.join(dir, 'work')} }\n`;
+    check(`agents:\n${credential('a')}${credential('b')}`);
+    const warnings = err.filter((line) => line.includes('systemd credential telegram-token'));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^warn {2}agents\[0\]\.token, agents\[1\]\.token: systemd credential telegram-token: /,
+      ),
+    ]);
+    expect(warnings[0]).toContain('/etc/switchyard/credentials/a.token');
+    expect(warnings[0]).toContain('/etc/switchyard/credentials/b.token');
+  });
 });
