@@ -28,6 +28,7 @@ const noSystemd =
 function contained(
   host: string,
   script: string,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const setup = `set -uo pipefail
 mkdir -p "$H/etc" "$H/var-lib"
@@ -46,6 +47,7 @@ mount --bind "$H/var-lib" /var/lib
         SWITCHYARD_SYSTEMD_DIR: path.join(host, 'systemd'),
         SWITCHYARD_NODE: process.execPath,
         SWITCHYARD_CONFIG: '',
+        ...env,
       },
     });
     let stdout = '';
@@ -153,6 +155,39 @@ true
       expect(spawnSync('getent', ['passwd', 'sy-demo']).status).not.toBe(0);
     },
     120_000,
+  );
+});
+
+/** Root and a private mount namespace, whatever the init: the install can run in a container-like root. */
+const canContain =
+  process.getuid?.() === 0 && spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status === 0;
+
+describe('a system install', () => {
+  let host = '';
+  beforeEach(() => {
+    host = mkdtempSync(path.join(tmpdir(), 'sy-sysinstall-'));
+    chmodSync(host, 0o755);
+  });
+  afterEach(() => rmSync(host, { recursive: true, force: true }));
+
+  it.skipIf(!canContain)(
+    "makes the switchyard group before giving it the config (the gateways' user must read it)",
+    async () => {
+      // A systemctl stand-in that answers as a running systemd would: the rest of the install is real.
+      mkdirSync(path.join(host, 'fake-bin'));
+      writeFileSync(path.join(host, 'fake-bin', 'systemctl'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const result = await contained(
+        host,
+        `bash "$REPO/deploy/install.sh" >/dev/null || exit 1
+echo "=== facts"
+stat -c '%n %U:%G %a' /etc/switchyard/switchyard.yaml
+`,
+        { PATH: `${path.join(host, 'fake-bin')}:${process.env.PATH}` },
+      );
+      expect(result.status, result.stderr).toBe(0);
+      expect(sections(result.stdout).facts).toContain('/etc/switchyard/switchyard.yaml root:switchyard 640');
+    },
+    300_000,
   );
 });
 
