@@ -154,7 +154,13 @@ describe('the first run of a real bot', () => {
     );
     expect(ms).toBeLessThan(10_000);
     // Started once, never again.
-    expect(run.output.out().match(/"event":"service_started","service":"gateway"/g)).toHaveLength(1);
+    const started = run.output
+      .out()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; service?: string })
+      .filter((line) => line.event === 'service_started' && line.service === 'gateway');
+    expect(started).toHaveLength(1);
   });
 
   it('`run` with a { credential } token reads the file the gateway unit would load, and says so when it cannot', async () => {
