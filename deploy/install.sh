@@ -12,12 +12,15 @@
 # The units and the `switchyard` command run the node this script found (SWITCHYARD_NODE, else `node`
 # on PATH), by its absolute path: it must be Node 20.19 or later, of the ABI the artifact was packed for.
 # Running it twice is harmless. Then add each agent with `switchyard add-agent NAME`.
+# A system install needs systemd as this host's init: without it (a container, Lima) it stops before
+# changing anything and says so; install with SWITCHYARD_NO_SYSTEM=1 and run agents with `switchyard run`.
 #
 # Environment (defaults in brackets), for staging and tests:
 #   SWITCHYARD_PREFIX [/opt/switchyard]   SWITCHYARD_ETC [/etc/switchyard]
 #   SWITCHYARD_BIN_DIR [/usr/local/bin]   SWITCHYARD_SYSTEMD_DIR [/etc/systemd/system]
 #   SWITCHYARD_NODE [node on PATH]
-#   SWITCHYARD_NO_SYSTEM=1: no user, no systemctl, no polkit, no root check (a staging install)
+#   SWITCHYARD_NO_SYSTEM=1: no user, no systemctl, no polkit, no root check (a staging install, or the
+#   software alone on a host without systemd)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -33,15 +36,18 @@ die() { echo "install.sh: $*" >&2; exit 1; }
 
 if [[ $system == 1 && $EUID -ne 0 ]]; then die "run as root (it writes /etc, /opt and the systemd units)"; fi
 
-if [[ "${1:-}" == "--rollback" ]]; then
-  current="$(readlink "$prefix/current" 2>/dev/null || true)"
-  [[ -n "$current" ]] || die "nothing installed at $prefix"
-  previous="$(ls -1 "$prefix/releases" | sort | awk -v cur="$(basename "$current")" '$0 < cur' | tail -n 1)"
-  [[ -n "$previous" ]] || die "no release before $(basename "$current") to roll back to"
-  ln -sfn "releases/$previous" "$prefix/current.new" && mv -T "$prefix/current.new" "$prefix/current"
-  say "current is now $previous (was $(basename "$current"))"
-  if [[ $system == 1 ]]; then say "restart the agents: systemctl restart 'switchyard-gateway@*' 'switchyard-agent@*'"; fi
-  exit 0
+# What a system install needs, checked before anything is changed: the units are the only way it runs
+# the agents, so systemd must be this host's init (Docker, Lima and many containers run something else),
+# and the tools that make the users must be there. Without systemd, say what to do instead.
+if [[ $system == 1 ]]; then
+  missing=""
+  for tool in systemctl useradd runuser getent; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+  done
+  [[ -z "$missing" ]] || die "this host lacks${missing}, which a system install needs; nothing was installed. Install them (Debian/Ubuntu: systemd, passwd, util-linux), or see \"Without systemd\" in deploy/README.md"
+  if ! systemctl show --property=Version >/dev/null 2>&1; then
+    die "systemd is not running on this host (PID 1 is $(cat /proc/1/comm 2>/dev/null || echo unknown)), so the units could never start; nothing was installed. Without systemd (a container, Lima), install the software alone with SWITCHYARD_NO_SYSTEM=1 $0 and run each agent in the foreground with \`switchyard run NAME\` (deploy/README.md, \"Without systemd\")"
+  fi
 fi
 
 # 0. The node everything will run with, by absolute path (a unit's PATH is not the operator's).
@@ -50,6 +56,31 @@ node="${SWITCHYARD_NODE:-$(command -v node || true)}"
 node="$(cd "$(dirname "$node")" && pwd)/$(basename "$node")"
 "$node" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' \
   || die "$node is Node $("$node" -p process.versions.node); Switchyard needs 20.19 or later (deploy/README.md, \"Node\")"
+
+# The units of a release, pointed at $prefix/current and this node. An install writes the new release's;
+# a rollback the previous one's, so the units always match the code they start.
+write_units() {
+  mkdir -p "$systemd_dir"
+  for unit in switchyard-gateway@.service switchyard-agent@.service; do
+    sed "s#/usr/bin/env node #$node #g; s#/opt/switchyard/packages/#$prefix/current/packages/#g; s#/opt/switchyard/deploy/#$prefix/current/deploy/#g" \
+      "$1/deploy/$unit" >"$systemd_dir/$unit.new"
+    chmod 0644 "$systemd_dir/$unit.new"
+    mv -f "$systemd_dir/$unit.new" "$systemd_dir/$unit"
+  done
+  if [[ $system == 1 ]]; then systemctl daemon-reload; fi
+}
+
+if [[ "${1:-}" == "--rollback" ]]; then
+  current="$(readlink "$prefix/current" 2>/dev/null || true)"
+  [[ -n "$current" ]] || die "nothing installed at $prefix"
+  previous="$(ls -1 "$prefix/releases" | sort | awk -v cur="$(basename "$current")" '$0 < cur' | tail -n 1)"
+  [[ -n "$previous" ]] || die "no release before $(basename "$current") to roll back to"
+  ln -sfn "releases/$previous" "$prefix/current.new" && mv -T "$prefix/current.new" "$prefix/current"
+  write_units "$prefix/releases/$previous"
+  say "current is now $previous (was $(basename "$current")), and so are the units"
+  if [[ $system == 1 ]]; then say "restart the agents: systemctl restart 'switchyard-gateway@*' 'switchyard-agent@*'"; fi
+  exit 0
+fi
 
 # 1. The artifact: given, the tree this script is in, or packed now from this checkout.
 work="$(mktemp -d)"
@@ -100,34 +131,31 @@ WRAPPER
 chmod 0755 "$bin_dir/switchyard.new"
 mv -f "$bin_dir/switchyard.new" "$bin_dir/switchyard"
 
-# 4. Config (never overwritten) and units (pointed at the current release and this node).
-install -d -m 0755 "$etc"
-if [[ ! -f "$etc/switchyard.yaml" ]]; then
-  install -m 0640 "$release/deploy/switchyard.example.yaml" "$etc/switchyard.yaml"
-  [[ $system == 1 ]] && chgrp switchyard "$etc/switchyard.yaml" 2>/dev/null || true
-  say "wrote the example config $etc/switchyard.yaml (agent \"demo\"): edit it, or add your agent with add-agent"
-fi
-mkdir -p "$systemd_dir"
-for unit in switchyard-gateway@.service switchyard-agent@.service; do
-  sed "s#/usr/bin/env node #$node #g; s#/opt/switchyard/packages/#$prefix/current/packages/#g; s#/opt/switchyard/deploy/#$prefix/current/deploy/#g" \
-    "$release/deploy/$unit" >"$systemd_dir/$unit.new"
-  chmod 0644 "$systemd_dir/$unit.new"
-  mv -f "$systemd_dir/$unit.new" "$systemd_dir/$unit"
-done
-
+# 4. The gateways' user and group first: the config below is group switchyard. /var/lib/switchyard holds
+# each agent's state directory, each 0700 (or 2770 for the exchange directory): the parent is 0755 so an
+# agent's user reaches its own home in there.
 if [[ $system == 1 ]]; then
-  # The gateways' user. /var/lib/switchyard holds each agent's state directory, each 0700 (or 2770 for
-  # the exchange directory): the parent is 0755 so an agent's user reaches its own home in there.
   if ! id switchyard >/dev/null 2>&1; then
     useradd --system --user-group --home-dir /var/lib/switchyard --no-create-home --shell /usr/sbin/nologin switchyard
   fi
   install -d -m 0755 /var/lib/switchyard
   chmod 0755 /var/lib/switchyard
-  if [[ -d /etc/polkit-1/rules.d ]]; then
-    install -m 0644 "$release/deploy/50-switchyard.rules" /etc/polkit-1/rules.d/50-switchyard.rules
-  fi
-  systemctl daemon-reload
-  # 5. What would stop an agent from starting, checked as each agent's own user (as its bridge runs).
+fi
+
+# 5. Config (never overwritten) and units (pointed at the current release and this node).
+install -d -m 0755 "$etc"
+if [[ ! -f "$etc/switchyard.yaml" ]]; then
+  install -m 0640 "$release/deploy/switchyard.example.yaml" "$etc/switchyard.yaml"
+  if [[ $system == 1 ]]; then chgrp switchyard "$etc/switchyard.yaml"; fi
+  say "wrote the example config $etc/switchyard.yaml (agent \"demo\"): edit it, or add your agent with add-agent"
+fi
+if [[ $system == 1 && -d /etc/polkit-1/rules.d ]]; then
+  install -m 0644 "$release/deploy/50-switchyard.rules" /etc/polkit-1/rules.d/50-switchyard.rules
+fi
+write_units "$release"
+
+if [[ $system == 1 ]]; then
+  # 6. What would stop an agent from starting, checked as each agent's own user (as its bridge runs).
   agents="$(getent passwd | awk -F: '$1 ~ /^sy-/ { print substr($1, 4) }')"
   if [[ -z "$agents" ]]; then
     say "no agent yet: sudo switchyard add-agent NAME --allow YOUR_TELEGRAM_USER_ID (it asks for the bot token)"

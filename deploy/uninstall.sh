@@ -12,6 +12,8 @@
 # sy-NAME. --purge removes those too. Never removed: the agents' working directories (their work is
 # yours); they are listed at the end.
 #
+# Without systemd running (a container) there are no units to stop: it says so and removes the rest.
+#
 # Environment: the same as install.sh (SWITCHYARD_PREFIX, SWITCHYARD_ETC, SWITCHYARD_BIN_DIR,
 # SWITCHYARD_SYSTEMD_DIR, SWITCHYARD_NO_SYSTEM=1 for a staging install).
 set -euo pipefail
@@ -34,7 +36,17 @@ if [[ -f "$etc/switchyard.yaml" ]]; then
   work_dirs="$(sed -n 's/^[[:space:]]*workDir:[[:space:]]*\([^#[:space:]]*\).*/\1/p' "$etc/switchyard.yaml" | sort -u)"
 fi
 
+# Only a running systemd has units to stop: on a host without it (a container) there is nothing to
+# stop, and the files are removed all the same.
+manager=0
 if [[ $system == 1 ]]; then
+  if command -v systemctl >/dev/null 2>&1 && systemctl show --property=Version >/dev/null 2>&1; then
+    manager=1
+  else
+    say "systemd is not running on this host: no unit to stop or disable (stop any \`switchyard run\` yourself); removing the files"
+  fi
+fi
+if [[ $manager == 1 ]]; then
   units="$( (systemctl list-units --all --plain --no-legend 'switchyard-gateway@*' 'switchyard-agent@*' | awk '{ print $1 }'
     systemctl list-unit-files --plain --no-legend 'switchyard-gateway@*' 'switchyard-agent@*' | awk '$1 ~ /@.+\./ { print $1 }'
     ls "$systemd_dir"/*.wants/ 2>/dev/null | grep -E '^switchyard-(gateway|agent)@.+\.service$') | sort -u)"
@@ -44,10 +56,8 @@ if [[ $system == 1 ]]; then
 fi
 rm -f "$systemd_dir/switchyard-gateway@.service" "$systemd_dir/switchyard-agent@.service"
 find "$systemd_dir" -path '*.wants/switchyard-*@*.service' -delete 2>/dev/null || true
-if [[ $system == 1 ]]; then
-  rm -f /etc/polkit-1/rules.d/50-switchyard.rules
-  systemctl daemon-reload
-fi
+if [[ $system == 1 ]]; then rm -f /etc/polkit-1/rules.d/50-switchyard.rules; fi
+if [[ $manager == 1 ]]; then systemctl daemon-reload; fi
 rm -f "$bin_dir/switchyard"
 rm -rf "${prefix:?}/releases" "${prefix:?}/current" "${prefix:?}/current.new"
 rmdir "$prefix" 2>/dev/null || true

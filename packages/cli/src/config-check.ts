@@ -11,7 +11,15 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolveBinary } from '@switchyard/agent-bridge';
 import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
-import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
+import {
+  type AgentConfig,
+  type Config,
+  type ConfigEnvironment,
+  ConfigError,
+  checkConfigFile,
+  describeConfig,
+  readToken,
+} from './config.js';
 import { secretFindings } from './secret-exposure.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';
@@ -302,6 +310,31 @@ export function formatFindings(findings: readonly Finding[], options: { all?: bo
 }
 
 /**
+ * The findings with those that say the same thing of several agents (that outside systemd Claude can
+ * read the token, that a systemd credential is the unit's to read) merged into one naming every path,
+ * with each agent's own fix kept: a person reads the finding once.
+ */
+export function mergeRepeated(findings: readonly Finding[]): Finding[] {
+  const merged: Finding[] = [];
+  const byText = new Map<string, Finding>();
+  for (const finding of findings) {
+    const key = `${finding.level}\0${finding.message}`;
+    const seen = byText.get(key);
+    if (!seen) {
+      const copy = { ...finding };
+      byText.set(key, copy);
+      merged.push(copy);
+      continue;
+    }
+    seen.path = `${seen.path}, ${finding.path}`;
+    if (finding.fix && !seen.fix?.split('; ').includes(finding.fix)) {
+      seen.fix = seen.fix ? `${seen.fix}; ${finding.fix}` : finding.fix;
+    }
+  }
+  return merged;
+}
+
+/**
  * The config in a few lines for `config check`: one line an agent with what a person checks first
  * (token source, directories, who may talk to it). `--json` has every setting.
  */
@@ -329,4 +362,34 @@ export function summarizeConfig(config: Config): string[] {
         }`,
     ),
   ];
+}
+
+/**
+ * `switchyard config check [--json]`: the file's problems and what it points at, printed; resolves with
+ * 2 when the file is refused (as every command refuses it), 1 when only what it points at is wrong.
+ */
+export function configCheckCommand(
+  configFile: string,
+  environment: ConfigEnvironment,
+  json: boolean,
+): number {
+  const { config, problems } = checkConfigFile(configFile, environment);
+  // Unknown keys still leave a config whose host side can be checked: report both at once.
+  const findings = config ? checkConfigResources(config, environment) : [];
+  const errors = problems.length + findings.filter((f) => f.level === 'error').length;
+  if (json) {
+    const described = config ? (JSON.parse(describeConfig(config)) as object) : { file: configFile };
+    console.log(JSON.stringify({ ...described, ok: errors === 0, problems, findings }, null, 2));
+  } else {
+    // A summary of a file that will be refused would read as if it were fine: only for a valid one.
+    if (config && problems.length === 0) for (const line of summarizeConfig(config)) console.log(line);
+    for (const problem of problems) console.error(`ERROR ${problem}`);
+    for (const line of formatFindings(mergeRepeated(findings))) console.error(line);
+    console.error(
+      errors === 0
+        ? `${configFile}: ok (--json shows every setting as it will be used)`
+        : `${configFile}: ${errors} problem(s): fix them and run switchyard config check again`,
+    );
+  }
+  return problems.length > 0 ? 2 : errors === 0 ? 0 : 1;
 }

@@ -356,6 +356,21 @@ export interface ConfigValidation {
   problems: string[];
 }
 
+/** `agents[i].name: "x" is used by another agent` for each repeated name of the raw file, whatever else is wrong. */
+function duplicateNames(data: unknown): string[] {
+  const agents = (data as { agents?: unknown } | null)?.agents;
+  if (!Array.isArray(agents)) return [];
+  const names = new Set<string>();
+  const problems: string[] = [];
+  agents.forEach((agent: unknown, i) => {
+    const name = (agent as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') return;
+    if (names.has(name)) problems.push(`agents[${i}].name: "${name}" is used by another agent`);
+    names.add(name);
+  });
+  return problems;
+}
+
 /** Validates config text; see {@link ConfigValidation}. */
 export function validateConfig(text: string, file: string, environment: ConfigEnvironment): ConfigValidation {
   const lines = new LineCounter();
@@ -364,7 +379,8 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
     return { config: undefined, problems: doc.errors.map((e) => describeYamlError(e, doc, lines)) };
   }
   const data: unknown = doc.toJS();
-  const schemaProblems: string[] = [];
+  // Named before the schema's verdict: a duplicate is as wrong as any other mistake, and reported with them.
+  const schemaProblems: string[] = duplicateNames(data);
   let result = fileSchema.safeParse(data, { error: configIssueMessage });
   if (!result.success) {
     const { issues } = result.error;
@@ -380,10 +396,7 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
     if (!result.success) return { config: undefined, problems: schemaProblems };
   }
   const problems: string[] = [...schemaProblems];
-  const names = new Set<string>();
   result.data.agents.forEach((agent, i) => {
-    if (names.has(agent.name)) problems.push(`agents[${i}].name: "${agent.name}" is used by another agent`);
-    names.add(agent.name);
     (agent.operators ?? []).forEach((id, j) => {
       if (!agent.allow.includes(id)) {
         problems.push(

@@ -14,10 +14,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { checkGatewayStore } from '@switchyard/gateway';
 import { describeError } from '@switchyard/protocol';
-import { claudeLogin } from './claude-login.js';
+import { claudeLogin, describeMissingLogin } from './claude-login.js';
 import { type AgentConfig, type ConfigEnvironment, ConfigError, readToken } from './config.js';
 import { checkAgentResources, type Finding } from './config-check.js';
 import { findServiceProcesses } from './host-probe.js';
+import { type PasswdEntry, passwdEntry } from './passwd.js';
 import { serviceStateDir } from './services.js';
 
 /** What the doctor may use of the outside world; tests give it a local Telegram and no systemd. */
@@ -28,6 +29,10 @@ export interface DoctorEnvironment extends ConfigEnvironment {
   systemd?: boolean;
   nodeVersion?: string;
   platform?: NodeJS.Platform;
+  /** A user's passwd entry by name (default: read from `/etc/passwd`); the agent's user is `sy-NAME`. */
+  userEntry?(name: string): Pick<PasswdEntry, 'uid' | 'home'> | undefined;
+  /** This process's uid (default `process.getuid()`). */
+  uid?: number;
 }
 
 /** The findings for one agent, host checks first. */
@@ -88,20 +93,45 @@ function hostFindings(environment: DoctorEnvironment): Finding[] {
   ];
 }
 
-function loginFinding(agent: AgentConfig, index: number, environment: ConfigEnvironment): Finding {
+/**
+ * Whether the agent's Claude will have credentials. Claude runs as the agent's user: under the units
+ * `sy-NAME`, with its passwd home as HOME (the agent unit sets the same). A doctor run by someone else
+ * (`sudo switchyard doctor`) therefore looks in that user's home, not the caller's, and counts only the
+ * agent's `claude.env`, not the caller's own ANTHROPIC_API_KEY. Without an agent user (development)
+ * Claude runs as this user, with this environment.
+ */
+function loginFinding(agent: AgentConfig, index: number, environment: DoctorEnvironment): Finding {
   const where = `agents[${index}].claude.env`;
-  const login = claudeLogin({ ...environment.env, ...agent.claude.env }, environment.env.HOME);
+  const name = `sy-${agent.name}`;
+  const user = (environment.userEntry ?? passwdEntry)(name);
+  const uid = environment.uid ?? process.getuid?.();
+  const other = user !== undefined && user.uid !== uid;
+  const login = other
+    ? claudeLogin({ ...agent.claude.env }, user.home)
+    : claudeLogin({ ...environment.env, ...agent.claude.env }, environment.env.HOME);
+  const whose = other ? `agent user ${name}` : 'this user';
   switch (login.kind) {
     case 'env':
       return { level: 'ok', path: where, message: `claude authenticates with ${login.variable}` };
     case 'file':
-      return { level: 'ok', path: where, message: `claude is logged in (${login.file})` };
+      return { level: 'ok', path: where, message: `claude is logged in as ${whose} (${login.file})` };
+    case 'unreadable':
+      return {
+        level: 'warn',
+        path: where,
+        message: `cannot read ${login.file} (${login.code}), so whether claude is logged in as ${whose} is unknown`,
+        fix: `run the doctor as root (sudo switchyard doctor ${agent.name}) or as ${name}`,
+      };
     case 'none':
       return {
         level: 'error',
         path: where,
-        message: `claude has no credentials for this user (no ${login.looked}, no ANTHROPIC_API_KEY)`,
-        fix: "log in as the agent's user (`claude`, then /login), or set ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN in claude.env",
+        message: `claude has no credentials for ${whose} (${describeMissingLogin(login)}, no ANTHROPIC_API_KEY)`,
+        // A key in claude.env would be in the YAML every agent's user reads: the units refuse it.
+        fix:
+          user !== undefined
+            ? `log the agent's user in to Claude: sudo -u ${name} -H claude (then /login); or give this agent's unit alone a key in a root-only EnvironmentFile= (systemctl edit switchyard-agent@${agent.name}; deploy/README.md, "Claude itself")`
+            : 'log in to Claude as this user (`claude`, then /login), or export ANTHROPIC_API_KEY before `switchyard run`',
       };
   }
 }

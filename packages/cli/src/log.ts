@@ -4,6 +4,11 @@
  * At a terminal (`run`, the sandbox) the lines are printed readable instead, as `switchyard logs`
  * prints them; under systemd they keep journald's priority prefix (see {@link destinationFor}).
  *
+ * Invariant: every key appears once in a line (log shippers refuse duplicate keys, and pino writes a
+ * child's bindings after its parent's without merging them). So the bindings are kept here, not in
+ * pino: a child's are merged over its parent's, its `component` appended to the parent's as a path
+ * (`gateway.protocol.protocol-server`), and a line's own fields win over the bindings they repeat.
+ *
  * Invariant: no line carries a bot token, an Anthropic key or a field that holds a user's text, at any
  * depth. pino's `redact` paths name fixed depths only, so every line's fields, its message and every
  * child's bindings go through {@link scrubLogFields} instead.
@@ -83,7 +88,7 @@ export function createLogger(
 ): Logger {
   const options: pino.LoggerOptions = {
     level: env.SWITCHYARD_LOG_LEVEL ?? 'info',
-    base: { ...bindings, pid: process.pid },
+    base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: {
       log: (fields) => scrubLogFields(fields) as Record<string, unknown>,
@@ -95,16 +100,33 @@ export function createLogger(
       },
     },
   };
-  return scrubbingChildren(destination ? pino(options, destination) : pino(options));
+  return bound(destination ? pino(options, destination) : pino(options), { ...bindings });
 }
 
-/** pino applies no formatter to a child's bindings: they are scrubbed on the way in instead. */
-function scrubbingChildren(logger: pino.Logger): Logger {
+/**
+ * A logger that stamps `bindings` on each line itself, so each key is written once. pino applies no
+ * formatter to bindings: a child's are scrubbed on the way in.
+ */
+function bound(logger: pino.Logger, bindings: Record<string, unknown>): Logger {
+  const line = (fields: object) => ({ ...bindings, ...fields });
   return {
-    debug: (fields, message) => logger.debug(fields, message),
-    info: (fields, message) => logger.info(fields, message),
-    warn: (fields, message) => logger.warn(fields, message),
-    error: (fields, message) => logger.error(fields, message),
-    child: (bindings) => scrubbingChildren(logger.child(scrubLogFields(bindings) as pino.Bindings)),
+    debug: (fields, message) => logger.debug(line(fields), message),
+    info: (fields, message) => logger.info(line(fields), message),
+    warn: (fields, message) => logger.warn(line(fields), message),
+    error: (fields, message) => logger.error(line(fields), message),
+    child: (more) => bound(logger, mergeBindings(bindings, scrubLogFields(more) as Record<string, unknown>)),
   };
+}
+
+/** `child` over `parent`: later values win, and `component`s join into a path. */
+export function mergeBindings(
+  parent: Record<string, unknown>,
+  child: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged = { ...parent, ...child };
+  const [outer, inner] = [parent.component, child.component];
+  if (typeof outer === 'string' && typeof inner === 'string' && outer !== inner) {
+    merged.component = `${outer}.${inner}`;
+  }
+  return merged;
 }

@@ -3,69 +3,19 @@
  * `switchyard`: the one command operators and developers run. It reads the config, validates it, and
  * hands typed options to the services' factories. See `switchyard help`.
  */
-import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
-import { createMetrics } from '@switchyard/gateway';
-import { describeError, lockStateDir } from '@switchyard/protocol';
+import { parseArgs } from 'node:util';
+import { describeError } from '@switchyard/protocol';
 import { AddAgentError, addAgent } from './add-agent.js';
-import { backupAgent } from './backup.js';
-import {
-  type AgentConfig,
-  type Config,
-  ConfigError,
-  checkConfigFile,
-  describeConfig,
-  loadConfig,
-  resolveConfigPath,
-} from './config.js';
-import { checkConfigResources, formatFindings, summarizeConfig } from './config-check.js';
-import { doctorAgent } from './doctor.js';
-import { createLogger } from './log.js';
-import { OperateError, restartAgent, showLogs } from './operate.js';
-import { asServicesSee } from './operator-paths.js';
-import { runSandbox } from './sandbox.js';
-import { unitSecretProblems } from './secret-exposure.js';
-import { makeBridge, makeGateway, stopClaude, superviseAgent } from './services.js';
-import { untilStopSignal } from './signals.js';
-import { agentStatus, formatStatus, isHealthy } from './status.js';
-import { RESTART_BRIDGE_MESSAGE } from './supervisor.js';
-import { unitStopped } from './unit-stop.js';
+import { type AgentConfig, type Config, ConfigError, loadConfig, resolveConfigPath } from './config.js';
+import { OperateError } from './operate-error.js';
+import { USAGE } from './usage.js';
 
-const USAGE = `usage: switchyard [--config PATH] <command>
-
-commands:
-  up                 start everything: the agents in the config against Telegram, or the local
-                     sandbox when no config with a bot token exists (this is what \`pnpm start\` runs)
-  sandbox            run a demo agent against the local Telegram sandbox and print its web chat URL
-  run AGENT          run the gateway and the bridge of AGENT as child processes (development)
-  gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
-  bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
-  add-agent NAME     create what agent NAME needs on this host (root): its config entry, user sy-NAME,
-                     working directory, token credential; then run doctor as that user. Idempotent.
-                     --allow ID[,ID] (new entry), --token-file PATH (else the token is read from
-                     stdin), --work-dir, --state-dir, --runtime-dir, --api-root; config default
-                     $SWITCHYARD_ETC/switchyard.yaml (/etc/switchyard); SWITCHYARD_NO_SYSTEM=1: no users
-  stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
-  doctor [AGENT]     check every agent (or AGENT) can start, and say how to fix what is wrong
-  status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error,
-                     cost today and per session
-  restart AGENT      restart the bridge (Claude processes are adopted); --hard ends them too
-  logs AGENT [-f]    the agent's logs from journald (pretty at a terminal; -f follows)
-  backup AGENT DEST  a consistent copy of the agent's state (online SQLite backup) into DEST
-  config check       validate the config and what it points at (token source, working directory,
-                     claude binary); a line per agent (--json: every setting as it
-                     will be used, secrets masked)
-  unit-stopped AGENT the agent unit's ExecStopPost= hook: stop Claude if the unit is being stopped,
-                     keep it for a restart (see deploy/README.md)
-  help               this text
-
-doctor, status and config check take --json. The config is --config PATH, else $SWITCHYARD_CONFIG, else
-./switchyard.yaml.`;
-
+// Only the config and the messages are loaded up front: a command that refuses its config (an unset
+// token variable) answers before the services' code (grammY, SQLite, pino) is loaded, well within a
+// second on a busy host. Each command imports what it runs.
 const mainPath = fileURLToPath(import.meta.url);
 
 async function main(argv: string[]): Promise<number> {
@@ -74,9 +24,11 @@ async function main(argv: string[]): Promise<number> {
     options: {
       config: { type: 'string', short: 'c' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
       hard: { type: 'boolean' },
+      cost: { type: 'boolean' },
       allow: { type: 'string', multiple: true },
       'token-file': { type: 'string' },
       'work-dir': { type: 'string' },
@@ -101,148 +53,78 @@ async function main(argv: string[]): Promise<number> {
     return agent;
   };
 
+  if (values.version && command === undefined) return versionCommand(values.json === true);
   if (values.help || command === undefined || command === 'help') {
     console.log(USAGE);
     return command === undefined && !values.help ? 2 : 0;
   }
   switch (command) {
+    case 'version':
+      return versionCommand(values.json === true);
     case 'config': {
       if (arg !== 'check') throw new UsageError('usage: switchyard config check [--json]');
-      const { config, problems } = checkConfigFile(configFile, environment);
-      // Unknown keys still leave a config whose host side can be checked: report both at once.
-      const findings = config ? checkConfigResources(config, environment) : [];
-      const errors = problems.length + findings.filter((f) => f.level === 'error').length;
-      if (values.json) {
-        const described = config ? (JSON.parse(describeConfig(config)) as object) : { file: configFile };
-        console.log(JSON.stringify({ ...described, ok: errors === 0, problems, findings }, null, 2));
-      } else {
-        if (config) for (const line of summarizeConfig(config)) console.log(line);
-        for (const problem of problems) console.error(`ERROR ${problem}`);
-        for (const line of formatFindings(findings)) console.error(line);
-        console.error(
-          errors === 0
-            ? `${configFile}: ok (--json shows every setting as it will be used)`
-            : `${configFile}: ${errors} problem(s): fix them and run switchyard config check again`,
-        );
-      }
-      // 2, as for every refused config; 1 when only what it points at is wrong.
-      return problems.length > 0 ? 2 : errors === 0 ? 0 : 1;
+      const { configCheckCommand } = await import('./config-check.js');
+      return configCheckCommand(configFile, environment, values.json === true);
     }
     case 'gateway': {
       const config = load();
-      const agent = agentOf(config);
-      refuseSecretsUnderUnit(config, agent);
-      const logger = createLogger({ agent: agent.name, service: 'gateway' });
-      const metrics = agent.metrics ? createMetrics({ ...agent.metrics, agent: agent.name }) : undefined;
-      const gateway = makeGateway(
-        agent,
-        environment,
-        config.file,
-        logger,
-        bridgeRestarter(agent.name),
-        metrics,
-      );
-      if (metrics)
-        logger.info({ event: 'metrics_listening', url: await metrics.start() }, 'metrics endpoint up');
-      await gateway.start();
-      await untilSignal(logger, async () => {
-        await gateway.stop();
-        await metrics?.stop();
-      });
-      return 0;
+      const { gatewayCommand } = await import('./service-commands.js');
+      return gatewayCommand(config, agentOf(config), environment);
     }
     case 'bridge': {
       const config = load();
-      const agent = agentOf(config);
-      refuseSecretsUnderUnit(config, agent);
-      const logger = createLogger({ agent: agent.name, service: 'bridge' });
-      const bridge = makeBridge(agent, logger);
-      await bridge.start();
-      // A signal is a restart (deploy, systemctl restart): the Claude process stays for the next bridge.
-      await untilSignal(logger, () => bridge.stop('restart'));
-      return 0;
+      const { bridgeCommand } = await import('./service-commands.js');
+      return bridgeCommand(config, agentOf(config));
     }
     case 'stop-claude': {
       const agent = agentOf(load());
-      const logger = createLogger({ agent: agent.name, service: 'stop-claude' });
-      const outcome = await stopClaude(agent, logger);
-      const said = {
-        stopped: `stopped the Claude process of agent "${agent.name}"`,
-        not_running: `agent "${agent.name}" has no Claude process running`,
-        unknown: `cannot tell whether agent "${agent.name}"'s Claude process runs (see the log); nothing was signalled`,
-      } as const;
-      console.error(said[outcome]);
-      return outcome === 'unknown' ? 1 : 0;
+      return (await import('./service-commands.js')).stopClaudeCommand(agent);
     }
     case 'unit-stopped': {
       const agent = agentOf(load());
-      const logger = createLogger({ agent: agent.name, service: 'unit-stopped' });
-      const outcome = await unitStopped({ agent, logger });
-      return outcome.claude === 'unknown' ? 1 : 0;
+      return (await import('./service-commands.js')).unitStoppedCommand(agent);
     }
     case 'run': {
       const config = load();
       const agent = agentOf(config);
-      const logger = createLogger({ agent: agent.name, service: 'run' });
-      const taken = lockStateDir(agent.stateDir, 'run');
-      if (!taken.ok) throw new Error(taken.message);
-      const supervisor = superviseAgent({ mainPath, configFile: config.file, agent, logger });
-      supervisor.start();
-      await untilSignal(logger, () => supervisor.stop());
-      taken.lock.release();
-      return 0;
+      const { runForeground } = await import('./foreground.js');
+      return runForeground({ mainPath, config, agents: [agent], environment, command: 'run' });
     }
     case 'doctor': {
       const config = load();
       const chosen = arg ? [agentOf(config)] : config.agents;
-      const reports = [];
-      for (const agent of chosen) {
-        const index = config.agents.indexOf(agent);
-        reports.push(await doctorAgent(asServicesSee(agent, config.file), index, config.file, environment));
-      }
-      const ok = reports.every((r) => r.canStart);
-      if (values.json) console.log(JSON.stringify({ ok, agents: reports }, null, 2));
-      else {
-        for (const report of reports) {
-          console.log(`${report.agent}: ${report.canStart ? 'can start' : 'CANNOT start'}`);
-          for (const line of formatFindings(report.findings, { all: true })) console.log(`  ${line}`);
-        }
-      }
-      return ok ? 0 : 1;
+      const { doctorCommand } = await import('./operator-commands.js');
+      return doctorCommand(config, chosen, environment, values.json === true);
     }
     case 'status': {
       const config = load();
       const chosen = arg ? [agentOf(config)] : config.agents;
-      const statuses = chosen.map((agent) => agentStatus(asServicesSee(agent, config.file), config.file));
-      if (values.json) console.log(JSON.stringify({ agents: statuses }, null, 2));
-      else console.log(statuses.map((s) => formatStatus(s)).join('\n\n'));
-      return statuses.every(isHealthy) ? 0 : 3;
+      const commands = await import('./operator-commands.js');
+      return values.cost
+        ? commands.costCommand(config, chosen, values.json === true)
+        : commands.statusCommand(config, chosen, values.json === true);
     }
     case 'restart': {
       const config = load();
-      const agent = asServicesSee(agentOf(config), config.file);
-      const logger = createLogger({ agent: agent.name, service: 'restart' });
-      console.error(await restartAgent(agent, values.hard === true, logger, config.file));
-      return 0;
+      const agent = agentOf(config);
+      return (await import('./operator-commands.js')).restartCommand(config, agent, values.hard === true);
     }
     case 'logs': {
-      const config = load();
-      return showLogs(agentOf(config), values.follow === true);
+      const agent = agentOf(load());
+      return (await import('./operator-commands.js')).logsCommand(agent, values.follow === true);
     }
     case 'backup': {
       const config = load();
-      const agent = asServicesSee(agentOf(config), config.file);
+      const agent = agentOf(config);
       if (!extra) throw new UsageError('usage: switchyard backup AGENT DEST');
-      if (!hasFiles(agent.stateDir)) {
-        throw new OperateError(
-          `agent "${agent.name}" has no state to back up: ${agent.stateDir} is missing or empty (the agent has not run on this host, or stateDir points elsewhere); nothing was written to ${path.resolve(extra)}`,
-        );
-      }
-      const manifest = await backupAgent(agent, path.resolve(extra));
-      console.error(
-        `backed up ${manifest.files.length} file(s) of agent "${agent.name}" to ${path.resolve(extra)}`,
-      );
-      return manifest.files.length > 0 ? 0 : 1;
+      return (await import('./operator-commands.js')).backupCommand(config, agent, extra);
+    }
+    case 'restore': {
+      const config = load();
+      const agent = agentOf(config);
+      if (!extra)
+        throw new UsageError('usage: switchyard restore AGENT SRC (a directory switchyard backup wrote)');
+      return (await import('./operator-commands.js')).restoreCommand(config, agent, extra);
     }
     case 'add-agent': {
       if (!arg) throw new UsageError('usage: switchyard add-agent NAME [--allow ID] [--token-file PATH]');
@@ -274,7 +156,7 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case 'sandbox':
-      return runSandbox({ mainPath });
+      return (await import('./sandbox.js')).runSandbox({ mainPath });
     case 'up': {
       let config: Config | undefined;
       try {
@@ -284,32 +166,21 @@ async function main(argv: string[]): Promise<number> {
         if (!(err instanceof ConfigError && err.problems[0]?.startsWith('no such file'))) throw err;
       }
       const withToken = config?.agents.filter((a) => a.token !== undefined) ?? [];
-      if (!config || withToken.length === 0) return runSandbox({ mainPath });
-      const logger = createLogger({ service: 'up' });
-      const locks = withToken.map((agent) => lockStateDir(agent.stateDir, 'run'));
-      for (const taken of locks) if (!taken.ok) throw new Error(taken.message);
-      const supervisors = withToken.map((agent) =>
-        superviseAgent({
-          mainPath,
-          configFile: config.file,
-          agent,
-          logger: logger.child({ agent: agent.name }),
-        }),
-      );
-      for (const supervisor of supervisors) supervisor.start();
-      await untilSignal(logger, () => Promise.all(supervisors.map((s) => s.stop())).then(() => undefined));
-      for (const taken of locks) if (taken.ok) taken.lock.release();
-      return 0;
+      if (!config || withToken.length === 0) return (await import('./sandbox.js')).runSandbox({ mainPath });
+      const { runForeground } = await import('./foreground.js');
+      return runForeground({ mainPath, config, agents: withToken, environment, command: 'up' });
     }
     default:
       throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 
-/** Under systemd a secret in the config is readable by every agent's Claude: the service does not start. */
-function refuseSecretsUnderUnit(config: Config, agent: AgentConfig): void {
-  const problems = unitSecretProblems(agent, process.env);
-  if (problems.length > 0) throw new ConfigError(config.file, problems);
+/** `switchyard version [--json]`. */
+async function versionCommand(json: boolean): Promise<number> {
+  const { formatVersion, versionInfo } = await import('./version.js');
+  const info = versionInfo();
+  console.log(json ? JSON.stringify(info, null, 2) : formatVersion(info).join('\n'));
+  return 0;
 }
 
 /** The bot token from stdin: pasted at a prompt on a terminal, or piped. */
@@ -335,42 +206,6 @@ function errorJson(err: unknown): { kind: string; message: string; file?: string
   if (err instanceof UsageError) return { kind: 'usage', message: err.message };
   if (err instanceof OperateError) return { kind: 'operate', message: err.message };
   return { kind: 'internal', message: describeError(err) };
-}
-
-/**
- * How `/restart` reaches the bridge: the dev supervisor over IPC, or systemd. The gateway unit's user
- * needs permission to restart the agent unit (see deploy/README.md).
- */
-function bridgeRestarter(agent: string): (() => Promise<void>) | undefined {
-  if (process.send) {
-    return async () => {
-      process.send?.(RESTART_BRIDGE_MESSAGE);
-    };
-  }
-  if (process.env.INVOCATION_ID) {
-    return async () => {
-      await promisify(execFile)('systemctl', ['restart', '--no-block', `switchyard-agent@${agent}.service`]);
-    };
-  }
-  return undefined;
-}
-
-/** Resolves after SIGINT or SIGTERM has been handled by `stop` (see signals.ts for repeated signals). */
-function untilSignal(logger: ReturnType<typeof createLogger>, stop: () => Promise<void>): Promise<void> {
-  return untilStopSignal(stop, {
-    onSignal: (signal) => logger.info({ event: 'stopping', signal }, 'stopping'),
-  }).catch((err: unknown) => {
-    logger.error({ event: 'stop_failed', err: describeError(err) }, 'stop failed');
-  });
-}
-
-/** Whether `dir` exists and holds anything. */
-function hasFiles(dir: string): boolean {
-  try {
-    return readdirSync(dir).length > 0;
-  } catch {
-    return false;
-  }
 }
 
 const argv = process.argv.slice(2);

@@ -9,10 +9,12 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '@switchyard/protocol';
 import type { AgentConfig } from './config.js';
 import { findServiceProcesses } from './host-probe.js';
+import { OperateError } from './operate-error.js';
 import { stopClaude } from './services.js';
 
 const run = promisify(execFile);
@@ -24,12 +26,41 @@ export function unitsOf(agent: string): { gateway: string; bridge: string } {
 
 /** Whether systemd runs here and knows the agent's units. */
 export async function unitsInstalled(agent: string): Promise<boolean> {
-  if (!existsSync('/run/systemd/system')) return false;
+  return (await unitsHere(agent)) === 'running';
+}
+
+/** Where this host's systemd looks for the units and whether systemd runs; tests give their own. */
+export interface UnitHost {
+  /** Whether systemd is this host's init (`/run/systemd/system` exists, as sd_booted(3) checks). */
+  systemd: boolean;
+  /** Where install.sh puts the template units (`$SWITCHYARD_SYSTEMD_DIR`, else /etc/systemd/system). */
+  unitDir: string;
+}
+
+/** This host, as {@link UnitHost} describes it. */
+export function thisHost(env: NodeJS.ProcessEnv = process.env): UnitHost {
+  return {
+    systemd: existsSync('/run/systemd/system'),
+    unitDir: env.SWITCHYARD_SYSTEMD_DIR || '/etc/systemd/system',
+  };
+}
+
+/**
+ * The agent's units here: `running` (systemd runs and knows them), `not-running` (their files are
+ * installed but systemd is not this host's init, so nothing runs them: a container), or `absent`.
+ */
+export async function unitsHere(
+  agent: string,
+  host: UnitHost = thisHost(),
+): Promise<'running' | 'not-running' | 'absent'> {
+  if (!host.systemd) {
+    return existsSync(path.join(host.unitDir, 'switchyard-agent@.service')) ? 'not-running' : 'absent';
+  }
   try {
     await run('systemctl', ['cat', unitsOf(agent).bridge]);
-    return true;
+    return 'running';
   } catch {
-    return false;
+    return 'absent';
   }
 }
 
@@ -70,23 +101,23 @@ export async function restartAgent(
  * Streams the agent's logs to stdout: `journalctl` on both units (following with `follow`), pretty when
  * stdout is a terminal. Resolves with journalctl's exit status.
  */
-export async function showLogs(agent: AgentConfig, follow: boolean): Promise<number> {
-  if (!(await unitsInstalled(agent.name))) {
+export async function showLogs(
+  agent: AgentConfig,
+  follow: boolean,
+  host: UnitHost = thisHost(),
+): Promise<number> {
+  const units = await unitsHere(agent.name, host);
+  const elsewhere = `its logs are the output of \`switchyard run ${agent.name}\` (e.g. \`switchyard run ${agent.name} | tee ${agent.name}.log\`)`;
+  if (units === 'not-running') {
     throw new OperateError(
-      `agent "${agent.name}" has no systemd units here: in development its logs are the output of \`switchyard run ${agent.name}\` (e.g. \`switchyard run ${agent.name} | tee ${agent.name}.log\`)`,
+      `the units are installed (${host.unitDir}) but systemd is not running on this host, so they never ran agent "${agent.name}" and journald has no logs of it: run the agent with \`switchyard run ${agent.name}\`; ${elsewhere}`,
     );
   }
-  const units = unitsOf(agent.name);
-  const args = [
-    '-u',
-    units.gateway,
-    '-u',
-    units.bridge,
-    '-o',
-    'cat',
-    '--no-pager',
-    ...(follow ? ['-f'] : ['-n', '200']),
-  ];
+  if (units === 'absent') {
+    throw new OperateError(`agent "${agent.name}" has no systemd units here: in development ${elsewhere}`);
+  }
+  const { gateway, bridge } = unitsOf(agent.name);
+  const args = ['-u', gateway, '-u', bridge, '-o', 'cat', '--no-pager', ...(follow ? ['-f'] : ['-n', '200'])];
   const pretty = process.stdout.isTTY === true;
   const child = spawn('journalctl', args, { stdio: ['ignore', pretty ? 'pipe' : 'inherit', 'inherit'] });
   if (pretty && child.stdout) {
@@ -94,9 +125,4 @@ export async function showLogs(agent: AgentConfig, follow: boolean): Promise<num
     prettyLines(child.stdout, process.stdout);
   }
   return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
-}
-
-/** An operator action that cannot be done here; the message says what to do instead. */
-export class OperateError extends Error {
-  override readonly name = 'OperateError';
 }

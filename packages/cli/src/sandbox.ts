@@ -30,11 +30,12 @@ import {
   type ScriptedModel,
   scriptedClaudeEnv,
 } from '@switchyard/sandbox';
-import { claudeLogin } from './claude-login.js';
+import { claudeLogin, describeMissingLogin } from './claude-login.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { SIMULATED_MODEL_ENV, superviseAgent } from './services.js';
 import { untilStopSignal } from './signals.js';
+import { REFUSED_EXIT_STATUS, refusalText } from './supervisor.js';
 
 /** The sample picture in the sandbox's working directory (96×96: a track under a sun), for the default script. */
 const SAMPLE_PICTURE = 'switchyard.png';
@@ -171,16 +172,23 @@ async function runLocked(
   say('            Ctrl-C stops everything)');
   say('');
 
-  await untilStopSignal(
-    async () => {
-      await supervisor.stop();
-      await telegram.stop();
-      await model?.stop();
-      await voice.stop();
-    },
-    { onSignal: () => say('switchyard: stopping the sandbox…') },
-  );
-  return 0;
+  const stopAll = async () => {
+    await supervisor.stop();
+    await telegram.stop();
+    await model?.stop();
+    await voice.stop();
+  };
+  const refused = await Promise.race([
+    untilStopSignal(stopAll, { onSignal: () => say('switchyard: stopping the sandbox…') }).then(
+      () => undefined,
+    ),
+    supervisor.refused,
+  ]);
+  if (!refused) return 0;
+  // A service refused the sandbox's config (a voice block of the operator's, say): restarting cannot help.
+  await stopAll();
+  console.error(refusalText(agent.name, refused));
+  return REFUSED_EXIT_STATUS;
 }
 
 /**
@@ -266,7 +274,7 @@ export function chooseClaude(env: NodeJS.ProcessEnv): ClaudeChoice {
     return {
       kind: 'scripted',
       bin: pinned,
-      reason: `\`claude\` is installed but not logged in (no ${login.looked}, no ANTHROPIC_API_KEY).`,
+      reason: `\`claude\` is installed but not logged in (${describeMissingLogin(login)}, no ANTHROPIC_API_KEY).`,
     };
   }
   return { kind: 'real', bin: installed };

@@ -106,9 +106,10 @@ export function makeGateway(
 ): Gateway {
   const token = readToken(agent, environment, configFile);
   if (!token) {
-    throw new Error(
-      `agent "${agent.name}" has no bot token: add token: to its config, or run \`switchyard sandbox\` to try it locally`,
-    );
+    // A ConfigError (exit status 2): a supervisor does not restart a gateway that cannot work.
+    throw new ConfigError(configFile, [
+      `agents(${agent.name}): no bot token: add token: to its config, or run \`switchyard sandbox\` to try it locally`,
+    ]);
   }
   const simulated = environment.env[SIMULATED_MODEL_ENV] === '1';
   const voice = voiceOptions(agent.voice, environment.env);

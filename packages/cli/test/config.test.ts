@@ -133,6 +133,20 @@ describe('config', () => {
     expect(found.length).toBeGreaterThanOrEqual(5);
   });
 
+  it('reports a duplicate agent name together with every other mistake, not after they are fixed', () => {
+    expect(
+      problems(
+        `agents:\n  - { name: a, allow: [1], workDir: 5 }\n  - { name: a, allow: [x], workDir: /w }\n`,
+      ),
+    ).toEqual(
+      expect.arrayContaining([
+        'agents[1].name: "a" is used by another agent',
+        expect.stringMatching(/^agents\[0\]\.workDir: /),
+        expect.stringMatching(/^agents\[1\]\.allow\[0\]: /),
+      ]),
+    );
+  });
+
   it('refuses duplicate agent names, a missing allowlist and YAML syntax errors', () => {
     expect(
       problems(

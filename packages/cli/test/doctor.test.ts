@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createTelegramServer, type TelegramServer } from '@switchyard/sandbox';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
-import { type DoctorReport, doctorAgent } from '../src/doctor.js';
+import { type DoctorEnvironment, type DoctorReport, doctorAgent } from '../src/doctor.js';
 
 const TOKEN = '777001:doctor-test-token-not-a-secret-00';
 let dir: string;
@@ -24,13 +24,27 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function doctor(options: { token?: string; apiRoot?: string; env?: Record<string, string> } = {}) {
+async function doctor(
+  options: {
+    token?: string;
+    apiRoot?: string;
+    env?: Record<string, string>;
+    host?: Pick<DoctorEnvironment, 'userEntry' | 'uid'>;
+  } = {},
+) {
   const file = path.join(dir, 'switchyard.yaml');
   const yaml = `agents:\n  - name: doctor-unit-test\n    token: "${options.token ?? TOKEN}"\n    apiRoot: "${options.apiRoot ?? apiRoot}"\n    allow: [1]\n    workDir: work\n`;
   const env = { PATH: path.join(dir, 'bin'), HOME: dir, ANTHROPIC_API_KEY: 'sk-test', ...options.env };
   const agent = parseConfig(yaml, file, { env, cwd: dir }).agents[0];
   if (!agent) throw new Error('no agent');
-  return doctorAgent(agent, 0, file, { env, cwd: dir, systemd: false, telegramTimeoutMs: 2000 });
+  return doctorAgent(agent, 0, file, {
+    env,
+    cwd: dir,
+    systemd: false,
+    telegramTimeoutMs: 2000,
+    userEntry: () => undefined,
+    ...options.host,
+  });
 }
 
 const at = (report: DoctorReport, level: string) =>
@@ -97,5 +111,55 @@ describe('doctor', () => {
     expect(at(report, 'error')).toEqual([
       `agents[0].claude.env: claude has no credentials for this user (no ${path.join(dir, '.claude', '.credentials.json')}, no ANTHROPIC_API_KEY)`,
     ]);
+  });
+
+  describe("the agent user's Claude login, under sudo", () => {
+    const LOGIN = '{"claudeAiOauth":{"accessToken":"sk-ant-oat-test","refreshToken":"r","expiresAt":1}}';
+    /** The agent user sy-doctor-unit-test, with its own home; the doctor runs as root (uid 0). */
+    const asRoot = (): Pick<DoctorEnvironment, 'userEntry' | 'uid'> => ({
+      uid: 0,
+      userEntry: (name) =>
+        name === 'sy-doctor-unit-test' ? { uid: 4321, home: path.join(dir, 'agent-home') } : undefined,
+    });
+    const login = (home: string, text: string) => {
+      mkdirSync(path.join(home, '.claude'), { recursive: true });
+      writeFileSync(path.join(home, '.claude', '.credentials.json'), text);
+    };
+
+    it("looks in the agent user's home, not the caller's (sudo kept root's HOME)", async () => {
+      login(path.join(dir, 'agent-home'), LOGIN);
+      const report = await doctor({ env: { ANTHROPIC_API_KEY: '' }, host: asRoot() });
+      expect(at(report, 'error')).toEqual([]);
+      expect(at(report, 'ok')).toContain(
+        `agents[0].claude.env: claude is logged in as agent user sy-doctor-unit-test (${path.join(dir, 'agent-home', '.claude', '.credentials.json')})`,
+      );
+    });
+
+    it("does not count the caller's own ANTHROPIC_API_KEY, and its fix is the agent's login or its unit's EnvironmentFile", async () => {
+      login(dir, LOGIN); // the caller's own login does not help the agent either
+      const report = await doctor({ host: asRoot() });
+      const finding = report.findings.find((f) => f.path === 'agents[0].claude.env');
+      expect(finding).toMatchObject({
+        level: 'error',
+        message: `claude has no credentials for agent user sy-doctor-unit-test (no ${path.join(dir, 'agent-home', '.claude', '.credentials.json')}, no ANTHROPIC_API_KEY)`,
+      });
+      expect(finding?.fix).toContain('sudo -u sy-doctor-unit-test -H claude');
+      expect(finding?.fix).toContain('EnvironmentFile=');
+      // The units refuse a key in claude.env (secret-exposure.ts): never suggest it.
+      expect(finding?.fix).not.toContain('claude.env');
+    });
+
+    it('an empty {} credentials file is no login', async () => {
+      login(path.join(dir, 'agent-home'), '{}');
+      const report = await doctor({ env: { ANTHROPIC_API_KEY: '' }, host: asRoot() });
+      expect(at(report, 'error')).toEqual([
+        `agents[0].claude.env: claude has no credentials for agent user sy-doctor-unit-test (${path.join(dir, 'agent-home', '.claude', '.credentials.json')} holds no login, no ANTHROPIC_API_KEY)`,
+      ]);
+      login(dir, '{}');
+      const mine = await doctor({ env: { ANTHROPIC_API_KEY: '' } });
+      expect(at(mine, 'error')).toEqual([
+        `agents[0].claude.env: claude has no credentials for this user (${path.join(dir, '.claude', '.credentials.json')} holds no login, no ANTHROPIC_API_KEY)`,
+      ]);
+    });
   });
 });

@@ -88,4 +88,29 @@ describe('log', () => {
     );
     expect(journal.out).toMatch(/^<3>\{"level":50,/);
   });
+
+  it('writes each key once: nested children join their components, and a field wins over a binding', () => {
+    const { lines, stream } = capture();
+    // As the gateway's components nest: service logger → gateway → protocol → protocol-server.
+    const root = createLogger({ agent: 'demo', service: 'gateway' }, {}, stream as never);
+    root
+      .child({ component: 'gateway', agent: 'demo' })
+      .child({ component: 'protocol' })
+      .child({ component: 'protocol-server' })
+      .info({ event: 'listening', agent: 'demo' }, 'waiting for the bridge');
+    root.child({ component: 'supervisor' }).info({ event: 'service_started', service: 'bridge' });
+    const [first = '', second = ''] = lines().trim().split('\n');
+    const keys = (line: string) => [...line.matchAll(/"([^"]+)":/g)].map((m) => m[1]);
+    for (const line of [first, second]) {
+      const all = keys(line);
+      expect(all, line).toEqual([...new Set(all)]);
+    }
+    expect(JSON.parse(first)).toMatchObject({
+      agent: 'demo',
+      service: 'gateway',
+      component: 'gateway.protocol.protocol-server',
+      event: 'listening',
+    });
+    expect(JSON.parse(second)).toMatchObject({ component: 'supervisor', service: 'bridge' });
+  });
 });

@@ -41,7 +41,9 @@ export {
   backupGatewayStore,
   checkGatewayStore,
   type GatewayInspection,
+  type GatewaySpend,
   inspectGatewayStore,
+  readGatewaySpend,
 } from './store/inspect.js';
 /** The SQLite store, for operator tools that inspect a gateway's state. */
 export { type GatewayStore, openGatewayStore } from './store.js';

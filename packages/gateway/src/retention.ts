@@ -5,8 +5,8 @@
  * deleted, whatever its age: an attachment of an inbound message still in the inbox (the bridge will
  * hand its path to Claude), a file of a `file_send` not yet uploaded.
  *
- * The budgets' spend rows go in the same pass, on their own horizon (`SPEND_KEPT_MS`, three days): they
- * are what today's budget counts, so a `days` shorter than a day must not take them.
+ * The budgets' spend rows go in the same pass, on their own horizon (`SPEND_KEPT_MS`, 35 days): they
+ * are what today's budget and the month's cost count, so a shorter `days` must not take them.
  *
  * Age of a file is its mtime (set when it was written or copied, before the rename into place); a
  * `.part` left by a crash mid-write is deleted by the same rule. The bridge deletes its own copies once

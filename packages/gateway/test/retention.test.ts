@@ -142,17 +142,20 @@ describe('retention', () => {
     expect(store.getRun('webhook:github:note-due')).toBeDefined();
   });
 
-  it("forgets the budgets' spend past three days, on its own horizon: a retention of hours keeps today's", async () => {
+  it("forgets the budgets' spend past 35 days, on its own horizon: a retention of hours keeps the month's", async () => {
     const now = Date.now();
     store.spendStarted('old', { chatId: 1 }, 1);
-    store.spendEnded('old', { chatId: 1 }, 2, now - 4 * DAY);
+    store.spendEnded('old', { chatId: 1 }, 2, now - 36 * DAY);
+    // What `switchyard status --cost` counts as this month's: three weeks old, and kept.
+    store.spendStarted('month', { chatId: 1 }, 1);
+    store.spendEnded('month', { chatId: 1 }, 0.25, now - 20 * DAY);
     store.spendStarted('today', { chatId: 1 }, 1);
     store.spendEnded('today', { chatId: 1 }, 0.5, now - 3600_000);
-    expect(store.spentSince(now - 5 * DAY)).toBe(2.5);
+    expect(store.spentSince(now - 40 * DAY)).toBe(2.75);
     const retention = retentionOf(0.1, () => now);
     expect((await retention.run()).spend).toBe(1);
-    // The row a budget still counts is there; the one no day counts any more is not.
-    expect(store.spentSince(now - 5 * DAY)).toBe(0.5);
+    // The rows a budget or the month's cost still counts are there; the one neither counts is not.
+    expect(store.spentSince(now - 40 * DAY)).toBe(0.75);
   });
 
   it('keeps everything younger than the configured days', async () => {

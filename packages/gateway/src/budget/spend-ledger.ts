@@ -36,10 +36,11 @@ export type { SpendOptions } from '../core/spend-gate.js';
 
 /**
  * Spending (and the day's notices) is kept this long after it ended, then forgotten by the daily
- * retention pass (`retention.ts`): a local day began less than a day ago in any time zone, so three days
- * hold every row a budget counts, whatever the retention's own `days`.
+ * retention pass (`retention.ts`), whatever the retention's own `days`: a budget counts today's rows,
+ * and `switchyard status --cost` this month's. A local month began at most 31 days ago in any time zone
+ * (and the pass runs daily), so 35 days hold every row either counts. A row is a few dozen bytes.
  */
-export const SPEND_KEPT_MS = 3 * 24 * 3600_000;
+export const SPEND_KEPT_MS = 35 * 24 * 3600_000;
 
 /** Whether a message may start a turn; when not, why (short), and the notice when it is due today. */
 export type SpendCheck =

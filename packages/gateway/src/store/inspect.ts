@@ -95,6 +95,34 @@ export function inspectGatewayStore(
   }
 }
 
+/** What the turns that ended since each bound cost (USD), from the `spend` table, for `status --cost`. */
+export interface GatewaySpend {
+  /** USD and turns per bound, in the order the bounds were given. */
+  since: Array<{ since: number; usd: number; turns: number }>;
+}
+
+/**
+ * Opens `path` read-only and sums the `spend` table (what budgets count) since each of `bounds` (epoch
+ * ms). The table keeps 35 days (`SPEND_KEPT_MS`): a bound further back counts only what is kept.
+ */
+export function readGatewaySpend(path: string, bounds: readonly number[]): GatewaySpend {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const sum = db.prepare<[number], { usd: number | null; turns: number }>(
+      'SELECT SUM(usd) AS usd, COUNT(*) AS turns FROM spend WHERE usd IS NOT NULL AND ended_at >= ?',
+    );
+    return {
+      since: bounds.map((since) => {
+        const row = sum.get(since);
+        return { since, usd: row?.usd ?? 0, turns: row?.turns ?? 0 };
+      }),
+    };
+  } finally {
+    db.close();
+  }
+}
+
 /** Midnight, local time, of the day `now` (epoch ms) falls in. */
 export function startOfLocalDay(now: number): number {
   const day = new Date(now);
