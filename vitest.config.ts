@@ -27,6 +27,10 @@ export default defineConfig({
     // ports and config, so any two can run side by side.
     maxWorkers: 5,
     sequence: { sequencer: LongestFirst },
+    // A worker keeps the modules it loaded for its next file: importing the packages from source again for
+    // each of 155 unit files was most of the unit project's CPU (110 s of import, 71 s in all; 32 s
+    // without). No test mocks a module, stubs a global or changes the environment, so nothing leaks.
+    isolate: false,
     projects: [
       {
         extends: true,
