@@ -31,6 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTelegramServer } from '@switchyard/sandbox';
 import { afterAll, expect, it } from 'vitest';
+import { outputOf } from './processes.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const script = path.join(repo, 'deploy/install.sh');
@@ -57,12 +58,9 @@ function run(
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: options.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const output = outputOf(child);
     child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.on('close', (status) => resolve({ status, stdout: output.out(), stderr: output.err() }));
     child.stdin.end(options.input ?? '');
   });
 }
