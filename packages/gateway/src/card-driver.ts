@@ -146,12 +146,12 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
       }
       void run(action).then((result) => perform(cadence.report(action.cardId, result, now())));
     }
-    // A closing card's live edit may still wait at low priority behind the chat's replies, and the
+    // A closing card's live edit may still wait as a streamed call behind the chat's replies, and the
     // cadence issues the final edit and the unpin only after it: raise it to theirs. (The cadence marks a
     // card whose turn ended as closing only once that edit is reported, hence the second test.)
     for (const card of cadence.cards()) {
       if (card.closing || (isEnded(card.state) && runningSubagents(card.state) === 0))
-        courier.promote(card.route.chatId, editKey(card.cardId), 'high');
+        courier.promote(card.route.chatId, editKey(card.cardId), 'closing');
     }
     wake.arm(step.wakeAt);
   };
@@ -174,6 +174,8 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
                   adopt: record,
                 })
               : api.sendMessage(chatId, action.html, other),
+            // The card is cosmetic: a turn's answer and its prompts go before it (`courier.ts`).
+            { priority: 'cosmetic' },
           );
           if (!sent) return { kind: 'send_failed' };
           if (!journal) record(sent.message_id);
@@ -195,8 +197,8 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
             () => api.editMessageText(chatId, action.messageId, action.html, { parse_mode: 'HTML' }),
             // The key lets a closing card raise a live edit still queued (see `perform`).
             // The final edit precedes the unpin (the cadence keeps one action per card in flight), so it
-            // shares the unpin's priority: otherwise the unpin would wait behind queued replies after all.
-            { priority: action.final ? 'high' : 'low', key: editKey(action.cardId) },
+            // shares the unpin's priority: otherwise the unpin would wait behind queued cosmetics after all.
+            { priority: action.final ? 'closing' : 'stream', key: editKey(action.cardId) },
           );
           return { kind: 'edited' };
         } catch (error) {

@@ -79,7 +79,7 @@ export function createPins(options: PinsOptions): Pins {
   // `high`: an unpin ends a card's pin, and must not wait behind the chat's queued replies (the courier
   // still paces it within the chat's budget).
   const unpinOnce = (chatId: number, messageId: number) =>
-    courier.call(chatId, () => api.unpinChatMessage(chatId, messageId), { priority: 'high' });
+    courier.call(chatId, () => api.unpinChatMessage(chatId, messageId), { priority: 'closing' });
 
   return {
     async pin(chatId, messageId, turnId) {
@@ -88,6 +88,7 @@ export function createPins(options: PinsOptions): Pins {
       try {
         await courier.call(chatId, () =>
           api.pinChatMessage(chatId, messageId, { disable_notification: true }),
+          { priority: 'cosmetic' },
         );
         log('pin', { chatId, messageId, turnId, started });
         return true;
