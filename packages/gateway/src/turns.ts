@@ -23,12 +23,13 @@ import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import { finalText } from './core/final-text.js';
 import { FRAME_OWNER } from './core/frame-owner.js';
-import { threadParams } from './core/route.js';
+import { laneKey, threadParams } from './core/route.js';
 import { createTurnMachine } from './core/turn-machine.js';
 import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from './core/turn-steps.js';
 import type { Courier } from './courier.js';
 import type { ServerPartsState } from './io/server-parts.js';
 import { createMarkerEdits } from './markers.js';
+import { createReactions } from './reactions.js';
 import { createReplies, type Replies } from './replies.js';
 import { ReplyText } from './reply-text.js';
 import type { SendJournal } from './send-journal.js';
@@ -44,6 +45,7 @@ export interface TurnsOptions {
     | 'sendChatAction'
     | 'sendMessageDraft'
     | 'sendRichMessageDraft'
+    | 'setMessageReaction'
   >;
   /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
   journal: Pick<SendJournal, 'send' | 'sendRich'>;
@@ -103,6 +105,8 @@ export interface Turns {
 interface Reply {
   text: ReplyText;
   stream: ReturnType<Replies['stream']> | undefined;
+  /** Resolves the conversation's `answered` link of this reply. */
+  settled: (() => void) | undefined;
 }
 
 /** Creates the turn tracker. */
@@ -126,7 +130,13 @@ export function createTurns(options: TurnsOptions): Turns {
     serverParts: options.serverParts,
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
+  const reactions = createReactions({ api, courier, logger });
   const texts = new Map<string, Reply>();
+  /**
+   * Per conversation, when the newest reply has settled (rendered or given up): the next turn's reply
+   * queues no message call before it, so answers appear in turn order whatever the lane holds.
+   */
+  const answered = new Map<string, Promise<void>>();
   const finishing = new Set<Promise<void>>();
   let stopped = false;
 
@@ -212,12 +222,23 @@ export function createTurns(options: TurnsOptions): Turns {
           .catch(failed('marker_outcome_failed'));
         return;
       case 'track':
-        texts.set(action.turnId, { text: new ReplyText(action.blocks), stream: undefined });
+        texts.set(action.turnId, { text: new ReplyText(action.blocks), stream: undefined, settled: undefined });
         return;
       case 'open': {
         const reply = texts.get(action.turnId);
         if (!reply) return;
-        const stream = replies.stream(action, action.messageIds, action.opener);
+        const lane = laneKey(action.route);
+        const after = answered.get(lane);
+        let settled!: () => void;
+        const mine = new Promise<void>((resolve) => {
+          settled = resolve;
+        });
+        answered.set(lane, mine);
+        reply.settled = () => {
+          settled();
+          if (answered.get(lane) === mine) answered.delete(lane);
+        };
+        const stream = replies.stream(action, action.messageIds, action.opener, after);
         if (action.thinking && 'thinking' in stream) stream.thinking();
         reply.stream = stream;
         return;
@@ -236,6 +257,9 @@ export function createTurns(options: TurnsOptions): Turns {
         if (stream && 'stopDrafts' in stream) stream.stopDrafts();
         return;
       }
+      case 'react':
+        reactions.show(action.route, action.messageId, action.state);
+        return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
         void api.sendChatAction(action.route.chatId, 'typing', threadParams(action.route)).catch(() => {});
@@ -274,6 +298,7 @@ export function createTurns(options: TurnsOptions): Turns {
         return false;
       })
       .then((ok) => {
+        reply?.settled?.();
         texts.delete(action.turnId);
         run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
       })
