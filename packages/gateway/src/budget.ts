@@ -12,7 +12,6 @@
  * {@link createDraftPacer}, read with the same clock's time by the reply shell.
  */
 
-import { DRAFT_EVERY_MS } from './core/reply-state.js';
 import {
   GATEWAY_WINDOWS,
   type PaceKind,
@@ -22,6 +21,7 @@ import {
   tightened,
   windowDelay,
 } from './core/pace-windows.js';
+import { DRAFT_EVERY_MS } from './core/reply-state.js';
 
 /** Tunables; the defaults are {@link GATEWAY_WINDOWS}. */
 export interface BudgetOptions {

@@ -167,13 +167,15 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
           const other = { ...thread, parse_mode: 'HTML', disable_notification: true } as const;
           const record = (id: number) => options.onCardMessage?.(action.turnId, id);
           const journal = options.journal;
-          const sent = await courier.call(chatId, () =>
-            journal
-              ? journal.send(chatId, action.html, other, {
-                  owner: { kind: 'card', turnId: action.turnId },
-                  adopt: record,
-                })
-              : api.sendMessage(chatId, action.html, other),
+          const sent = await courier.call(
+            chatId,
+            () =>
+              journal
+                ? journal.send(chatId, action.html, other, {
+                    owner: { kind: 'card', turnId: action.turnId },
+                    adopt: record,
+                  })
+                : api.sendMessage(chatId, action.html, other),
             // The card is cosmetic: a turn's answer and its prompts go before it (`courier.ts`).
             { priority: 'cosmetic' },
           );

@@ -48,6 +48,12 @@ export interface CourierCall {
   priority?: Priority;
   /** The windows it spends: a chat's messages (default) or its reactions. */
   spends?: PaceKind;
+  /**
+   * Slots of its windows the call leaves free for later calls (default: `COSMETIC_RESERVE` for cosmetic
+   * and streamed message calls, none for others). A reaction on its way to a final state leaves room
+   * for the final ones.
+   */
+  leave?: number;
   /** Asked when the call's turn comes: true drops it unrun (see the module comment). */
   stale?: () => boolean;
   /** Calls with the same key in the same chat coalesce: only the latest pending one runs. */
@@ -73,6 +79,7 @@ export interface Courier {
 interface Job {
   rank: number;
   spends: PaceKind;
+  leave: number | undefined;
   stale: (() => boolean) | undefined;
   key: string | undefined;
   run: () => Promise<unknown>;
@@ -130,8 +137,8 @@ export function createCourier(budget: Budget, clock: Pick<Clock, 'now' | 'sleep'
       // A stale call is dropped as soon as it is looked at, whatever the windows say.
       if (job.stale?.()) return job;
       if (waiting.has(job.spends)) continue;
-      const ask = { kind: job.spends, reserve: job.rank >= RANK.closing && job.spends === 'message' ? reserve : 0 };
-      const delay = budget.delay(chatId, now, ask);
+      const leave = job.leave ?? (job.rank >= RANK.closing && job.spends === 'message' ? reserve : 0);
+      const delay = budget.delay(chatId, now, { kind: job.spends, reserve: leave });
       if (delay === 0) return job;
       waiting.add(job.spends);
       wait = Math.min(wait, delay);
@@ -151,6 +158,7 @@ export function createCourier(budget: Budget, clock: Pick<Clock, 'now' | 'sleep'
         const job: Job = {
           rank,
           spends: options.spends ?? 'message',
+          leave: options.leave,
           stale: options.stale,
           key: options.key,
           run,

@@ -86,8 +86,9 @@ export function createPins(options: PinsOptions): Pins {
       const started = clock.now();
       store.addPin({ chatId, messageId, turnId, pinnedAt: started });
       try {
-        await courier.call(chatId, () =>
-          api.pinChatMessage(chatId, messageId, { disable_notification: true }),
+        await courier.call(
+          chatId,
+          () => api.pinChatMessage(chatId, messageId, { disable_notification: true }),
           { priority: 'cosmetic' },
         );
         log('pin', { chatId, messageId, turnId, started });

@@ -22,6 +22,9 @@ import {
 import { laneKey, threadParams } from './core/route.js';
 import type { Courier } from './courier.js';
 
+/** Reaction slots a passing state (👀, ✍) leaves free in the chat's window for final ones (👌). */
+export const PASSING_LEAVE = 8;
+
 /** What the reactions need. */
 export interface ReactionsOptions {
   api: Pick<BotApi, 'setMessageReaction' | 'sendMessage' | 'editMessageText'>;
@@ -131,11 +134,13 @@ export function createReactions(options: ReactionsOptions): Reactions {
       void courier
         .call(
           chatId,
-          () =>
-            api.setMessageReaction(chatId, messageId, [{ type: 'emoji', emoji: REACTION_EMOJI[state] }]),
+          () => api.setMessageReaction(chatId, messageId, [{ type: 'emoji', emoji: REACTION_EMOJI[state] }]),
           {
-            priority: 'cosmetic',
+            // A final state (👌) goes first and may spend the whole window; one on the way to it leaves
+            // half the window free, so a burst's passing states never hold the final ones back.
+            priority: state === 'read' ? 'cosmetic' : 'stream',
             spends: 'reaction',
+            ...(state === 'read' ? {} : { leave: PASSING_LEAVE }),
             key: `re:${key}`,
             // Moved on before its turn came: the newer state's call shows it (it took this one's key).
             stale: () => wanted.get(key) !== state,

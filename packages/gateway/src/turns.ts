@@ -222,7 +222,11 @@ export function createTurns(options: TurnsOptions): Turns {
           .catch(failed('marker_outcome_failed'));
         return;
       case 'track':
-        texts.set(action.turnId, { text: new ReplyText(action.blocks), stream: undefined, settled: undefined });
+        texts.set(action.turnId, {
+          text: new ReplyText(action.blocks),
+          stream: undefined,
+          settled: undefined,
+        });
         return;
       case 'open': {
         const reply = texts.get(action.turnId);

@@ -129,7 +129,9 @@ export class RateLimiter {
     this.#windows.set(key, seen);
     if (seen.length >= rate.burst) {
       const oldest = seen[seen.length - rate.burst] as number;
-      const retryAfter = Number.isFinite(periodMs) ? Math.max(1, Math.ceil((oldest + periodMs - now) / 1000)) : 3600;
+      const retryAfter = Number.isFinite(periodMs)
+        ? Math.max(1, Math.ceil((oldest + periodMs - now) / 1000))
+        : 3600;
       return { allowed: false, retryAfter, scope: 'chat' };
     }
     const global = this.#refill(this.#global, globalRate, now);

@@ -428,7 +428,11 @@ function renderMessage(message, e) {
   if (message.reactions?.length)
     // The bot's reactions, as Telegram shows them: a chip under the message (a state: 👀 ✍ 👌).
     bubble.append(
-      el('div', { className: 'reactions', title: 'the bot’s reaction', textContent: message.reactions.join(' ') }),
+      el('div', {
+        className: 'reactions',
+        title: 'the bot’s reaction',
+        textContent: message.reactions.join(' '),
+      }),
     );
   const meta = el('div', { className: 'meta' });
   if (message.history.length > 1) {
