@@ -63,7 +63,7 @@ export interface TurnsOptions {
   bridgeGraceMs?: number;
   /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
   typingEveryMs?: number;
-  /** How long after a failed placeholder edit the due ones are tried again; default 15 s. */
+  /** How long after a failed marker edit or reaction it is tried again; default 15 s. */
   placeholderRetryMs?: number;
   /** Time and timers; default {@link systemClock}. */
   clock?: Clock;
@@ -130,7 +130,13 @@ export function createTurns(options: TurnsOptions): Turns {
     serverParts: options.serverParts,
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
-  const reactions = createReactions({ api, courier, logger });
+  const reactions = createReactions({
+    api,
+    courier,
+    logger,
+    clock,
+    ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
+  });
   const texts = new Map<string, Reply>();
   /**
    * Per conversation, when the newest reply has settled (rendered or given up): the next turn's reply
