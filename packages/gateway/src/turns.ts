@@ -268,7 +268,8 @@ export function createTurns(options: TurnsOptions): Turns {
         return;
       }
       case 'react':
-        reactions.show(action.route, action.messageId, action.state);
+        // Cosmetic, and after the caller's synchronous work like an acknowledgement (see above).
+        queueMicrotask(() => reactions.show(action.route, action.messageId, action.state));
         return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
