@@ -158,7 +158,7 @@ describe('rich replies in a private chat', () => {
     // The next message takes the classic path: no "Thinking…" draft for it (and no placeholder either).
     const drafts = tg.calls('sendMessageDraft').length;
     const again = tg.sendText(route.chatId, 'again');
-    await waitUntil(() => world.gateway.status().inbox >= 1 || undefined, 3000, 'stored');
+    await waitUntil(() => framesOf(bridge, 'user_message').find((f) => f.text === 'again'), 3000, 'stored');
     await sleep(300);
     expect(tg.calls('sendMessageDraft')).toHaveLength(drafts);
     expect(botMessages(tg, route.chatId).filter((m) => m.replyToMessageId === again.messageId)).toEqual([]);
