@@ -98,17 +98,20 @@ function apply(s: ReplyState, input: ReplyInput, env: ReplyEnv, out: ReplyAction
 }
 
 /** With nothing in flight: the next operation to start, or `done`. */
-function advance(s: ReplyState, env: ReplyEnv, out: ReplyAction[]): ReplyState {
-  if (s.final) {
-    if (s.final.failed) return s;
-    if (finalComplete(s, s.final)) {
+function advance(state: ReplyState, env: ReplyEnv, out: ReplyAction[]): ReplyState {
+  if (state.final) {
+    if (state.final.failed) return state;
+    const final = skipShown(state, state.final);
+    const s = final === state.final ? state : { ...state, final };
+    if (finalComplete(s, final)) {
       out.push({ kind: 'done', ok: true });
       return { ...s, done: true };
     }
     const seq = s.seq + 1;
-    out.push({ kind: 'lane', seq, priority: 'content', replaces: !s.final.started });
-    return { ...s, seq, op: { phase: 'queued', seq }, final: { ...s.final, started: true } };
+    out.push({ kind: 'lane', seq, priority: 'content', replaces: !final.started });
+    return { ...s, seq, op: { phase: 'queued', seq }, final: { ...final, started: true } };
   }
+  const s = state;
   if (s.mode === 'draft') {
     const due = draftDue(s, env);
     if (due === undefined || env.now < due) return s;
@@ -297,6 +300,20 @@ function emit(s: ReplyState, out: ReplyAction[]): ReplyState {
     out.push({ kind: 'send', seq, slot, content, replyTo });
   }
   return s;
+}
+
+/**
+ * The final plan past the parts its messages show already (a live edit or send put that very content
+ * there): an edit of them would change nothing, and would spend one of the chat's message slots.
+ */
+function skipShown(s: ReplyState, final: FinalPlan): FinalPlan {
+  let slot = final.slot;
+  for (;;) {
+    const part = final.parts[slot];
+    if (part === undefined || slot >= s.ids.length || s.shown[slot] !== textOf(part)) break;
+    slot++;
+  }
+  return slot === final.slot ? final : { ...final, slot };
 }
 
 /** Whether every part is placed and no surplus message is left. */

@@ -320,6 +320,14 @@ describe('a group reply with no placeholder', () => {
     expect(m.persisted()).toEqual([[100]]);
   });
 
+  it('a final text its live message shows already costs no edit (a fast answer: one call in all)', () => {
+    const m = machine({ mode: 'edit', ids: [] });
+    m.feed({ kind: 'text', text: 'the whole answer' });
+    m.feed({ kind: 'finish', markdown: 'the whole answer' });
+    expect(kinds(m.calls)).toEqual(['send @0 rich']);
+    expect(m.actions.filter((a) => a.kind === 'done')).toEqual([{ kind: 'done', ok: true }]);
+  });
+
   it('a turn that ends before its first send goes out is sent once, final', () => {
     const r = stepReply(
       initialReply({ format: TELEGRAM_FORMAT, ids: [], mode: 'edit' }),
