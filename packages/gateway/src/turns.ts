@@ -18,6 +18,7 @@ import {
   type Route,
   systemClock,
 } from '@switchyard/protocol';
+import { type AnswerLink, createAnswerOrder } from './answer-order.js';
 import { createArrivals } from './arrivals.js';
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
@@ -105,8 +106,8 @@ export interface Turns {
 interface Reply {
   text: ReplyText;
   stream: ReturnType<Replies['stream']> | undefined;
-  /** Resolves the conversation's `answered` link of this reply. */
-  settled: (() => void) | undefined;
+  /** Its place in the conversation's answer order (`answer-order.ts`), once opened. */
+  order: AnswerLink | undefined;
 }
 
 /** Creates the turn tracker. */
@@ -138,11 +139,7 @@ export function createTurns(options: TurnsOptions): Turns {
     ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
   });
   const texts = new Map<string, Reply>();
-  /**
-   * Per conversation, when the newest reply has settled (rendered or given up): the next turn's reply
-   * queues no message call before it, so answers appear in turn order whatever the lane holds.
-   */
-  const answered = new Map<string, Promise<void>>();
+  const order = createAnswerOrder();
   const finishing = new Set<Promise<void>>();
   let stopped = false;
 
@@ -231,24 +228,14 @@ export function createTurns(options: TurnsOptions): Turns {
         texts.set(action.turnId, {
           text: new ReplyText(action.blocks),
           stream: undefined,
-          settled: undefined,
+          order: undefined,
         });
         return;
       case 'open': {
         const reply = texts.get(action.turnId);
         if (!reply) return;
-        const lane = laneKey(action.route);
-        const after = answered.get(lane);
-        let settled!: () => void;
-        const mine = new Promise<void>((resolve) => {
-          settled = resolve;
-        });
-        answered.set(lane, mine);
-        reply.settled = () => {
-          settled();
-          if (answered.get(lane) === mine) answered.delete(lane);
-        };
-        const stream = replies.stream(action, action.messageIds, action.opener, after);
+        reply.order = order.link(laneKey(action.route));
+        const stream = replies.stream(action, action.messageIds, action.opener, reply.order.after);
         if (action.thinking && 'thinking' in stream) stream.thinking();
         reply.stream = stream;
         return;
@@ -309,7 +296,7 @@ export function createTurns(options: TurnsOptions): Turns {
         return false;
       })
       .then((ok) => {
-        reply?.settled?.();
+        reply?.order?.settle();
         texts.delete(action.turnId);
         run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
       })
