@@ -21,7 +21,7 @@
  * - A call given a `key` replaces the pending call with the same key: stale edits are dropped in favour
  *   of the latest text, never queued. The replaced call's promise resolves with `undefined`.
  * - A call whose `stale()` says true when its turn comes is dropped unrun (resolves `undefined`) and
- *   spends nothing: a reaction the message has moved past, an edit of a card already closed.
+ *   spends nothing: a reaction the message has moved past, a marker edit whose text is shown already.
  * - The thunk is evaluated when the call goes out, so it can read the newest state at that moment.
  */
 import { type Clock, systemClock } from '@switchyard/protocol';
