@@ -59,6 +59,33 @@ describe('bursts across chats during a turn', () => {
     },
   );
 
+  it.each<[string, number]>([
+    ['a group', -21],
+    ['a private chat', 21],
+  ])('between turns in %s: a message read at once gets no 👀, only ✍ then 👌', (_, chatId) => {
+    const sim = new TurnSim();
+    const route = { chatId };
+    sim.message(route, 'a');
+    sim.started('t1', route, ['a']);
+    sim.answer('t1', 'one');
+    // The conversation is idle again: the next messages are read at once, together.
+    sim.message(route, 'b');
+    sim.message(route, 'c');
+    expect([sim.reaction('b'), sim.reaction('c')]).toEqual([undefined, undefined]);
+    sim.started('t2', route, ['b', 'c']);
+    expect([sim.reaction('b'), sim.reaction('c')]).toEqual([READING, READ]);
+    sim.answer('t2', 'two');
+    expect(['a', 'b', 'c'].map((id) => sim.reaction(id))).toEqual([READ, READ, READ]);
+    expect(sim.actions('react').map((r) => `${r.inboundId}:${r.state}`)).toEqual([
+      'a:reading',
+      'a:read',
+      'b:reading',
+      'c:read',
+      'b:read',
+    ]);
+    expect(sim.answers).toEqual(['t1: one', 't2: two']);
+  });
+
   it('reactions change only with the state: waiting for a session, then taken, is 👀 then ✍, once each', () => {
     const sim = new TurnSim();
     const route = groups[0] ?? { chatId: -1 };
