@@ -14,6 +14,7 @@ const benches = [
   ['files', 'packages/gateway/bench/files.bench.mjs'],
   ['reply-text', 'packages/gateway/bench/reply-text.bench.mjs'],
   ['gateway-heap', 'packages/gateway/bench/heap.bench.mjs'],
+  ['quiet-chat', 'packages/gateway/bench/quiet.bench.mjs'],
   ['conversations', 'bench/conversations.bench.mjs'],
 ];
 const only = process.argv.slice(2);

@@ -32,7 +32,7 @@ const options = {
   socketPath: join(dir, 'b.sock'),
   polling: { timeoutSec: 1 },
   // No pacing: this measures memory, not Telegram's limits (the stand-in's are off too).
-  budget: { privateIntervalMs: 1, burst: 1000, globalPerSecond: 1_000_000 },
+  budget: { scale: 0.000_001, globalPerSecond: 1_000_000 },
   card: { showDelayMs: 600_000 },
 };
 const child = fork(new URL('./bot-process.mjs', import.meta.url), ['gateway'], {

@@ -1,6 +1,6 @@
 // Gateway benchmark against the sandbox Bot API (real HTTP on 127.0.0.1). Build first:
 //   npx tsc -b packages/gateway packages/sandbox && node packages/gateway/bench/run.mjs
-// (a) update → placeholder latency vs a bare grammY echo bot, (b) a 3,000-token answer streamed at
+// (a) update → acknowledgement latency vs a bare grammY echo bot, (b) a 3,000-token answer streamed at
 // 100 tokens/s: edits, highest edit rate per chat, 429s, final text identical, (c) resident memory.
 // Each bot runs in a child process of its own (bench/bot-process.mjs); the sandbox and the fake bridge
 // stay here. Flags: --latency-only stops after (a).
@@ -42,25 +42,31 @@ async function startBot(kind, options) {
 
 /**
  * Median time from the sandbox handing an update out (its `updates_delivered` event, when the
- * `getUpdates` answer is written) to the bot's reply message being created there (the placeholder's
- * `sendMessage` reaching the server), both on the sandbox's clock. One update at a time, each from a
- * new private chat, so no chat budget is involved.
+ * `getUpdates` answer is written) to the bot's acknowledgement reaching the server, both on the
+ * sandbox's clock: the echo bot's reply message, or the gateway's 👀 reaction on the message (its
+ * acknowledgement of a message that waits: `busy` opens a turn in the chat first, so the gateway's own
+ * path is timed, not a round trip through the bridge). One update at a time, each from a new private
+ * chat, so no chat budget is involved.
  */
-async function latency(tg, firstUserId) {
+async function latency(tg, firstUserId, busy) {
   const samples = [];
   let deliveredAt = 0;
   let repliedAt = 0;
+  const clock = () => performance.timeOrigin + performance.now();
   const off = tg.subscribe((event) => {
     if (event.type === 'updates_delivered') deliveredAt = event.at;
-    if (event.type === 'message' && event.message.from === 'bot') repliedAt = event.message.date;
+    if (!busy && event.type === 'message' && event.message.from === 'bot') repliedAt = event.message.date;
+    if (busy && event.type === 'reaction' && repliedAt === 0) repliedAt = clock();
   });
   for (let i = 0; i < N; i++) {
     const user = tg.addUser({ id: firstUserId + i, firstName: 'u' });
     const chatId = tg.privateChat(user).id;
+    await busy?.open(chatId, i);
     repliedAt = 0;
     tg.sendText(chatId, `ping ${i}`, { from: user });
     await tg.waitFor(() => repliedAt > 0, { timeoutMs: 10_000 });
     samples.push(repliedAt - deliveredAt);
+    await busy?.close(i);
     await sleep(20);
   }
   off();
@@ -88,7 +94,7 @@ const gw = await startBot('gateway', {
   stateDir: join(dir, 's'),
   socketPath: join(dir, 'b.sock'),
   polling: { timeoutSec: 1 },
-  // What (a) and (b) measure is the placeholder message and its edits; rich replies (the default) show
+  // What (b) measures is a message and its edits; rich replies (the default) show
   // a private chat's answer as drafts and one message, which the reply-text and files benches cover.
   replies: 'classic',
 });
@@ -101,7 +107,20 @@ const bridge = createProtocolClient({
 await bridge.start();
 await sleep(300);
 const rssIdle = await gw.rss();
-const gwMs = await latency(tg, 7000);
+const gwMs = await latency(tg, 7000, {
+  async open(chatId, i) {
+    await bridge.send({
+      type: 'turn_started',
+      turnId: `l${i}`,
+      route: { chatId },
+      inboundIds: [],
+      request: 'x',
+      startedAt: Date.now(),
+    });
+    await sleep(30);
+  },
+  close: (i) => bridge.send({ type: 'turn_ended', turnId: `l${i}`, outcome: 'success' }),
+});
 if (process.argv.includes('--latency-only')) {
   console.log(
     JSON.stringify({
@@ -197,7 +216,7 @@ const finalText = tg
 console.log(
   JSON.stringify(
     {
-      placeholderMs: {
+      acknowledgementMs: {
         echoBot: +echoMs.toFixed(2),
         gateway: +gwMs.toFixed(2),
         ratio: +(gwMs / echoMs).toFixed(2),

@@ -68,7 +68,7 @@ export function createArrivals(options: ArrivalsOptions): Arrivals {
                 },
               },
             ),
-          { priority: 'urgent' },
+          { priority: 'prompt' },
         );
         if (sent === undefined && answer === undefined) throw new Error('the send was dropped');
       } catch (error) {

@@ -31,6 +31,7 @@ export type BotApi = Pick<
   | 'getMe'
   | 'getUpdates'
   | 'createForumTopic'
+  | 'setMessageReaction'
 >;
 
 /** Telegram's description of a failed call, or the error's message. */
@@ -47,6 +48,14 @@ export function errorCode(error: unknown): number | undefined {
 /** "message is not modified": the edit was a no-op, which is success for us. */
 export function isNotModified(error: unknown): boolean {
   return errorCode(error) === 400 && /message is not modified/i.test(errorText(error));
+}
+
+/**
+ * The chat takes no reaction of ours: `REACTION_INVALID` (not in its `available_reactions`), reactions
+ * turned off, or a chat type without them. Its states go to the one marker message instead.
+ */
+export function isReactionRefused(error: unknown): boolean {
+  return errorCode(error) === 400 && /REACTION_INVALID|REACTIONS?_.*(DISABLED|EMPTY)/i.test(errorText(error));
 }
 
 /** The HTML was rejected ("can't parse entities"): send the plain-text fallback instead. */

@@ -1,110 +1,122 @@
 /**
- * The gateway's own send budget per chat, kept below Telegram's limits so that steady use never
- * provokes a 429: about one message a second in a private chat, twenty a minute in a group, thirty a
- * second across all chats — and edits count. Pure arithmetic over an injected clock; the courier
- * asks it when a chat may be written to next.
+ * The gateway's own send budget per chat, as sliding windows under Telegram's published limits
+ * (`core/pace-windows.ts` has the model, the limits and the margins): 18 messages in any 66 s in a
+ * group, three in any 3.3 s in a private chat, 25 a second across all chats — edits count — and a
+ * window of its own for a chat's reactions. The courier asks it when a chat may be written to next; it
+ * is the only pacing of chat-bound calls (replies, markers, reactions, the card, prompts).
  *
- * After a 429 for a chat, that chat waits out `retry_after` and its interval is multiplied for
+ * After a 429 for a chat, that chat waits out `retry_after` and its windows hold half their calls for
  * `penaltyMs`, so a limit we misjudged is not hit again at once.
  *
  * Drafts are not messages and do not spend this budget; they have their own bucket per private chat,
  * {@link createDraftPacer}, read with the same clock's time by the reply shell.
  */
 
+import {
+  GATEWAY_WINDOWS,
+  type PaceKind,
+  type PaceWindow,
+  pruneTimes,
+  scaled,
+  tightened,
+  windowDelay,
+} from './core/pace-windows.js';
 import { DRAFT_EVERY_MS } from './core/reply-state.js';
 
-/** Tunables; the defaults sit a little under Telegram's published limits. */
+/** Tunables; the defaults are {@link GATEWAY_WINDOWS}. */
 export interface BudgetOptions {
-  /** Refill interval of a private chat's bucket (positive chat id). Default 1050 ms. */
-  privateIntervalMs?: number;
-  /** Refill interval of a group's bucket (negative chat id). Default 3100 ms. */
-  groupIntervalMs?: number;
-  /** Bucket size: calls a rested chat may make at once. Default 2. */
-  burst?: number;
-  /** Calls allowed across all chats in any one second. Default 25. */
+  /** Multiplies every window's period (tests run Telegram's clock ten times faster: 0.1). Default 1. */
+  scale?: number;
+  /** Calls allowed across all chats in any one second (before `scale`). Default 25. */
   globalPerSecond?: number;
   /** How long a chat stays tightened after a 429. Default 60 s. */
   penaltyMs?: number;
-  /** The interval multiplier while tightened. Default 2. */
+  /** What a tightened chat's window limits are divided by. Default 2. */
   penaltyFactor?: number;
+}
+
+/** Per-call pacing questions; `kind` picks the windows (default `message`). */
+export interface PaceAsk {
+  kind?: PaceKind;
+  /** Slots of each window kept back for more urgent calls (streamed edits and cosmetics pass some). */
+  reserve?: number;
 }
 
 /** Per-chat and global pacing; see the module comment. */
 export interface Budget {
-  /**
-   * Milliseconds until a call to `chatId` may go out (0: now). `reserve` tokens are kept back for
-   * more urgent calls: streamed edits pass 1 so that a new placeholder never waits behind them.
-   */
-  delay(chatId: number, now: number, reserve?: number): number;
+  /** Milliseconds until a call to `chatId` may go out (0: now). */
+  delay(chatId: number, now: number, ask?: PaceAsk): number;
   /** Records a call to `chatId` at `now`. */
-  take(chatId: number, now: number): void;
+  take(chatId: number, now: number, kind?: PaceKind): void;
   /** Records a 429 for `chatId` with Telegram's `retry_after` (seconds). */
   penalize(chatId: number, retryAfterSec: number, now: number): void;
-  /** The current refill interval for `chatId`, for logs and `/status`. */
-  interval(chatId: number, now: number): number;
+  /** The message windows in force for `chatId` now, for logs and tests. */
+  windows(chatId: number, now: number): readonly PaceWindow[];
 }
 
 interface ChatPace {
-  tokens: number;
-  updatedAt: number;
+  /** Times of the chat's message calls in its windows, oldest first. */
+  messages: number[];
+  reactions: number[];
   blockedUntil: number;
   tightUntil: number;
 }
 
 /** Creates a budget; it holds only timestamps, so one per gateway is enough. */
 export function createBudget(options: BudgetOptions = {}): Budget {
-  const privateMs = options.privateIntervalMs ?? 1050;
-  const groupMs = options.groupIntervalMs ?? 3100;
-  const burst = Math.max(1, options.burst ?? 2);
-  const perSecond = options.globalPerSecond ?? 25;
+  const scale = options.scale ?? 1;
+  const group = scaled(GATEWAY_WINDOWS.group, scale);
+  const priv = scaled(GATEWAY_WINDOWS.private, scale);
+  const reaction = scaled(GATEWAY_WINDOWS.reaction, scale);
+  const global = scaled([{ limit: options.globalPerSecond ?? 25, periodMs: 1000 }], scale);
   const penaltyMs = options.penaltyMs ?? 60_000;
   const factor = options.penaltyFactor ?? 2;
   const chats = new Map<number, ChatPace>();
-  /** Timestamps of the calls in the last second, oldest first. */
-  const recent: number[] = [];
+  /** Times of the calls across all chats, oldest first. */
+  let recent: number[] = [];
 
-  const interval = (chatId: number, now: number): number => {
-    const base = chatId < 0 ? groupMs : privateMs;
-    return (chats.get(chatId)?.tightUntil ?? 0) > now ? base * factor : base;
-  };
-  /** The chat's bucket, refilled up to `now`. */
-  const pace = (chatId: number, now: number): ChatPace => {
+  const pace = (chatId: number): ChatPace => {
     let p = chats.get(chatId);
     if (!p) {
-      p = { tokens: burst, updatedAt: now, blockedUntil: 0, tightUntil: 0 };
+      p = { messages: [], reactions: [], blockedUntil: 0, tightUntil: 0 };
       chats.set(chatId, p);
-    }
-    if (now > p.updatedAt) {
-      p.tokens = Math.min(burst, p.tokens + (now - p.updatedAt) / interval(chatId, now));
-      p.updatedAt = now;
     }
     return p;
   };
+  const windowsOf = (chatId: number, kind: PaceKind, now: number): readonly PaceWindow[] => {
+    const base = kind === 'reaction' ? reaction : chatId < 0 ? group : priv;
+    return (chats.get(chatId)?.tightUntil ?? 0) > now ? tightened(base, factor) : base;
+  };
 
   return {
-    interval,
-    delay(chatId, now, reserve = 0) {
-      const p = pace(chatId, now);
-      while (recent.length > 0 && (recent[0] as number) <= now - 1000) recent.shift();
-      const globalWait = recent.length >= perSecond ? (recent[0] as number) + 1000 - now : 0;
-      const need = Math.min(burst, 1 + reserve);
-      const chatWait = p.tokens >= need ? 0 : Math.ceil((need - p.tokens) * interval(chatId, now));
-      return Math.max(0, globalWait, chatWait, p.blockedUntil - now);
+    windows: (chatId, now) => windowsOf(chatId, 'message', now),
+    delay(chatId, now, ask = {}) {
+      const kind = ask.kind ?? 'message';
+      const p = pace(chatId);
+      const own = kind === 'reaction' ? p.reactions : p.messages;
+      return Math.max(
+        0,
+        windowDelay(recent, global, now),
+        windowDelay(own, windowsOf(chatId, kind, now), now, ask.reserve ?? 0),
+        p.blockedUntil - now,
+      );
     },
-    take(chatId, now) {
-      const p = pace(chatId, now);
-      p.tokens -= 1;
-      recent.push(now);
+    take(chatId, now, kind = 'message') {
+      const p = pace(chatId);
+      if (kind === 'reaction') p.reactions = [...pruneTimes(p.reactions, reaction, now), now];
+      else p.messages = [...pruneTimes(p.messages, chatId < 0 ? group : priv, now), now];
+      recent = [...pruneTimes(recent, global, now), now];
       if (chats.size > 10_000) {
-        // Forget rested chats; a full bucket is what a new entry starts with anyway.
-        for (const [id, c] of chats) if (c.tokens >= burst && c.tightUntil < now) chats.delete(id);
+        // Forget rested chats: an empty record is what a new entry starts with anyway.
+        for (const [id, c] of chats)
+          if (c.tightUntil < now && c.blockedUntil < now && pruneTimes(c.messages, group, now).length === 0)
+            chats.delete(id);
       }
     },
     penalize(chatId, retryAfterSec, now) {
-      const p = pace(chatId, now);
+      const p = pace(chatId);
       p.blockedUntil = Math.max(p.blockedUntil, now + retryAfterSec * 1000);
       p.tightUntil = now + penaltyMs;
-      p.tokens = 0;
     },
   };
 }

@@ -146,12 +146,12 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
       }
       void run(action).then((result) => perform(cadence.report(action.cardId, result, now())));
     }
-    // A closing card's live edit may still wait at low priority behind the chat's replies, and the
+    // A closing card's live edit may still wait as a streamed call behind the chat's replies, and the
     // cadence issues the final edit and the unpin only after it: raise it to theirs. (The cadence marks a
     // card whose turn ended as closing only once that edit is reported, hence the second test.)
     for (const card of cadence.cards()) {
       if (card.closing || (isEnded(card.state) && runningSubagents(card.state) === 0))
-        courier.promote(card.route.chatId, editKey(card.cardId), 'high');
+        courier.promote(card.route.chatId, editKey(card.cardId), 'closing');
     }
     wake.arm(step.wakeAt);
   };
@@ -167,13 +167,17 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
           const other = { ...thread, parse_mode: 'HTML', disable_notification: true } as const;
           const record = (id: number) => options.onCardMessage?.(action.turnId, id);
           const journal = options.journal;
-          const sent = await courier.call(chatId, () =>
-            journal
-              ? journal.send(chatId, action.html, other, {
-                  owner: { kind: 'card', turnId: action.turnId },
-                  adopt: record,
-                })
-              : api.sendMessage(chatId, action.html, other),
+          const sent = await courier.call(
+            chatId,
+            () =>
+              journal
+                ? journal.send(chatId, action.html, other, {
+                    owner: { kind: 'card', turnId: action.turnId },
+                    adopt: record,
+                  })
+                : api.sendMessage(chatId, action.html, other),
+            // The card is cosmetic: a turn's answer and its prompts go before it (`courier.ts`).
+            { priority: 'cosmetic' },
           );
           if (!sent) return { kind: 'send_failed' };
           if (!journal) record(sent.message_id);
@@ -195,10 +199,10 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
             () => api.editMessageText(chatId, action.messageId, action.html, { parse_mode: 'HTML' }),
             // The key lets a closing card raise a live edit still queued (see `perform`).
             // The final edit precedes the unpin (the cadence keeps one action per card in flight), so it
-            // shares the unpin's priority: otherwise the unpin would wait behind queued replies after all.
-            // A stage change ("Waiting for your answer" → "Working" after Allow) goes before other
-            // cosmetic calls: a header claiming a wait the user already ended misleads.
-            { priority: action.final || action.urgent ? 'high' : 'low', key: editKey(action.cardId) },
+            // shares the unpin's priority: otherwise the unpin would wait behind queued cosmetics after all.
+            // A stage change ("Waiting for your answer" → "Working" after Allow) goes at the same rank: a
+            // header claiming a wait the user already ended misleads.
+            { priority: action.final || action.urgent ? 'closing' : 'stream', key: editKey(action.cardId) },
           );
           return { kind: 'edited' };
         } catch (error) {

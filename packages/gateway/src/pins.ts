@@ -79,15 +79,17 @@ export function createPins(options: PinsOptions): Pins {
   // `high`: an unpin ends a card's pin, and must not wait behind the chat's queued replies (the courier
   // still paces it within the chat's budget).
   const unpinOnce = (chatId: number, messageId: number) =>
-    courier.call(chatId, () => api.unpinChatMessage(chatId, messageId), { priority: 'high' });
+    courier.call(chatId, () => api.unpinChatMessage(chatId, messageId), { priority: 'closing' });
 
   return {
     async pin(chatId, messageId, turnId) {
       const started = clock.now();
       store.addPin({ chatId, messageId, turnId, pinnedAt: started });
       try {
-        await courier.call(chatId, () =>
-          api.pinChatMessage(chatId, messageId, { disable_notification: true }),
+        await courier.call(
+          chatId,
+          () => api.pinChatMessage(chatId, messageId, { disable_notification: true }),
+          { priority: 'cosmetic' },
         );
         log('pin', { chatId, messageId, turnId, started });
         return true;

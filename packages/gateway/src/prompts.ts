@@ -204,7 +204,7 @@ export function createPrompts(options: PromptsOptions): Prompts {
                 adopt: (id) => store.setPromptMessage(row.token, id),
               },
             ),
-          { priority: 'urgent' },
+          { priority: 'prompt' },
         )
         .then((sent) => {
           if (!sent) return;

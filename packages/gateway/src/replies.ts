@@ -45,12 +45,14 @@ export interface Replies {
    * The stream of a turn's reply. A private chat's reply that owns no message yet is a draft; one that
    * does (its placeholder said "queued" or "waiting") is edited into the answer, as in a group, so that
    * message is neither stranded nor deleted. `opener`: the message that opened the turn (the drafts'
-   * id, and what the answer replies to).
+   * id, and what the answer replies to). `after`: the previous reply of the conversation; no message
+   * call of this one is queued before it settles.
    */
   stream(
     row: Pick<TurnRow, 'turnId' | 'route'>,
     ids: readonly number[],
     opener?: number,
+    after?: Promise<void>,
   ): ReplyStream | RichReply;
   /**
    * "Thinking…" as a draft for a message that gets no placeholder message, under the id its turn's
@@ -83,7 +85,7 @@ export function createReplies(options: RepliesOptions): Replies {
 
   return {
     mode,
-    stream(row, ids, opener) {
+    stream(row, ids, opener, after) {
       const kind = mode(row.route);
       return createReply({
         mode: kind === 'draft' && ids.length > 0 ? 'edit' : kind,
@@ -96,6 +98,7 @@ export function createReplies(options: RepliesOptions): Replies {
         key: row.turnId,
         draftId: opener ?? draftIdOf(row.turnId),
         replyTo: opener,
+        after,
         messageIds: ids,
         onMessages: (next) => store.setTurnMessages(row.turnId, next),
         rich: () => !missing,

@@ -319,7 +319,7 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
         report.pending++;
         const floor = Math.max(row.floor, found.get(row.chatId) ?? 0);
         const messageId = await find(row, floor, store.inboundMessageIds(row.chatId), (probe) =>
-          courier.call(row.chatId, probe, { priority: 'urgent' }),
+          courier.call(row.chatId, probe, { priority: 'prompt' }),
         );
         if (typeof messageId !== 'number') {
           store.endSend(row.sendId, row.chatId, undefined);
@@ -335,7 +335,7 @@ export function createSendJournal(options: SendJournalOptions): SendJournal {
         });
         if (kept === false) {
           await courier
-            .call(row.chatId, () => api.deleteMessage(row.chatId, messageId), { priority: 'urgent' })
+            .call(row.chatId, () => api.deleteMessage(row.chatId, messageId), { priority: 'prompt' })
             .catch((error: unknown) =>
               logger.warn({ event: 'send_stray_delete_failed', chat: row.chatId, error: errorText(error) }),
             );

@@ -18,17 +18,19 @@ import {
   type Route,
   systemClock,
 } from '@switchyard/protocol';
+import { type AnswerLink, createAnswerOrder } from './answer-order.js';
 import { createArrivals } from './arrivals.js';
 import { type BotApi, errorText } from './bot-api.js';
 import type { CardDriver } from './card-driver.js';
 import { finalText } from './core/final-text.js';
 import { FRAME_OWNER } from './core/frame-owner.js';
-import { threadParams } from './core/route.js';
+import { laneKey, threadParams } from './core/route.js';
 import { createTurnMachine } from './core/turn-machine.js';
 import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from './core/turn-steps.js';
 import type { Courier } from './courier.js';
 import type { ServerPartsState } from './io/server-parts.js';
 import { createMarkerEdits } from './markers.js';
+import { createReactions } from './reactions.js';
 import { createReplies, type Replies } from './replies.js';
 import { ReplyText } from './reply-text.js';
 import type { SendJournal } from './send-journal.js';
@@ -44,6 +46,7 @@ export interface TurnsOptions {
     | 'sendChatAction'
     | 'sendMessageDraft'
     | 'sendRichMessageDraft'
+    | 'setMessageReaction'
   >;
   /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
   journal: Pick<SendJournal, 'send' | 'sendRich'>;
@@ -61,7 +64,7 @@ export interface TurnsOptions {
   bridgeGraceMs?: number;
   /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
   typingEveryMs?: number;
-  /** How long after a failed placeholder edit the due ones are tried again; default 15 s. */
+  /** How long after a failed marker edit or reaction it is tried again; default 15 s. */
   placeholderRetryMs?: number;
   /** Time and timers; default {@link systemClock}. */
   clock?: Clock;
@@ -103,6 +106,8 @@ export interface Turns {
 interface Reply {
   text: ReplyText;
   stream: ReturnType<Replies['stream']> | undefined;
+  /** Its place in the conversation's answer order (`answer-order.ts`), once opened. */
+  order: AnswerLink | undefined;
 }
 
 /** Creates the turn tracker. */
@@ -126,7 +131,15 @@ export function createTurns(options: TurnsOptions): Turns {
     serverParts: options.serverParts,
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
+  const reactions = createReactions({
+    api,
+    courier,
+    logger,
+    clock,
+    ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
+  });
   const texts = new Map<string, Reply>();
+  const order = createAnswerOrder();
   const finishing = new Set<Promise<void>>();
   let stopped = false;
 
@@ -212,12 +225,17 @@ export function createTurns(options: TurnsOptions): Turns {
           .catch(failed('marker_outcome_failed'));
         return;
       case 'track':
-        texts.set(action.turnId, { text: new ReplyText(action.blocks), stream: undefined });
+        texts.set(action.turnId, {
+          text: new ReplyText(action.blocks),
+          stream: undefined,
+          order: undefined,
+        });
         return;
       case 'open': {
         const reply = texts.get(action.turnId);
         if (!reply) return;
-        const stream = replies.stream(action, action.messageIds, action.opener);
+        reply.order = order.link(laneKey(action.route));
+        const stream = replies.stream(action, action.messageIds, action.opener, reply.order.after);
         if (action.thinking && 'thinking' in stream) stream.thinking();
         reply.stream = stream;
         return;
@@ -236,6 +254,10 @@ export function createTurns(options: TurnsOptions): Turns {
         if (stream && 'stopDrafts' in stream) stream.stopDrafts();
         return;
       }
+      case 'react':
+        // Cosmetic, and after the caller's synchronous work like an acknowledgement (see above).
+        queueMicrotask(() => reactions.show(action.route, action.messageId, action.state));
+        return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
         void api.sendChatAction(action.route.chatId, 'typing', threadParams(action.route)).catch(() => {});
@@ -274,6 +296,7 @@ export function createTurns(options: TurnsOptions): Turns {
         return false;
       })
       .then((ok) => {
+        reply?.order?.settle();
         texts.delete(action.turnId);
         run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
       })

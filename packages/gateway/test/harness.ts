@@ -151,7 +151,7 @@ export async function startWorld(
     // The classic path (placeholder, edits, HTML) is what most tests here pin down; the rich path's
     // tests (`rich-reply.test.ts`) pass `replies: 'rich'`.
     replies: 'classic',
-    budget: { privateIntervalMs: 105, groupIntervalMs: 310, globalPerSecond: 250, penaltyMs: 6000 },
+    budget: { scale: 0.1, globalPerSecond: 250, penaltyMs: 6000 },
     // The start-up grace, ten times faster too.
     bridgeGraceMs: 300,
     ...overrides,

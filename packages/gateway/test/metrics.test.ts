@@ -24,6 +24,10 @@ describe('metrics', () => {
       const inboundId = frame.type === 'user_message' ? frame.inboundId : '';
       await startTurn(bridge, { turnId: 't1', route: { chatId }, inboundIds: [inboundId] });
       await bridge.send({ type: 'text_delta', turnId: 't1', blockId: 'b1', delta: 'Hi' });
+      // The answer's first message goes with its first text; the final text is an edit of it.
+      await world.tg.waitFor(() =>
+        world.tg.messages(chatId).find((m) => m.from === 'bot' && m.text === 'Hi'),
+      );
       await bridge.send({ type: 'text', turnId: 't1', blockId: 'b1', text: 'Hi there.' });
       await bridge.send({
         type: 'turn_ended',

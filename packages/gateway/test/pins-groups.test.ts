@@ -40,9 +40,10 @@ describe('pinned progress card in groups', () => {
     expect(tg.calls('unpinChatMessage')).toHaveLength(0);
   }, 20_000);
 
-  it('closes a finished card (final edit, unpin) ahead of the replies queued in its chat', async () => {
-    // The failure this pins down: the card's final edit and unpin shared `normal` priority with replies,
-    // so a card stayed pinned for as long as the chat's backlog of replies took to drain.
+  it('closes a finished card (final edit, unpin) right after the replies queued in its chat, never before them', async () => {
+    // The order (`courier.ts`): content — replies, answers — goes before cosmetics, and a closing card
+    // is the first of the cosmetics. Replies are paced as windows, so the backlog drains in one burst
+    // and the card is unpinned right after it.
     world = await startWorld({ card: CARD });
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
@@ -58,8 +59,8 @@ describe('pinned progress card in groups', () => {
     const unpin = tg.calls('unpinChatMessage').find((c) => c.ok);
     expect(unpin).toBeDefined();
     const before = help().filter((m) => m.date < (unpin?.at ?? 0)).length;
-    // One reply was sent, one may have been in flight; the rest waited for the card to close.
-    expect(before).toBeLessThanOrEqual(3);
+    // Every reply queued before the turn ended went first; none waited for the card.
+    expect(before).toBe(5);
     expect(tg.stats().tooManyRequests).toBe(0);
   }, 20_000);
 

@@ -4,7 +4,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PLACEHOLDER } from '../src/index.js';
 import {
   connectBridge,
   type FakeBridge,
@@ -31,12 +30,14 @@ describe('restarts', () => {
     const { tg } = world;
     const chatId = tg.privateChat().id;
     for (const text of ['one', 'two', 'three']) tg.sendText(chatId, text);
+    // Each waits, 👀 (no "queued" message of its own).
     await tg.waitFor(
       () =>
-        tg.messages(chatId).filter((m) => m.from === 'bot' && m.text === PLACEHOLDER.queued).length === 3 ||
+        tg.messages(chatId).filter((m) => m.from === 'user' && m.reactions.includes('👀')).length === 3 ||
         undefined,
       { timeoutMs: 8000 },
     );
+    expect(tg.messages(chatId).filter((m) => m.from === 'bot')).toEqual([]);
     expect(world.gateway.status().inbox).toBe(3);
     bridge = await connectBridge(world.socketPath);
     await waitUntil(() => bridge && userTexts(bridge).length === 3, 5000, 'delivery');
@@ -44,7 +45,7 @@ describe('restarts', () => {
     await waitUntil(() => world?.gateway.status().inbox === 0, 3000, 'acked');
   });
 
-  it('shows a steer as taken', async () => {
+  it('shows a steer waiting (👀), then taken (✍)', async () => {
     world = await startWorld();
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
@@ -64,13 +65,11 @@ describe('restarts', () => {
       bridge?.received.find((f) => f.type === 'user_message' && f.text === 'also this'),
     );
     if (steerFrame.type !== 'user_message') throw new Error('unreachable');
-    const ph = await tg.waitFor(() =>
-      tg.messages(chatId).find((m) => m.replyToMessageId === steer.messageId),
-    );
-    expect(ph.text).toBe(PLACEHOLDER.steer);
+    await tg.waitFor(() => tg.message(chatId, steer.messageId)?.reactions.includes('👀') || undefined);
     await bridge.send({ type: 'message_taken', turnId: 't', inboundIds: [steerFrame.inboundId] });
-    await tg.waitFor(() => tg.message(chatId, ph.messageId)?.text === PLACEHOLDER.taken || undefined, {
+    await tg.waitFor(() => tg.message(chatId, steer.messageId)?.reactions.includes('✍') || undefined, {
       timeoutMs: 5000,
     });
+    expect(tg.messages(chatId).filter((m) => m.replyToMessageId === steer.messageId)).toEqual([]);
   });
 });

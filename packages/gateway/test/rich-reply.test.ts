@@ -2,7 +2,6 @@ import { ManualClock, type Route } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createBudget, createDraftPacer } from '../src/budget.js';
 import { createCourier } from '../src/courier.js';
-import { PLACEHOLDER } from '../src/index.js';
 import { createReply, type ReplyOptions } from '../src/io/reply.js';
 import {
   botMessages,
@@ -84,7 +83,7 @@ describe('rich replies in a private chat', () => {
     expect(drafts.length).toBeGreaterThanOrEqual(2);
     expect(drafts.every((d) => d.at < (final?.date ?? 0))).toBe(true);
     // No placeholder anywhere, no 429.
-    expect(tg.messages(route.chatId).some((m) => m.text === PLACEHOLDER.reply)).toBe(false);
+    expect(tg.messages(route.chatId).some((m) => m.text === '…')).toBe(false);
     expect(tg.stats().tooManyRequests).toBe(0);
   });
 
@@ -156,33 +155,32 @@ describe('rich replies in a private chat', () => {
     await stream(bridge, 't1', 'First **answer**');
     const first = await tg.waitFor(() => botMessages(tg, route.chatId)[0]);
     expect(first.html).toBe('First <b>answer</b>');
-    // The next message gets today's placeholder.
-    tg.sendText(route.chatId, 'again');
-    const placeholder = await tg.waitFor(() =>
-      botMessages(tg, route.chatId).find((m) => m.text === PLACEHOLDER.reply),
-    );
-    expect(placeholder).toBeDefined();
+    // The next message takes the classic path: no "Thinking…" draft for it (and no placeholder either).
+    const drafts = tg.calls('sendMessageDraft').length;
+    const again = tg.sendText(route.chatId, 'again');
+    await waitUntil(() => framesOf(bridge, 'user_message').find((f) => f.text === 'again'), 3000, 'stored');
+    await sleep(300);
+    expect(tg.calls('sendMessageDraft')).toHaveLength(drafts);
+    expect(botMessages(tg, route.chatId).filter((m) => m.replyToMessageId === again.messageId)).toEqual([]);
     expect(world.logger.lines.filter((l) => l.fields.event === 'rich_missing')).toHaveLength(1);
   });
 });
 
 describe('rich replies when the bridge was away', () => {
-  it('a private chat\'s "queued" placeholder grows into the rich answer: nothing stranded, nothing deleted', async () => {
+  it("a private chat's message stored while the bridge was away shows 👀, then one rich answer: nothing stranded", async () => {
     const world = await startWorld({ replies: 'rich' });
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    tg.sendText(chatId, 'are you there');
-    const queued = await tg.waitFor(() => botMessages(tg, chatId)[0]);
-    expect(queued.text).toBe(PLACEHOLDER.queued);
+    const asked = tg.sendText(chatId, 'are you there');
+    await tg.waitFor(() => tg.message(chatId, asked.messageId)?.reactions.includes('👀') || undefined);
+    expect(botMessages(tg, chatId)).toEqual([]);
     const bridge = await connectBridge(world.socketPath);
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     await startTurn(bridge, { turnId: 't1', route: { chatId }, inboundIds: [frame.inboundId] });
     await stream(bridge, 't1', '| a | b |\n|--|--|\n| 1 | 2 |');
-    const final = await tg.waitFor(() => {
-      const m = tg.message(chatId, queued.messageId);
-      return m?.rich ? m : undefined;
-    });
+    const final = await tg.waitFor(() => botMessages(tg, chatId).find((m) => m.rich));
     expect(final.html).toContain('<table>');
+    await tg.waitFor(() => tg.message(chatId, asked.messageId)?.reactions.includes('👌') || undefined);
     await sleep(300);
     expect(botMessages(tg, chatId)).toHaveLength(1);
     expect(tg.stats().tooManyRequests).toBe(0);
@@ -190,15 +188,17 @@ describe('rich replies when the bridge was away', () => {
 });
 
 describe('rich replies in a group', () => {
-  it('edits the placeholder into the rich answer within the group budget, and leaves no "…"', async () => {
+  it('sends the answer’s first message with its first text, edits it into the rich answer, and shows no "…"', async () => {
     const { world, bridge, route } = await richTurn('@switchyard_sandbox_bot hello', (w) => ({
       chatId: w.tg.createGroup({ title: 'team', supergroup: true }).id,
     }));
     const { tg } = world;
-    const placeholder = await tg.waitFor(() => botMessages(tg, route.chatId)[0]);
-    expect(placeholder.text).toBe(PLACEHOLDER.reply);
+    await sleep(200);
+    expect(botMessages(tg, route.chatId)).toEqual([]);
     const answer = `## Table\n\n| a | b |\n|--|--|\n| 1 | 2 |\n\n${'More text here. '.repeat(30)}`;
-    await stream(bridge, 't1', answer, { size: 40, everyMs: 400 });
+    const streaming = stream(bridge, 't1', answer, { size: 40, everyMs: 400 });
+    const placeholder = await tg.waitFor(() => botMessages(tg, route.chatId)[0]);
+    await streaming;
     const final = await tg.waitFor(
       () => {
         const m = tg.message(route.chatId, placeholder.messageId);
@@ -210,7 +210,7 @@ describe('rich replies in a group', () => {
     // Live rich edits happened before the final one.
     expect(final.history.filter((v) => v.rich).length).toBeGreaterThanOrEqual(2);
     expect(botMessages(tg, route.chatId)).toHaveLength(1);
-    expect(tg.messages(route.chatId).some((m) => m.text === PLACEHOLDER.reply)).toBe(false);
+    expect(final.history.some((v) => v.text === '…')).toBe(false);
     expect(tg.stats().tooManyRequests).toBe(0);
   });
 });

@@ -51,7 +51,7 @@ function journalOver(
 ) {
   const s = openGatewayStore(':memory:');
   store = s;
-  const courier = createCourier(createBudget({ globalPerSecond: 1000, burst: 100, privateIntervalMs: 1 }));
+  const courier = createCourier(createBudget({ globalPerSecond: 1000, scale: 0.001 }));
   return { s, journal: createSendJournal({ api: api as never, store: s, courier, logger: silentLogger }) };
 }
 

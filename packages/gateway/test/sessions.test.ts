@@ -152,7 +152,7 @@ describe('conversation commands', () => {
     await botMessage(tg, forum.id, (t) => t.includes('/rename NAME'));
   });
 
-  it('a message that waits for a free session says so in its placeholder', async () => {
+  it('a message that waits for a free session shows it waiting (👀), with no message of its own', async () => {
     const world = await startWorld();
     const bridge = await connectBridge(world.socketPath);
     const { tg } = world;
@@ -165,7 +165,8 @@ describe('conversation commands', () => {
       inboundIds: [message.inboundId],
       position: 1,
     });
-    await botMessage(tg, chatId, (t) => t === '⏳ waiting for a free session (1 conversation(s) ahead)');
+    await tg.waitFor(() => tg.messages(chatId).find((m) => m.from === 'user' && m.reactions.includes('👀')));
+    expect(tg.messages(chatId).filter((m) => m.from === 'bot')).toEqual([]);
   });
 });
 

@@ -1,11 +1,11 @@
 /**
  * The start-up grace (`core/arrival.ts`): a message that arrives while the bridge is still connecting
- * waits silently and then takes the normal path; only a wait longer than the grace says "agent
- * restarting". The decision itself is a table; the wiring is tried against the stand-in Telegram.
+ * waits silently and then takes the normal path; only a wait longer than the grace shows it waiting
+ * (👀), and never with a message of its own. The decision itself is a table; the wiring is tried
+ * against the stand-in Telegram.
  */
 import { describe, expect, it } from 'vitest';
 import { type ArrivalView, arrival } from '../src/core/arrival.js';
-import { PLACEHOLDER } from '../src/index.js';
 import { botMessages, connectBridge, framesOf, sleep, startTurn, startWorld, waitUntil } from './harness.js';
 
 const base: ArrivalView = {
@@ -20,8 +20,12 @@ const base: ArrivalView = {
 describe('arrival', () => {
   it.each<[string, Partial<ArrivalView>, ReturnType<typeof arrival>]>([
     ['a private chat, bridge up: a Thinking… draft', {}, { kind: 'draft', thinking: true }],
-    ['a group, bridge up: a "…" placeholder', { drafts: false }, { kind: 'marker', marker: 'reply' }],
-    ['a turn running: a steer marker', { laneBusy: true }, { kind: 'marker', marker: 'steer' }],
+    [
+      'a group, bridge up: no placeholder, its turn says ✍',
+      { drafts: false },
+      { kind: 'react', waiting: false },
+    ],
+    ['a turn running: 👀', { laneBusy: true }, { kind: 'react', waiting: true }],
     [
       'bridge connecting, just arrived: wait out the grace',
       { bridgeConnected: false },
@@ -33,9 +37,9 @@ describe('arrival', () => {
       { kind: 'wait', ms: 2000 },
     ],
     [
-      'bridge still away after the grace: queued',
+      'bridge still away after the grace: 👀',
       { bridgeConnected: false, waitedMs: 3000 },
-      { kind: 'marker', marker: 'queued' },
+      { kind: 'react', waiting: true },
     ],
     // The bridge connected during the wait and opened a turn with this very message.
     [
@@ -46,7 +50,7 @@ describe('arrival', () => {
     [
       'its turn opened while it waited (group)',
       { openedTurn: true, laneBusy: true, drafts: false },
-      { kind: 'marker', marker: 'reply' },
+      { kind: 'react', waiting: false },
     ],
   ])('%s', (_name, view, expected) => {
     expect(arrival({ ...base, ...view })).toEqual(expected);
@@ -76,18 +80,16 @@ describe('a message in the first moment after start', () => {
     expect(answer).toMatchObject({ rich: true });
   });
 
-  it('says the agent is restarting once the wait is longer than the grace', async () => {
+  it('shows the message waiting (👀) once the wait is longer than the grace, with no message', async () => {
     const world = await startWorld({ replies: 'rich', bridgeGraceMs: 200 });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const sentAt = Date.now();
     tg.sendText(chatId, 'hello, anyone?');
-    const [notice] = await tg.waitFor(() => {
-      const mine = botMessages(tg, chatId);
-      return mine.length > 0 ? mine : undefined;
-    });
-    expect(notice?.text).toBe(PLACEHOLDER.queued);
+    const seen = await tg.waitFor(() => tg.messages(chatId).find((m) => m.reactions.includes('👀')));
+    expect(seen.from).toBe('user');
     // Not before the grace ran out.
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(200);
+    expect(botMessages(tg, chatId)).toEqual([]);
   });
 });

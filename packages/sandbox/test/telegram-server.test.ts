@@ -446,22 +446,73 @@ describe('rate limits', () => {
     expect((await call('sendMessage', { chat_id: other.id, text: 'x' })).ok).toBe(true);
   });
 
-  it('applies the group limit and the global limit, and can be switched off', async () => {
+  it('applies the group limit as a window (a burst, then 429 until the oldest leaves), and can be switched off', async () => {
     let clock = 1_000_000;
     await open({
       now: () => clock,
+      // Three in any 9 s.
       rateLimits: { groupChat: { burst: 3, perSecond: 20 / 60 }, global: { burst: 5, perSecond: 30 } },
     });
     const group = server.createGroup({ title: 'g' });
     for (let i = 0; i < 3; i++) await ok('sendMessage', { chat_id: group.id, text: `m${i}` });
     expect(await call('sendMessage', { chat_id: group.id, text: 'x' })).toMatchObject({
       error_code: 429,
-      parameters: { retry_after: 3 },
+      parameters: { retry_after: 9 },
     });
-    clock += 3_000;
+    clock += 8_000;
+    expect((await call('sendMessage', { chat_id: group.id, text: 'x' })).ok).toBe(false);
+    clock += 1_000;
     expect((await call('sendMessage', { chat_id: group.id, text: 'x' })).ok).toBe(true);
     server.setRateLimits(false);
     for (let i = 0; i < 10; i++) await ok('sendMessage', { chat_id: group.id, text: `n${i}` });
+  });
+
+  it('gives reactions a window of their own: they spend no message slot, and 429 past the window', async () => {
+    let clock = 1_000_000;
+    await open({
+      now: () => clock,
+      rateLimits: { reaction: { burst: 2, perSecond: 1 }, privateChat: { burst: 1, perSecond: 1 } },
+    });
+    const chat = server.privateChat();
+    const asked = server.sendText(chat.id, 'hi');
+    const react = (emoji: string) =>
+      call('setMessageReaction', {
+        chat_id: chat.id,
+        message_id: asked.messageId,
+        reaction: JSON.stringify([{ type: 'emoji', emoji }]),
+      });
+    expect((await react('👀')).ok).toBe(true);
+    expect((await react('✍')).ok).toBe(true);
+    expect(await react('👌')).toMatchObject({ error_code: 429, parameters: { retry_after: 2 } });
+    // The chat's one message slot is still there.
+    await ok('sendMessage', { chat_id: chat.id, text: 'answer' });
+    clock += 2_000;
+    expect((await react('👌')).ok).toBe(true);
+    expect(server.message(chat.id, asked.messageId)?.reactions).toEqual(['👌']);
+  });
+});
+
+describe('reactions', () => {
+  beforeEach(() => open());
+
+  it('refuses with REACTION_INVALID an emoji bots may not set, or one the chat does not allow', async () => {
+    const group = server.createGroup({ title: 'g', availableReactions: ['👍'] });
+    const asked = server.sendText(group.id, 'hi');
+    const react = (emoji: string) =>
+      call('setMessageReaction', {
+        chat_id: group.id,
+        message_id: asked.messageId,
+        reaction: JSON.stringify([{ type: 'emoji', emoji }]),
+      });
+    expect(await react('👀')).toMatchObject({ ok: false, description: 'Bad Request: REACTION_INVALID' });
+    expect((await react('👍')).ok).toBe(true);
+    server.setAvailableReactions(group.id, undefined);
+    expect((await react('👀')).ok).toBe(true);
+    expect(await react('🦖')).toMatchObject({ ok: false, description: 'Bad Request: REACTION_INVALID' });
+    const chat = (await call('getChat', { chat_id: group.id })) as {
+      result: { available_reactions?: unknown };
+    };
+    expect(chat.result.available_reactions).toBeUndefined();
   });
 });
 

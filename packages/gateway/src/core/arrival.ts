@@ -1,8 +1,9 @@
 /**
- * How an inbound message is acknowledged in its chat, decided once, when it comes in: a "Thinking…"
- * draft (a private chat with rich replies: no placeholder message at all), or a placeholder message
- * saying `reply` ("…", the answer grows from it), `steer` (read at the agent's next step) or `queued`
- * (the agent is restarting).
+ * How an inbound message is acknowledged in its chat, decided once, when it comes in. Never with a
+ * message of its own (Telegram's message slots are for answers): a "Thinking…" draft (a private chat
+ * with rich replies), and a reaction on the message for its state (`core/reaction.ts`): 👀 at once
+ * when it must wait (a turn runs, the agent is restarting), or none until its turn starts (✍) when it
+ * will be read at once. The answer's first message is sent when its first text is ready.
  *
  * Start-up grace: while the bridge is connecting (after a start or a restart of either service) the
  * message waits silently for up to {@link BRIDGE_GRACE_MS}; only a longer wait earns the "agent
@@ -12,9 +13,6 @@
 
 /** How long a message waits for a connecting bridge before its chat is told the agent is restarting. */
 export const BRIDGE_GRACE_MS = 3000;
-
-/** A placeholder message's kind (see `PLACEHOLDER` in `core/marker-text.ts` for the texts). */
-export type MarkerKind = 'reply' | 'steer' | 'queued';
 
 /** What the decision reads. */
 export interface ArrivalView {
@@ -32,21 +30,24 @@ export interface ArrivalView {
   drafts: boolean;
 }
 
-/** The decision: wait a little longer, a draft, or a placeholder message of one kind. */
+/**
+ * The decision: wait a little longer, a draft, or a reaction (`waiting`: 👀 now; `false`: nothing until
+ * its turn starts and says ✍).
+ */
 export type Arrival =
   | { kind: 'wait'; ms: number }
   | { kind: 'draft'; thinking: boolean }
-  | { kind: 'marker'; marker: MarkerKind };
+  | { kind: 'react'; waiting: boolean };
 
 /** Decides how a message is acknowledged; see the module comment. */
 export function arrival(view: ArrivalView): Arrival {
   // Its own turn exists already: it is that turn's opening message, whatever else holds.
   if (view.openedTurn)
-    return view.drafts ? { kind: 'draft', thinking: false } : { kind: 'marker', marker: 'reply' };
+    return view.drafts ? { kind: 'draft', thinking: false } : { kind: 'react', waiting: false };
   if (!view.bridgeConnected) {
     const left = view.graceMs - view.waitedMs;
-    return left > 0 ? { kind: 'wait', ms: left } : { kind: 'marker', marker: 'queued' };
+    return left > 0 ? { kind: 'wait', ms: left } : { kind: 'react', waiting: true };
   }
-  if (view.laneBusy) return { kind: 'marker', marker: 'steer' };
-  return view.drafts ? { kind: 'draft', thinking: true } : { kind: 'marker', marker: 'reply' };
+  if (view.laneBusy) return { kind: 'react', waiting: true };
+  return view.drafts ? { kind: 'draft', thinking: true } : { kind: 'react', waiting: false };
 }

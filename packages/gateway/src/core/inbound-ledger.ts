@@ -1,10 +1,14 @@
 /**
  * The turn machine's rules for inbound messages in flight (`core/turn-machine.ts` has the turns'):
- * how each is acknowledged, its placeholder's send, and the text its marker must reach.
+ * how each is acknowledged, the reaction that shows its state (`core/reaction.ts`), and — for a message
+ * that has a marker message (the words of one not read, or one sent by a previous version) — the text
+ * that marker must reach.
  *
  * Invariants:
  * - A message is acknowledged once (`core/arrival.ts`, after a silent wait within the start-up grace),
- *   and that decision — a draft, or a placeholder message — is how its turn's reply is presented.
+ *   and that decision — a draft, or a reaction — is how its turn's reply is presented.
+ * - A state is shown where the message shows states: an edit of its marker message if it has one, else
+ *   a reaction; a reaction is asked for only when the state changes.
  * - A due marker text is written (`marker_due`) before its edit is asked for, and cleared
  *   (`marker_shown`) only on an outcome that says Telegram shows it (or never will change it).
  * - At most one edit per marker is in flight; a text that became due meanwhile follows when it ends.
@@ -12,6 +16,7 @@
  */
 import { arrival } from './arrival.js';
 import { PLACEHOLDER, unreadText, waitingText } from './marker-text.js';
+import type { ReactionState } from './reaction.js';
 import { laneKey } from './route.js';
 import type { Inbound, Ledger } from './turn-state.js';
 import type { StoredInbound } from './turn-steps.js';
@@ -34,6 +39,7 @@ export function adoptInbound(l: Ledger, row: StoredInbound, drafts: boolean, at:
     shown: undefined,
     due: row.placeholderDue,
     editing: undefined,
+    reaction: undefined,
     thought: false,
     role: read,
     turnId: undefined,
@@ -69,9 +75,31 @@ export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
       });
     return;
   }
-  entry.kind ??= decision.marker;
-  // A marker already due (the model read the message while it waited) is what it says at once.
-  sendMarker(l, entry, entry.due ?? PLACEHOLDER[decision.marker]);
+  entry.presentation = 'reaction';
+  // Read while it waited for the bridge: its turn's state was asked for already.
+  if (decision.waiting && entry.role === undefined) react(l, entry, 'waiting');
+}
+
+/** Shows `state` on the message as a reaction, if that is not what it shows already. */
+export function react(l: Ledger, entry: Inbound, state: ReactionState): void {
+  if (entry.reaction === state) return;
+  entry.reaction = state;
+  l.actions.push({
+    kind: 'react',
+    inboundId: entry.id,
+    route: entry.route,
+    messageId: entry.telegramMessageId,
+    state,
+  });
+}
+
+/**
+ * The message reached a state: its marker message (if it has one) is to say `text`, else its reaction
+ * shows `state` (a message acknowledged with a reaction, or not acknowledged yet, has no marker).
+ */
+export function mark(l: Ledger, entry: Inbound, kind: string, text: string, state: ReactionState): void {
+  if (entry.placeholder === 'none') react(l, entry, state);
+  else owe(l, entry, kind, text);
 }
 
 /** Presents the message with a placeholder message saying `text`: its send is asked for. */
@@ -206,7 +234,7 @@ export function taken(
     entry.turnId = turnId;
     entry.leaving = !running(turnId);
     l.writes.push({ kind: 'inbound_state', inboundIds: [id], state: 'taken' });
-    owe(l, entry, 'taken', PLACEHOLDER.taken);
+    mark(l, entry, 'taken', PLACEHOLDER.taken, 'reading');
     if (entry.presentation === undefined) acknowledge(l, entry, at);
     forget(l, entry);
   }
@@ -216,7 +244,7 @@ export function taken(
 export function waiting(l: Ledger, ids: readonly string[], position: number): void {
   for (const id of ids) {
     const entry = l.inbound.get(id);
-    if (entry && entry.role === undefined) owe(l, entry, 'waiting', waitingText(position));
+    if (entry && entry.role === undefined) mark(l, entry, 'waiting', waitingText(position), 'waiting');
   }
 }
 

@@ -55,7 +55,7 @@ export type ReplyAction =
   | {
       readonly kind: 'lane';
       readonly seq: number;
-      readonly priority: 'low' | 'normal';
+      readonly priority: 'stream' | 'content';
       readonly replaces: boolean;
     }
   | { readonly kind: 'edit'; readonly seq: number; readonly messageId: number; readonly content: Content }

@@ -9,8 +9,10 @@
  *   the chat's draft bucket and its own interval; an unchanged draft is sent again every
  *   `draftRefreshMs` so it never expires (drafts live 30 s) during a long tool phase. The stop button
  *   ends the drafts; the final text still goes out.
- * - `edit` (a group's placeholder, or a private chat's "queued" one): live rich edits of the first
- *   message (plain text where Telegram refuses the rich Markdown or the server lacks it).
+ * - `edit` (a group's reply, or a private chat's that owns a message already): its first message is
+ *   sent when the first text is ready, then live rich edits of it (plain text where Telegram refuses
+ *   the rich Markdown or the server lacks it). A reply that ends before that send goes out is sent once,
+ *   final (the final call takes the queued live call's place).
  * - `classic`: live plain text over as many messages as it needs (past 4096 characters a new one).
  *
  * Invariants:
@@ -96,17 +98,20 @@ function apply(s: ReplyState, input: ReplyInput, env: ReplyEnv, out: ReplyAction
 }
 
 /** With nothing in flight: the next operation to start, or `done`. */
-function advance(s: ReplyState, env: ReplyEnv, out: ReplyAction[]): ReplyState {
-  if (s.final) {
-    if (s.final.failed) return s;
-    if (finalComplete(s, s.final)) {
+function advance(state: ReplyState, env: ReplyEnv, out: ReplyAction[]): ReplyState {
+  if (state.final) {
+    if (state.final.failed) return state;
+    const final = skipShown(state, state.final);
+    const s = final === state.final ? state : { ...state, final };
+    if (finalComplete(s, final)) {
       out.push({ kind: 'done', ok: true });
       return { ...s, done: true };
     }
     const seq = s.seq + 1;
-    out.push({ kind: 'lane', seq, priority: 'normal', replaces: !s.final.started });
-    return { ...s, seq, op: { phase: 'queued', seq }, final: { ...s.final, started: true } };
+    out.push({ kind: 'lane', seq, priority: 'content', replaces: !final.started });
+    return { ...s, seq, op: { phase: 'queued', seq }, final: { ...final, started: true } };
   }
+  const s = state;
   if (s.mode === 'draft') {
     const due = draftDue(s, env);
     if (due === undefined || env.now < due) return s;
@@ -117,9 +122,10 @@ function advance(s: ReplyState, env: ReplyEnv, out: ReplyAction[]): ReplyState {
     return draft(s, content, env.now, out);
   }
   if (s.version <= s.liveSeen || s.text.trim().length === 0) return s;
-  if (s.mode === 'edit' && s.ids.length === 0) return s;
   const seq = s.seq + 1;
-  out.push({ kind: 'lane', seq, priority: 'low', replaces: true });
+  // The answer's first message is content (it goes before the chat's cosmetics); the edits that grow
+  // it are streamed calls.
+  out.push({ kind: 'lane', seq, priority: s.ids.length === 0 ? 'content' : 'stream', replaces: true });
   return { ...s, seq, op: { phase: 'queued', seq } };
 }
 
@@ -170,11 +176,12 @@ function planLive(s: ReplyState, env: ReplyEnv): ReplyState {
     },
   });
   if (s.mode === 'edit') {
-    if (s.ids.length === 0) return { ...idle, liveSeen: s.version };
     const content: Content =
       !env.rich || s.livePlain === s.version
         ? { kind: 'plain', text: s.format.plainPieces(s.text)[0] ?? s.text }
         : { kind: 'rich', markdown: s.format.richLive(s.text, 'first') };
+    // No message yet (no placeholder is sent): the first text is the answer's first message.
+    if (s.ids.length === 0) return running('send', 0, content, true) as ReplyState;
     if (s.shown[0] === textOf(content)) return { ...idle, liveSeen: s.version };
     return running('edit', 0, content, true) as ReplyState;
   }
@@ -288,10 +295,25 @@ function emit(s: ReplyState, out: ReplyAction[]): ReplyState {
   else if (content === undefined) return s;
   else if (op.does === 'edit') out.push({ kind: 'edit', seq, messageId, content });
   else {
-    const replyTo = s.final !== undefined && content.kind === 'rich' && slot === 0;
+    // The answer's first message replies to the message that opened the turn (a live one in a group).
+    const replyTo = (s.final !== undefined || s.mode === 'edit') && content.kind === 'rich' && slot === 0;
     out.push({ kind: 'send', seq, slot, content, replyTo });
   }
   return s;
+}
+
+/**
+ * The final plan past the parts its messages show already (a live edit or send put that very content
+ * there): an edit of them would change nothing, and would spend one of the chat's message slots.
+ */
+function skipShown(s: ReplyState, final: FinalPlan): FinalPlan {
+  let slot = final.slot;
+  for (;;) {
+    const part = final.parts[slot];
+    if (part === undefined || slot >= s.ids.length || s.shown[slot] !== textOf(part)) break;
+    slot++;
+  }
+  return slot === final.slot ? final : { ...final, slot };
 }
 
 /** Whether every part is placed and no surplus message is left. */

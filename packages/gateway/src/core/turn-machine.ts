@@ -3,11 +3,13 @@
  * runs, as one state machine with no clock and no I/O (the shell is `turns.ts`). Events stamped with
  * the caller's time go in (`core/turn-steps.ts`); store writes, actions and a wake-up time come out.
  * Rules:
- * - How a message is acknowledged, and so how its turn's reply is presented (a draft, or grown from
- *   its placeholder message), is decided once, when it comes in (`core/arrival.ts`), and carried.
+ * - How a message is acknowledged, and so how its turn's reply is presented (a draft, or a message sent
+ *   once its first text is ready), is decided once, when it comes in (`core/arrival.ts`), and carried.
+ * - Its state is a reaction (`core/reaction.ts`): 👀 waiting, ✍ in the running turn, 👌 read with
+ *   others or answered; only a message the agent will never read gets words (a marker message).
  * - "Steer or new turn" is the bridge's: `turn_started` names a turn's messages (the first opens it,
  *   the rest are read together with it), `message_taken` the steers. A steer marker is provisional.
- * - Every marker a model read reaches its final text, and a due text is written (`marker_due`) before
+ * - Every marker message a model read reaches its final text; a due text is written (`marker_due`) before
  *   the edit is tried and cleared (`marker_shown`) only once Telegram confirms: a failed edit is made
  *   by the next sweep of the store (`sweep_markers`), at boot and `retryMs` after a failure.
  * - At most one marker edit per message is in flight; a newer due text follows when it ends.
@@ -25,8 +27,9 @@ import {
   dueMarkers,
   flush,
   forget,
+  mark,
   markerEnded,
-  owe,
+  react,
   taken,
   unread,
   waiting,
@@ -132,9 +135,10 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       entry.role = id === firstId ? 'opener' : 'merged';
       entry.turnId = frame.turnId;
       entry.leaving = false;
-      if (entry.role === 'merged') owe(l, entry, 'merged', PLACEHOLDER.merged);
+      if (entry.role === 'merged') mark(l, entry, 'merged', PLACEHOLDER.merged, 'read');
       // Read while it still waited for the bridge: acknowledged now, as its turn's message.
       if (entry.presentation === undefined) acknowledge(l, entry, at);
+      if (entry.role === 'opener' && entry.placeholder === 'none') react(l, entry, 'reading');
     }
     if (first) becomeReply(l, first);
     const turn = addTurn(
@@ -279,6 +283,8 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
     if (l.lanes.get(laneKey(turn.route)) === turnId) l.lanes.delete(laneKey(turn.route));
     for (const entry of l.inbound.values()) {
       if (entry.turnId !== turnId) continue;
+      // Its turn has answered (or given up): every message it read shows 👌.
+      if (entry.placeholder === 'none' && entry.role !== 'unread') react(l, entry, 'read');
       entry.leaving = true;
       forget(l, entry);
     }

@@ -2,6 +2,7 @@
  * The turn machine's state (`core/turn-machine.ts`, `core/inbound-ledger.ts`): the inbound messages in
  * flight, the turns, the lane → turn map, and the step being computed. Every entry says when it leaves.
  */
+import type { ReactionState } from './reaction.js';
 import type { StoredTurn, StoreWrite, TurnAction } from './turn-steps.js';
 
 /** One inbound message in flight. */
@@ -9,8 +10,12 @@ export interface Inbound {
   readonly id: string;
   readonly route: StoredTurn['route'];
   readonly telegramMessageId: number;
-  /** Undefined while the message waits for a connecting bridge (until `waitUntil`). */
-  presentation: 'draft' | 'placeholder' | undefined;
+  /**
+   * Undefined while the message waits for a connecting bridge (until `waitUntil`); `reaction`: its
+   * state is a reaction on it; `placeholder`: it has a marker message (the words of a message not read,
+   * or one a previous version of the gateway sent).
+   */
+  presentation: 'draft' | 'placeholder' | 'reaction' | undefined;
   waitUntil: number | undefined;
   arrivedAt: number;
   /** Replies in its conversation were drafts when it came in. */
@@ -24,6 +29,8 @@ export interface Inbound {
   due: string | undefined;
   /** Text of the edit in flight. */
   editing: string | undefined;
+  /** The reaction last asked for on it (`core/reaction.ts`). */
+  reaction: ReactionState | undefined;
   /** Its "Thinking…" draft went out: its turn need not show one. */
   thought: boolean;
   /** What the model did with it, per the bridge. */

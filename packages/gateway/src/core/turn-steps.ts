@@ -5,6 +5,7 @@
  */
 import type { Route } from '@switchyard/protocol';
 import type { FramesOf } from './frame-owner.js';
+import type { ReactionState } from './reaction.js';
 
 /** An inbound message as the store keeps it (the fields the machine reads). */
 export interface StoredInbound {
@@ -94,6 +95,11 @@ export type TurnAction =
       text: string;
       placeholderKind: string;
     }
+  /**
+   * Show the message's state as a reaction on it (or, where the chat refuses reactions, in its
+   * conversation's one marker message); cosmetic: nothing reports back.
+   */
+  | { kind: 'react'; inboundId: string; route: Route; messageId: number; state: ReactionState }
   /** "Thinking…" as a draft under `draftId`; report `thought`. */
   | { kind: 'thinking'; inboundId: string; route: Route; draftId: number }
   /** Edit a marker; `due` edits report `marker`, the one-off "…" of a placeholder becoming a reply does not. */

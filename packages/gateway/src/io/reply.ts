@@ -72,6 +72,11 @@ export interface ReplyOptions {
   draftId: number;
   /** The message the reply answers (a rich final message replies to it), if known. */
   replyTo?: number | undefined;
+  /**
+   * The previous reply of the conversation: no courier call of this one is queued before it settles,
+   * so a turn's final message appears before any later turn's answer.
+   */
+  after?: Promise<void> | undefined;
   /** Messages the reply already owns (a placeholder), in order. */
   messageIds: readonly number[];
   /** Told whenever the list of messages changes, so it can be made durable. */
@@ -142,6 +147,11 @@ export function createReply(options: ReplyOptions): Reply {
   let lastError: unknown;
   let settle: { resolve(): void; reject(error: unknown): void } | undefined;
   let finishing: Promise<void> | undefined;
+  /** The previous reply of the conversation while it has not settled (see `after`). */
+  let before: Promise<void> | undefined = options.after;
+  void options.after?.finally(() => {
+    before = undefined;
+  });
 
   const env = (): ReplyEnv => {
     const now = clock.now();
@@ -195,6 +205,11 @@ export function createReply(options: ReplyOptions): Reply {
         if (!action.ok) return void settle?.reject(lastError ?? new Error('final render failed'));
         return void settle?.resolve();
       case 'lane': {
+        if (before) {
+          const queue = () => perform(action, now);
+          void before.then(queue, queue);
+          return undefined;
+        }
         let ran = false;
         void courier
           .call(

@@ -275,13 +275,13 @@ describe('live edits', () => {
   it('finish replaces a live call still queued, and waits for one in flight', () => {
     const m = machine({ mode: 'edit', ids: [3] });
     const r = stepReply(m.state, { kind: 'text', text: 'hello' }, { now: 0, draftDelay: 0, rich: true });
-    expect(r.actions).toEqual([{ kind: 'lane', seq: 1, priority: 'low', replaces: true }]);
+    expect(r.actions).toEqual([{ kind: 'lane', seq: 1, priority: 'stream', replaces: true }]);
     const f = stepReply(
       r.state,
       { kind: 'finish', markdown: 'hello' },
       { now: 0, draftDelay: 0, rich: true },
     );
-    expect(f.actions).toEqual([{ kind: 'lane', seq: 2, priority: 'normal', replaces: true }]);
+    expect(f.actions).toEqual([{ kind: 'lane', seq: 2, priority: 'content', replaces: true }]);
     // The replaced call's grant or drop (if it ever came) is stale.
     expect(stepReply(f.state, { kind: 'dropped', seq: 1 }, { now: 0, draftDelay: 0, rich: true }).state).toBe(
       f.state,
@@ -299,7 +299,47 @@ describe('live edits', () => {
     expect(d.actions).toEqual([]);
     expect(d.state.op).toBeUndefined();
     expect(stepReply(d.state, { kind: 'text', text: 'hello there' }, env).actions).toEqual([
-      { kind: 'lane', seq: 2, priority: 'low', replaces: true },
+      { kind: 'lane', seq: 2, priority: 'stream', replaces: true },
+    ]);
+  });
+});
+
+describe('a group reply with no placeholder', () => {
+  const env = { now: 0, draftDelay: 0, rich: true };
+
+  it('sends its first message when the first text is ready (as content), then streams edits of it', () => {
+    const m = machine({ mode: 'edit', ids: [] });
+    const first = stepReply(m.state, { kind: 'text', text: 'hello' }, env);
+    expect(first.actions).toEqual([{ kind: 'lane', seq: 1, priority: 'content', replaces: true }]);
+    m.feed({ kind: 'text', text: 'hello' });
+    m.feed({ kind: 'text', text: 'hello there' });
+    m.feed({ kind: 'finish', markdown: 'hello there, all done' });
+    expect(kinds(m.calls)).toEqual(['send @0 rich', 'edit 100 rich', 'edit 100 rich']);
+    // The live first message replies to the message that opened the turn, as the final one would.
+    expect(m.calls[0]).toMatchObject({ op: 'send', replyTo: true });
+    expect(m.persisted()).toEqual([[100]]);
+  });
+
+  it('a final text its live message shows already costs no edit (a fast answer: one call in all)', () => {
+    const m = machine({ mode: 'edit', ids: [] });
+    m.feed({ kind: 'text', text: 'the whole answer' });
+    m.feed({ kind: 'finish', markdown: 'the whole answer' });
+    expect(kinds(m.calls)).toEqual(['send @0 rich']);
+    expect(m.actions.filter((a) => a.kind === 'done')).toEqual([{ kind: 'done', ok: true }]);
+  });
+
+  it('a turn that ends before its first send goes out is sent once, final', () => {
+    const r = stepReply(
+      initialReply({ format: TELEGRAM_FORMAT, ids: [], mode: 'edit' }),
+      { kind: 'text', text: 'hi' },
+      env,
+    );
+    const f = stepReply(r.state, { kind: 'finish', markdown: 'hi, and done' }, env);
+    // The final call takes the queued live call's place (same key): one send, the final text.
+    expect(f.actions).toEqual([{ kind: 'lane', seq: 2, priority: 'content', replaces: true }]);
+    const g = stepReply(f.state, { kind: 'granted', seq: 2 }, env);
+    expect(g.actions).toEqual([
+      { kind: 'send', seq: 2, slot: 0, content: { kind: 'rich', markdown: 'hi, and done' }, replyTo: true },
     ]);
   });
 });

@@ -1,91 +1,128 @@
 /**
- * The turn machine's rules as tables on a manual clock (`core/turn-machine.ts`), through a stand-in
- * shell (`turn-sim.ts`): every marker the model read ends with its final text, however the bursts,
- * the placeholder sends' answers and the bridge's connection interleave, and the machine forgets every
- * entry once its turn is rendered.
+ * The turn machine's presentation rules as tables on a manual clock (`core/turn-machine.ts`), through a
+ * stand-in shell (`turn-sim.ts`): every message's state is a reaction (👀 waiting, ✍ being read, 👌
+ * read) and every message the model read ends 👌, however the bursts and the bridge's connection
+ * interleave; no message of the bot's own is sent for a state (only the words of one never read); the
+ * answers come in turn order; and the machine forgets every entry once its turn is rendered.
  */
 import { describe, expect, it } from 'vitest';
-import { PLACEHOLDER, unreadText } from '../../src/core/marker-text.js';
+import { unreadText } from '../../src/core/marker-text.js';
 import { TurnSim } from './turn-sim.js';
+
+const [WAITING, READING, READ] = ['👀', '✍', '👌'];
 
 const groups = [{ chatId: -101 }, { chatId: -102 }, { chatId: -103 }];
 
 describe('bursts across chats during a turn', () => {
-  it.each<['fifo' | 'lifo' | 'at once']>([['at once'], ['fifo'], ['lifo']])(
-    'three chats × eight messages, placeholder sends answered %s: every marker ends final, nothing owed, nothing held',
-    (order) => {
+  it.each<['groups' | 'private chats']>([['groups'], ['private chats']])(
+    'three %s × eight messages: every message 👌 at the end, no message of the bot’s own, answers in order',
+    (kind) => {
       const sim = new TurnSim();
-      sim.holdSends = order !== 'at once';
-      for (const route of groups) {
+      const routes = kind === 'groups' ? groups : groups.map((g) => ({ chatId: -g.chatId }));
+      for (const route of routes) {
         const c = route.chatId;
         sim.message(route, `${c}-1`);
         sim.started(`${c}-t1`, route, [`${c}-1`]);
       }
-      // Seven more per chat, interleaved across the chats, while every first turn runs.
-      for (let i = 2; i <= 8; i++) for (const route of groups) sim.message(route, `${route.chatId}-${i}`);
-      for (const route of groups) {
+      // Seven more per chat, interleaved across the chats, while every first turn runs: each waits.
+      for (let i = 2; i <= 8; i++) for (const route of routes) sim.message(route, `${route.chatId}-${i}`);
+      for (const route of routes) {
+        const c = route.chatId;
+        expect([1, 2, 3, 4, 5, 6, 7, 8].map((i) => sim.reaction(`${c}-${i}`))).toEqual([
+          READING,
+          ...Array(7).fill(WAITING),
+        ]);
+      }
+      for (const route of routes) {
         const c = route.chatId;
         // The model reads 2 and 3 as steers of its turn, then answers; 4 opens the next turn with 5–8.
         sim.frame({ type: 'message_taken', turnId: `${c}-t1`, inboundIds: [`${c}-2`, `${c}-3`] });
+        expect([2, 3, 4].map((i) => sim.reaction(`${c}-${i}`))).toEqual([READING, READING, WAITING]);
         sim.answer(`${c}-t1`, `answer ${c} one`);
         sim.started(`${c}-t2`, route, [`${c}-4`, `${c}-5`, `${c}-6`, `${c}-7`, `${c}-8`]);
+        // Read together with the message that opened the turn: 👌 at once; the opener is being read.
+        expect([4, 5, 8].map((i) => sim.reaction(`${c}-${i}`))).toEqual([READING, READ, READ]);
         sim.answer(`${c}-t2`, `answer ${c} two`);
       }
-      if (order !== 'at once') sim.answerSends(order);
-      for (const route of groups) {
+      for (const route of routes) {
         const c = route.chatId;
-        expect([1, 2, 3, 4, 5, 6, 7, 8].map((i) => sim.marker(`${c}-${i}`))).toEqual([
-          `answer ${c} one`,
-          PLACEHOLDER.taken,
-          PLACEHOLDER.taken,
-          `answer ${c} two`,
-          PLACEHOLDER.merged,
-          PLACEHOLDER.merged,
-          PLACEHOLDER.merged,
-          PLACEHOLDER.merged,
+        expect([1, 2, 3, 4, 5, 6, 7, 8].map((i) => sim.reaction(`${c}-${i}`))).toEqual(Array(8).fill(READ));
+        expect(sim.answers.filter((a) => a.startsWith(`${c}-`))).toEqual([
+          `${c}-t1: answer ${c} one`,
+          `${c}-t2: answer ${c} two`,
         ]);
       }
+      expect(sim.actions('send_placeholder')).toEqual([]);
+      expect(sim.actions('edit_marker')).toEqual([]);
       expect(sim.owed()).toEqual([]);
       expect(sim.machine.size()).toBe(0);
     },
   );
 
-  it('marker edits held in flight: a newer due text waits for the edit before it, one edit per marker at a time', () => {
+  it.each<[string, number]>([
+    ['a group', -21],
+    ['a private chat', 21],
+  ])('between turns in %s: a message read at once gets no 👀, only ✍ then 👌', (_, chatId) => {
+    const sim = new TurnSim();
+    const route = { chatId };
+    sim.message(route, 'a');
+    sim.started('t1', route, ['a']);
+    sim.answer('t1', 'one');
+    // The conversation is idle again: the next messages are read at once, together.
+    sim.message(route, 'b');
+    sim.message(route, 'c');
+    expect([sim.reaction('b'), sim.reaction('c')]).toEqual([undefined, undefined]);
+    sim.started('t2', route, ['b', 'c']);
+    expect([sim.reaction('b'), sim.reaction('c')]).toEqual([READING, READ]);
+    sim.answer('t2', 'two');
+    expect(['a', 'b', 'c'].map((id) => sim.reaction(id))).toEqual([READ, READ, READ]);
+    expect(sim.actions('react').map((r) => `${r.inboundId}:${r.state}`)).toEqual([
+      'a:reading',
+      'a:read',
+      'b:reading',
+      'c:read',
+      'b:read',
+    ]);
+    expect(sim.answers).toEqual(['t1: one', 't2: two']);
+  });
+
+  it('reactions change only with the state: waiting for a session, then taken, is 👀 then ✍, once each', () => {
     const sim = new TurnSim();
     const route = groups[0] ?? { chatId: -1 };
     sim.message(route, 'a');
     sim.started('t', route, ['a']);
     sim.message(route, 'b');
-    sim.holdEdits = true;
+    sim.frame({ type: 'session_waiting', route, inboundIds: ['b'], position: 0 });
     sim.frame({ type: 'session_waiting', route, inboundIds: ['b'], position: 0 });
     sim.frame({ type: 'message_taken', turnId: 't', inboundIds: ['b'] });
-    expect(sim.heldEdits.map((e) => e.text)).toEqual([PLACEHOLDER.waiting]);
-    sim.answerEdits();
-    expect(sim.heldEdits.map((e) => e.text)).toEqual([PLACEHOLDER.taken]);
-    sim.answerEdits();
-    expect(sim.marker('b')).toBe(PLACEHOLDER.taken);
+    expect(
+      sim
+        .actions('react')
+        .filter((r) => r.inboundId === 'b')
+        .map((r) => r.state),
+    ).toEqual(['waiting', 'reading']);
+    sim.answer('t', 'done');
+    expect(sim.reaction('b')).toBe(READ);
   });
 });
 
 describe('a steer written between a request and its answer', () => {
-  it('is marked "will be read", then "taken" when the bridge says so, even before its send returned', () => {
+  it('shows 👀, then ✍ when the bridge says it was taken, then 👌 once the turn answered', () => {
     const sim = new TurnSim();
     const route = { chatId: -7 };
     sim.message(route, 'q');
     sim.started('t', route, ['q']);
-    sim.holdSends = true;
     sim.message(route, 'steer');
-    expect(sim.heldSends.map((s) => s.text)).toEqual([PLACEHOLDER.steer]);
+    expect(sim.reaction('steer')).toBe(WAITING);
     sim.frame({ type: 'message_taken', turnId: 't', inboundIds: ['steer'] });
-    sim.answerSends();
-    expect(sim.marker('steer')).toBe(PLACEHOLDER.taken);
+    expect(sim.reaction('steer')).toBe(READING);
     sim.answer('t', 'the answer');
-    expect(sim.marker('q')).toBe('the answer');
-    expect(sim.marker('steer')).toBe(PLACEHOLDER.taken);
+    expect(sim.answers).toEqual(['t: the answer']);
+    expect([sim.reaction('q'), sim.reaction('steer')]).toEqual([READ, READ]);
     expect(sim.machine.size()).toBe(0);
   });
 
-  it('a steer the model did not read opens the next turn: its marker becomes that reply', () => {
+  it('a steer the model did not read opens the next turn: ✍ for that turn, 👌 once it answered', () => {
     const sim = new TurnSim();
     const route = { chatId: -8 };
     sim.message(route, 'q');
@@ -95,16 +132,17 @@ describe('a steer written between a request and its answer', () => {
     sim.started('t2', route, ['steer']);
     // The bridge may report the opening message taken too: it keeps its reply.
     sim.frame({ type: 'message_taken', turnId: 't2', inboundIds: ['steer'] });
-    expect(sim.marker('steer')).toBe(PLACEHOLDER.reply);
+    expect(sim.reaction('steer')).toBe(READING);
     sim.answer('t2', 'two');
-    expect(sim.marker('steer')).toBe('two');
+    expect(sim.reaction('steer')).toBe(READ);
+    expect(sim.answers).toEqual(['t: one', 't2: two']);
     expect(sim.owed()).toEqual([]);
     expect(sim.machine.size()).toBe(0);
   });
 });
 
 describe('the bridge gone and back in the middle of a burst', () => {
-  it('messages while it is away wait silently; back within the grace they get the normal path', () => {
+  it('a bridge restart mid-burst: messages while it is away wait silently; back within the grace, 👀 as steers', () => {
     const sim = new TurnSim();
     const route = { chatId: -9 };
     sim.message(route, 'm1');
@@ -114,29 +152,25 @@ describe('the bridge gone and back in the middle of a burst', () => {
     sim.message(route, 'm3');
     sim.message(route, 'm4');
     sim.clock.advance(1000);
-    expect(sim.actions('send_placeholder').map((s) => s.inboundId)).toEqual(['m1', 'm2']);
+    expect(sim.actions('react').map((s) => s.inboundId)).toEqual(['m1', 'm2']);
     sim.bridge(true);
     // The turn still runs: they are steers. The restarted bridge starts its turn again (ignored) and
     // reports what the model read.
-    expect(sim.actions('send_placeholder').map((s) => s.text)).toEqual([
-      PLACEHOLDER.reply,
-      PLACEHOLDER.steer,
-      PLACEHOLDER.steer,
-      PLACEHOLDER.steer,
+    expect(['m1', 'm2', 'm3', 'm4'].map((id) => sim.reaction(id))).toEqual([
+      READING,
+      WAITING,
+      WAITING,
+      WAITING,
     ]);
     sim.started('t', route, ['m1']);
     sim.frame({ type: 'message_taken', turnId: 't', inboundIds: ['m2', 'm3', 'm4'] });
     sim.answer('t', 'answer');
-    expect(['m1', 'm2', 'm3', 'm4'].map((id) => sim.marker(id))).toEqual([
-      'answer',
-      PLACEHOLDER.taken,
-      PLACEHOLDER.taken,
-      PLACEHOLDER.taken,
-    ]);
+    expect(['m1', 'm2', 'm3', 'm4'].map((id) => sim.reaction(id))).toEqual([READ, READ, READ, READ]);
+    expect(sim.actions('send_placeholder')).toEqual([]);
     expect(sim.machine.size()).toBe(0);
   });
 
-  it('away longer than the grace: "queued"; the restarted bridge reads them as a new turn, and every marker ends final', () => {
+  it('away longer than the grace: 👀; the restarted bridge reads them as a new turn, and every message ends 👌', () => {
     const sim = new TurnSim();
     const route = { chatId: -10 };
     sim.message(route, 'm1');
@@ -146,12 +180,14 @@ describe('the bridge gone and back in the middle of a burst', () => {
     sim.message(route, 'm2');
     sim.message(route, 'm3');
     sim.clock.advance(3000);
-    expect(sim.marker('m2')).toBe(PLACEHOLDER.queued);
+    expect(sim.reaction('m2')).toBe(WAITING);
     sim.bridge(true);
     sim.frame({ type: 'turn_ended', turnId: 't', outcome: 'interrupted' });
     sim.started('t2', route, ['m2', 'm3']);
+    expect(['m2', 'm3'].map((id) => sim.reaction(id))).toEqual([READING, READ]);
     sim.answer('t2', 'both');
-    expect(['m2', 'm3'].map((id) => sim.marker(id))).toEqual(['both', PLACEHOLDER.merged]);
+    expect(['m1', 'm2', 'm3'].map((id) => sim.reaction(id))).toEqual([READ, READ, READ]);
+    expect(sim.answers.at(-1)).toBe('t2: both');
     expect(sim.owed()).toEqual([]);
     expect(sim.machine.size()).toBe(0);
   });
@@ -175,14 +211,15 @@ describe('the start-up grace', () => {
     expect(sim.machine.size()).toBe(0);
   });
 
-  it('only a wait longer than the grace says the agent is restarting', () => {
+  it('only a wait longer than the grace shows the message waiting (👀), and with no message of its own', () => {
     const sim = new TurnSim();
     sim.connected = false;
     sim.message({ chatId: 42 }, 'hello');
     sim.clock.advance(2999);
     expect(sim.log).toEqual([]);
     sim.clock.advance(1);
-    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([PLACEHOLDER.queued]);
+    expect(sim.reaction('hello')).toBe(WAITING);
+    expect(sim.actions('send_placeholder')).toEqual([]);
   });
 
   it('the bridge opens the turn while the message still waits: it is that turn’s, acknowledged at once', () => {
@@ -190,36 +227,33 @@ describe('the start-up grace', () => {
     sim.connected = false;
     const route = { chatId: -3 };
     sim.message(route, 'm');
-    sim.holdSends = true;
     sim.started('t', route, ['m']);
-    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([PLACEHOLDER.reply]);
-    expect(sim.actions('open')).toEqual([]);
-    sim.answerSends();
-    expect(sim.actions('open')).toMatchObject([{ messageIds: [100] }]);
+    // No placeholder to wait for: the reply opens at once, its first message sent with its first text.
+    expect(sim.actions('send_placeholder')).toEqual([]);
+    expect(sim.actions('open')).toMatchObject([{ messageIds: [] }]);
+    expect(sim.reaction('m')).toBe(READING);
   });
 });
 
-describe('a lost placeholder send answer', () => {
-  it('a send that failed: its turn opens without it, and nothing is held after the render', () => {
+describe('a lost send of the words of a message not read', () => {
+  it('a send that failed: nothing is held, and nothing else is sent', () => {
     const sim = new TurnSim();
     const route = { chatId: -11 };
     sim.holdSends = true;
     sim.message(route, 'm');
-    sim.started('t', route, ['m']);
-    sim.answer('t', 'answer');
-    expect(sim.actions('open')).toEqual([]);
+    sim.frame({ type: 'messages_unread', inboundIds: ['m'], reason: 'the conversation failed' });
+    expect(sim.heldSends.map((a) => a.text)).toEqual([unreadText('the conversation failed')]);
     sim.answerSends('fifo', 'failed');
-    expect(sim.actions('open')).toMatchObject([{ messageIds: [] }]);
-    expect(sim.actions('finish')).toHaveLength(1);
+    expect(sim.actions('send_placeholder')).toHaveLength(1);
     expect(sim.machine.size()).toBe(0);
   });
 
-  it('a send the journal found after all: the turn names it as its first message in the same step', () => {
+  it('a send the journal found after all: the marker is recorded in the same step', () => {
     const sim = new TurnSim();
     const route = { chatId: -12 };
     sim.holdSends = true;
     sim.message(route, 'm');
-    sim.started('t', route, ['m']);
+    sim.frame({ type: 'messages_unread', inboundIds: ['m'], reason: 'the conversation failed' });
     const [send] = sim.heldSends.splice(0);
     if (!send) throw new Error('no send');
     const step = sim.machine.input({
@@ -228,16 +262,17 @@ describe('a lost placeholder send answer', () => {
       messageId: 77,
       at: sim.clock.now(),
     });
-    expect(step.writes).toEqual([
-      { kind: 'placeholder', inboundId: 'm', messageId: 77, placeholderKind: 'reply' },
-      { kind: 'turn_messages', turnId: 't', messageIds: [77] },
-    ]);
-    expect(step.actions).toMatchObject([{ kind: 'open', messageIds: [77] }]);
+    expect(step.writes[0]).toEqual({
+      kind: 'placeholder',
+      inboundId: 'm',
+      messageId: 77,
+      placeholderKind: 'unread',
+    });
   });
 });
 
 describe('bookkeeping', () => {
-  it('turn_started is one step: the turn, the messages it takes, its placeholder and the markers owed', () => {
+  it('turn_started is one step: the turn and the messages it takes, and the reactions it shows', () => {
     const sim = new TurnSim();
     const route = { chatId: -13 };
     sim.message(route, 'a');
@@ -250,23 +285,37 @@ describe('bookkeeping', () => {
       drafts: false,
       at: sim.clock.now(),
     });
-    expect(step.writes.map((w) => w.kind)).toEqual(['turn', 'inbound_state', 'marker_due', 'turn_messages']);
+    expect(step.writes.map((w) => w.kind)).toEqual(['turn', 'inbound_state']);
+    expect(step.actions.filter((a) => a.kind === 'react').map((a) => a.kind === 'react' && a.state)).toEqual([
+      'reading',
+      'read',
+    ]);
   });
 
-  it('a refused marker edit is made by the sweep after the retry interval, then nothing is owed', () => {
+  it('a refused marker edit (a marker left by a previous version) is made by the sweep after the retry interval', () => {
     const sim = new TurnSim();
     const route = { chatId: -14 };
     sim.message(route, 'a');
     sim.started('t', route, ['a']);
-    sim.message(route, 'b');
+    // A message whose "will be read" marker a previous version of the gateway sent before a restart.
+    sim.messages.set(900, '⏳ will be read at the agent’s next step');
+    sim.inbound.set('b', {
+      inboundId: 'b',
+      route,
+      telegramMessageId: 50,
+      state: 'sent',
+      placeholderId: 900,
+      placeholderKind: 'steer',
+      placeholderDue: undefined,
+    });
     sim.failEdits = 1;
     sim.frame({ type: 'message_taken', turnId: 't', inboundIds: ['b'] });
-    expect(sim.marker('b')).toBe(PLACEHOLDER.steer);
+    expect(sim.marker('b')).toBe('⏳ will be read at the agent’s next step');
     expect(sim.owed()).toEqual(['b']);
     sim.answer('t', 'done');
     expect(sim.machine.size()).toBe(0);
     sim.clock.advance(15_000);
-    expect(sim.marker('b')).toBe(PLACEHOLDER.taken);
+    expect(sim.marker('b')).toBe('✓ taken into the current turn');
     expect(sim.owed()).toEqual([]);
     expect(sim.machine.size()).toBe(0);
   });
@@ -314,10 +363,7 @@ describe('bookkeeping', () => {
     expect(sim.actions('finish').map((f) => f.turnId)).toEqual(['old']);
     expect(sim.machine.running(route)).toBe('t');
     sim.message(route, 'b');
-    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([
-      PLACEHOLDER.reply,
-      PLACEHOLDER.steer,
-    ]);
+    expect(sim.reaction('b')).toBe(WAITING);
   });
 
   it('names what a turn has read — its opener, what was read with it and what it took in — and only that', () => {
@@ -419,13 +465,20 @@ describe('a message the agent will never read', () => {
     },
   );
 
-  it('in a group, its placeholder says why, edited in place (no second message)', () => {
+  it('in a group, while a turn runs: 👀, then one reply that says why (words, not a reaction)', () => {
     const sim = new TurnSim();
     const route = { chatId: -7 };
+    sim.message(route, 'q');
+    sim.started('t', route, ['q']);
     sim.message(route, 'm');
+    expect(sim.reaction('m')).toBe(WAITING);
     sim.frame({ type: 'messages_unread', inboundIds: ['m'], reason: 'the conversation failed' });
-    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([PLACEHOLDER.reply]);
+    expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([
+      unreadText('the conversation failed'),
+    ]);
     expect(sim.marker('m')).toBe(unreadText('the conversation failed'));
+    sim.answer('t', 'x');
+    expect(sim.reaction('m')).toBe(WAITING);
     expect(sim.machine.size()).toBe(0);
   });
 });

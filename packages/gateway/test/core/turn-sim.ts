@@ -1,9 +1,11 @@
 /**
  * A stand-in shell for the turn machine's table tests: an in-memory store that applies each step's
- * writes, a Telegram of placeholder messages keyed by id, and one timer on a ManualClock for the
- * step's wake-up. Placeholder sends and marker edits are answered at once unless the test holds them.
+ * writes, a Telegram of marker messages keyed by id, the reaction each inbound message shows, the
+ * answers in the order they were rendered, and one timer on a ManualClock for the step's wake-up.
+ * Marker sends and edits are answered at once unless the test holds them.
  */
 import { ManualClock, type Route } from '@switchyard/protocol';
+import { REACTION_EMOJI, type ReactionState } from '../../src/core/reaction.js';
 import { createTurnMachine, type TurnMachine } from '../../src/core/turn-machine.js';
 import type {
   MarkerOutcome,
@@ -29,6 +31,10 @@ export class TurnSim {
   /** Telegram: message id → text. */
   readonly messages = new Map<number, string>();
   readonly log: TurnAction[] = [];
+  /** The state each inbound message shows as a reaction (the last one asked for). */
+  readonly reactions = new Map<string, ReactionState>();
+  /** The answers, in the order their turns were rendered: `turnId: text`. */
+  readonly answers: string[] = [];
   /** Sends and edits held back by the test, answered with `answerSends` / `answerEdits`. */
   readonly heldSends: Action<'send_placeholder'>[] = [];
   readonly heldEdits: Action<'edit_marker'>[] = [];
@@ -129,6 +135,12 @@ export class TurnSim {
     return id === undefined ? undefined : this.messages.get(id);
   }
 
+  /** The reaction `inboundId` shows (its emoji), if any. */
+  reaction(inboundId: string): string | undefined {
+    const state = this.reactions.get(inboundId);
+    return state === undefined ? undefined : REACTION_EMOJI[state];
+  }
+
   /** Messages whose marker is still owed in the store. */
   owed(): string[] {
     return [...this.inbound.values()].filter((r) => r.placeholderDue !== undefined).map((r) => r.inboundId);
@@ -168,6 +180,9 @@ export class TurnSim {
         if (this.holdEdits) this.heldEdits.push(action);
         else this.#edit(action);
         return;
+      case 'react':
+        this.reactions.set(action.inboundId, action.state);
+        return;
       case 'thinking':
         this.feed({ type: 'thought', inboundId: action.inboundId, shown: true });
         return;
@@ -177,6 +192,7 @@ export class TurnSim {
         const first = turn?.messageIds[0];
         const text = turn?.blocks.map((b) => b.text).join('\n\n') ?? '';
         if (first !== undefined) this.messages.set(first, text);
+        this.answers.push(`${action.turnId}: ${text}`);
         this.feed({ type: 'rendered', turnId: action.turnId, ok: true });
         return;
       }

@@ -27,6 +27,7 @@ export const ERROR_TEXTS = {
   topicNameInvalid: 'Bad Request: TOPIC_NAME_INVALID',
   noPinRights: 'Bad Request: not enough rights to manage pinned messages in the chat',
   wrongAction: 'Bad Request: wrong parameter action in request',
+  reactionInvalid: 'Bad Request: REACTION_INVALID',
   queryTooOld: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
   invalidFileId: 'Bad Request: invalid file_id',
   fileTooBig: 'Bad Request: file is too big',

@@ -52,7 +52,14 @@ export interface MessageContent {
 /** How to create a chat. */
 export type ChatSpec =
   | { type: 'private'; user: WireUser }
-  | { type: 'group' | 'supergroup'; title: string; isForum?: boolean; botCanPin?: boolean; id?: number };
+  | {
+      type: 'group' | 'supergroup';
+      title: string;
+      isForum?: boolean;
+      botCanPin?: boolean;
+      id?: number;
+      availableReactions?: string[];
+    };
 
 interface ChatRecord extends SandboxChat {
   messages: Map<number, SandboxMessage>;
@@ -114,6 +121,7 @@ export class ChatStore {
       title: spec.title,
       isForum: spec.type === 'supergroup' && spec.isForum === true,
       botCanPin: spec.botCanPin ?? true,
+      ...(spec.availableReactions ? { availableReactions: [...spec.availableReactions] } : {}),
     });
   }
 
@@ -136,6 +144,13 @@ export class ChatStore {
     const chat = this.#snapshotChat(record);
     this.#hub.emit({ type: 'chat', chat });
     return chat;
+  }
+
+  /** Changes the reactions a chat allows (undefined: all of them). */
+  setAvailableReactions(chatId: number, emoji: string[] | undefined): void {
+    const chat = this.#require(chatId);
+    chat.availableReactions = emoji === undefined ? undefined : [...emoji];
+    this.#hub.emit({ type: 'chat', chat: this.#snapshotChat(chat) });
   }
 
   /** Changes whether the bot may pin in a group. */

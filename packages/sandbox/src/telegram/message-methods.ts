@@ -385,11 +385,23 @@ const sendChatAction: MethodHandler = (params, ctx) => {
   return true;
 };
 
-/** Reactions are accepted and recorded on the message; only emoji reactions are kept. */
+/** The emoji a bot may set as a reaction (`ReactionTypeEmoji`, Bot API). */
+const BOT_REACTIONS = new Set(
+  '👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Reactions are recorded on the message; only emoji reactions are kept. Refused like Telegram: an emoji
+ * bots may not set, or one the chat's `available_reactions` do not allow, is `REACTION_INVALID`. Each
+ * call spends the chat's reaction window (see `rate-limiter.ts`), not its message slots.
+ */
 const setMessageReaction: MethodHandler = (params, ctx) => {
   const chat = requireChat(params, ctx);
   const message = liveMessage(ctx, chat.id, params.int('message_id'));
   if (!message) throw new BotApiError(400, 'Bad Request: message to react not found');
+  spendToken(ctx, chat, 'reaction');
   const reaction = params.json('reaction');
   const emoji = Array.isArray(reaction)
     ? reaction.flatMap((r: unknown) =>
@@ -398,6 +410,9 @@ const setMessageReaction: MethodHandler = (params, ctx) => {
           : [],
       )
     : [];
+  const allowed = chat.availableReactions;
+  if (emoji.some((e) => !BOT_REACTIONS.has(e) || (allowed !== undefined && !allowed.includes(e))))
+    throw refuse('reactionInvalid');
   ctx.store.setReactions(message, emoji);
   return true;
 };

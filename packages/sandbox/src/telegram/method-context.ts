@@ -94,7 +94,7 @@ export function replyTarget(
 export function spendToken(
   ctx: MethodContext,
   chat: SandboxChat,
-  kind: 'message' | 'draft' = 'message',
+  kind: 'message' | 'draft' | 'reaction' = 'message',
 ): void {
   const decision = ctx.limiter.take(chat.id, chat.type !== 'private', kind);
   if (!decision.allowed) throw tooManyRequests(decision.retryAfter);

@@ -1,7 +1,10 @@
 /**
- * Telegram's flood limits for bots, as token buckets: about one message a second per private chat
- * (with a small burst), twenty a minute per group, thirty a second across all chats. Sends and edits
- * both spend a token. Pure: time comes from an injected clock, nothing is scheduled.
+ * Telegram's flood limits for bots: about one message a second per private chat (a token bucket with a
+ * small burst), twenty in any minute per group (a sliding window: a burst of twenty is fine, the
+ * twenty-first within the minute is a 429 until the oldest leaves the window), thirty a second across
+ * all chats. Sends and edits both spend a slot. Reactions (`setMessageReaction`) are not messages:
+ * they spend a window of their own per chat (Telegram publishes no number; the sandbox assumes twenty
+ * in any ten seconds) and the global bucket. Pure: time comes from an injected clock.
  */
 
 /** One bucket's shape: `burst` tokens at most, refilled at `perSecond`. */
@@ -14,7 +17,10 @@ export interface BucketRate {
 export interface RateLimits {
   /** Per private chat. Default: burst 3, one a second. */
   privateChat: BucketRate;
-  /** Per group or supergroup. Default: burst 20, twenty a minute. */
+  /**
+   * Per group or supergroup, as a sliding window of `burst` calls in any `burst / perSecond` seconds.
+   * Default: twenty in any minute.
+   */
   groupChat: BucketRate;
   /** Across all chats. Default: burst 30, thirty a second. */
   global: BucketRate;
@@ -25,6 +31,11 @@ export interface RateLimits {
    * burst of 2. Default: burst 2, two a second.
    */
   draft: BucketRate;
+  /**
+   * Reactions per chat, a sliding window like a group's (`burst` in any `burst / perSecond` s): an
+   * assumption, as Telegram publishes none. Default: twenty in any ten seconds.
+   */
+  reaction?: BucketRate;
 }
 
 /** Telegram-like defaults: steady use by a well-behaved bot never meets them. */
@@ -33,6 +44,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   groupChat: { burst: 20, perSecond: 20 / 60 },
   global: { burst: 30, perSecond: 30 },
   draft: { burst: 2, perSecond: 2 },
+  reaction: { burst: 20, perSecond: 2 },
 };
 
 interface Bucket {
@@ -55,6 +67,8 @@ export class RateLimiter {
   readonly #now: () => number;
   readonly #chats = new Map<number, Bucket>();
   readonly #drafts = new Map<number, Bucket>();
+  /** Sliding windows: the times of the calls each chat's window still sees, oldest first. */
+  readonly #windows = new Map<string, number[]>();
   #global: Bucket | undefined;
 
   /** `limits` undefined disables limiting; `now` returns milliseconds. */
@@ -68,6 +82,7 @@ export class RateLimiter {
     this.#limits = limits === false ? undefined : { ...(this.#limits ?? DEFAULT_RATE_LIMITS), ...limits };
     this.#chats.clear();
     this.#drafts.clear();
+    this.#windows.clear();
     this.#global = undefined;
   }
 
@@ -80,10 +95,14 @@ export class RateLimiter {
    * Spends a token for one send or edit in `chatId` (`isGroup` picks the group limit), or for one draft
    * (`kind: 'draft'`, from the chat's draft bucket).
    */
-  take(chatId: number, isGroup: boolean, kind: 'message' | 'draft' = 'message'): RateDecision {
+  take(chatId: number, isGroup: boolean, kind: 'message' | 'draft' | 'reaction' = 'message'): RateDecision {
     const limits = this.#limits;
     if (!limits) return { allowed: true };
     const now = this.#now();
+    if (kind === 'reaction' || (kind === 'message' && isGroup)) {
+      const rate = kind === 'reaction' ? (limits.reaction ?? DEFAULT_RATE_LIMITS.reaction) : limits.groupChat;
+      return this.#window(`${kind}:${chatId}`, rate as BucketRate, limits.global, now);
+    }
     const chatRate =
       kind === 'draft'
         ? (limits.draft ?? DEFAULT_RATE_LIMITS.draft)
@@ -100,6 +119,26 @@ export class RateLimiter {
       return { allowed: false, retryAfter: wait(global, limits.global), scope: 'global' };
     chat.tokens -= 1;
     global.tokens -= 1;
+    return { allowed: true };
+  }
+
+  /** One call in a sliding window of `rate.burst` calls per `rate.burst / rate.perSecond` s, and the global bucket. */
+  #window(key: string, rate: BucketRate, globalRate: BucketRate, now: number): RateDecision {
+    const periodMs = rate.perSecond <= 0 ? Number.POSITIVE_INFINITY : (rate.burst / rate.perSecond) * 1000;
+    const seen = (this.#windows.get(key) ?? []).filter((t) => t > now - periodMs);
+    this.#windows.set(key, seen);
+    if (seen.length >= rate.burst) {
+      const oldest = seen[seen.length - rate.burst] as number;
+      const retryAfter = Number.isFinite(periodMs)
+        ? Math.max(1, Math.ceil((oldest + periodMs - now) / 1000))
+        : 3600;
+      return { allowed: false, retryAfter, scope: 'chat' };
+    }
+    const global = this.#refill(this.#global, globalRate, now);
+    this.#global = global;
+    if (global.tokens < 1) return { allowed: false, retryAfter: wait(global, globalRate), scope: 'global' };
+    global.tokens -= 1;
+    seen.push(now);
     return { allowed: true };
   }
 

@@ -24,6 +24,11 @@ export interface SandboxChat {
   botCanPin: boolean;
   /** Pinned message ids, oldest first; the last one is what `getChat().pinned_message` returns. */
   pinned: number[];
+  /**
+   * The emoji the chat's settings allow as reactions (`available_reactions`); undefined: every one bots
+   * may set. `setMessageReaction` with any other is `REACTION_INVALID`; an empty list turns them off.
+   */
+  availableReactions?: string[] | undefined;
 }
 
 /** One version of a message's visible content. */

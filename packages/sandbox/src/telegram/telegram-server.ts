@@ -145,7 +145,11 @@ export interface TelegramServer {
     forum?: boolean;
     botCanPin?: boolean;
     topics?: string[];
+    /** The reactions the group allows (`available_reactions`); default all, `[]` none. */
+    availableReactions?: string[];
   }): SandboxChat;
+  /** Changes the reactions a chat allows (undefined: all); others are refused with `REACTION_INVALID`. */
+  setAvailableReactions(chatId: number, emoji: string[] | undefined): void;
   /**
    * Opens a topic as a user would: in a forum, or in a private chat while the bot has private topics
    * ({@link TelegramServerOptions.privateTopics}); returns it with its `threadId`.
@@ -497,9 +501,13 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
         title: spec.title,
         ...(spec.forum !== undefined ? { isForum: spec.forum } : {}),
         ...(spec.botCanPin !== undefined ? { botCanPin: spec.botCanPin } : {}),
+        ...(spec.availableReactions !== undefined ? { availableReactions: spec.availableReactions } : {}),
       });
       for (const name of spec.topics ?? []) store.addTopic(chat.id, name, defaultUser);
       return requireChatView(chat.id);
+    },
+    setAvailableReactions(chatId, emoji) {
+      store.setAvailableReactions(chatId, emoji);
     },
     createTopic(chatId, name) {
       const chat = requireChatView(chatId);

@@ -39,6 +39,8 @@ export function toWireChat(chat: SandboxChat): WireChat {
 /** `getChat`'s `ChatFullInfo`, with the most recently pinned message. */
 export function toWireChatFullInfo(store: ChatStore, chat: SandboxChat): WireChatFullInfo {
   const info: WireChatFullInfo = { ...toWireChat(chat), accent_color_id: 0, max_reaction_count: 11 };
+  if (chat.availableReactions)
+    info.available_reactions = chat.availableReactions.map((emoji) => ({ type: 'emoji', emoji }));
   const top = chat.pinned.at(-1);
   const pinned = top === undefined ? undefined : store.message(chat.id, top);
   if (pinned) info.pinned_message = toWireMessage(store, pinned, 1);

@@ -46,6 +46,8 @@ export interface WireChat {
 export interface WireChatFullInfo extends WireChat {
   accent_color_id: number;
   max_reaction_count: number;
+  /** Absent: every reaction is allowed. */
+  available_reactions?: { type: 'emoji'; emoji: string }[];
   pinned_message?: WireMessage;
 }
 

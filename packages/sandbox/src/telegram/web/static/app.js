@@ -501,7 +501,14 @@ function renderMessage(message, e) {
   }
   if (message.html) bubble.append(safeHtml(message.html));
   if (message.reactions?.length)
-    bubble.append(el('div', { className: 'reactions', textContent: message.reactions.join(' ') }));
+    // The bot's reactions, as Telegram shows them: a chip under the message (a state: 👀 ✍ 👌).
+    bubble.append(
+      el('div', {
+        className: 'reactions',
+        title: 'the bot’s reaction',
+        textContent: message.reactions.join(' '),
+      }),
+    );
   const meta = el('div', { className: 'meta' });
   if (message.history.length > 1) {
     const toggle = el('button', { type: 'button', className: 'edited', textContent: 'edited' });

@@ -1,0 +1,94 @@
+/**
+ * Answers in turn order, on a manual clock: two turns' replies in one group over a recording Bot API and
+ * the real courier and budget. The failure this pins down: the first turn ends while its live send is
+ * still in flight, so its final render is queued only once that send returns — after the second turn's
+ * answer, which was ready meanwhile. With the conversation's answer order, every call of the first
+ * answer (a long classic one: its live message edited, and a second message) goes before the second's,
+ * and both before the cosmetics queued in the lane.
+ */
+import { ManualClock, silentLogger } from '@switchyard/protocol';
+import { describe, expect, it } from 'vitest';
+import { createAnswerOrder } from '../src/answer-order.js';
+import { createBudget } from '../src/budget.js';
+import { createCourier } from '../src/courier.js';
+import { createReplies } from '../src/replies.js';
+
+/** Two turns' replies in group -5 over a recording API; `ordered: false` leaves out the answer order. */
+async function twoTurns(ordered: boolean): Promise<string[]> {
+  const clock = new ManualClock(0);
+  const calls: string[] = [];
+  let next = 1;
+  let release: (() => void) | undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const api = {
+    editMessageText: async (_c: number, _id: number, text: string) => {
+      calls.push(`edit ${text.slice(0, 6)}`);
+      return true;
+    },
+    deleteMessage: async () => true,
+    sendMessageDraft: async () => true,
+    sendRichMessageDraft: async () => true,
+  };
+  const journal = {
+    send: async (_c: number, text: string, _o: unknown, owned?: { adopt(id: number): void }) => {
+      // The first turn's live send is slow: still in flight when its turn ends.
+      if (text === 'first, live') await held;
+      calls.push(`send ${text.slice(0, 6)}`);
+      const id = next++;
+      owned?.adopt(id);
+      return { message_id: id };
+    },
+    sendRich: async () => {
+      throw new Error('classic replies only');
+    },
+  };
+  const courier = createCourier(createBudget(), clock);
+  const replies = createReplies({
+    api: api as never,
+    journal: journal as never,
+    courier,
+    store: { setTurnMessages: () => {} },
+    replies: 'classic',
+    logger: silentLogger,
+    clock,
+  });
+  const order = createAnswerOrder();
+  const route = { chatId: -5 };
+  const first = order.link('-5');
+  const one = replies.stream({ turnId: 't1', route }, [], 1, first.after);
+  one.show(() => 'first, live');
+  await clock.advanceAsync(10);
+  // The first answer is long: two messages (past 4,096 characters).
+  const finishing = one.finish(`first ${'a'.repeat(4000)}\n\n${'b'.repeat(3000)}`).then(first.settle);
+  const second = order.link('-5');
+  const two = replies.stream({ turnId: 't2', route }, [], 2, ordered ? second.after : undefined);
+  two.show(() => 'second answer');
+  const cosmetic = courier.call(-5, async () => calls.push('reaction'), {
+    priority: 'cosmetic',
+    spends: 'reaction',
+  });
+  const done = two.finish('second answer, final').then(second.settle);
+  await clock.advanceAsync(10);
+  release?.();
+  await clock.advanceAsync(70_000);
+  await Promise.all([finishing, done, cosmetic]);
+  return calls;
+}
+
+describe('answers in turn order', () => {
+  it('a turn’s final message goes before the next turn’s answer, even when it ends with a send in flight', async () => {
+    const calls = await twoTurns(true);
+    const firstOfSecond = calls.findIndex((c) => c.includes('second'));
+    expect(calls.slice(0, firstOfSecond)).toEqual(['send first,', 'edit first ', 'send bbbbbb']);
+    expect(calls.filter((c) => c.startsWith('send'))).toHaveLength(3);
+    expect(calls.at(-1)).toBe('reaction');
+  });
+
+  it('without the answer order the second answer would slip in between (the failure pinned above)', async () => {
+    const calls = await twoTurns(false);
+    const firstOfSecond = calls.findIndex((c) => c.includes('second'));
+    expect(firstOfSecond).toBeLessThan(calls.indexOf('send bbbbbb'));
+  });
+});
