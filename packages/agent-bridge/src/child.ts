@@ -6,7 +6,7 @@
  * adopted process would be read from a file nothing writes and would simply look idle for ever):
  * - `stdin.fifo`  the process's stdin. The process holds it open read-write itself, so it is its own
  *                 last writer and never sees EOF when a bridge goes away.
- * - `stdout.log`, `stderr.log`  its output, truncated when a new process starts (offsets restart at 0).
+ * - `stdout.log`, `stderr.log`  its output, new files when a new process starts (offsets restart at 0).
  *                 `stdout.log` keeps its logical size while the bridge frees what it handled
  *                 (`stdout-trim.ts`), so offsets stay valid for as long as the process runs.
  *
@@ -21,6 +21,7 @@ import {
   existsSync,
   openSync,
   readSync,
+  rmSync,
   statSync,
   writeSync,
 } from 'node:fs';
@@ -121,7 +122,20 @@ export function resolveBinary(bin: string, env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * Starts a new process. The fifo is created if missing; the logs are truncated. The caller must have
+ * Opens a new, empty file at `path` for a new process's output: the old file is unlinked first rather
+ * than truncated. Anything that still holds the old one (the previous process in its last moments, or a
+ * process it started, which inherits its stdout) writes at its own offset: into a truncated file that
+ * made a run of zeros and a stray line in the middle of the new process's output, which the reader
+ * skipped as one malformed line, and the new process's first events with it. Into the unlinked file it
+ * goes nowhere anyone reads.
+ */
+function freshLog(path: string): number {
+  rmSync(path, { force: true });
+  return openSync(path, 'w', 0o600);
+}
+
+/**
+ * Starts a new process. The fifo is created if missing; the logs are new files. The caller must have
  * established that no recorded process is alive (two CLIs on one session file corrupt it).
  */
 export function spawnChild(options: SpawnOptions): { handle: ChildHandle; process: ChildProcess } {
@@ -139,8 +153,8 @@ export function spawnChild(options: SpawnOptions): { handle: ChildHandle; proces
   }
   // Read-write, so the process is its own writer: see the file comment.
   const stdin = openSync(fifoPath, constants.O_RDWR);
-  const stdout = openSync(join(options.stateDir, STDOUT_LOG), 'w', 0o600);
-  const stderr = openSync(join(options.stateDir, STDERR_LOG), 'w', 0o600);
+  const stdout = freshLog(join(options.stateDir, STDOUT_LOG));
+  const stderr = freshLog(join(options.stateDir, STDERR_LOG));
   let child: ChildProcess;
   try {
     child = spawn(bin, options.args, {
