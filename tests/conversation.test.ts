@@ -54,16 +54,25 @@ describe('end to end: a conversation', () => {
     await telegram.waitFor(() => shown(telegram, chatId).find((t) => t.includes('Looking at')), {
       timeoutMs: 60_000,
     });
+    const reactions: string[][] = [];
+    const off = telegram.subscribe((event) => {
+      if (event.type === 'reaction' && event.message.chatId === chatId)
+        reactions.push(event.message.reactions);
+    });
+    const before = botMessages(telegram, chatId).length;
     const steer = telegram.sendText(chatId, 'also mention cats');
-    // The steer's own placeholder first says it waits, then that it was taken.
-    const marker = await telegram.waitFor(
-      () =>
-        botMessages(telegram, chatId).find(
-          (m) => m.replyToMessageId === steer.messageId && m.text.includes('taken'),
-        ),
-      { timeoutMs: 60_000 },
+    // The steer's state is a reaction on it, not a message: 👀 while it waits for the model's next step,
+    // ✍ once that step reads it into the running turn.
+    await telegram.waitFor(
+      () => telegram.message(chatId, steer.messageId)?.reactions.includes('✍') || undefined,
+      {
+        timeoutMs: 60_000,
+      },
     );
-    expect(marker.history.some((v) => v.text.includes('next step'))).toBe(true);
+    off();
+    expect(reactions[0]).toEqual(['👀']);
+    expect(botMessages(telegram, chatId).filter((m) => m.replyToMessageId === steer.messageId)).toEqual([]);
+    expect(botMessages(telegram, chatId).length).toBe(before);
     // The model saw it as a steer inside the same turn and the answer continues the same reply.
     const answer = await telegram.waitFor(
       () =>

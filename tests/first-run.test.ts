@@ -84,6 +84,15 @@ describe('the first run of a real bot', () => {
     const { ms } = await help.exited;
     return ms;
   };
+  /**
+   * Whether a refusal that took `ms` came within a second of starting: against the slower of two help
+   * runs, one before the refusal (`before`) and one now, since the load on a shared host changes in
+   * seconds (a refusal once took 2,468 ms against a help run of 1,402 ms measured just before it).
+   */
+  const withinASecond = async (ms: number, before: number): Promise<void> => {
+    const startup = Math.max(before, await startupMs());
+    expect(ms).toBeLessThan(startup + 1_000);
+  };
   const envWithout = (...names: string[]): NodeJS.ProcessEnv => {
     const env = { ...process.env };
     for (const name of names) delete env[name];
@@ -119,7 +128,7 @@ describe('the first run of a real bot', () => {
     expect(unset.output.err()).toContain(
       'agents(demo).token: environment variable DEMO_BOT_TOKEN is empty or missing',
     );
-    expect(ms).toBeLessThan(startup + 1_000);
+    await withinASecond(ms, startup);
     expect(telegram.calls()).toEqual([]);
 
     const set = start(['up'], { ...process.env, DEMO_BOT_TOKEN: TOKEN });
@@ -187,7 +196,7 @@ describe('the first run of a real bot', () => {
       `credential telegram-token is loaded by the gateway unit from ${etc}/credentials/ops.token`,
     );
     expect(missing.output.err()).toContain('run it as root (sudo switchyard run ops)');
-    expect(refused.ms).toBeLessThan(startup + 1_000);
+    await withinASecond(refused.ms, startup);
 
     mkdirSync(path.join(etc, 'credentials'), { recursive: true, mode: 0o700 });
     writeFileSync(path.join(etc, 'credentials', 'ops.token'), `${TOKEN}\n`, { mode: 0o600 });
