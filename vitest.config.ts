@@ -15,6 +15,10 @@ export default defineConfig({
       '@switchyard/card': pkg('card'),
       '@switchyard/sandbox': pkg('sandbox'),
       '@switchyard/agent-bridge': pkg('agent-bridge'),
+      // Before the package's own entry: an alias also matches the paths below its name.
+      '@switchyard/gateway/cron': fileURLToPath(
+        new URL('./packages/gateway/src/automation/cron.ts', import.meta.url),
+      ),
       '@switchyard/gateway': pkg('gateway'),
       '@switchyard/cli': pkg('cli'),
     },

@@ -5,12 +5,11 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createMetrics } from '@switchyard/gateway';
 import { describeError, type Logger } from '@switchyard/protocol';
 import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { unitSecretProblems } from './secret-exposure.js';
-import { makeBridge, makeGateway, stopClaude } from './services.js';
+import { makeBridge, stopClaude } from './services.js';
 import { untilStopSignal } from './signals.js';
 import { RESTART_BRIDGE_MESSAGE } from './supervisor.js';
 import { unitStopped } from './unit-stop.js';
@@ -23,6 +22,11 @@ export async function gatewayCommand(
 ): Promise<number> {
   refuseSecretsUnderUnit(config, agent);
   const logger = createLogger({ agent: agent.name, service: 'gateway' });
+  // Loaded here, not above: the other commands of this module run without the gateway.
+  const [{ createMetrics }, { makeGateway }] = await Promise.all([
+    import('@switchyard/gateway'),
+    import('./gateway-service.js'),
+  ]);
   const metrics = agent.metrics ? createMetrics({ ...agent.metrics, agent: agent.name }) : undefined;
   const gateway = makeGateway(agent, environment, config.file, logger, bridgeRestarter(agent.name), metrics);
   if (metrics) logger.info({ event: 'metrics_listening', url: await metrics.start() }, 'metrics endpoint up');

@@ -5,13 +5,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/agent-bridge';
-import { createGateway, type Gateway, type GatewayMetrics } from '@switchyard/gateway';
 import type { ExchangeOptions, Logger } from '@switchyard/protocol';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
-import { type AgentConfig, type ConfigEnvironment, ConfigError, chatSettings, readToken } from './config.js';
+import { type AgentConfig, chatSettings } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
-import { voiceOptions } from './voice-config.js';
-import { webhookOptions } from './webhook-config.js';
 
 /** Each service keeps its own part of the agent's state directory. */
 export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
@@ -94,55 +91,6 @@ export function exchangeFor(
  * config key: only the sandbox sets it, for the children it starts, and no config file can claim it.
  */
 export const SIMULATED_MODEL_ENV = 'SWITCHYARD_SIMULATED_MODEL';
-
-/** The gateway service of one agent; reads the bot token from its source (never logged). */
-export function makeGateway(
-  agent: AgentConfig,
-  environment: ConfigEnvironment,
-  configFile: string,
-  logger: Logger,
-  restartBridge: (() => Promise<void>) | undefined,
-  metrics?: GatewayMetrics,
-): Gateway {
-  const token = readToken(agent, environment, configFile);
-  if (!token) {
-    // A ConfigError (exit status 2): a supervisor does not restart a gateway that cannot work.
-    throw new ConfigError(configFile, [
-      `agents(${agent.name}): no bot token: add token: to its config, or run \`switchyard sandbox\` to try it locally`,
-    ]);
-  }
-  const simulated = environment.env[SIMULATED_MODEL_ENV] === '1';
-  const voice = voiceOptions(agent.voice, environment.env);
-  if (!voice.ok) throw new ConfigError(configFile, [`agents(${agent.name}).voice.key: ${voice.problem}`]);
-  const webhooks = webhookOptions(agent.webhooks, environment.env);
-  if (!webhooks.ok) throw new ConfigError(configFile, [`agents(${agent.name}).${webhooks.problem}`]);
-  return createGateway({
-    agent: agent.name,
-    token,
-    apiRoot: agent.apiRoot,
-    allowUsers: agent.allow,
-    ...(agent.allowChats.length > 0 ? { allowChats: agent.allowChats } : {}),
-    operators: agent.operators,
-    listenAllChats: agent.chats.filter((c) => c.listen === 'all').map((c) => c.chatId),
-    ...(agent.alerts ? { alertChat: agent.alerts } : {}),
-    stateDir: serviceStateDir(agent, 'gateway'),
-    socketPath: agent.socketPath,
-    ...socketAccess(agent, environment.env),
-    exchange: exchangeFor(agent, 'gateway', environment.env),
-    card: simulated ? { ...agent.card, simulatedCost: true } : agent.card,
-    ...(simulated ? { simulatedModel: true } : {}),
-    retentionDays: agent.retention.days,
-    replies: agent.replies,
-    allowedModes: agent.allowedModes,
-    ...(voice.options ? { voice: voice.options } : {}),
-    spend: { ...agent.budget, ...(agent.timezone ? { timeZone: agent.timezone } : {}) },
-    ...(webhooks.options ? { webhooks: webhooks.options } : {}),
-    schedules: agent.schedules,
-    ...(restartBridge ? { restartBridge } : {}),
-    ...(metrics ? { metrics } : {}),
-    logger,
-  });
-}
 
 /**
  * Ends the agent's Claude processes for good, one per conversation (a bridge stop leaves them running on
