@@ -19,7 +19,7 @@
  * Bounded: an inbound entry leaves when its turn is rendered or it is reported unread (once no send or
  * edit of it is in flight); a turn leaves when it is rendered. `size()` counts both.
  *
- * One file past 400 lines on purpose: it is the event switch of one machine (the steps it calls are in
+ * Longer than 400 lines because it is the event switch of one machine (the steps it calls are in
  * `core/turn-steps.ts`); split by event, the order a message's states take would be read across files.
  */
 import { BRIDGE_GRACE_MS } from './arrival.js';
