@@ -86,12 +86,14 @@ describe('the first run of a real bot', () => {
   };
   /**
    * Whether a refusal that took `ms` came within a second of starting: against the slower of two help
-   * runs, one before the refusal (`before`) and one now, since the load on a shared host changes in
-   * seconds (a refusal once took 2,468 ms against a help run of 1,402 ms measured just before it).
+   * runs, one before the refusal (`before`) and one now, doubled, since the load on a shared host changes
+   * in seconds and slows a command that loads more than `help` does by more than its share (a refusal took
+   * 1,952 ms against help runs of 553 ms beside a full suite). A supervisor that restarted instead would
+   * not exit at all (`exitWithin` gives it 10 s).
    */
   const withinASecond = async (ms: number, before: number): Promise<void> => {
     const startup = Math.max(before, await startupMs());
-    expect(ms).toBeLessThan(startup + 1_000);
+    expect(ms).toBeLessThan(2 * startup + 1_000);
   };
   const envWithout = (...names: string[]): NodeJS.ProcessEnv => {
     const env = { ...process.env };

@@ -231,7 +231,9 @@ function settleLive(
     const failed = outcome.kind !== 'ok' && outcome.kind !== 'not_modified';
     if (failed && (content.kind !== 'plain' || s.mode === 'classic'))
       out.push({ kind: 'warn', event: 'stream_edit_failed', error });
-    next = { ...s, shown: withAt(s.shown, op.slot, textOf(content)) };
+    // A failed call showed nothing we know of: recorded as shown, its text made the final render skip
+    // the edit that had to put it there (`skipShown`), and the chat kept an older text for good.
+    next = { ...s, shown: withAt(s.shown, op.slot, failed ? undefined : textOf(content)) };
   }
   return op.complete ? { ...next, liveSeen: Math.max(next.liveSeen, op.version) } : next;
 }

@@ -328,6 +328,17 @@ describe('a group reply with no placeholder', () => {
     expect(m.actions.filter((a) => a.kind === 'done')).toEqual([{ kind: 'done', ok: true }]);
   });
 
+  it('a live edit that failed is not taken as shown: the final render still edits (the soak lost an answer)', () => {
+    const m = machine({ mode: 'edit', ids: [] });
+    m.feed({ kind: 'text', text: 'the first words' });
+    // The live edit that carries the whole text fails (Telegram 5xx, or its answer lost, then refused).
+    m.script.push((c) => (c.op === 'edit' ? { kind: 'failed', error: 'Bad Gateway' } : undefined));
+    m.feed({ kind: 'text', text: 'the first words and the rest' });
+    m.feed({ kind: 'finish', markdown: 'the first words and the rest' });
+    expect(kinds(m.calls)).toEqual(['send @0 rich', 'edit 100 rich', 'edit 100 rich']);
+    expect(m.actions.filter((a) => a.kind === 'done')).toEqual([{ kind: 'done', ok: true }]);
+  });
+
   it('a turn that ends before its first send goes out is sent once, final', () => {
     const r = stepReply(
       initialReply({ format: TELEGRAM_FORMAT, ids: [], mode: 'edit' }),
