@@ -82,7 +82,15 @@ describe('end to end: webhooks', () => {
       agent: (telegram) => ({
         webhooks: {
           listen: { host: '127.0.0.1', port },
-          hooks: [{ name: 'github', kind: 'github', secret: SECRET, chat: telegram.privateChat().id }],
+          hooks: [
+            {
+              name: 'github',
+              kind: 'github',
+              secret: SECRET,
+              chat: telegram.privateChat().id,
+              events: ['workflow_run'],
+            },
+          ],
         },
       }),
     });

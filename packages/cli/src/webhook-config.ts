@@ -13,7 +13,7 @@
  *       secret: { env: GITHUB_WEBHOOK_SECRET } # the bot token's forms
  *       chat: -1001234567890
  *       topic: 42                              # optional
- *       events: [workflow_run, pull_request]   # optional; default every event but ping
+ *       events: [workflow_run, pull_request]   # required for kind github: the events it delivers
  *       maxBodyBytes: 1048576                  # optional
  *       rate: { perMinute: 30, burst: 10 }     # optional
  * ```
@@ -36,6 +36,14 @@ export const budgetSchema = z
     error: 'give dailyUsd, perUserDailyUsd or both (or remove budget:)',
   });
 
+/**
+ * Said of a GitHub hook without `events:`. Every event a hook takes lets a stranger's text (a title, a
+ * branch name, a comment) reach the agent, so the operator lists them; none is taken by default.
+ */
+export const EVENTS_REQUIRED =
+  'list the GitHub events this hook delivers, e.g. events: [workflow_run, pull_request] ' +
+  '(no event is delivered by default: each one lets text from outside reach the agent)';
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 const hookSchema = z.strictObject({
@@ -48,7 +56,7 @@ const hookSchema = z.strictObject({
   topic: z.number({ error: 'expected a forum topic id (integer)' }).int().positive().optional(),
   events: z
     .array(z.string().regex(/^[a-z_]+$/, { error: 'expected a GitHub event name like workflow_run' }))
-    .min(1, { error: 'list at least one event, or remove events: to take every event but ping' })
+    .min(1, { error: EVENTS_REQUIRED })
     .optional(),
   maxBodyBytes: z.number().int().positive().optional(),
   rate: z.strictObject({ perMinute: z.number().positive(), burst: z.number().int().min(1) }).optional(),
@@ -84,6 +92,9 @@ export const webhooksSchema = z
         });
       }
       names.add(hook.name);
+      if (hook.kind === 'github' && hook.events === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['hooks', i, 'events'], message: EVENTS_REQUIRED });
+      }
       if (hook.kind !== 'github' && hook.events !== undefined) {
         ctx.addIssue({
           code: 'custom',

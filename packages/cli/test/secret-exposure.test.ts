@@ -50,7 +50,7 @@ describe('secrets the agent unit refuses, since every agent user reads the confi
   it('refuses an inline webhook secret under systemd, naming the hook and never the secret', () => {
     const agent = agentOf(
       '    token: { credential: telegram-token }\n    webhooks:\n      listen: { port: 8790 }\n      hooks:\n' +
-        '        - { name: github, kind: github, secret: hunter2, chat: 1 }\n' +
+        '        - { name: github, kind: github, secret: hunter2, chat: 1, events: [push] }\n' +
         '        - { name: alerts, kind: generic, secret: { credential: alerts }, chat: 1 }\n',
     );
     const [problem, ...rest] = unitSecretProblems(agent, UNIT);

@@ -1,7 +1,7 @@
 /**
  * The `webhooks:`, `budget:` and `timezone:` keys: resolved with secrets still sources and read at
  * start; a receiver bound beyond loopback without `public: true`, an unknown zone, a budget of nothing
- * and a generic hook with events are refused with what to change.
+ * a generic hook with events and a GitHub hook without them are refused with what to change.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, parseConfig } from '../src/config.js';
@@ -110,6 +110,11 @@ describe('webhooks, budget and timezone config', () => {
       'events on a generic hook',
       'webhooks:\n  listen: { port: 8790 }\n  hooks:\n    - { name: x, kind: generic, secret: s, chat: 1, events: [push] }',
       'agents[0].webhooks.hooks[0].events: events: is for kind: github only',
+    ],
+    [
+      'a GitHub hook without events: (issue 27: every event was the default)',
+      'webhooks:\n  listen: { port: 8790 }\n  hooks:\n    - { name: gh, kind: github, secret: s, chat: 1 }',
+      'agents[0].webhooks.hooks[0].events: list the GitHub events this hook delivers, e.g. events: [workflow_run, pull_request] (no event is delivered by default: each one lets text from outside reach the agent)',
     ],
     [
       'an unknown zone',

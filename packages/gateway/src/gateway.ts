@@ -22,6 +22,7 @@ import type { GatewayOptions, GatewayStatus } from './options.js';
 import type { SweepReport } from './pins.js';
 import type { Services } from './services.js';
 import { openGatewayStore } from './store.js';
+import { webhookOptionsProblem } from './webhooks/webhook-options.js';
 
 /** The gateway's handle. */
 export interface Gateway {
@@ -35,8 +36,10 @@ export interface Gateway {
   readonly sweep: SweepReport | undefined;
 }
 
-/** Creates the gateway; nothing happens until `start`. */
+/** Creates the gateway; nothing happens until `start`. Throws for options that cannot work (what to change). */
 export function createGateway(options: GatewayOptions): Gateway {
+  const hooksProblem = options.webhooks && webhookOptionsProblem(options.webhooks);
+  if (hooksProblem) throw new Error(hooksProblem);
   const logger = (options.logger ?? silentLogger).child({ component: 'gateway', agent: options.agent });
   /** Held from the first thing `start()` does to the last thing `stop()` does. */
   let lock: StateLock | undefined;

@@ -25,6 +25,7 @@ const HOOKS: WebhookHookOptions[] = [
     kind: 'github',
     secret: SECRET,
     route: { chatId: -1001, threadId: 42 },
+    events: ['workflow_run'],
     maxBodyBytes: 4096,
   },
   {

@@ -7,8 +7,8 @@
  *    (unknown hook or path) or 405 (another method);
  * 2. the body's size (the shell, against the hook's limit): 413, reading stopped;
  * 3. the signature ({@link judgeDelivery}): missing, malformed or not matching → 401, nothing else done;
- * 4. what the delivery is: GitHub's `ping` and events the hook does not take → 200, not delivered; a
- *    GitHub delivery without its event or id header → 400;
+ * 4. what the delivery is: GitHub's `ping` and events the hook does not list (a hook that lists none
+ *    takes none) → 200, not delivered; a GitHub delivery without its event or id header → 400;
  * 5. the hook's rate ({@link judgeDelivery}, with the hook's bucket): over it → 429 with `Retry-After`,
  *    nothing delivered;
  * 6. the delivery is handed to the injector under its key `webhook:<hook>:<deliveryId>`
@@ -30,7 +30,10 @@ export interface HookRule {
   kind: HookKind;
   /** The conversation its deliveries reach. */
   route: Route;
-  /** GitHub events delivered; undefined: every event but `ping`. Ignored for generic hooks. */
+  /**
+   * GitHub events delivered; undefined: none (the options refuse a GitHub hook without them, see
+   * `webhookOptionsProblem`). Ignored for generic hooks.
+   */
   events?: readonly string[] | undefined;
   /** The hook's rate. */
   limits: BucketLimits;
@@ -133,7 +136,7 @@ export function judgeDelivery(input: DeliveryInput): DeliveryVerdict {
     event = header(headers, 'x-github-event');
     if (!event) return { kind: 'refuse', status: 400, reason: 'event_missing' };
     if (event === 'ping') return { kind: 'ignore', status: 200, reason: 'ping' };
-    if (hook.events !== undefined && !hook.events.includes(event)) {
+    if (hook.events === undefined || !hook.events.includes(event)) {
       return { kind: 'ignore', status: 200, reason: 'filtered' };
     }
     deliveryId = header(headers, 'x-github-delivery');

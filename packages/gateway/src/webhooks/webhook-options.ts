@@ -20,7 +20,10 @@ export interface WebhookHookOptions {
   secret: string;
   /** The conversation its deliveries reach. */
   route: Route;
-  /** GitHub events delivered; absent: every event but `ping`. */
+  /**
+   * GitHub events delivered: required for kind `github` ({@link webhookOptionsProblem}), since each one
+   * lets a stranger's text reach the agent. Not used by generic hooks.
+   */
   events?: readonly string[];
   /** Bodies over this many bytes are refused with 413; default {@link DEFAULT_WEBHOOK_BODY_BYTES}. */
   maxBodyBytes?: number;
@@ -36,4 +39,19 @@ export interface WebhookOptions {
    */
   listen: { host: string; port: number };
   hooks: readonly WebhookHookOptions[];
+}
+
+/**
+ * What is wrong with the receiver's options, in words that say what to write; `undefined` when nothing
+ * is. A GitHub hook must list its events: none is delivered by default.
+ */
+export function webhookOptionsProblem(options: WebhookOptions): string | undefined {
+  for (const hook of options.hooks) {
+    if (hook.kind === 'github' && (hook.events === undefined || hook.events.length === 0))
+      return (
+        `webhook "${hook.name}": list the GitHub events it delivers, e.g. events: [workflow_run, pull_request] ` +
+        '(no event is delivered by default: each one lets text from outside reach the agent)'
+      );
+  }
+  return undefined;
 }

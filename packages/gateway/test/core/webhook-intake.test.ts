@@ -14,8 +14,10 @@ const github: HookRule = {
   name: 'github',
   kind: 'github',
   route: { chatId: -100, threadId: 42 },
+  events: ['workflow_run', 'push'],
   limits: LIMITS,
 };
+const unlisted: HookRule = { name: 'all', kind: 'github', route: { chatId: -100 }, limits: LIMITS };
 const filtered: HookRule = { ...github, name: 'ci', events: ['workflow_run'] };
 const generic: HookRule = { name: 'alerts', kind: 'generic', route: { chatId: 7 }, limits: LIMITS };
 const HOOKS = new Map([github, filtered, generic].map((h) => [h.name, h]));
@@ -104,6 +106,11 @@ describe('judging a delivery', () => {
     [
       'an event the hook does not take',
       { hook: filtered, headers: { 'x-github-event': 'push', 'x-github-delivery': 'd' } },
+      { kind: 'ignore', status: 200, reason: 'filtered' },
+    ],
+    [
+      'a GitHub hook that lists no events takes none (issue 27: no stranger’s text by default)',
+      { hook: unlisted },
       { kind: 'ignore', status: 200, reason: 'filtered' },
     ],
     [
