@@ -90,4 +90,11 @@ export {
   type PendingFrame,
   type Receipt,
 } from './store.js';
+export {
+  UNTRUSTED_CLOSE,
+  UNTRUSTED_INPUT_RULE,
+  UNTRUSTED_OPEN,
+  untrustedBlock,
+  untrustedJson,
+} from './untrusted.js';
 export { createWakeTimer, type WakeTimer } from './wake-timer.js';

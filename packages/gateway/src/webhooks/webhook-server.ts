@@ -205,7 +205,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       note: webhookNote(rule.name, summary),
       text:
         rule.kind === 'github' && verdict.event !== undefined
-          ? githubRunText(rule.name, verdict.event, verdict.deliveryId, summary)
+          ? githubRunText(rule.name, verdict.event, verdict.deliveryId, payload)
           : genericRunText(rule.name, verdict.deliveryId, summary),
       attachments: [
         {
