@@ -31,13 +31,13 @@ import {
   silentLogger,
   systemClock,
 } from '@switchyard/protocol';
-import type { StartingFrame } from './core/pool.js';
-import { createScheduleAsker } from './mcp/schedule-tools.js';
+import type { StartingFrame } from './core/pool/pool.js';
+import { createScheduleAsker } from './io/mcp/schedule-tools.js';
+import { FileChannelStore } from './io/outbox/outbox.js';
+import { createPool, type Pool } from './io/pool/pool.js';
+import { readSnapshot, SNAPSHOT_FILE } from './io/session/snapshot.js';
+import { createTerminalCommands, type TerminalCommands } from './io/terminal/commands.js';
 import { type Bridge, type BridgeOptions, CONVERSATIONS_DIR, SHARED_KEY } from './options.js';
-import { FileChannelStore } from './outbox.js';
-import { createPool, type Pool } from './pool.js';
-import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
-import { createTerminalCommands, type TerminalCommands } from './terminal-commands.js';
 
 /** The frame types that may need a process for a conversation that has none (`StartingFrame`). */
 const STARTS_PROCESS = new Set<AppFrame['type']>([

@@ -5,8 +5,8 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpEndpoint, type McpEndpoint } from '../src/mcp/endpoint.js';
-import { createScheduleAsker, scheduleToolCall } from '../src/mcp/schedule-tools.js';
+import { createMcpEndpoint, type McpEndpoint } from '../src/io/mcp/endpoint.js';
+import { createScheduleAsker, scheduleToolCall } from '../src/io/mcp/schedule-tools.js';
 
 const SECRET = 'a'.repeat(43);
 const running: McpEndpoint[] = [];
