@@ -7,7 +7,7 @@
  * - **Routing.** Every gateway frame that belongs to a conversation names it (its `route`); answers to
  *   prompts are routed by their request id to the conversation that opened the prompt.
  * - **The pool.** At most `maxLiveSessions` processes run; idle ones stop; a conversation that fails is
- *   its own failure, never the bridge's (`pool.ts`, the shell of `core/pool.ts` and the process policy).
+ *   its own failure, never the bridge's (`pool.ts`, the shell of `core/pool/pool.ts` and the process policy).
  * - **Adoption.** On start every conversation with a recorded process is restored and its process
  *   adopted (or its exit reported).
  *

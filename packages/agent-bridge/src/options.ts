@@ -51,7 +51,7 @@ export interface BridgeOptions {
   conversations?: 'per-chat' | 'shared';
   /**
    * A conversation's own working directory, model, permission mode or name (config overrides), and
-   * `worktree: true` for a git worktree of its own (`core/worktree.ts`).
+   * `worktree: true` for a git worktree of its own (`core/process/worktree.ts`).
    */
   settingsFor?: (route: Route) => ConversationOverrides;
   /** Claude processes kept at most (default 4; each costs ~170 MB). */

@@ -1,5 +1,5 @@
 /**
- * The schedule tools (`mcp/schedule-tools.ts`): a call's arguments become the gateway's request, the
+ * The schedule tools (`io/mcp/schedule-tools.ts`): a call's arguments become the gateway's request, the
  * endpoint answers it with the gateway's result as plain JSON, and a call the gateway never answers says
  * so instead of hanging.
  */

@@ -25,7 +25,7 @@
  *   that turn's `result`, and never open or steer a turn.
  *
  * This file keeps turns and steers and what this side starts; what the CLI's stdout says is applied in
- * `session-events.ts`; the life of a prompt is in `prompts.ts`,
+ * `core/session/events.ts`; the life of a prompt is in `prompts.ts`,
  * that of a sub-agent in `subagents.ts`, that of a control request in `controls.ts` — pure functions on the
  * same {@link SessionState} that `Session` calls.
  */
@@ -70,7 +70,7 @@ export class Session {
   /** What prompts, `set_mode` and a process start are held to. */
   readonly permissions: PermissionPolicy;
   readonly #prompt: PromptContext;
-  /** What `session-events.ts` reaches of this machine. */
+  /** What `core/session/events.ts` reaches of this machine. */
   readonly #ops: SessionOps;
 
   constructor(state: SessionState = initialSessionState(), identity: SessionIdentity = {}) {

@@ -1,6 +1,6 @@
 /**
  * Which of a working directory's Claude sessions `/resume` shows, pure: one page of transcripts, newest
- * first. The shell (`terminal-sessions.ts`) lists the files, and reads the head of each shown one.
+ * first. The shell (`io/terminal/sessions.ts`) lists the files, and reads the head of each shown one.
  */
 
 /** Sessions per `/resume` page. */

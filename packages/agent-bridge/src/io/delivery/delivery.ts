@@ -30,7 +30,7 @@
  * Held commands: a `/clear` or `/compact` that arrives while a turn runs, and every message after it, is
  * kept in the snapshot (`held`) and written once the CLI is idle; held items are durable like delivered
  * ones and go through the same intent path when released; if the process exits first they are reported,
- * never dropped silently. The rules, the release order and the settle's fence are `core/hold.ts`'s; this
+ * never dropped silently. The rules, the release order and the settle's fence are `core/delivery/hold.ts`'s; this
  * shell performs them.
  */
 import { randomUUID } from 'node:crypto';
@@ -119,7 +119,7 @@ export class Delivery {
   readonly #options: DeliveryOptions;
   readonly #host: DeliveryHost;
   /**
-   * The hold rules' settling write (`core/hold.ts`): set from start until the intent a crash left is
+   * The hold rules' settling write (`core/delivery/hold.ts`): set from start until the intent a crash left is
    * settled. While set, held items stay held. The held list itself is the record's.
    */
   #settling: Settling | undefined;
@@ -210,7 +210,7 @@ export class Delivery {
   }
 
   /**
-   * The hold rules' verdict on an arriving message or `/clear`, `/compact` (`core/hold.ts`): `held` (kept
+   * The hold rules' verdict on an arriving message or `/clear`, `/compact` (`core/delivery/hold.ts`): `held` (kept
    * for later, durably before the gateway's acknowledgement) or `write` (the caller writes it now).
    */
   admit(frame: HeldFrame, turnRoute: Route | undefined, shared: boolean): 'held' | 'write' {
@@ -220,7 +220,7 @@ export class Delivery {
 
   /**
    * Keeps a message the caller cannot write now for a reason outside the hold rules (the process is
-   * dying; another process holds the session, `terminal-gate.ts`): held like any held item, in order.
+   * dying; another process holds the session, `io/terminal/gate.ts`): held like any held item, in order.
    */
   hold(key: string, frame: HeldFrame): void {
     const record = this.#host.record;
@@ -244,7 +244,7 @@ export class Delivery {
   }
 
   /**
-   * Writes held items in order while the release rule (`core/hold.ts`) allows. A process that died is
+   * Writes held items in order while the release rule (`core/delivery/hold.ts`) allows. A process that died is
    * not written to: its exit check keeps these for the next process or reports them.
    */
   releaseHeld(): void {

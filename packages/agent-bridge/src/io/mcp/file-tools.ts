@@ -1,6 +1,6 @@
 /**
  * The file tools as one piece the bridge starts and stops per Claude session: the MCP config that adds
- * Switchyard's server (an HTTP endpoint the bridge serves itself, `mcp/endpoint.ts`) to the agent's own
+ * Switchyard's server (an HTTP endpoint the bridge serves itself, `io/mcp/endpoint.ts`) to the agent's own
  * servers, the command-line flags that let its tools run without a permission prompt, and the file
  * outbox behind it.
  *

@@ -1,5 +1,5 @@
 /**
- * The pool's book of failing conversations: the shell of `core/process-policy.ts`'s {@link failureStep}.
+ * The pool's book of failing conversations: the shell of `core/process/policy.ts`'s {@link failureStep}.
  * It stamps each event with the clock's time, keeps the core's state (and where each failure is
  * reported), and performs the actions: `report` sends the chat a `conversation_failed` event (the first
  * failure of a run only), `retry` hands the conversation to the pool to open again, whose outcome comes

@@ -2,7 +2,7 @@
  * Frames the bridge took from the gateway and still owes work, kept on disk in its state directory so a
  * bridge killed at any moment finds them: the pool's waiting queue (`waiting.json`: frames that wait for
  * a process slot, or for their failed conversation's backoff, in arrival order) and the handoffs waiting
- * for their turn to end (`handoffs.json`, `terminal-commands.ts`). Each file is replaced whole on every
+ * for their turn to end (`handoffs.json`, `io/terminal/commands.ts`). Each file is replaced whole on every
  * change (`atomic-file.ts`), and durable before the frames it adds are acknowledged.
  */
 import { existsSync, readFileSync } from 'node:fs';

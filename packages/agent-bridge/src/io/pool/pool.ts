@@ -1,6 +1,6 @@
 /**
  * The pool's shell: one bridge's conversations, at most `maxLiveSessions` with a process. It performs
- * what `core/pool.ts` (slots, the waiting queue) and `core/process-policy.ts` (a failure's backoff) decide:
+ * what `core/pool/pool.ts` (slots, the waiting queue) and `core/process/policy.ts` (a failure's backoff) decide:
  *
  * - **Slots.** A conversation that needs a process when all are taken stops the least recently used idle
  *   one (resumed later with `--resume`), or waits: its frames are kept in `waiting.json` (durable before
@@ -10,7 +10,7 @@
  *   idle expiry, a failure's retry); none while nothing is due.
  * - **Failures.** A conversation whose opening, serving or reading throws is let go of (its process
  *   left for the next adoption), blocked for its backoff with its frames kept, told once in its own chat
- *   (`conversation_failed`), and tried again by the tick (`failureStep`, performed by `pool-failures.ts`).
+ *   (`conversation_failed`), and tried again by the tick (`failureStep`, performed by `io/pool/failures.ts`).
  *   The other conversations and the bridge go on.
  * Operations run one at a time (`exclusive`), each reading and changing the same collections (the open
  * conversations, those stopping, the waiting queue, the failures); the rules are in the cores.
@@ -99,7 +99,7 @@ export function createPool(config: PoolConfig): Pool {
   let wakeAt: number | undefined;
   let stopped = false;
   let chain: Promise<unknown> = Promise.resolve();
-  /** Conversations whose opening or serving threw, until one works again (see `pool-failures.ts`). */
+  /** Conversations whose opening or serving threw, until one works again (see `io/pool/failures.ts`). */
   const failures = createFailureBook({
     clock,
     endpoint,

@@ -12,7 +12,7 @@
  *   the stderr tail.
  * - What an exit leads to (a restart after a backoff, or a crash loop that waits for a person asking
  *   again through `ensure`) and when a silent turn is stuck (silent since the last stdout line or input,
- *   `noteActivity`) are `core/process-policy.ts`'s {@link processStep}: this shell feeds it events on
+ *   `noteActivity`) are `core/process/policy.ts`'s {@link processStep}: this shell feeds it events on
  *   its clock, performs the actions it returns, and arms one timer for its wake-up.
  */
 import type { AppFrame, Clock, FrameOf, Logger, Route, TimerHandle } from '@switchyard/protocol';

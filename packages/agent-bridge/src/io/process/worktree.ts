@@ -1,5 +1,5 @@
 /**
- * The git half of a conversation's own worktree (`core/worktree.ts` says where and which branch):
+ * The git half of a conversation's own worktree (`core/process/worktree.ts` says where and which branch):
  * created on first use, before its Claude process starts there, and removed on request only when
  * nothing is uncommitted. Git runs synchronously: once per process start at most, and on a press.
  */

@@ -42,7 +42,7 @@ export interface CommandHost {
    * `undefined` when no process is recorded (none ever, or the one that died is handled now).
    */
   beforeWrite(): Liveness | undefined;
-  /** Sharing the session with a terminal: the message gate, `/resume`, `/handoff` (`terminal-gate.ts`). */
+  /** Sharing the session with a terminal: the message gate, `/resume`, `/handoff` (`io/terminal/gate.ts`). */
   terminal?: TerminalGate | undefined;
 }
 
@@ -51,7 +51,7 @@ export function createCommandHandler(
   host: CommandHost,
 ): (frame: AppFrame, receipt?: Receipt) => Promise<void> {
   const { session, supervisor, delivery, emit, log } = host;
-  /** The hold rules' verdict (`core/hold.ts`, performed by delivery): kept for later, or written now. */
+  /** The hold rules' verdict (`core/delivery/hold.ts`, performed by delivery): kept for later, or written now. */
   const admit = (frame: HeldFrame): 'held' | 'write' =>
     delivery.admit(frame, session.state.turn?.route, host.shared);
   /** Answers a command that cannot be carried out. */

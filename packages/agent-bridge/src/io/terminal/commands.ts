@@ -3,10 +3,10 @@
  * sessions; continue one), `/handoff` (stop the process so the terminal may take the session) and the
  * removal of a conversation's worktree. Each runs inside the pool's `exclusive` (`bridge.ts`); stopping
  * a process goes through the pool (`stopSession`, then `tryOpen`, which waits until it is gone), and the
- * conversation's own state changes through its gate (`terminal-gate.ts`).
+ * conversation's own state changes through its gate (`io/terminal/gate.ts`).
  *
  * Invariants:
- * - Never two CLIs on one session: a session another process may be writing (`core/session-claim.ts`,
+ * - Never two CLIs on one session: a session another process may be writing (`core/terminal/session-claim.ts`,
  *   probed by `process-scan.ts`) is refused, and so is one another conversation of this agent has live.
  * - `/resume` names only sessions of the conversation's own working directory (its transcripts), and a
  *   press naming any other session is refused.

@@ -5,7 +5,7 @@
  * before it may start a process.
  *
  * The gate: a message that would start `claude --resume <id>` while another process may be writing that
- * session (`core/session-claim.ts`: one whose command line names it; after a handoff also one in the
+ * session (`core/terminal/session-claim.ts`: one whose command line names it; after a handoff also one in the
  * working directory, or a transcript still growing) is held (durably, `delivery.hold`), the chat is told
  * once (`operator_event` `terminal_session`), and the session is asked again with backoff on the bridge's
  * clock; once it is free the process starts and the held messages go in, in order. Messages arriving

@@ -1,5 +1,5 @@
 /**
- * The probing half of the session claim (`core/session-claim.ts` decides): the `claude` processes this
+ * The probing half of the session claim (`core/terminal/session-claim.ts` decides): the `claude` processes this
  * machine's `/proc` shows, and the stat of a session's transcript. Linux only: where `/proc` is missing
  * the scan finds no process, and only the transcript's growth speaks (the claim rules' `growingMs`).
  * Processes of other users show no working directory or stdin; they count by their command line only.
@@ -82,7 +82,7 @@ export function transcriptStat(
   }
 }
 
-/** Probes and decides who may be writing `sessionId` of `workDir` (see `core/session-claim.ts`). */
+/** Probes and decides who may be writing `sessionId` of `workDir` (see `core/terminal/session-claim.ts`). */
 export function probeClaim(
   where: { conversationsDir: string; configDir: string; workDir: string },
   sessionId: string,

@@ -1,7 +1,7 @@
 /**
  * The Claude sessions of a working directory, read from Claude's own transcripts
  * (`$CLAUDE_CONFIG_DIR/projects/<encoded cwd>/<session-id>.jsonl`, `transcript.ts`), as `/resume` lists
- * them: one page, newest first (`core/session-list.ts`), each with when it started and was last written
+ * them: one page, newest first (`core/terminal/session-list.ts`), each with when it started and was last written
  * and the start of its first user message, read from the head of its file.
  *
  * The first user message is the first main-agent `user` line with text (a message the bridge wrote loses

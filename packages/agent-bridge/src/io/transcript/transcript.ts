@@ -25,7 +25,7 @@
  *
  * Stdout is the source for the live turn; this reader is for what stdout does not carry: history
  * (`history.ts`). Where the files are, and the search for a message its process died before taking, are
- * in `transcript-files.ts`.
+ * in `io/transcript/files.ts`.
  */
 
 import { createHash } from 'node:crypto';
