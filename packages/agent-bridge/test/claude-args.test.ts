@@ -1,7 +1,7 @@
 /** The CLI's command line: the bridge's system-prompt text is passed with `--append-system-prompt` (issue 27). */
 import { UNTRUSTED_INPUT_RULE } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_STREAM_ARGS, claudeArgs } from '../src/claude-args.js';
+import { CLAUDE_STREAM_ARGS, claudeArgs } from '../src/core/process/claude-args.js';
 
 describe('claudeArgs', () => {
   it('appends the system-prompt text before the operator’s extra arguments', () => {

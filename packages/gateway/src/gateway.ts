@@ -16,13 +16,13 @@ import {
   type StateLock,
   silentLogger,
 } from '@switchyard/protocol';
-import { boot } from './boot.js';
 import { compose, exchangeOf } from './compose.js';
+import { webhookOptionsProblem } from './io/automation/webhook-options.js';
+import type { SweepReport } from './io/card/pins.js';
+import { boot } from './io/ops/boot.js';
+import type { Services } from './io/ops/services.js';
 import type { GatewayOptions, GatewayStatus } from './options.js';
-import type { SweepReport } from './pins.js';
-import type { Services } from './services.js';
-import { openGatewayStore } from './store.js';
-import { webhookOptionsProblem } from './webhooks/webhook-options.js';
+import { openGatewayStore } from './store/store.js';
 
 /** The gateway's handle. */
 export interface Gateway {

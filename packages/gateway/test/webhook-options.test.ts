@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../src/gateway.js';
-import { type WebhookOptions, webhookOptionsProblem } from '../src/webhooks/webhook-options.js';
+import { type WebhookOptions, webhookOptionsProblem } from '../src/io/automation/webhook-options.js';
 
 const hook = { name: 'gh', kind: 'github', secret: 's', route: { chatId: 1 } } as const;
 const receiver = (hooks: WebhookOptions['hooks']): WebhookOptions => ({
