@@ -116,7 +116,7 @@ describe('webhook receiver', () => {
       origin: { kind: 'webhook', name: 'github' },
       note: '🪝 github · [acme/app] workflow_run completed: CI · failure · on main · https://x/runs/1',
     });
-    expect(run.text).toContain('[acme/app] workflow_run completed: CI · failure');
+    expect(run.text).toContain('<untrusted_input source="webhook github">\n{"event":"workflow_run"');
     const file = run.attachments?.[0];
     expect(file).toMatchObject({
       kind: 'document',
