@@ -2,8 +2,8 @@
  * Schedules through the whole system, with the real CLI: a six-field schedule every 10 s delivers each
  * due time once, with the due time in the model's request, across a gateway `kill -9` between two due
  * times and one right at a due time; runs missed while the gateway was down (state prepared before the
- * start) inside and outside the grace; a schedule the agent makes with its `schedule_add` tool fires;
- * `/schedules` buttons pause and delete.
+ * start) inside and outside the grace; a schedule the agent makes with its `schedule_add` tool is posted
+ * with Keep / Delete and fires only once kept; `/schedules` buttons pause and delete.
  */
 import path from 'node:path';
 import { openGatewayStore } from '@switchyard/gateway';
@@ -180,51 +180,88 @@ describe('end to end: schedules', () => {
     expect(dueTimesAsked(system, 'inside')).toEqual([iso(newest)]);
   });
 
-  it('a schedule the agent makes with schedule_add fires in the conversation, once', async () => {
-    let dueAt = 0;
+  it('a schedule the agent makes with schedule_add is posted with Keep / Delete and runs only once Keep is pressed (issue 27)', async () => {
+    const dueAt: Record<string, number> = {};
+    const ask = (name: string, prompt: string, aheadMs: number) =>
+      rule(
+        `schedule ${name}`,
+        () => {
+          dueAt[name] = Math.ceil((Date.now() + aheadMs) / 1000) * 1000;
+          return callTool('mcp__switchyard__schedule_add', { name, at: iso(dueAt[name] ?? 0), prompt });
+        },
+        (ctx) => {
+          const result = ctx.toolResults.map((r) => r.text).join('\n');
+          return say(
+            result.includes(`Added, waiting: ${name}`)
+              ? `Asked for ${name}.`
+              : `Failed: ${result.slice(0, 300)}`,
+          );
+        },
+      );
     const system = await startSystem({
       rules: [
-        rule(
-          'remind me to stretch',
-          () => {
-            dueAt = Math.ceil((Date.now() + 8_000) / 1000) * 1000;
-            return callTool('mcp__switchyard__schedule_add', {
-              name: 'stretch',
-              at: iso(dueAt),
-              prompt: 'Tell them to stretch.',
-            });
-          },
-          (ctx) => {
-            const result = ctx.toolResults.map((r) => r.text).join('\n');
-            return say(result.includes('Added: stretch') ? 'Scheduled.' : `Failed: ${result.slice(0, 300)}`);
-          },
-        ),
+        ask('stretch', 'Tell them to stretch.', 10_000),
+        ask('water', 'Tell them to drink water.', 20_000),
         rule(/Scheduled run of "stretch"/, say('Time to stretch!')),
+        rule(/Scheduled run of "water"/, say('Drink water!')),
       ],
     });
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    telegram.sendText(chatId, 'remind me to stretch');
-    const confirmed = await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.text === 'Scheduled.' || m.text.startsWith('Failed')),
-      { timeoutMs: 90_000 },
-    );
-    expect(confirmed.text).toBe('Scheduled.');
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Time to stretch!'), {
-      timeoutMs: 60_000,
+    const posted = (name: string) =>
+      telegram.waitFor(
+        () =>
+          botMessages(telegram, chatId).find((m) => m.text.startsWith('🗓') && m.text.includes(`${name} [`)),
+        { timeoutMs: 90_000 },
+      );
+    telegram.sendText(chatId, 'schedule stretch');
+    const stretch = await posted('stretch');
+    expect(stretch.replyMarkup?.inline_keyboard.flat().map((b) => b.text)).toEqual([
+      '✅ Keep stretch',
+      '🗑 Delete stretch',
+    ]);
+    expect(stretch.text).toContain('waiting for someone to press Keep');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Asked for stretch.'), {
+      timeoutMs: 30_000,
     });
-    expect(dueTimesAsked(system, 'stretch')).toEqual([iso(dueAt)]);
-    expect(notes(telegram, chatId)).toEqual([`⏰ stretch · due ${iso(dueAt)}`]);
-    // /schedules lists it, done, with its delete button.
-    telegram.sendText(chatId, '/schedules');
-    const list = await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.text.startsWith('Schedules here')),
+    // Nobody pressed Keep: its time passes and nothing runs.
+    await until((dueAt.stretch ?? 0) + 3_000);
+    expect(dueTimesAsked(system, 'stretch')).toEqual([]);
+    expect(notes(telegram, chatId)).toEqual([]);
+    telegram.pressButton(chatId, stretch.messageId, { text: '🗑 Delete stretch' });
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === '🗑 stretch is deleted.'),
       {
         timeoutMs: 30_000,
       },
     );
-    expect(list.text).toContain(`stretch [chat-1] · once at ${iso(dueAt)} · done`);
+
+    telegram.sendText(chatId, 'schedule water');
+    const water = await posted('water');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Asked for water.'), {
+      timeoutMs: 30_000,
+    });
+    expect(dueTimesAsked(system, 'water')).toEqual([]);
+    telegram.pressButton(chatId, water.messageId, { text: '✅ Keep water' });
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.startsWith('✅ water is kept')),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Drink water!'), {
+      timeoutMs: 60_000,
+    });
+    expect(dueTimesAsked(system, 'water')).toEqual([iso(dueAt.water ?? 0)]);
+    expect(notes(telegram, chatId)).toEqual([`⏰ water · due ${iso(dueAt.water ?? 0)}`]);
+    // /schedules lists it, done, with its delete button.
+    telegram.sendText(chatId, '/schedules');
+    const list = await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.startsWith('Schedules here')),
+      { timeoutMs: 30_000 },
+    );
+    expect(list.text).toContain(`water [chat-2] · once at ${iso(dueAt.water ?? 0)} · done`);
   });
 
   it('/schedules buttons: pause stops a config schedule, delete removes a chat one; no run after the press', async () => {
@@ -252,7 +289,10 @@ describe('end to end: schedules', () => {
       prompt: 'Mine.',
       createdBy: undefined,
       requestId: undefined,
+      expiresAt: undefined,
     });
+    // Kept by the chat's allowed user, as a press of Keep does.
+    store.keepChatSchedule('chat-1', telegram.defaultUser.id);
     store.close();
     system.start('gateway');
     system.start('bridge');

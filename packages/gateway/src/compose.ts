@@ -218,7 +218,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     settings: { show: (route) => settings.show(route) },
     topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
     // Bound late (as for the frames): the schedules are built once the endpoint exists.
-    schedules: { show: (route) => schedules.show(route), press: (data, from) => schedules.press(data, from) },
+    schedules: {
+      show: (route) => schedules.show(route),
+      press: (data, from, by) => schedules.press(data, from, by),
+    },
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),

@@ -642,6 +642,8 @@ const scheduleRequest = z.object({
   at: z.string().max(100).optional(),
   prompt: z.string().max(4000).optional(),
   timezone: z.string().max(100).optional(),
+  /** `add`: when it stops, ISO 8601 (no due time after it runs). */
+  until: z.string().max(100).optional(),
   /** `remove`: the schedule's id or name. */
   which: z.string().max(200).optional(),
 });

@@ -6,6 +6,8 @@
  * Invariant: a schedule's state is written in the transaction that injects its run
  * (`automation/schedules.ts`), so a due time decided is never decided again. A chat schedule's id
  * (`chat-<seq>`, AUTOINCREMENT) is never reused, so its runs' keys stay unique after it is deleted.
+ * A chat schedule is made waiting (`kept_by` NULL): the agent asked for it, and it runs only once an
+ * allowed person keeps it ({@link ScheduleTable.keepChatSchedule}).
  */
 import type { Route } from '@switchyard/protocol';
 import type { ScheduleState } from '../core/automation/schedule.js';
@@ -28,10 +30,15 @@ export interface ChatScheduleRow {
   at: number | undefined;
   timezone: string | undefined;
   prompt: string;
+  /** The person whose turn asked for it, if a person's did; else, once kept, who kept it. Charged for its runs. */
   createdBy: number | undefined;
   /** The agent's request that made it, if one did. */
   requestId: string | undefined;
   createdAt: number;
+  /** The allowed user who pressed Keep; undefined: it waits and does not run. */
+  keptBy: number | undefined;
+  /** No due time after this runs (Unix ms). */
+  expiresAt: number | undefined;
 }
 
 /** The schedules' tables. */
@@ -44,7 +51,12 @@ export interface ScheduleTable {
   /** Pauses or resumes; a resumed schedule starts from `now` (nothing passed while paused runs). */
   setSchedulePaused(id: string, paused: boolean, now: number): void;
   /** Adds a chat schedule; one of the same `requestId` already made is returned instead. */
-  addChatSchedule(row: Omit<ChatScheduleRow, 'id' | 'createdAt'>): ChatScheduleRow;
+  addChatSchedule(row: Omit<ChatScheduleRow, 'id' | 'createdAt' | 'keptBy'>): ChatScheduleRow;
+  /**
+   * An allowed user kept a waiting schedule: it may run from now on; its creator becomes `userId` when
+   * no person's turn made it. False when there is no such schedule or it was kept already.
+   */
+  keepChatSchedule(id: string, userId: number): boolean;
   chatSchedules(): ChatScheduleRow[];
   /** Deletes a chat schedule and its state; false when there was none. */
   deleteChatSchedule(id: string): boolean;
@@ -67,8 +79,12 @@ export function createScheduleTable(db: Db, now: () => number): ScheduleTable {
     ),
     add: db.prepare(
       `INSERT INTO chat_schedules
-         (name, chat_id, thread_id, cron, at, timezone, prompt, created_by, request_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (name, chat_id, thread_id, cron, at, timezone, prompt, created_by, request_id, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    keep: db.prepare(
+      `UPDATE chat_schedules SET kept_by = ?, created_by = COALESCE(created_by, ?)
+       WHERE seq = ? AND kept_by IS NULL`,
     ),
     byRequest: db.prepare<[string], ChatSql>('SELECT * FROM chat_schedules WHERE request_id = ?'),
     chat: db.prepare<[], ChatSql>('SELECT * FROM chat_schedules ORDER BY seq'),
@@ -114,8 +130,13 @@ export function createScheduleTable(db: Db, now: () => number): ScheduleTable {
         row.createdBy ?? null,
         row.requestId ?? null,
         createdAt,
+        row.expiresAt ?? null,
       );
       return toChat(q.one.get(Number(lastInsertRowid)) as ChatSql);
+    },
+    keepChatSchedule: (id, userId) => {
+      const seq = seqOf(id);
+      return seq !== undefined && q.keep.run(userId, userId, seq).changes > 0;
     },
     chatSchedules: () => q.chat.all().map(toChat),
     deleteChatSchedule: db.transaction((id: string) => {
@@ -154,6 +175,8 @@ interface ChatSql {
   created_by: number | null;
   request_id: string | null;
   created_at: number;
+  kept_by: number | null;
+  expires_at: number | null;
 }
 
 function toChat(r: ChatSql): ChatScheduleRow {
@@ -168,5 +191,7 @@ function toChat(r: ChatSql): ChatScheduleRow {
     createdBy: r.created_by ?? undefined,
     requestId: r.request_id ?? undefined,
     createdAt: r.created_at,
+    keptBy: r.kept_by ?? undefined,
+    expiresAt: r.expires_at ?? undefined,
   };
 }

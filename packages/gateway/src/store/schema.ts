@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 
 /** The version of {@link SCHEMA}, as `PRAGMA user_version` records it. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Every table and index of the store, as this build writes them. */
 export const SCHEMA = `
@@ -152,7 +152,11 @@ export const SCHEMA = `
     created_by INTEGER,
     -- The agent's schedule_request that made it: a request sent again adds nothing.
     request_id TEXT UNIQUE,
-    created_at INTEGER NOT NULL);`;
+    created_at INTEGER NOT NULL,
+    -- The allowed user who pressed Keep; NULL: it waits for one and never runs.
+    kept_by INTEGER,
+    -- No due time after this runs (Unix ms); NULL: none.
+    expires_at INTEGER);`;
 
 /**
  * Writes the schema into a new file, or checks an existing file is this build's; throws for a file of

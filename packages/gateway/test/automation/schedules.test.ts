@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { InlineButton } from '../../src/core/commands/command-texts.js';
 import { type AutomationRun, runFrame, runInboundId } from '../../src/io/automation/inject.js';
 import type { ScheduleOptions } from '../../src/io/automation/schedule-options.js';
-import { createSchedules } from '../../src/io/automation/schedules.js';
+import { AGENT_SCHEDULE_LIMIT, createSchedules } from '../../src/io/automation/schedules.js';
 import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
@@ -29,6 +29,8 @@ function world(
   let shown: { text: string; buttons: InlineButton[][] } | undefined;
   let running: string | undefined;
   let readIn: string[] = [];
+  /** The allowlist: 42 and 43 unless a test changes it. */
+  const allowed = new Set([42, 43]);
   const schedules = createSchedules({
     options,
     store,
@@ -58,6 +60,7 @@ function world(
     replyWithButtons: (_route, text, buttons) => {
       shown = { text, buttons };
     },
+    allowedUser: (userId) => allowed.has(userId),
     clock,
     logger: silentLogger,
   });
@@ -67,7 +70,15 @@ function world(
     if (last) store.setInboundState([runInboundId(last.key)], 'taken');
     running = undefined;
   };
+  /** Presses the Keep button of the latest schedule posted, as user `by`. */
+  const keep = (by = 42): string => {
+    const row = shown?.buttons.at(-1) ?? [];
+    const button = row.find((b) => b.text.startsWith('✅ Keep'));
+    return schedules.press(button?.callback_data ?? '', route, by);
+  };
   return {
+    allowed,
+    keep,
     clock,
     store,
     runs,
@@ -170,6 +181,7 @@ describe('schedules', () => {
     );
     expect(added).toMatchObject({ ok: true });
     expect(added.text).toContain('remind [chat-1]');
+    expect(w.keep()).toBe('Kept.');
     w.clock.advance(5_000);
     expect(w.runs.map((r) => r.key)).toEqual(['schedule:chat-1:2026-12-01T09:00:05Z']);
     expect(w.runs[0]?.route).toEqual(route);
@@ -183,7 +195,8 @@ describe('schedules', () => {
   it('/schedules buttons pause, resume (nothing due while paused runs) and delete; a token works only where shown', () => {
     const w = world();
     w.schedules.start();
-    w.schedules.add(route, { name: 'mine', cron: '0 * * * *', prompt: 'hourly' });
+    w.schedules.add(route, { name: 'mine', cron: '0 * * * *', prompt: 'hourly' }, 42);
+    w.keep();
     w.schedules.show(route);
     const rows = w.shown()?.buttons ?? [];
     expect(w.shown()?.text).toContain('tick [tick]');
@@ -273,6 +286,94 @@ describe('schedules', () => {
     add('sch-4');
     expect(w.answers.at(-1)).toMatchObject({ requestId: 'sch-4', ok: true });
     expect(w.store.chatSchedules()).toHaveLength(1);
+  });
+
+  it("the agent's schedule is posted with Keep / Delete and runs only after an allowed user keeps it (issue 27)", () => {
+    const w = world({});
+    w.schedules.start();
+    // The asking turn read Ann's (43's) message: she is the creator, charged for its runs.
+    w.store.addInbound({
+      inboundId: 'c-1',
+      frame: {
+        type: 'user_message',
+        inboundId: 'c-1',
+        route,
+        telegramMessageId: 9,
+        sender: { id: 43, name: 'Ann' },
+        text: 'check the build every minute',
+        attachments: [],
+        sentAt: T0,
+      },
+    });
+    w.reading(['c-1']);
+    w.schedules.request({
+      type: 'schedule_request',
+      requestId: 'sch-1',
+      route,
+      action: 'add',
+      cron: '* * * * *',
+      prompt: 'check the build',
+      name: 'build',
+    });
+    expect(w.answers[0]?.ok).toBe(true);
+    expect(w.answers[0]?.text).toMatch(
+      /^Added, waiting: build \[chat-1\].*waiting for someone to press Keep/s,
+    );
+    expect(w.answers[0]?.text).toContain('runs only after someone in this chat presses Keep');
+    expect(w.shown()?.text).toMatch(/^🗓 The agent asked for a schedule here/);
+    expect(w.shown()?.buttons.map((r) => r.map((b) => b.text))).toEqual([
+      ['✅ Keep build', '🗑 Delete build'],
+    ]);
+    w.finish();
+    w.clock.advance(5 * 60_000);
+    expect(w.runs).toEqual([]); // five due times passed unkept: none runs, none is said missed
+    expect(w.said).toEqual([]);
+    expect(w.keep(7)).toBe('Only someone allowed here can keep it.');
+    expect(w.keep(42)).toBe('Kept.');
+    expect(w.said.at(-1)).toMatch(/^✅ build is kept: build \[chat-1\]/);
+    expect(w.keep(42)).toBe('It is kept already.');
+    w.clock.advance(60_000);
+    expect(w.runs.map((r) => [r.key, r.chargeTo])).toEqual([['schedule:chat-1:2026-12-01T09:06:00Z', 43]]);
+    expect(runFrame(w.runs[0] as AutomationRun, 0).sender.id).toBe(43);
+
+    // Ann leaves the allowlist: her schedule is paused while she is off it, and says why.
+    w.finish();
+    w.allowed.delete(43);
+    w.clock.advance(3 * 60_000);
+    expect(w.runs).toHaveLength(1);
+    expect(w.schedules.list(route).text).toContain('paused: its creator is no longer allowed');
+  });
+
+  it('a schedule the agent made and nobody kept can be deleted from its message; until ends one; the agent has a cap', () => {
+    const w = world({});
+    w.schedules.start();
+    const add = (name: string, extra: { until?: string; route?: Route } = {}) =>
+      w.schedules.add(
+        extra.route ?? route,
+        { name, cron: '*/5 * * * *', prompt: name, until: extra.until },
+        42,
+      );
+    expect(add('soon', { until: '2026-12-01T09:12:00Z' }).ok).toBe(true);
+    expect(w.keep()).toBe('Kept.');
+    for (let i = 0; i < 14; i++) {
+      w.clock.advance(6 * 60_000);
+      w.finish();
+    }
+    // Due every five minutes until 09:12: 09:05 and 09:10 run, nothing after.
+    expect(w.runs.map((r) => r.key)).toEqual([
+      'schedule:chat-1:2026-12-01T09:05:00Z',
+      'schedule:chat-1:2026-12-01T09:10:00Z',
+    ]);
+    expect(add('past', { until: '2026-12-01T08:00:00Z' }).text).toMatch(/^until: .* has passed/);
+    add('drop');
+    const remove = w.shown()?.buttons[0]?.[1]?.callback_data ?? '';
+    expect(w.schedules.press(remove, route, 42)).toBe('Deleted.');
+    for (let i = 0; w.store.chatSchedules().length < AGENT_SCHEDULE_LIMIT; i++)
+      expect(add(`s${i}`, { route: { chatId: 100 + Math.floor(i / 10) } }).ok).toBe(true);
+    expect(add('one more', { route: { chatId: 999 } })).toEqual({
+      ok: false,
+      text: `this agent has ${AGENT_SCHEDULE_LIMIT} schedules made from chats already: remove one first`,
+    });
   });
 
   it('a due time whose run could not be written is not recorded as decided: it runs when the write works again', () => {

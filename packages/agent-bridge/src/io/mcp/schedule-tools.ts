@@ -18,13 +18,19 @@ export const SCHEDULE_TOOLS = [
     name: 'schedule_add',
     title: 'Schedule a prompt in this chat',
     description:
-      'Makes a schedule in the Telegram conversation you are talking in: at each due time the prompt reaches you here as a message from the schedule (naming it and the due time), and your answer goes to this chat. Give either cron (repeating: five fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5" for weekdays at 9:00; at most once a minute) or at (once: an ISO 8601 time with an offset, e.g. 2026-12-01T09:00:00+01:00). Times are in timezone (an IANA name such as Europe/Berlin; default the agent\'s time zone). Returns the schedule\'s id and next due time, or what to fix.',
+      'Makes a schedule in the Telegram conversation you are talking in: at each due time the prompt reaches you here as a message from the schedule (naming it and the due time), and your answer goes to this chat. Give either cron (repeating: five fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5" for weekdays at 9:00; at most once a minute) or at (once: an ISO 8601 time with an offset, e.g. 2026-12-01T09:00:00+01:00). Times are in timezone (an IANA name such as Europe/Berlin; default the agent\'s time zone). It does not run until a person in the chat agrees: Switchyard posts it with Keep / Delete buttons, and it runs only after someone allowed presses Keep (tell them so). Give until to end it at a time. Returns the schedule\'s id and state, or what to fix.',
     input: z.object({
       prompt: z.string().min(1).max(4000).describe('What to do at each due time, as you would be asked.'),
       cron: z.string().min(1).max(200).optional().describe('A repeating cron pattern; or give at.'),
       at: z.string().min(1).max(100).optional().describe('A one-off time, ISO 8601; or give cron.'),
       name: z.string().min(1).max(60).optional().describe('A short name people see in the chat.'),
       timezone: z.string().min(1).max(100).optional().describe('IANA time zone of cron and at.'),
+      until: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('When the schedule stops, ISO 8601 (optional; no due time after it runs).'),
     }),
   },
   {
@@ -67,7 +73,7 @@ export function scheduleToolCall(
   const data = parsed.data as Record<string, string | undefined>;
   const action = tool.name === 'schedule_add' ? 'add' : tool.name === 'schedule_list' ? 'list' : 'remove';
   const call: ScheduleCall = { action };
-  for (const key of ['prompt', 'cron', 'at', 'name', 'timezone', 'which'] as const) {
+  for (const key of ['prompt', 'cron', 'at', 'name', 'timezone', 'until', 'which'] as const) {
     const value = data[key];
     if (value !== undefined) call[key] = value;
   }

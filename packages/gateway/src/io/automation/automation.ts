@@ -30,6 +30,8 @@ export interface AutomationOptions {
   noteChat(chatId: number): void;
   reply(route: Route, text: string): Promise<unknown>;
   replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): Promise<unknown>;
+  /** Whether a user is on the allowlist now (a chat schedule's creator who is not has it paused). */
+  allowedUser(userId: number): boolean;
   clock: Clock;
   logger: Logger;
 }
@@ -62,6 +64,7 @@ export function createAutomation(o: AutomationOptions): { injector: InjectorHand
     answer: (frame) => void o.send(frame).catch(() => {}),
     reply: (route, text) => void o.reply(route, text),
     replyWithButtons: (route, text, buttons) => void o.replyWithButtons(route, text, buttons),
+    allowedUser: o.allowedUser,
     clock: o.clock,
     logger: o.logger.child({ component: 'schedules' }),
   });

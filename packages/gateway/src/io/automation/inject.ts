@@ -46,6 +46,11 @@ export interface AutomationRun {
   /** What reaches Claude as the message's text. */
   text: string;
   attachments?: Attachment[];
+  /**
+   * The allowed user its cost counts against (a chat schedule's creator): the frame's sender id, which
+   * the spend ledger charges. Absent: nobody's (sender 0), the agent's alone.
+   */
+  chargeTo?: number;
 }
 
 /** Puts runs in the inbox; see the module comment. */
@@ -105,7 +110,7 @@ export function runFrame(run: AutomationRun, sentAt: number): FrameOf<'user_mess
     inboundId: runInboundId(run.key),
     route: run.route,
     telegramMessageId: standInMessageId(run.key),
-    sender: { id: 0, name: `${run.origin.kind} ${run.origin.name}`.slice(0, 300) },
+    sender: { id: run.chargeTo ?? 0, name: `${run.origin.kind} ${run.origin.name}`.slice(0, 300) },
     text: run.text,
     attachments: run.attachments ?? [],
     sentAt,

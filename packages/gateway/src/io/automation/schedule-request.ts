@@ -16,6 +16,8 @@ export interface ScheduleRequest {
   at?: string | undefined;
   prompt: string;
   timezone?: string | undefined;
+  /** When it stops: no due time after this runs (ISO 8601, with an offset or `Z`). */
+  until?: string | undefined;
   /** The agent's request id: a request sent again adds nothing. */
   requestId?: string | undefined;
 }
@@ -27,6 +29,8 @@ export interface CheckedSchedule {
   cron: string | undefined;
   at: number | undefined;
   timezone: string | undefined;
+  /** No due time after this runs (Unix ms). */
+  expiresAt: number | undefined;
 }
 
 /** The shortest interval a chat-made cron schedule may repeat at. */
@@ -65,8 +69,15 @@ export function checkScheduleRequest(
       return refuse('at: expected an ISO 8601 time like 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00');
     if (at <= now) return refuse(`at: ${dueIso(at)} has passed (it is ${dueIso(now)} now)`);
   }
+  let expiresAt: number | undefined;
+  if (request.until !== undefined) {
+    expiresAt = Date.parse(request.until);
+    if (Number.isNaN(expiresAt))
+      return refuse('until: expected an ISO 8601 time like 2026-12-31T18:00:00Z, or leave it out');
+    if (expiresAt <= now) return refuse(`until: ${dueIso(expiresAt)} has passed (it is ${dueIso(now)} now)`);
+  }
   const name = (request.name?.trim() || prompt.split(/\s+/).slice(0, 4).join(' ')).slice(0, 60);
-  return { ok: true, schedule: { name, prompt, cron: request.cron, at, timezone } };
+  return { ok: true, schedule: { name, prompt, cron: request.cron, at, timezone, expiresAt } };
 }
 
 /**

@@ -22,10 +22,38 @@ export interface ScheduleFacts {
   source: 'chat' | 'config';
   /** The next due time, or undefined when none is left. */
   next: number | undefined;
+  /** Made by the agent and not kept by a person yet: it does not run. */
+  waiting: boolean;
+  /** No due time after this runs. */
+  expiresAt: number | undefined;
+  /** Its creator left the allowlist: it does not run. */
+  orphaned: boolean;
 }
 
 /** A `/schedules` button's action. */
-export type ScheduleButtonAction = 'pause' | 'resume' | 'delete';
+export type ScheduleButtonAction = 'pause' | 'resume' | 'delete' | 'keep';
+
+/**
+ * The message posted when the agent adds a schedule: what it is, and that it runs only once someone
+ * here presses Keep (the buttons are {@link keepButtons}).
+ */
+export function keepText(s: ScheduleFacts): string {
+  return [
+    `🗓 The agent asked for a schedule here. It runs only after someone allowed presses Keep:`,
+    scheduleLine(s),
+  ].join('\n');
+}
+
+/** The Keep / Delete row of a waiting schedule. */
+export function keepButtons(
+  s: Pick<ScheduleFacts, 'id' | 'name'>,
+  issue: (action: ScheduleButtonAction, id: string) => string,
+): InlineButton[] {
+  return [
+    { text: `✅ Keep ${cut(s.name, 24)}`, callback_data: issue('keep', s.id) },
+    { text: `🗑 Delete ${cut(s.name, 24)}`, callback_data: issue('delete', s.id) },
+  ];
+}
 
 /** The text a run reaches Claude with: which schedule, the due time, that no person typed it, the prompt. */
 export function runText(s: Pick<ScheduleFacts, 'name' | 'prompt'>, due: number, merged: number): string {
@@ -66,9 +94,18 @@ export function timingText(s: Pick<ScheduleFacts, 'cron' | 'at' | 'timezone'>): 
 
 /** One schedule as `schedule_list` and `/schedules` describe it. */
 export function scheduleLine(s: ScheduleFacts): string {
-  const state = s.paused ? 'paused' : s.next === undefined ? 'done' : `next ${dueIso(s.next)}`;
+  const state = s.waiting
+    ? 'waiting for someone to press Keep'
+    : s.orphaned
+      ? 'paused: its creator is no longer allowed'
+      : s.paused
+        ? 'paused'
+        : s.next === undefined
+          ? 'done'
+          : `next ${dueIso(s.next)}`;
   const from = s.source === 'config' ? ' · from the config file' : '';
-  return `${s.name} [${s.id}] · ${timingText(s)} · ${state}${from}\n  ${cut(s.prompt, 120)}`;
+  const until = s.expiresAt !== undefined ? ` · until ${dueIso(s.expiresAt)}` : '';
+  return `${s.name} [${s.id}] · ${timingText(s)}${until} · ${state}${from}\n  ${cut(s.prompt, 120)}`;
 }
 
 /**
@@ -85,14 +122,18 @@ export function schedulesView(
       buttons: [],
     };
   const text = [`Schedules here (${schedules.length}):`, ...schedules.map(scheduleLine)].join('\n');
-  const buttons = schedules.map((s) => [
-    s.paused
-      ? { text: `▶ Resume ${cut(s.name, 24)}`, callback_data: issue('resume', s.id) }
-      : { text: `⏸ Pause ${cut(s.name, 24)}`, callback_data: issue('pause', s.id) },
-    ...(s.source === 'chat'
-      ? [{ text: `🗑 Delete ${cut(s.name, 24)}`, callback_data: issue('delete', s.id) }]
-      : []),
-  ]);
+  const buttons = schedules.map((s) =>
+    s.waiting
+      ? keepButtons(s, issue)
+      : [
+          s.paused
+            ? { text: `▶ Resume ${cut(s.name, 24)}`, callback_data: issue('resume', s.id) }
+            : { text: `⏸ Pause ${cut(s.name, 24)}`, callback_data: issue('pause', s.id) },
+          ...(s.source === 'chat'
+            ? [{ text: `🗑 Delete ${cut(s.name, 24)}`, callback_data: issue('delete', s.id) }]
+            : []),
+        ],
+  );
   return { text, buttons };
 }
 

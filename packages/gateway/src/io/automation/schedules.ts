@@ -11,6 +11,13 @@
  *
  * A schedule is busy while its latest run has not reached the CLI, or has and its conversation's turn is
  * still going (a user's turn in that conversation counts: a run waits for it too).
+ *
+ * Schedules a person agreed to (issue 27): one the agent adds (`schedule_add`) is posted in its
+ * conversation with Keep / Delete buttons and never runs until an allowed user presses Keep; nothing
+ * due before that press runs. Its creator (the person whose turn asked, else the one who kept it) is
+ * charged for its runs (the run's sender), and while the creator is not on the allowlist it is paused.
+ * At most {@link CHAT_SCHEDULE_LIMIT} per conversation and {@link AGENT_SCHEDULE_LIMIT} for the agent;
+ * an optional `until` ends it. The config file's schedules are the operator's and run as written.
  */
 import type { Clock, FrameOf, Logger, Route } from '@switchyard/protocol';
 import { decideSchedules, type ScheduleState, type ScheduleView } from '../../core/automation/schedule.js';
@@ -31,8 +38,11 @@ import {
 } from './schedule-request.js';
 import {
   actionNote,
+  keepButtons,
+  keepText,
   runNote,
   runText,
+  type ScheduleButtonAction,
   type ScheduleFacts,
   scheduleLine,
   schedulesView,
@@ -46,6 +56,8 @@ export interface ScheduleAnswer {
 
 /** Chat-made schedules one conversation may have. */
 export const CHAT_SCHEDULE_LIMIT = 20;
+/** Chat-made schedules the agent may have in all its conversations, kept or waiting. */
+export const AGENT_SCHEDULE_LIMIT = 50;
 /** How long after a failed decision (a full disk) the schedules are looked at again. */
 const RETRY_MS = 30_000;
 
@@ -63,6 +75,7 @@ export interface SchedulesOptions {
     | 'addChatSchedule'
     | 'chatSchedules'
     | 'deleteChatSchedule'
+    | 'keepChatSchedule'
   >;
   injector: Injector;
   /** The turn running in a conversation, if any (`Turns.running`). */
@@ -73,6 +86,8 @@ export interface SchedulesOptions {
   /** Sends the answer to an agent's request to the bridge. */
   answer(frame: FrameOf<'schedule_result'>): void;
   replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): void;
+  /** Whether a user is on the agent's allowlist now: a schedule's creator who is not has it paused. */
+  allowedUser(userId: number): boolean;
   clock: Clock;
   logger: Logger;
 }
@@ -90,16 +105,18 @@ export interface Schedules {
   request(frame: FrameOf<'schedule_request'>): void;
   /** `/schedules`: the conversation's schedules with their buttons. */
   show(route: Route): void;
-  /** A press on a `/schedules` button in `from`; returns the text to answer the press with. */
-  press(data: string, from: Route): string;
+  /** A press by user `by` on a schedule button in `from`; returns the text to answer the press with. */
+  press(data: string, from: Route, by?: number): string;
 }
 
 /** One schedule as the shell holds it. */
 interface Held {
-  facts: Omit<ScheduleFacts, 'paused' | 'next'>;
+  facts: Omit<ScheduleFacts, 'paused' | 'next' | 'orphaned'>;
   route: Route;
   since: number;
   nextAfter: NextDue;
+  /** Who its runs are charged to: a chat schedule's creator. */
+  owner: number | undefined;
 }
 
 const sameRoute = (a: Route, b: Route): boolean => a.chatId === b.chatId && a.threadId === b.threadId;
@@ -122,10 +139,13 @@ export function createSchedules(options: SchedulesOptions): Schedules {
       timezone: c.timezone ?? zone,
       prompt: c.prompt,
       source: 'config',
+      waiting: false,
+      expiresAt: undefined,
     },
     route: { chatId: c.chatId, ...(c.threadId !== undefined ? { threadId: c.threadId } : {}) },
     since: Number.NEGATIVE_INFINITY,
     nextAfter: cronDue(c.cron, c.timezone ?? zone),
+    owner: undefined,
   }));
   /** Every schedule now: the config's, then the chats' (read from the store each time: it is the truth). */
   const all = (): Held[] => [
@@ -139,12 +159,21 @@ export function createSchedules(options: SchedulesOptions): Schedules {
         timezone: row.timezone ?? zone,
         prompt: row.prompt,
         source: 'chat' as const,
+        waiting: row.keptBy === undefined,
+        expiresAt: row.expiresAt,
       },
       route: row.route,
       since: row.createdAt,
-      nextAfter: row.cron !== undefined ? cronDue(row.cron, row.timezone ?? zone) : onceDue(row.at ?? 0),
+      nextAfter: until(
+        row.cron !== undefined ? cronDue(row.cron, row.timezone ?? zone) : onceDue(row.at ?? 0),
+        row.expiresAt,
+      ),
+      owner: row.createdBy,
     })),
   ];
+  /** A chat schedule whose creator left the allowlist: paused while they are off it. */
+  const orphaned = (s: Held): boolean =>
+    s.facts.source === 'chat' && (s.owner === undefined || !options.allowedUser(s.owner));
 
   const busy = (lastInbound: string | undefined): boolean => {
     const row = lastInbound === undefined ? undefined : store.getInbound(lastInbound);
@@ -156,13 +185,14 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     timer = undefined;
     if (!started) return;
     const now = clock.now();
-    const schedules = all();
+    // A waiting schedule is not a schedule yet: nothing of it is decided until a person keeps it.
+    const schedules = all().filter((s) => !s.facts.waiting);
     const recorded = store.scheduleStates();
     const byId = new Map(schedules.map((s) => [s.facts.id, s]));
     // A config schedule seen first starts from the gateway's start; a chat one from when it was made.
     const views: ScheduleView[] = schedules.map((s) => ({
       id: s.facts.id,
-      paused: recorded.get(s.facts.id)?.paused ?? false,
+      paused: (recorded.get(s.facts.id)?.paused ?? false) || orphaned(s),
       since: Number.isFinite(s.since) ? s.since : startedAt,
       nextAfter: s.nextAfter,
     }));
@@ -190,6 +220,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
             key,
             route: s.route,
             origin: { kind: 'schedule', name: s.facts.name },
+            ...(s.owner !== undefined ? { chargeTo: s.owner } : {}),
             note: runNote(s.facts, action.due, action.merged),
             text: runText(s.facts, action.due, action.merged),
           });
@@ -223,17 +254,33 @@ export function createSchedules(options: SchedulesOptions): Schedules {
         return {
           ...s.facts,
           paused: state?.paused ?? false,
+          orphaned: !s.facts.waiting && orphaned(s),
           next: s.nextAfter(Math.max(state?.decidedUpTo ?? now, now)),
         };
       });
   };
   const added = (route: Route, id: string): ScheduleAnswer => {
     const facts = find(route, id);
-    return { ok: true, text: `Added: ${facts ? scheduleLine(facts) : id}` };
+    const kept = facts !== undefined && !facts.waiting;
+    return {
+      ok: true,
+      text: kept
+        ? `Added and kept: ${scheduleLine(facts)}`
+        : `Added, waiting: ${facts ? scheduleLine(facts) : id}\nIt runs only after someone in this chat presses Keep on the message just posted for it; nothing runs before that.`,
+    };
   };
   const find = (route: Route, which: string): ScheduleFacts | undefined => {
     const here = factsOf(route);
     return here.find((s) => s.id === which) ?? here.find((s) => s.name === which);
+  };
+
+  /** The person whose message the asking turn read first: a schedule's creator (none for a run's turn). */
+  const creatorOf = (inboundIds: readonly string[]): number | undefined => {
+    for (const id of inboundIds) {
+      const sender = store.getInbound(id)?.frame.sender.id;
+      if (sender !== undefined && sender > 0) return sender;
+    }
+    return undefined;
   };
 
   const handle: Schedules = {
@@ -254,10 +301,16 @@ export function createSchedules(options: SchedulesOptions): Schedules {
       if (made) return added(route, made.id);
       const checked = checkScheduleRequest(request, clock.now(), zone);
       if (!checked.ok) return checked;
-      if (store.chatSchedules().filter((s) => sameRoute(s.route, route)).length >= CHAT_SCHEDULE_LIMIT)
+      const chats = store.chatSchedules();
+      if (chats.filter((s) => sameRoute(s.route, route)).length >= CHAT_SCHEDULE_LIMIT)
         return {
           ok: false,
           text: `this conversation has ${CHAT_SCHEDULE_LIMIT} schedules already: remove one first`,
+        };
+      if (chats.length >= AGENT_SCHEDULE_LIMIT)
+        return {
+          ok: false,
+          text: `this agent has ${AGENT_SCHEDULE_LIMIT} schedules made from chats already: remove one first`,
         };
       const row = store.addChatSchedule({
         ...checked.schedule,
@@ -265,7 +318,12 @@ export function createSchedules(options: SchedulesOptions): Schedules {
         createdBy: from,
         requestId: request.requestId,
       });
-      arm(clock.now());
+      const facts = find(route, row.id);
+      if (facts) {
+        const issue = (action: ScheduleButtonAction, id: string) => buttons.issue(action, id, route);
+        options.replyWithButtons(route, keepText(facts), [keepButtons(facts, issue)]);
+      }
+      logger.info({ event: 'schedule_waiting', schedule: row.id, creator: from });
       return added(route, row.id);
     },
 
@@ -296,11 +354,25 @@ export function createSchedules(options: SchedulesOptions): Schedules {
       options.replyWithButtons(route, view.text, view.buttons);
     },
 
-    press(data, from) {
+    press(data, from, by) {
       const parsed = buttons.resolve(data, from);
       const found = parsed && factsOf(from).find((s) => s.id === parsed.id);
       if (!parsed || !found) return SCHEDULE_BUTTON_EXPIRED;
       switch (parsed.action) {
+        case 'keep': {
+          if (!found.waiting) return 'It is kept already.';
+          if (by === undefined || !options.allowedUser(by)) return 'Only someone allowed here can keep it.';
+          // Kept now: it starts from this press, so nothing due while it waited runs.
+          store.atomically(() => {
+            store.keepChatSchedule(found.id, by);
+            store.saveScheduleState(found.id, { decidedUpTo: clock.now(), held: undefined, merged: 0 });
+          });
+          logger.info({ event: 'schedule_kept', schedule: found.id, by });
+          const kept = factsOf(from).find((s) => s.id === found.id);
+          options.reply(from, `✅ ${found.name} is kept: ${kept ? scheduleLine(kept) : found.id}`);
+          arm(clock.now());
+          return 'Kept.';
+        }
         case 'pause':
           store.setSchedulePaused(found.id, true, clock.now());
           options.reply(from, `⏸ ${found.name} is paused.`);
@@ -320,21 +392,27 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     },
 
     request(frame) {
+      const read = options.readIn(frame.route);
       const answer =
-        frame.action !== 'list' && readsWebhook(options.readIn(frame.route))
+        frame.action !== 'list' && readsWebhook(read)
           ? { ok: false, text: WEBHOOK_TURN_REFUSAL }
           : frame.action === 'list'
             ? handle.list(frame.route)
             : frame.action === 'remove'
               ? handle.remove(frame.route, frame.which ?? '')
-              : handle.add(frame.route, {
-                  name: frame.name,
-                  cron: frame.cron,
-                  at: frame.at,
-                  prompt: frame.prompt ?? '',
-                  timezone: frame.timezone,
-                  requestId: frame.requestId,
-                });
+              : handle.add(
+                  frame.route,
+                  {
+                    name: frame.name,
+                    cron: frame.cron,
+                    at: frame.at,
+                    prompt: frame.prompt ?? '',
+                    timezone: frame.timezone,
+                    until: frame.until,
+                    requestId: frame.requestId,
+                  },
+                  creatorOf(read),
+                );
       logger.info({ event: 'schedule_request', action: frame.action, ok: answer.ok });
       options.answer({
         type: 'schedule_result',
@@ -345,4 +423,13 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     },
   };
   return handle;
+}
+
+/** A schedule's due times, none after `expiresAt` (when it has one). */
+function until(nextAfter: NextDue, expiresAt: number | undefined): NextDue {
+  if (expiresAt === undefined) return nextAfter;
+  return (after) => {
+    const due = nextAfter(after);
+    return due !== undefined && due <= expiresAt ? due : undefined;
+  };
 }

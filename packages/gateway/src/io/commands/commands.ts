@@ -102,7 +102,7 @@ export interface CommandRunner {
    * chat `from`: queues its command and returns the text to answer the press with. A token that is
    * unknown, expired or from another chat's list does nothing and says the button expired.
    */
-  press(data: string, from: Route, commit?: () => void): Promise<string | undefined>;
+  press(data: string, from: Route, commit?: () => void, by?: number): Promise<string | undefined>;
   /** Drops pending `/status` timers; for shutdown. */
   stop(): void;
 }
@@ -364,9 +364,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       );
     },
 
-    async press(data, from, commit) {
+    async press(data, from, commit, by) {
       if (data.startsWith(SCHEDULE_BUTTON_PREFIX))
-        return options.schedules?.press(data, from) ?? SESSION_BUTTON_EXPIRED;
+        return options.schedules?.press(data, from, by) ?? SESSION_BUTTON_EXPIRED;
       if (options.terminal?.owns(data)) return options.terminal.press(data, from, commit);
       const parsed = sessionButtons.resolve(data, from);
       if (!parsed) return SESSION_BUTTON_EXPIRED;

@@ -272,7 +272,12 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       message
     ) {
       const route = routeOfMessage(message as Message);
-      const answer = await options.commands.press(data, route, commitOf(ctx.update.update_id));
+      const answer = await options.commands.press(
+        data,
+        route,
+        commitOf(ctx.update.update_id),
+        ctx.callbackQuery.from.id,
+      );
       await ctx.answerCallbackQuery({ text: answer ?? '' }).catch(() => {});
       void options.newerParts?.spendButton(ctx.callbackQuery, answer);
       return;
