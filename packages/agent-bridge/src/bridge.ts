@@ -53,7 +53,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   const log = (options.logger ?? silentLogger).child({ component: 'bridge', agent: options.agent });
   const clock = options.clock ?? systemClock;
   const shared = options.conversations === 'shared';
-  const keyOf = (route: Route): string => (shared ? SHARED_KEY : conversationKey(route));
+  // A lane (a webhook's or schedule's conversation) is its own session even when the chats share one.
+  const keyOf = (route: Route): string =>
+    shared && route.lane === undefined ? SHARED_KEY : conversationKey(route);
   const exchange = options.exchange ?? { dir: join(options.stateDir, 'files') };
   let store: FileChannelStore | undefined;
   /** Held from the first thing `start()` does to the last thing `stop()` does. */
@@ -176,7 +178,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         const snapshot = readSnapshot(join(root, name, SNAPSHOT_FILE));
         if (!snapshot) continue;
         const route = snapshot.route ?? snapshot.session.lastRoute ?? { chatId: 0 };
-        const key = shared ? SHARED_KEY : conversationKey(route);
+        const key = keyOf(route);
         found.push({
           key,
           recorded: snapshot.child !== undefined,

@@ -12,7 +12,7 @@ import {
   type SessionInfo,
 } from '@switchyard/protocol';
 import { worktreeSpec } from './core/process/worktree.js';
-import type { PermissionPolicy } from './core/prompts/permission-policy.js';
+import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './core/prompts/permission-policy.js';
 import type { DeliveryStage } from './io/delivery/delivery.js';
 import type { FilesConfig } from './io/mcp/file-tools.js';
 import type { ConversationOverrides, ConversationSettings } from './io/session/conversation-options.js';
@@ -35,6 +35,11 @@ export interface BridgeOptions {
   env?: NodeJS.ProcessEnv;
   model?: string;
   permissionMode?: string;
+  /**
+   * The mode of a webhook's or schedule's own conversation (a route with a `lane`): `default` unless
+   * the operator says otherwise, never the chat's mode, and `bypassPermissions` is refused for it.
+   */
+  automationMode?: 'default' | 'acceptEdits' | 'plan';
   /** Which modes conversations may use and how far "always allow" reaches (`permission-policy.ts`). */
   permissions?: PermissionPolicy;
   /** Path of an MCP config file passed as `--mcp-config`. */
@@ -115,7 +120,7 @@ export const SHARED_KEY = 'shared';
 
 /** A conversation's directory name: the key with characters a shell would trip on replaced. */
 export function conversationDir(key: string): string {
-  return `c${key.replace(/:/g, '_t')}`;
+  return `c${key.replace(/:/g, '_t').replace(/~/g, '_l')}`;
 }
 
 /** A conversation's settings: the agent's, with the conversation's own overrides (`settingsFor`). */
@@ -129,6 +134,18 @@ export function settingsOf(options: BridgeOptions, route: Route | undefined): Co
     permissions: options.permissions,
     ...overrides,
   };
+  if (route?.lane !== undefined) {
+    // A webhook's or schedule's own conversation: the operator's automation mode, never the chat's, and
+    // an "always allow" pressed in it stays in its session whatever the agent's scope (issue 27).
+    settings.permissionMode =
+      options.automationMode === undefined || (options.automationMode as string) === 'bypassPermissions'
+        ? 'default'
+        : options.automationMode;
+    settings.permissions = {
+      ...(settings.permissions ?? DEFAULT_PERMISSION_POLICY),
+      alwaysAllowScope: 'session',
+    };
+  }
   if (worktree !== true || !route) return settings;
   const spec = worktreeSpec(options.stateDir, settings.workDir, conversationDir(conversationKey(route)));
   return { ...settings, workDir: spec.path, worktree: spec };

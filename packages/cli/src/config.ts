@@ -148,6 +148,16 @@ const agentSchema = z.strictObject({
    */
   allowedModes: z.array(z.enum(PERMISSION_MODES)).min(1, { error: 'list at least one mode' }).optional(),
   alwaysAllowScope: z.enum(['session', 'project']).optional(),
+  /**
+   * The mode of the sessions webhooks and schedules run in (one per hook and per schedule): `default`
+   * unless set here, never a chat's mode; bypassPermissions is refused.
+   */
+  automationMode: z
+    .enum(['default', 'acceptEdits', 'plan'], {
+      error:
+        "expected default, acceptEdits or plan (bypassPermissions is never given to a webhook's or schedule's session)",
+    })
+    .optional(),
   /** The agent's file tools (send_file, send_photo, send_files): on by default. */
   files: z
     .strictObject({ enabled: z.boolean().optional(), extraDirs: z.array(z.string().min(1)).optional() })
@@ -225,6 +235,8 @@ export interface AgentConfig {
   allowedModes: PermissionMode[];
   /** Where an "always allow" rule applies: this conversation, or every one in its working directory. */
   alwaysAllowScope: 'session' | 'project';
+  /** The mode of webhooks' and schedules' own sessions. */
+  automationMode: 'default' | 'acceptEdits' | 'plan';
   /** How voice notes are transcribed, the key still a source; undefined when not configured. */
   voice: VoiceConfig | undefined;
   /** The agent's IANA time zone; undefined: UTC. */
@@ -411,6 +423,11 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
         `agents[${i}].claude.permissionMode: ${mode} is not in allowedModes (${allowed.join(', ')}); add it there to allow it`,
       );
     }
+    if (agent.automationMode !== undefined && !allowed.includes(agent.automationMode)) {
+      problems.push(
+        `agents[${i}].automationMode: ${agent.automationMode} is not in allowedModes (${allowed.join(', ')}); add it there to allow it`,
+      );
+    }
     const places = new Set<string>();
     (agent.chats ?? []).forEach((chat, j) => {
       const place = `${chat.chat}:${chat.topic ?? ''}`;
@@ -525,6 +542,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
     retention: { days: raw.retention?.days ?? 7 },
     allowedModes: [...(raw.allowedModes ?? DEFAULT_ALLOWED_MODES)],
     alwaysAllowScope: raw.alwaysAllowScope ?? 'session',
+    automationMode: raw.automationMode ?? 'default',
     voice: resolveVoice(raw.voice, base),
     timezone: raw.timezone,
     budget: raw.budget,

@@ -30,6 +30,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     ...(agent.claude.model ? { model: agent.claude.model } : {}),
     ...(agent.claude.permissionMode ? { permissionMode: agent.claude.permissionMode } : {}),
     permissions: { allowedModes: agent.allowedModes, alwaysAllowScope: agent.alwaysAllowScope },
+    automationMode: agent.automationMode,
     ...(agent.claude.mcpConfig ? { mcpConfig: agent.claude.mcpConfig } : {}),
     restartOnExit: agent.claude.restartOnExit,
     stuckAfterMs: agent.claude.stuckAfterMs,

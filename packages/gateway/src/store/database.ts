@@ -53,7 +53,11 @@ function ownOnly(path: string): void {
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
 
-/** A route as every table stores it: `chat_id` and a nullable `thread_id` (no topic). */
-export function storedRoute(chatId: number, threadId: number | null): Route {
-  return threadId === null ? { chatId } : { chatId, threadId };
+/**
+ * A route as every table stores it: `chat_id` and a nullable `thread_id` (no topic); the tables of turns
+ * also keep a nullable `lane` (a webhook's or schedule's own conversation in that chat).
+ */
+export function storedRoute(chatId: number, threadId: number | null, lane: string | null = null): Route {
+  const place = threadId === null ? { chatId } : { chatId, threadId };
+  return lane === null ? place : { ...place, lane };
 }

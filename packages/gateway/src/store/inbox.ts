@@ -173,7 +173,12 @@ function toInbound(r: InboundSql | undefined): InboundRow | undefined {
   if (!r) return undefined;
   return {
     inboundId: r.inbound_id,
-    route: storedRoute(r.chat_id, r.thread_id),
+    // The frame's route has its lane (a webhook's or schedule's conversation); the columns do not.
+    route: storedRoute(
+      r.chat_id,
+      r.thread_id,
+      (JSON.parse(r.frame) as InboundRow['frame']).route.lane ?? null,
+    ),
     telegramMessageId: r.telegram_message_id,
     frame: JSON.parse(r.frame) as InboundRow['frame'],
     seq: r.seq ?? undefined,

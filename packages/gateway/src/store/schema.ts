@@ -38,6 +38,8 @@ export const SCHEMA = `
     turn_id TEXT PRIMARY KEY,
     chat_id INTEGER NOT NULL,
     thread_id INTEGER,
+    -- A webhook's or schedule's own conversation in the chat (protocol's Route.lane); NULL: the chat's.
+    lane TEXT,
     state TEXT NOT NULL,
     request TEXT NOT NULL DEFAULT '',
     blocks TEXT NOT NULL DEFAULT '[]',

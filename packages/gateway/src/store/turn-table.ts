@@ -45,8 +45,8 @@ export interface TurnTable {
 export function createTurnTable(db: Db, now: () => number): TurnTable {
   const q = {
     insertTurn: db.prepare(
-      `INSERT OR IGNORE INTO turns (turn_id, chat_id, thread_id, state, request, started_at)
-       VALUES (?, ?, ?, 'running', ?, ?)`,
+      `INSERT OR IGNORE INTO turns (turn_id, chat_id, thread_id, lane, state, request, started_at)
+       VALUES (?, ?, ?, ?, 'running', ?, ?)`,
     ),
     turn: db.prepare<[string], TurnSql>('SELECT * FROM turns WHERE turn_id = ?'),
     setBlocks: db.prepare('UPDATE turns SET blocks = ? WHERE turn_id = ?'),
@@ -64,7 +64,14 @@ export function createTurnTable(db: Db, now: () => number): TurnTable {
 
   return {
     upsertTurn: (t) => {
-      q.insertTurn.run(t.turnId, t.route.chatId, t.route.threadId ?? null, t.request, t.startedAt);
+      q.insertTurn.run(
+        t.turnId,
+        t.route.chatId,
+        t.route.threadId ?? null,
+        t.route.lane ?? null,
+        t.request,
+        t.startedAt,
+      );
       return toTurn(q.turn.get(t.turnId)) as TurnRow;
     },
     getTurn: (turnId) => toTurn(q.turn.get(turnId)),
@@ -98,6 +105,7 @@ interface TurnSql {
   turn_id: string;
   chat_id: number;
   thread_id: number | null;
+  lane: string | null;
   state: TurnRow['state'];
   request: string;
   blocks: string;
@@ -112,7 +120,7 @@ function toTurn(r: TurnSql | undefined): TurnRow | undefined {
   if (!r) return undefined;
   return {
     turnId: r.turn_id,
-    route: storedRoute(r.chat_id, r.thread_id),
+    route: storedRoute(r.chat_id, r.thread_id, r.lane),
     state: r.state,
     request: r.request,
     blocks: JSON.parse(r.blocks) as TurnRow['blocks'],

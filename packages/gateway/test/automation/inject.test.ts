@@ -70,7 +70,9 @@ describe('inject', () => {
     expect(injector.inject(run())).toBe('accepted');
     const row = store.getInbound('run:schedule:ci-digest:2026-12-01T09:00:00Z');
     expect(row?.state).toBe('queued');
-    expect(row?.route).toEqual(route);
+    // Its own conversation in the chat: the schedule's lane (issue 27), not the people's session there.
+    expect(row?.route).toEqual({ ...route, lane: 'schedule-ci-digest' });
+    expect(row?.frame.route).toEqual({ ...route, lane: 'schedule-ci-digest' });
     expect(row?.frame.origin).toEqual({ kind: 'schedule', name: 'ci-digest' });
     expect(row?.frame.text).toContain('due 2026-12-01T09:00:00Z');
     expect(store.getRun(run().key)?.inboundId).toBe(row?.inboundId);

@@ -2,7 +2,7 @@
  * What the commands say, pure: the `/status` text, the `/sessions` list with its buttons, the recent
  * exchanges `/status` shows, and dollars as the chat shows them. The shell (`commands.ts`) sends them.
  */
-import type { FrameOf, Route, SessionInfo } from '@switchyard/protocol';
+import { type FrameOf, type Route, readsUntrustedInput, type SessionInfo } from '@switchyard/protocol';
 import { settingsLine } from '../settings/settings.js';
 import type { InlineButton } from './inline-button.js';
 
@@ -86,7 +86,8 @@ export function formatUsd(usd: number): string {
 function sessionLabel(info: SessionInfo): string {
   if (info.name) return info.name;
   const where = info.route.chatId > 0 ? `private chat ${info.route.chatId}` : `chat ${info.route.chatId}`;
-  return info.route.threadId === undefined ? where : `${where}, topic ${info.route.threadId}`;
+  const place = info.route.threadId === undefined ? where : `${where}, topic ${info.route.threadId}`;
+  return info.route.lane === undefined ? place : `${place}, ${info.route.lane}`;
 }
 
 /**
@@ -106,6 +107,7 @@ export function sessionsView(
       info.live ? `live, ${info.state}` : 'idle (no process)',
       ...(info.turnId ? ['turn running'] : []),
       ...(info.queued > 0 ? [`${info.queued} queued`] : []),
+      ...(readsUntrustedInput(info.route) ? ['⚠ reads untrusted input'] : []),
       formatUsd(info.costUsd),
     ];
     return `${index + 1}. ${sessionLabel(info)} — ${parts.join(' · ')}`;

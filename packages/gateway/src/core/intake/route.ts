@@ -43,6 +43,13 @@ export function laneKey(route: Route): string {
   return conversationKey(route);
 }
 
+/** The chat and topic of a route, without its lane: where its messages and buttons are in Telegram. */
+export function chatRoute(route: Route): Route {
+  return route.threadId === undefined
+    ? { chatId: route.chatId }
+    : { chatId: route.chatId, threadId: route.threadId };
+}
+
 /** The Bot API parameter that keeps a call in the route's topic; empty outside topics. */
 export function threadParams(route: Route): { message_thread_id?: number } {
   return route.threadId === undefined ? {} : { message_thread_id: route.threadId };

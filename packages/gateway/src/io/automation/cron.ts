@@ -50,6 +50,15 @@ export function onceDue(atMs: number): NextDue {
   return (afterMs) => (atMs > afterMs ? atMs : undefined);
 }
 
+/** `nextAfter`'s due times, none after `expiresAt` (when there is one): a schedule's `until`. */
+export function dueUntil(nextAfter: NextDue, expiresAt: number | undefined): NextDue {
+  if (expiresAt === undefined) return nextAfter;
+  return (after) => {
+    const due = nextAfter(after);
+    return due !== undefined && due <= expiresAt ? due : undefined;
+  };
+}
+
 /** A due time as runs name it: ISO 8601 with seconds, UTC (`2026-12-01T09:00:00Z`). */
 export function dueIso(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;

@@ -26,6 +26,7 @@
  */
 import {
   type Attachment,
+  automationLane,
   type Clock,
   type FrameOf,
   frameProblem,
@@ -39,7 +40,10 @@ import type { Turns } from '../turns/turns.js';
 export interface AutomationRun {
   /** Unique for ever: `schedule:<scheduleId>:<dueIso>` or `webhook:<hook>:<deliveryId>`. */
   key: string;
+  /** The chat (and topic) it speaks in; the run itself goes to its lane there ({@link runRoute}). */
   route: Route;
+  /** Its conversation's lane in that chat; default `automationLane(origin.kind, origin.name)`. */
+  lane?: string;
   origin: { kind: 'schedule' | 'webhook'; name: string };
   /** The short note the chat shows so people see why the agent talks ("⏰ ci-digest · due …"). */
   note: string;
@@ -103,12 +107,26 @@ export function standInMessageId(key: string): number {
   return -((hash >>> 1) + 1);
 }
 
+/**
+ * Where a run goes: its chat and topic, in a lane of its own — one conversation (one Claude session,
+ * resumable, in the operator's mode for automation) per hook and per schedule, never the people's
+ * conversation there with its mode and "always allow" rules (issue 27).
+ */
+export function runRoute(run: Pick<AutomationRun, 'route' | 'lane' | 'origin'>): Route {
+  const { chatId, threadId } = run.route;
+  return {
+    chatId,
+    ...(threadId !== undefined ? { threadId } : {}),
+    lane: run.lane ?? automationLane(run.origin.kind, run.origin.name),
+  };
+}
+
 /** The `user_message` frame of a run. */
 export function runFrame(run: AutomationRun, sentAt: number): FrameOf<'user_message'> {
   return {
     type: 'user_message',
     inboundId: runInboundId(run.key),
-    route: run.route,
+    route: runRoute(run),
     telegramMessageId: standInMessageId(run.key),
     sender: { id: run.chargeTo ?? 0, name: `${run.origin.kind} ${run.origin.name}`.slice(0, 300) },
     text: run.text,

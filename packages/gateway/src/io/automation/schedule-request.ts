@@ -89,7 +89,22 @@ export function readsWebhook(inboundIds: readonly string[]): boolean {
   return inboundIds.some((id) => id.startsWith(runInboundId('webhook:')));
 }
 
+/**
+ * The creator of a schedule the agent asks for: the person whose message the asking turn read first
+ * (`sender.id` > 0); undefined for a turn of a run (nobody's message), whose keeper becomes it.
+ */
+export function creatorOf(
+  inboundIds: readonly string[],
+  inbound: (id: string) => { frame: { sender: { id: number } } } | undefined,
+): number | undefined {
+  for (const id of inboundIds) {
+    const sender = inbound(id)?.frame.sender.id;
+    if (sender !== undefined && sender > 0) return sender;
+  }
+  return undefined;
+}
+
 /** The tool's answer when {@link readsWebhook} refuses a request. */
 export const WEBHOOK_TURN_REFUSAL =
-  'Schedules cannot be made or removed in a turn that read a webhook delivery (its text comes from ' +
+  'Schedules cannot be made or removed in a turn or session that read a webhook delivery (its text comes from ' +
   'outside the chat). Ask a person in the chat to do it, or use /schedules.';

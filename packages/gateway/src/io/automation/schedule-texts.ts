@@ -33,6 +33,15 @@ export interface ScheduleFacts {
 /** A `/schedules` button's action. */
 export type ScheduleButtonAction = 'pause' | 'resume' | 'delete' | 'keep';
 
+/** The tool's answer to a schedule added (`facts` undefined: it is gone again), by whether it waits. */
+export function addedText(facts: ScheduleFacts | undefined, id: string): string {
+  if (facts !== undefined && !facts.waiting) return `Added and kept: ${scheduleLine(facts)}`;
+  return [
+    `Added, waiting: ${facts ? scheduleLine(facts) : id}`,
+    'It runs only after someone in this chat presses Keep on the message just posted for it; nothing runs before that.',
+  ].join('\n');
+}
+
 /**
  * The message posted when the agent adds a schedule: what it is, and that it runs only once someone
  * here presses Keep (the buttons are {@link keepButtons}).

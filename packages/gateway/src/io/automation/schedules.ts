@@ -19,11 +19,20 @@
  * At most {@link CHAT_SCHEDULE_LIMIT} per conversation and {@link AGENT_SCHEDULE_LIMIT} for the agent;
  * an optional `until` ends it. The config file's schedules are the operator's and run as written.
  */
-import type { Clock, FrameOf, Logger, Route } from '@switchyard/protocol';
+import {
+  automationLane,
+  type Clock,
+  type FrameOf,
+  type Logger,
+  type Route,
+  readsUntrustedInput,
+} from '@switchyard/protocol';
 import { decideSchedules, type ScheduleState, type ScheduleView } from '../../core/automation/schedule.js';
 import type { InlineButton } from '../../core/commands/command-texts.js';
+import { chatRoute } from '../../core/intake/route.js';
 import type { GatewayStore } from '../../store/store.js';
-import { cronDue, dueIso, type NextDue, onceDue } from './cron.js';
+import { dueIso } from './cron.js';
+import { chatSchedule, configuredSchedules, type Held } from './held-schedule.js';
 import { type Injector, runInboundId } from './inject.js';
 import { createScheduleButtons, SCHEDULE_BUTTON_EXPIRED } from './schedule-buttons.js';
 
@@ -32,12 +41,14 @@ export { SCHEDULE_BUTTON_PREFIX } from './schedule-buttons.js';
 import type { ScheduleOptions } from './schedule-options.js';
 import {
   checkScheduleRequest,
+  creatorOf,
   readsWebhook,
   type ScheduleRequest,
   WEBHOOK_TURN_REFUSAL,
 } from './schedule-request.js';
 import {
   actionNote,
+  addedText,
   keepButtons,
   keepText,
   runNote,
@@ -109,16 +120,6 @@ export interface Schedules {
   press(data: string, from: Route, by?: number): string;
 }
 
-/** One schedule as the shell holds it. */
-interface Held {
-  facts: Omit<ScheduleFacts, 'paused' | 'next' | 'orphaned'>;
-  route: Route;
-  since: number;
-  nextAfter: NextDue;
-  /** Who its runs are charged to: a chat schedule's creator. */
-  owner: number | undefined;
-}
-
 const sameRoute = (a: Route, b: Route): boolean => a.chatId === b.chatId && a.threadId === b.threadId;
 
 /** Creates the schedules' shell; nothing runs until `start`. */
@@ -130,47 +131,9 @@ export function createSchedules(options: SchedulesOptions): Schedules {
   let started = false;
   let startedAt = 0;
 
-  const configured: Held[] = (options.options?.list ?? []).map((c) => ({
-    facts: {
-      id: c.name,
-      name: c.name,
-      cron: c.cron,
-      at: undefined,
-      timezone: c.timezone ?? zone,
-      prompt: c.prompt,
-      source: 'config',
-      waiting: false,
-      expiresAt: undefined,
-    },
-    route: { chatId: c.chatId, ...(c.threadId !== undefined ? { threadId: c.threadId } : {}) },
-    since: Number.NEGATIVE_INFINITY,
-    nextAfter: cronDue(c.cron, c.timezone ?? zone),
-    owner: undefined,
-  }));
+  const configured = configuredSchedules(options.options?.list ?? [], zone);
   /** Every schedule now: the config's, then the chats' (read from the store each time: it is the truth). */
-  const all = (): Held[] => [
-    ...configured,
-    ...store.chatSchedules().map((row) => ({
-      facts: {
-        id: row.id,
-        name: row.name,
-        cron: row.cron,
-        at: row.at,
-        timezone: row.timezone ?? zone,
-        prompt: row.prompt,
-        source: 'chat' as const,
-        waiting: row.keptBy === undefined,
-        expiresAt: row.expiresAt,
-      },
-      route: row.route,
-      since: row.createdAt,
-      nextAfter: until(
-        row.cron !== undefined ? cronDue(row.cron, row.timezone ?? zone) : onceDue(row.at ?? 0),
-        row.expiresAt,
-      ),
-      owner: row.createdBy,
-    })),
-  ];
+  const all = (): Held[] => [...configured, ...store.chatSchedules().map((row) => chatSchedule(row, zone))];
   /** A chat schedule whose creator left the allowlist: paused while they are off it. */
   const orphaned = (s: Held): boolean =>
     s.facts.source === 'chat' && (s.owner === undefined || !options.allowedUser(s.owner));
@@ -220,6 +183,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
             key,
             route: s.route,
             origin: { kind: 'schedule', name: s.facts.name },
+            lane: automationLane('schedule', s.facts.id),
             ...(s.owner !== undefined ? { chargeTo: s.owner } : {}),
             note: runNote(s.facts, action.due, action.merged),
             text: runText(s.facts, action.due, action.merged),
@@ -259,28 +223,13 @@ export function createSchedules(options: SchedulesOptions): Schedules {
         };
       });
   };
-  const added = (route: Route, id: string): ScheduleAnswer => {
-    const facts = find(route, id);
-    const kept = facts !== undefined && !facts.waiting;
-    return {
-      ok: true,
-      text: kept
-        ? `Added and kept: ${scheduleLine(facts)}`
-        : `Added, waiting: ${facts ? scheduleLine(facts) : id}\nIt runs only after someone in this chat presses Keep on the message just posted for it; nothing runs before that.`,
-    };
-  };
+  const added = (route: Route, id: string): ScheduleAnswer => ({
+    ok: true,
+    text: addedText(find(route, id), id),
+  });
   const find = (route: Route, which: string): ScheduleFacts | undefined => {
     const here = factsOf(route);
     return here.find((s) => s.id === which) ?? here.find((s) => s.name === which);
-  };
-
-  /** The person whose message the asking turn read first: a schedule's creator (none for a run's turn). */
-  const creatorOf = (inboundIds: readonly string[]): number | undefined => {
-    for (const id of inboundIds) {
-      const sender = store.getInbound(id)?.frame.sender.id;
-      if (sender !== undefined && sender > 0) return sender;
-    }
-    return undefined;
   };
 
   const handle: Schedules = {
@@ -393,15 +342,19 @@ export function createSchedules(options: SchedulesOptions): Schedules {
 
     request(frame) {
       const read = options.readIn(frame.route);
+      // The schedules belong to the chat (and topic), whichever of its conversations asks; a webhook's
+      // session has read a stranger's text for the rest of its life, so it may list them only.
+      const place = chatRoute(frame.route);
+      const untrusted = readsWebhook(read) || readsUntrustedInput(frame.route);
       const answer =
-        frame.action !== 'list' && readsWebhook(read)
+        frame.action !== 'list' && untrusted
           ? { ok: false, text: WEBHOOK_TURN_REFUSAL }
           : frame.action === 'list'
-            ? handle.list(frame.route)
+            ? handle.list(place)
             : frame.action === 'remove'
-              ? handle.remove(frame.route, frame.which ?? '')
+              ? handle.remove(place, frame.which ?? '')
               : handle.add(
-                  frame.route,
+                  place,
                   {
                     name: frame.name,
                     cron: frame.cron,
@@ -411,7 +364,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
                     until: frame.until,
                     requestId: frame.requestId,
                   },
-                  creatorOf(read),
+                  creatorOf(read, (id) => store.getInbound(id)),
                 );
       logger.info({ event: 'schedule_request', action: frame.action, ok: answer.ok });
       options.answer({
@@ -423,13 +376,4 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     },
   };
   return handle;
-}
-
-/** A schedule's due times, none after `expiresAt` (when it has one). */
-function until(nextAfter: NextDue, expiresAt: number | undefined): NextDue {
-  if (expiresAt === undefined) return nextAfter;
-  return (after) => {
-    const due = nextAfter(after);
-    return due !== undefined && due <= expiresAt ? due : undefined;
-  };
 }

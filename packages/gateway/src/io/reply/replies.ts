@@ -76,8 +76,12 @@ export function createReplies(options: RepliesOptions): Replies {
   /** The server lacks rich messages: the one place this is known. */
   let missing = false;
 
+  // A lane's reply (a webhook's or schedule's turn, which read untrusted input) is classic: no link
+  // previews and no images, so a URL the input planted is never fetched without a click (issue 27).
   const mode = (route: Route): 'draft' | 'edit' | 'classic' =>
-    (options.repliesOf?.(route) ?? options.replies ?? 'rich') === 'classic' || missing
+    route.lane !== undefined ||
+    (options.repliesOf?.(route) ?? options.replies ?? 'rich') === 'classic' ||
+    missing
       ? 'classic'
       : route.chatId > 0
         ? 'draft'
