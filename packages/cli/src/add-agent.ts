@@ -30,7 +30,9 @@ import {
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { isMap, isSeq, parseDocument } from 'yaml';
-import { BOT_TOKEN, type ConfigEnvironment, loadConfig } from './config.js';
+import type { ConfigEnvironment } from './agent-config.js';
+import { loadConfig } from './config.js';
+import { BOT_TOKEN } from './config-schema.js';
 
 /** Options of {@link addAgent}. */
 export interface AddAgentOptions {

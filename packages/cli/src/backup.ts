@@ -14,7 +14,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, writeFileS
 import path from 'node:path';
 import { backupGatewayStore } from '@switchyard/gateway';
 import { STATE_LOCK_FILE } from '@switchyard/protocol';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 
 /** What a backup holds; also written to `DEST/manifest.json`. */
 export interface BackupManifest {

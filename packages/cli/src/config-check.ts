@@ -11,15 +11,11 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolveBinary } from '@switchyard/agent-bridge';
 import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
-import {
-  type AgentConfig,
-  type Config,
-  type ConfigEnvironment,
-  ConfigError,
-  checkConfigFile,
-  describeConfig,
-  readToken,
-} from './config.js';
+import type { AgentConfig, Config, ConfigEnvironment } from './agent-config.js';
+import { readToken } from './bot-token.js';
+import { checkConfigFile } from './config.js';
+import { ConfigError } from './config-error.js';
+import { describeConfig } from './masked-config.js';
 import { secretFindings } from './secret-exposure.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';
