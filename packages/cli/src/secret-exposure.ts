@@ -12,7 +12,7 @@
  * it is how development works, and only the units separate the users.
  */
 import type { AgentConfig } from './agent-config.js';
-import type { Finding } from './config-check.js';
+import type { Finding } from './finding.js';
 
 /** A variable name that looks like it holds a secret. */
 const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PRIVATE/i;
