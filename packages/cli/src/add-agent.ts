@@ -44,7 +44,10 @@ export interface AddAgentOptions {
   system: boolean;
   /** Telegram user ids allowed to talk to a new agent (required when the entry is new). */
   allow: readonly number[];
-  /** For a new entry; the defaults are the units' (`/srv/agents/NAME`, `/var/lib/switchyard/NAME`, `/run/switchyard/NAME`). */
+  /**
+   * For a new entry; the defaults are the units' (`/srv/agents/NAME`, `/var/lib/switchyard/NAME`,
+   * `/run/switchyard/NAME`).
+   */
   workDir?: string | undefined;
   stateDir?: string | undefined;
   runtimeDir?: string | undefined;
