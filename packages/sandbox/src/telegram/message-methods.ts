@@ -73,7 +73,7 @@ const sendMessage: MethodHandler = (params, ctx) => {
   const threadId = resolveThread(chat, params) ?? reply?.threadId;
   const content = messageText(params);
   const replyMarkup = inlineKeyboard(params.json('reply_markup'));
-  const ephemeral = ephemeralTarget(params, ctx, chat, ctx.lacks);
+  const ephemeral = ephemeralTarget(params, ctx.store, chat, ctx.lacks);
   spendToken(ctx, chat);
   const message = ctx.store.addMessage(chat.id, {
     from: 'bot',
