@@ -97,9 +97,7 @@ export function ephemeralTarget(
   if (!receiver) throw new BotApiError(400, 'Bad Request: user not found');
   if (given.callback_query_id === undefined) return { receiver };
   const query =
-    typeof given.callback_query_id === 'string'
-      ? store.callbackQuery(given.callback_query_id)
-      : undefined;
+    typeof given.callback_query_id === 'string' ? store.callbackQuery(given.callback_query_id) : undefined;
   if (!query || query.chatId !== chat.id || query.from.id !== receiver.id) throw refuse('queryTooOld');
   return { receiver, callbackQueryId: query.id };
 }
