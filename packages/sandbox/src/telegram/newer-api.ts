@@ -80,7 +80,7 @@ export interface EphemeralTarget {
  */
 export function ephemeralTarget(
   params: RequestParams,
-  store: Pick<ChatStore, 'user' | 'callbackQuery'>,
+  store: Pick<ChatStore, 'user' | 'queries'>,
   chat: SandboxChat,
   lacks: ReadonlySet<NewerApiPart>,
 ): EphemeralTarget | undefined {
@@ -97,7 +97,7 @@ export function ephemeralTarget(
   if (!receiver) throw new BotApiError(400, 'Bad Request: user not found');
   if (given.callback_query_id === undefined) return { receiver };
   const query =
-    typeof given.callback_query_id === 'string' ? store.callbackQuery(given.callback_query_id) : undefined;
+    typeof given.callback_query_id === 'string' ? store.queries.get(given.callback_query_id) : undefined;
   if (!query || query.chatId !== chat.id || query.from.id !== receiver.id) throw refuse('queryTooOld');
   return { receiver, callbackQueryId: query.id };
 }

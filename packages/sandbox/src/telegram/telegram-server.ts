@@ -244,7 +244,7 @@ export function createTelegramServer(options: TelegramServerOptions = {}): Teleg
     editText: (chatId, messageId, text) => userEditsText(users, chatId, messageId, text),
     pressButton: (chatId, messageId, button, opts) =>
       userPressesButton(users, chatId, messageId, button, opts),
-    callbackQuery: (id) => store.callbackQuery(id),
+    callbackQuery: (id) => store.queries.get(id),
     pinAsUser: (chatId, messageId, from) => userPins(users, chatId, messageId, from),
     stopDraft: (chatId, opts) => userStopsDraft(users, chatId, now(), opts?.threadId),
     unpinAsUser: (chatId, messageId) => userUnpins(users, chatId, messageId),
