@@ -65,7 +65,8 @@ export interface ScriptedModel {
   messageRequests(): readonly RecordedRequest[];
   /**
    * Resolves with the first request (already recorded or still to come) matching `predicate`, from index
-   * `since` on (checked when a request arrives and again once its `answer` is known); rejects after `timeoutMs` (default 30 s) or when `signal` aborts.
+   * `since` on (checked when a request arrives and again once its `answer` is known); rejects after
+   * `timeoutMs` (default 30 s) or when `signal` aborts.
    */
   waitForRequest(
     predicate?: (r: RecordedRequest) => boolean,

@@ -22,7 +22,10 @@ import type { WireBotUser, WireUpdate, WireUser } from './wire.js';
 
 /** How to create a {@link TelegramServer}. Every field has a sandbox-friendly default. */
 export interface TelegramServerOptions {
-  /** The bot token requests must carry; the digits before ':' are the bot's user id. Default `123456789:sandbox-token`. */
+  /**
+   * The bot token requests must carry; the digits before ':' are the bot's user id. Default
+   * `123456789:sandbox-token`.
+   */
   token?: string;
   /** The bot's name and username. */
   bot?: { firstName?: string; username?: string };

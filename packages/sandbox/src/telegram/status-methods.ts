@@ -26,7 +26,8 @@ const CHAT_ACTIONS = new Set([
 
 /**
  * Bot API 9.5: streams a draft to a private chat (empty text: "Thinking…"); `can_stop` shows the user a
- * stop button, `keep_on_stop` (10.3) keeps the draft shown when it is pressed. Drafts spend the chat's draft bucket (see `rate-limiter.ts`); the sandbox records every call.
+ * stop button, `keep_on_stop` (10.3) keeps the draft shown when it is pressed. Drafts spend the chat's
+ * draft bucket (see `rate-limiter.ts`); the sandbox records every call.
  */
 const sendMessageDraft: MethodHandler = (params, ctx) => {
   const chat = requireChat(params, ctx);
