@@ -139,7 +139,14 @@ export function createTurns(options: TurnsOptions): Turns {
     ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
   });
   const texts = new Map<string, Reply>();
-  const order = createAnswerOrder();
+  const order = createAnswerOrder({
+    clock,
+    onOvertake: (lane, waitedMs) =>
+      logger.warn(
+        { event: 'answer_order_overtaken', lane, waitedMs },
+        'a reply stopped waiting for the previous reply of its conversation: that render hangs',
+      ),
+  });
   const finishing = new Set<Promise<void>>();
   let stopped = false;
 
