@@ -2,6 +2,10 @@
  * The sandbox's Bot API over HTTP: `POST|GET /bot<token>/<method>` (JSON, form or multipart bodies) and
  * `GET /file/bot<token>/<file_path>`, with the planned faults (an error answer, a dropped connection, a
  * stalled poll) applied and every call logged; any other path is the web view's, or a 404.
+ *
+ * Both routes answer only requests addressed to this machine's loopback on the sandbox's port and sent by
+ * no page but the sandbox's own (`loopback.ts`), with the run's token: a refused one gets a 403 and is
+ * not logged as a Bot API call.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BotApiError, refuse } from './api-error.js';
@@ -9,6 +13,7 @@ import { callMethod, canonicalMethod } from './bot-api.js';
 import type { ChatStore } from './chat-store.js';
 import type { EventHub } from './events.js';
 import type { Fault, FaultPlan } from './fault-plan.js';
+import { checkLoopbackPlace } from './loopback.js';
 import type { MethodContext } from './method-context.js';
 import { RequestParams } from './request-params.js';
 import type { ApiCallLog, ApiCallRecord } from './stats.js';
@@ -148,6 +153,17 @@ export function createRoutes(ctx: RouteContext): (req: IncomingMessage, res: Ser
     if (!match) {
       if (ctx.web()?.handle(req, res, url)) return;
       sendJson(res, 404, refuse('notFound').toWire());
+      return;
+    }
+    // Before the token: a page of another origin, or one whose name was rebound to 127.0.0.1, learns
+    // nothing here, not even whether a token it guessed is right.
+    const place = checkLoopbackPlace(
+      { host: req.headers.host, origin: req.headers.origin },
+      req.socket.localPort ?? 0,
+      "the sandbox's Bot API",
+    );
+    if (!place.ok) {
+      sendJson(res, 403, { ok: false, error_code: 403, description: `Forbidden: ${place.reason}` });
       return;
     }
     if (match[1] !== token) {

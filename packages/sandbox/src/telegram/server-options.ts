@@ -24,7 +24,7 @@ import type { WireBotUser, WireUpdate, WireUser } from './wire.js';
 export interface TelegramServerOptions {
   /**
    * The bot token requests must carry; the digits before ':' are the bot's user id. Default
-   * `123456789:sandbox-token`.
+   * `123456789:<random>`, new for every server (read it back from {@link TelegramServer.token}).
    */
   token?: string;
   /** The bot's name and username. */
@@ -85,7 +85,7 @@ export interface TelegramServerAddress {
   /**
    * The web chat view's address with this run's secret (`http://127.0.0.1:<port>/?k=<secret>`), or
    * undefined when it is disabled. The view refuses requests without the secret, and any whose Host or
-   * Origin is not a loopback address on this port (`web/view-access.ts`).
+   * Origin is not a loopback address on this port (`web/view-access.ts`), as the Bot API routes do.
    */
   webUrl: string | undefined;
   port: number;
@@ -99,6 +99,7 @@ export interface TelegramServer {
   stop(): Promise<void>;
   /** The API root; throws before `start()`. */
   readonly apiRoot: string;
+  /** The token the Bot API routes require: the one given, or this server's random one. */
   readonly token: string;
   /** The bot, as `getMe` returns it. */
   readonly botUser: WireBotUser;

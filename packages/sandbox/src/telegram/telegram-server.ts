@@ -38,11 +38,14 @@ import {
 import { createWebView, type WebView } from './web/web-view.js';
 import type { WireBotUser } from './wire.js';
 
-const DEFAULT_TOKEN = '123456789:sandbox-token';
+/** The bot's id in the default token. */
+const DEFAULT_BOT_ID = 123456789;
 
 /** Creates the sandbox server; nothing listens until `start()`. */
 export function createTelegramServer(options: TelegramServerOptions = {}): TelegramServer {
-  const token = options.token ?? DEFAULT_TOKEN;
+  // New on every run, like the web view's key: a token written in a page or a script of an earlier run
+  // does not reach this one.
+  const token = options.token ?? `${DEFAULT_BOT_ID}:${randomBytes(24).toString('base64url')}`;
   const botId = Number(/^(\d+):/.exec(token)?.[1] ?? Number.NaN);
   if (!Number.isSafeInteger(botId)) throw new Error(`bot token "${token}" must look like <digits>:<secret>`);
   const now = options.now ?? (() => performance.timeOrigin + performance.now());
