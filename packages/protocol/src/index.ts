@@ -3,28 +3,16 @@
  * (connects): the frame union and its validation, the byte codec, and the reliable socket endpoints.
  */
 
-export { type ClientOptions, createProtocolClient } from './client.js';
-export { type Clock, ManualClock, systemClock, type TimerHandle } from './clock.js';
+export { type Clock, ManualClock, systemClock, type TimerHandle } from './common/clock.js';
 export {
   DEFAULT_MAX_FRAME_BYTES,
   type DecodeEvent,
   encodeFrame,
   FrameDecoder,
   plainDataProblem,
-} from './codec.js';
-export { HANDSHAKE_MAX_FRAME_BYTES } from './connection.js';
-export { type Endpoint, type EndpointOptions, frameProblem } from './endpoint.js';
-export { ProtocolError } from './errors.js';
-export {
-  copyIntoExchange,
-  type ExchangeOptions,
-  exchangeModes,
-  type OpenedExchangeFile,
-  openExchangeFile,
-  prepareExchange,
-  writeExchangeFile,
-} from './exchange.js';
-export { describeError, type Logger, silentLogger } from './logger.js';
+} from './common/codec.js';
+export { ProtocolError } from './common/errors.js';
+export { describeError, type Logger, silentLogger } from './common/logger.js';
 export {
   AGENT_STATES,
   type AgentState,
@@ -57,22 +45,43 @@ export {
   type TerminalSession,
   USER_MESSAGE_LIMITS,
   type Usage,
-} from './messages.js';
-export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
-export type { Refusal } from './refusal.js';
+} from './common/messages.js';
+export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './common/redact.js';
+export type { Refusal } from './common/refusal.js';
+export {
+  type ChannelStore,
+  createMemoryChannelStore,
+  type FrameOrigin,
+  type PeerCursor,
+  type PendingFrame,
+  type Receipt,
+} from './common/store.js';
+export { createWakeTimer, type WakeTimer } from './common/wake-timer.js';
+export { type ClientOptions, createProtocolClient } from './node/client.js';
+export { HANDSHAKE_MAX_FRAME_BYTES } from './node/connection.js';
+export { type Endpoint, type EndpointOptions, frameProblem } from './node/endpoint.js';
+export {
+  copyIntoExchange,
+  type ExchangeOptions,
+  exchangeModes,
+  type OpenedExchangeFile,
+  openExchangeFile,
+  prepareExchange,
+  writeExchangeFile,
+} from './node/exchange.js';
 export {
   createProtocolServer,
   MAX_HANDSHAKING,
   MAX_SOCKET_PATH_BYTES,
   prepareSocketPath,
   type ServerOptions,
-} from './server.js';
+} from './node/server.js';
 export {
   prepareSocketDirectory,
   shortSocketPath,
   shortSocketRoot,
   socketPathFits,
-} from './socket-path.js';
+} from './node/socket-path.js';
 export {
   type LockHolder,
   type LockOutcome,
@@ -81,13 +90,4 @@ export {
   STATE_LOCK_FILE,
   type StateLock,
   stateLockHolder,
-} from './state-lock.js';
-export {
-  type ChannelStore,
-  createMemoryChannelStore,
-  type FrameOrigin,
-  type PeerCursor,
-  type PendingFrame,
-  type Receipt,
-} from './store.js';
-export { createWakeTimer, type WakeTimer } from './wake-timer.js';
+} from './node/state-lock.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FrameOf } from '../src/messages.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import type { FrameOf } from '../src/common/messages.js';
+import { type ChannelStore, createMemoryChannelStore } from '../src/common/store.js';
 import { memoryLink, side, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({

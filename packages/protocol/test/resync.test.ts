@@ -4,8 +4,8 @@
  * links, no sockets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppFrame, FrameOf } from '../src/messages.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import type { AppFrame, FrameOf } from '../src/common/messages.js';
+import { type ChannelStore, createMemoryChannelStore } from '../src/common/store.js';
 import { type LinkSide, memoryLink, side, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({

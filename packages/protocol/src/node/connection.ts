@@ -21,9 +21,9 @@
  *   continuing from the sender's oldest frame is the only way on. A gap anywhere else is an error.
  */
 import type { Duplex } from 'node:stream';
-import { type Clock, systemClock, type TimerHandle } from './clock.js';
-import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './codec.js';
-import { describeError, type Logger } from './logger.js';
+import { type Clock, systemClock, type TimerHandle } from '../common/clock.js';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from '../common/codec.js';
+import { describeError, type Logger } from '../common/logger.js';
 import {
   type AppFrame,
   type Frame,
@@ -33,7 +33,7 @@ import {
   parseFrame,
   RELIABLE_TYPES,
   type RefusalCode,
-} from './messages.js';
+} from '../common/messages.js';
 import {
   DEFAULT_HANDLER_RETRY_DELAYS_MS,
   handlerFailedText,
@@ -43,8 +43,8 @@ import {
   type Refusal,
   runHandler,
   sequenceVerdict,
-} from './refusal.js';
-import type { ChannelStore, Receipt } from './store.js';
+} from '../common/refusal.js';
+import type { ChannelStore, Receipt } from '../common/store.js';
 
 /** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
 export interface ConnectionOptions {
