@@ -4,10 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeFrame } from '../src/common/codec.js';
 import { ProtocolError } from '../src/common/errors.js';
 import type { Logger } from '../src/common/logger.js';
-import { PROTOCOL_VERSION } from '../src/common/messages.js';
-import { createMemoryChannelStore } from '../src/common/store.js';
+import { PROTOCOL_VERSION } from '../src/common/messages/frame.js';
 import { createProtocolClient } from '../src/node/client.js';
 import type { Endpoint } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { createProtocolServer } from '../src/node/server.js';
 import { rawPeer, tempSocketDir, waitFor } from './harness.js';
 

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppFrame, FrameOf } from '../src/common/messages.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/common/store.js';
+import type { AppFrame, FrameOf } from '../src/common/messages/frame.js';
+import type { ChannelStore } from '../src/common/store.js';
 import { createProtocolClient } from '../src/node/client.js';
 import type { Endpoint } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { createProtocolServer } from '../src/node/server.js';
 import { startCuttingProxy, tempSocketDir, waitFor } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder, withSeq } from '../src/common/codec.js';
-import type { AppFrame } from '../src/common/messages.js';
+import type { AppFrame } from '../src/common/messages/frame.js';
 import { frameProblem } from '../src/node/endpoint.js';
 import { memoryLink, side, waitFor } from './harness.js';
 

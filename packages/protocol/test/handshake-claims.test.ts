@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
-import { type FrameOf, PROTOCOL_VERSION } from '../src/common/messages.js';
-import { createMemoryChannelStore } from '../src/common/store.js';
+import { type FrameOf, PROTOCOL_VERSION } from '../src/common/messages/frame.js';
 import { Connection } from '../src/node/connection.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { memoryLink, memoryPair, side, waitFor } from './harness.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };

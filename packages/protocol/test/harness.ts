@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
 import { silentLogger } from '../src/common/logger.js';
-import type { AppFrame } from '../src/common/messages.js';
+import type { AppFrame } from '../src/common/messages/frame.js';
 import type { Refusal } from '../src/common/refusal.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/common/store.js';
-import { Connection, type ConnectionOptions } from '../src/node/connection.js';
+import type { ChannelStore } from '../src/common/store.js';
+import { Connection } from '../src/node/connection.js';
+import type { ConnectionOptions } from '../src/node/connection-options.js';
 import { sendThrough } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 
 export function tempSocketDir(): { dir: string; path(name: string): string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'sy-p-'));

@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
 import { ProtocolError } from '../src/common/errors.js';
 import { silentLogger } from '../src/common/logger.js';
-import { type AppFrame, type FrameOf, PROTOCOL_VERSION } from '../src/common/messages.js';
+import { type AppFrame, type FrameOf, PROTOCOL_VERSION } from '../src/common/messages/frame.js';
 import type { Refusal } from '../src/common/refusal.js';
-import { createMemoryChannelStore } from '../src/common/store.js';
 import { Connection } from '../src/node/connection.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { memoryLink, memoryPair, side, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({
