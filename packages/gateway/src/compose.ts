@@ -21,6 +21,7 @@ import {
   systemClock,
 } from '@switchyard/protocol';
 import type { InlineButton } from './core/commands/command-texts.js';
+import { createAccess } from './core/intake/access.js';
 import { reportNotForwarded } from './core/intake/message-fit.js';
 import { threadParams } from './core/intake/route.js';
 import { createBudget } from './core/telegram/send-pacing.js';
@@ -34,7 +35,6 @@ import { createPins } from './io/card/pins.js';
 import { createCommandRunner } from './io/commands/commands.js';
 import { createTerminalCommands } from './io/commands/terminal-commands.js';
 import { createTopicOpener } from './io/commands/topic-opener.js';
-import { createAccess } from './io/intake/access.js';
 import { handlerFailed, telegramHandlers } from './io/intake/telegram-handlers.js';
 import { type AlertKind, createAlerts } from './io/ops/alerts.js';
 import { createLastErrors } from './io/ops/last-errors.js';

@@ -26,8 +26,11 @@ import {
 import { Composer, type Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { parseCommand } from '../../core/commands/commands.js';
+import { REFUSAL, updateOrigin } from '../../core/intake/access.js';
+import { addressedToBot, isGroupChat, stripMention } from '../../core/intake/addressing.js';
 import { unforwardableText } from '../../core/intake/message-fit.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from '../../core/intake/route.js';
+import { userMessageFrame } from '../../core/intake/user-message-frame.js';
 import type { GatewayStore } from '../../store/store.js';
 import { SCHEDULE_BUTTON_PREFIX } from '../automation/schedule-buttons.js';
 import type { CommandRunner } from '../commands/commands.js';
@@ -41,11 +44,8 @@ import type { NewerParts } from '../telegram/server-parts.js';
 import type { Turns } from '../turns/turns.js';
 import type { Transcriber } from '../voice/transcriber.js';
 import { takeRecording } from '../voice/voice-intake.js';
-import { REFUSAL, updateOrigin } from './access.js';
-import { addressedToBot, isGroupChat, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
-import { userMessageFrame } from './user-message-frame.js';
 
 /** What the handlers need from the gateway. */
 export interface TelegramHandlerOptions {

@@ -4,6 +4,7 @@
  */
 import type { Endpoint, FrameOf, Route } from '@switchyard/protocol';
 import type { Bot } from 'grammy';
+import type { createAccess } from '../../core/intake/access.js';
 import type { GatewayStatus } from '../../options.js';
 import type { GatewayStore } from '../../store/store.js';
 import type { InjectorHandle } from '../automation/inject.js';
@@ -12,7 +13,6 @@ import type { WebhookServer } from '../automation/webhook-server.js';
 import type { CardDriver } from '../card/card-driver.js';
 import type { Pins } from '../card/pins.js';
 import type { CommandRunner } from '../commands/commands.js';
-import type { createAccess } from '../intake/access.js';
 import type { Prompts } from '../prompts/prompts.js';
 import type { FileSender } from '../reply/files.js';
 import type { SpendLedger } from '../spend/spend-ledger.js';

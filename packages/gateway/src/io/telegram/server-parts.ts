@@ -8,6 +8,7 @@
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup, Message } from 'grammy/types';
+import { addressedToBot, type BotIdentity, isGroupChat } from '../../core/intake/addressing.js';
 import { routeOfMessage, threadParams } from '../../core/intake/route.js';
 import {
   draftStopParams,
@@ -22,7 +23,6 @@ import {
   UNTRIED,
 } from '../../core/telegram/newer-api.js';
 import { SESSION_BUTTON_EXPIRED } from '../commands/session-buttons.js';
-import { addressedToBot, type BotIdentity, isGroupChat } from '../intake/addressing.js';
 import { type BotApi, errorCode, errorText } from './bot-api.js';
 import type { Courier } from './courier.js';
 
