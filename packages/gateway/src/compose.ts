@@ -2,9 +2,9 @@
  * The one composition step: every service of a started gateway, built once the store is open and handed
  * to each other as constructor arguments — the bot and its courier, the pins, the send journal and the
  * journaled API, the card driver, the turns, the prompts, the commands, the file sender, the alerts, the
- * retention, the bridge's endpoint (`compose-endpoint.ts`), the frame dispatch, the automation, the
- * webhook receiver and the Telegram handlers, as the `Services` of `services.ts`. Building starts nothing
- * and sends nothing: `boot.ts` runs them in its fixed order, `gateway.ts` stops them.
+ * retention, the bridge's endpoint (`io/bridge/endpoint.ts`), the frame dispatch, the automation, the
+ * webhook receiver and the Telegram handlers, as the `Services` of `io/ops/services.ts`. Building starts
+ * nothing and sends nothing: `io/ops/boot.ts` runs them in its fixed order, `gateway.ts` stops them.
  *
  * Ownership: what the services share at run time lives here and nowhere else — whether the bridge is
  * connected, the bridge's latest `status` per conversation, polling's health, the

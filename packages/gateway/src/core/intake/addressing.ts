@@ -1,8 +1,9 @@
 /**
  * Who a group message is for. In private chats every message is the bot's; in groups and forums the bot
  * reads only what is addressed to it — a mention of its @username, a reply to one of its messages, or a
- * command of this bot (text that merely starts with `/`, such as a path, is not one) — unless the chat is set to `listen: all`. Unaddressed messages are not stored and never reach
- * the model. Pure functions over Telegram's message shape, so each rule is unit-tested.
+ * command of this bot (text that merely starts with `/`, such as a path, is not one) — unless the chat
+ * is set to `listen: all`. Unaddressed messages are not stored and never reach the model. Pure functions
+ * over Telegram's message shape, so each rule is unit-tested.
  */
 import { COMMANDS } from '../commands/commands.js';
 import type { MessageShape } from './telegram-shapes.js';

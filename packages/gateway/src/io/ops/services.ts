@@ -40,15 +40,15 @@ export interface Services {
   alerts: Alerts;
   retention: Retention;
   endpoint: Endpoint;
-  /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
+  /** Puts runs of schedules and webhooks in the inbox (`io/automation/inject.ts`). */
   injector: InjectorHandle;
-  /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
+  /** The webhook receiver, when configured (`io/automation/webhook-server.ts`); started after the boot. */
   webhooks: WebhookServer | undefined;
-  /** The schedules: the config's and the chats' (`automation/schedules.ts`). */
+  /** The schedules: the config's and the chats' (`io/automation/schedules.ts`). */
   schedules: Schedules;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
-  /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
+  /** What turns cost today, and the daily budgets (`io/spend/spend-ledger.ts`). */
   spend: SpendLedger;
   /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
   withinBudget(frame: FrameOf<'user_message'>): boolean;

@@ -1,10 +1,10 @@
 /**
- * The shell of `core/newer-api.ts`: what this run has learnt of the server's newer Bot API parts (kept
- * in memory — a restart tries them again, which costs one refused call each), and the operations that
+ * The shell of `core/telegram/newer-api.ts`: what this run has learnt of the server's newer Bot API parts
+ * (kept in memory — a restart tries them again, which costs one refused call each), and the operations that
  * use them outside the reply machine: a message for one member of a chat (a stranger's refusal in a
  * group, the answers to `/help` and `/status`), and a `/sessions` button spent in place — gathered for
  * the gateway's wiring by {@link createNewerParts}. The draft's `keep_on_stop` is used by the reply shell
- * (`io/reply.ts`) through {@link ServerPartsState.draftStop}.
+ * (`io/reply/reply.ts`) through {@link ServerPartsState.draftStop}.
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup, Message } from 'grammy/types';
