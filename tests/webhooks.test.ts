@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { signBody } from '../packages/gateway/src/webhooks/signature.js';
+import { signBody } from '../packages/gateway/src/io/automation/signature.js';
 import { botMessages, type System, systemPerTest } from './system.js';
 
 const SECRET = 'e2e webhook secret';

@@ -8,10 +8,10 @@
  */
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createAnswerOrder } from '../src/answer-order.js';
-import { createBudget } from '../src/budget.js';
-import { createCourier } from '../src/courier.js';
-import { createReplies } from '../src/replies.js';
+import { createBudget } from '../src/core/telegram/send-pacing.js';
+import { createAnswerOrder } from '../src/io/reply/answer-order.js';
+import { createReplies } from '../src/io/reply/replies.js';
+import { createCourier } from '../src/io/telegram/courier.js';
 
 /** Two turns' replies in group -5 over a recording API; `ordered: false` leaves out the answer order. */
 async function twoTurns(ordered: boolean): Promise<string[]> {
