@@ -42,6 +42,7 @@ import { StdoutReader } from '../process/stdout-reader.js';
 import { StdoutTrimmer } from '../process/stdout-trim.js';
 import type { Supervisor } from '../process/supervisor.js';
 import type { HistoryTail } from '../transcript/history-tail.js';
+import type { ConversationFrame } from './commands.js';
 import type { ConversationOptions } from './conversation-options.js';
 import { assembleParts } from './conversation-parts.js';
 import { deliveryRecordOf, processRecordOf } from './conversation-record.js';
@@ -64,7 +65,7 @@ export class Conversation {
   #delivery!: Delivery;
   #tail: HistoryTail | undefined;
   #files: FileTools | undefined;
-  #commands!: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
+  #commands!: (frame: ConversationFrame, receipt?: Receipt) => Promise<void>;
   #reader: StdoutReader | undefined;
   readonly #trimmer: StdoutTrimmer;
   #watcher: FSWatcher | undefined;
@@ -157,6 +158,10 @@ export class Conversation {
           this.#snapshotFile.saveInLog(this.#snapshot);
         }, durable),
       pump: () => this.pump(),
+      rename: (name) => {
+        this.#snapshot.name = name;
+        this.#persist(true);
+      },
       readFromStart: () => {
         this.#reader?.close();
         this.#reader = this.#openStdout(0);
@@ -220,21 +225,8 @@ export class Conversation {
    * A frame from the gateway for this conversation (see `commands.ts`). Resolves once it is durable
    * here; the channel acknowledges it then.
    */
-  async handle(frame: AppFrame, receipt?: Receipt): Promise<void> {
+  async handle(frame: ConversationFrame, receipt?: Receipt): Promise<void> {
     this.#snapshot.lastActiveAt = this.#options.clock.now();
-    if (frame.type === 'rename') {
-      this.#snapshot.name = frame.name;
-      this.#persist(true);
-      this.#sink.emit([
-        {
-          type: 'command_result',
-          commandId: frame.commandId,
-          ok: true,
-          message: `Renamed to “${frame.name}”.`,
-        },
-      ]);
-      return;
-    }
     await this.#commands(frame, receipt);
     this.pump();
   }
