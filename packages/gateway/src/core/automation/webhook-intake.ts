@@ -1,6 +1,6 @@
 /**
  * The rules of a webhook request, from its first line to the answer, as pure decisions; the HTTP shell
- * (`webhooks/webhook-server.ts`) reads the body, computes the HMAC and performs what these return.
+ * (`io/automation/webhook-server.ts`) reads the body, computes the HMAC and performs what these return.
  *
  * The order is fixed and each step answers before the next is looked at:
  * 1. the path and method ({@link routeHookRequest}): `POST /hooks/<name>` of a configured hook, else 404
