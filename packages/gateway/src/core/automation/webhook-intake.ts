@@ -17,7 +17,7 @@
  * Contract: a refused request (401, 404, 405, 413, 429, 400) and an ignored one (ping, filtered) deliver
  * nothing and take no rate token; the token is taken only for an accepted delivery.
  */
-import type { Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol/common';
 import { type BucketLimits, type BucketState, bucketCheck } from '../telegram/token-bucket.js';
 
 /** How a hook's requests are signed and described. */

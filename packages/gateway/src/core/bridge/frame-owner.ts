@@ -3,7 +3,7 @@
  * checked by the compiler (`satisfies Record<…>`), so a new frame type does not build until it has an
  * owner here. The dispatch (`io/bridge/bridge-frames.ts`) only looks the owner up and hands the frame over.
  */
-import type { AppFrame } from '@switchyard/protocol';
+import type { AppFrame } from '@switchyard/protocol/common';
 
 /**
  * - `turn`: the turns (and through them the progress card);

@@ -5,7 +5,7 @@
  * tokens.
  */
 import { escapeHtml } from '@switchyard/card';
-import type { FrameOf, SessionInfo } from '@switchyard/protocol';
+import type { FrameOf, SessionInfo } from '@switchyard/protocol/common';
 import type { InlineButton } from './command-texts.js';
 
 /** What a `/resume`, `/handoff` or worktree button does (kept server-side, behind its token). */

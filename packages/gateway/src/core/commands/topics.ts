@@ -4,7 +4,7 @@
  * was — every topic is a conversation of its own (`core/intake/route.ts`). Anywhere else `/new` is `/clear`:
  * the conversation it was sent in starts anew. The shell (`io/commands/topic-opener.ts`) performs it.
  */
-import type { Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol/common';
 
 /** Where `/new` takes the chat: a new topic, or a fresh start of this conversation in place. */
 export type NewConversation = { kind: 'topic'; name: string } | { kind: 'clear' };

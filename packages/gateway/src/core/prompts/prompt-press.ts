@@ -9,7 +9,7 @@
  * a multi-select option toggles; the last question answered completes the prompt. A typed answer
  * answers the first open question of the conversation's open question prompt.
  */
-import type { FrameOf, Route } from '@switchyard/protocol';
+import type { FrameOf, Route } from '@switchyard/protocol/common';
 import { routeOfMessage } from '../intake/route.js';
 
 /** A decoded button press (`io/prompts/keyboards.ts` encodes and decodes them). */

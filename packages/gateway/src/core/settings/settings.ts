@@ -8,7 +8,7 @@
  * The model and the permission mode are the bridge's (`/model`, `/mode`): the panel offers the
  * operator's choices and a press runs those commands.
  */
-import type { PermissionMode } from '@switchyard/protocol';
+import type { PermissionMode } from '@switchyard/protocol/common';
 import type { InlineButton } from '../commands/inline-button.js';
 
 /** How replies look: `rich` or `classic` (for clients that show rich messages as "unsupported"). */

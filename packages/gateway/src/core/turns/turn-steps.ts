@@ -3,7 +3,7 @@
  * fed, the store writes and actions it returns, and the stored rows it reads. Structural types only, so
  * the store's rows (`InboundRow`, `TurnRow`) fit them without the core importing the store.
  */
-import type { Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol/common';
 import type { FramesOf } from '../bridge/frame-owner.js';
 import type { ReactionState } from './reaction.js';
 
