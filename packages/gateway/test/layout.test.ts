@@ -30,6 +30,13 @@ describe('gateway wiring', () => {
     expect(shells.filter((f) => getters.test(read(f)))).toEqual([]);
   });
 
+  // The turns looked a frame's owner up again after the dispatch had (issue 28): one decision, one place.
+  it("a frame's owner is looked up in one place: only the dispatch reads the owner table", () => {
+    const table = join('core', 'bridge', 'frame-owner.ts');
+    const readers = shells.filter((f) => f !== table && /\b(FRAME_OWNER|ownerOf)\b/.test(read(f)));
+    expect(readers).toEqual([join('io', 'bridge', 'bridge-frames.ts')]);
+  });
+
   // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of
   // its own, and reached the alerts, the endpoint, the settings panel and the schedules from closures
   // written above their declarations (issue 28): the order of the code was not the order of the build.
