@@ -3,7 +3,7 @@
  * the data inside reads back as the same JSON value, and the source cannot end the opening tag.
  */
 import { describe, expect, it } from 'vitest';
-import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN, untrustedBlock, untrustedJson } from '../src/untrusted.js';
+import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN, untrustedBlock, untrustedJson } from '../src/common/untrusted.js';
 
 describe('the untrusted block', () => {
   it.each([

@@ -4,7 +4,7 @@
  * operator's extra arguments). The benchmark starts its bare CLI with the same list, so that what it
  * measures is Switchyard and not a difference of flags.
  */
-import { UNTRUSTED_INPUT_RULE } from '@switchyard/protocol';
+import { UNTRUSTED_INPUT_RULE } from '@switchyard/protocol/common';
 
 /**
  * The flags the bridge always starts the CLI with (DESIGN.md, "The Claude process"): stream-json both

@@ -12,7 +12,7 @@
  * outside the block are the hook's name, the event and the delivery id, each checked by the intake
  * (`webhook-intake.ts`: a configured name, a listed event, an id of a fixed alphabet).
  */
-import { untrustedBlock } from '@switchyard/protocol';
+import { untrustedBlock } from '@switchyard/protocol/common';
 
 /** The longest summary line. */
 export const SUMMARY_MAX = 300;

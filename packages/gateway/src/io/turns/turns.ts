@@ -1,24 +1,17 @@
 /**
- * The shell of the turn machine (`core/turn-machine.ts`): feeds it the bridge's frames, the inbound
+ * The shell of the turn machine (`core/turns/turn-machine.ts`): feeds it the bridge's frames, the inbound
  * messages, the bridge's connection and the outcome of every action, each stamped with the clock's
  * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
- * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits (`markers.ts`), the
- * replies (through `Replies`, `replies.ts`), typing, cards — and arms one timer for the step's wake-up.
+ * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits
+ * (`markers.ts`), the replies (through `Replies`, `io/reply/replies.ts`), typing, cards — and arms
+ * one timer for the step's wake-up.
  *
  * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
  * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
  * never holds up the socket; a write that fails throws out of `frame`, so the frame is not acknowledged.
  * After a restart, `resume` hands the machine the turns left running or ended but not yet rendered.
  */
-import {
-  type BridgeToGateway,
-  type Clock,
-  createWakeTimer,
-  type Logger,
-  type Route,
-  systemClock,
-} from '@switchyard/protocol';
-import { FRAME_OWNER } from '../../core/bridge/frame-owner.js';
+import { type Clock, createWakeTimer, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { laneKey, threadParams } from '../../core/intake/route.js';
 import { finalText } from '../../core/reply/final-text.js';
 import { ReplyText } from '../../core/reply/reply-text.js';
@@ -48,7 +41,7 @@ export interface TurnsOptions {
     | 'sendRichMessageDraft'
     | 'setMessageReaction'
   >;
-  /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
+  /** Sends placeholders and reply messages as their owners' (see `io/telegram/send-journal.ts`). */
   journal: Pick<SendJournal, 'send' | 'sendRich'>;
   /** Rich messages and drafts (default), or today's placeholder edits and HTML render. */
   replies?: 'rich' | 'classic';
@@ -79,8 +72,11 @@ export interface Turns {
    * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
    */
   placeholder(row: InboundRow): Promise<void>;
-  /** Applies a turn-related frame from the bridge. */
-  frame(frame: BridgeToGateway): void;
+  /**
+   * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
+   * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
+   */
+  frame(frame: TurnFrame): void;
   /** The bridge connected or went away. */
   connection(connected: boolean): void;
   /** The turn running in a route, if any. */
@@ -106,7 +102,7 @@ export interface Turns {
 interface Reply {
   text: ReplyText;
   stream: ReturnType<Replies['stream']> | undefined;
-  /** Its place in the conversation's answer order (`answer-order.ts`), once opened. */
+  /** Its place in the conversation's answer order (`io/reply/answer-order.ts`), once opened. */
   order: AnswerLink | undefined;
 }
 
@@ -215,8 +211,8 @@ export function createTurns(options: TurnsOptions): Turns {
   const act = (action: TurnAction): void => {
     switch (action.kind) {
       // An acknowledgement's request starts after the caller's synchronous work: a message is handed to
-      // the bridge right after the machine has it (`telegram-handlers.ts`), and preparing an HTTP request
-      // first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
+      // the bridge right after the machine has it (`io/intake/telegram-handlers.ts`), and preparing an HTTP
+      // request first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
       case 'send_placeholder':
         queueMicrotask(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
         return;
@@ -249,7 +245,7 @@ export function createTurns(options: TurnsOptions): Turns {
       }
       case 'show': {
         const reply = texts.get(action.turnId);
-        // Read when the stream edits, not at each delta (see `reply-text.ts`).
+        // Read when the stream edits, not at each delta (see `core/reply/reply-text.ts`).
         reply?.stream?.show(() => reply.text.text);
         return;
       }
@@ -331,10 +327,7 @@ export function createTurns(options: TurnsOptions): Turns {
       });
     },
 
-    frame(frame) {
-      const owner = (FRAME_OWNER as Record<string, string>)[frame.type];
-      if (owner !== 'turn' && owner !== 'prompt') return;
-      const f = frame as TurnFrame;
+    frame(f) {
       const ids = 'inboundIds' in f ? f.inboundIds : [];
       const inbound = ids.flatMap((id) => {
         const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
