@@ -79,6 +79,24 @@ describe('config', () => {
     expect(problems(yaml('    allowedModes: []\n'))).toEqual([expect.stringContaining('allowedModes')]);
   });
 
+  it("webhooks' and schedules' sessions run in automationMode: default unless set, never bypassPermissions (issue 27)", () => {
+    const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
+    expect(parseConfig(yaml(''), '/etc/s.yaml', env).agents[0]?.automationMode).toBe('default');
+    expect(
+      parseConfig(yaml('    automationMode: plan\n'), '/etc/s.yaml', env).agents[0]?.automationMode,
+    ).toBe('plan');
+    expect(
+      problems(
+        yaml('    allowedModes: [default, bypassPermissions]\n    automationMode: bypassPermissions\n'),
+      ),
+    ).toEqual([
+      "agents[0].automationMode: expected default, acceptEdits or plan (bypassPermissions is never given to a webhook's or schedule's session)",
+    ]);
+    expect(problems(yaml('    allowedModes: [default]\n    automationMode: acceptEdits\n'))).toEqual([
+      'agents[0].automationMode: acceptEdits is not in allowedModes (default); add it there to allow it',
+    ]);
+  });
+
   it('replies are rich unless set to classic; anything else is refused', () => {
     const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
     expect(parseConfig(yaml(''), '/etc/s.yaml', env).agents[0]?.replies).toBe('rich');
