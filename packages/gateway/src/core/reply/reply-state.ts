@@ -93,6 +93,8 @@ export type Operation =
 export interface ReplyState {
   readonly mode: ReplyMode;
   readonly format: ReplyFormat;
+  /** A classic reply's first message replies to the turn's opener too (as a rich one's always does). */
+  readonly answersOpener: boolean;
   readonly draftEveryMs: number;
   readonly draftRefreshMs: number;
   /** The reply's messages, in order: the one list. */
@@ -132,6 +134,8 @@ export interface ReplyInit {
   ids: readonly number[];
   draftEveryMs?: number;
   draftRefreshMs?: number;
+  /** See {@link ReplyState.answersOpener}; default false. */
+  answersOpener?: boolean;
 }
 
 /** The state of a reply that has shown nothing yet. */
@@ -139,6 +143,7 @@ export function initialReply(init: ReplyInit): ReplyState {
   return {
     mode: init.mode,
     format: init.format,
+    answersOpener: init.answersOpener ?? false,
     draftEveryMs: init.draftEveryMs ?? DRAFT_EVERY_MS,
     draftRefreshMs: init.draftRefreshMs ?? DRAFT_REFRESH_MS,
     ids: [...init.ids],

@@ -298,7 +298,10 @@ function emit(s: ReplyState, out: ReplyAction[]): ReplyState {
   else if (op.does === 'edit') out.push({ kind: 'edit', seq, messageId, content });
   else {
     // The answer's first message replies to the message that opened the turn (a live one in a group).
-    const replyTo = (s.final !== undefined || s.mode === 'edit') && content.kind === 'rich' && slot === 0;
+    // A lane's (classic) reply answers its run's note from its first message on.
+    const replyTo =
+      slot === 0 &&
+      (s.answersOpener || ((s.final !== undefined || s.mode === 'edit') && content.kind === 'rich'));
     out.push({ kind: 'send', seq, slot, content, replyTo });
   }
   return s;

@@ -143,6 +143,8 @@ export function createReply(options: ReplyOptions): Reply {
     ids: options.messageIds,
     ...(options.draftEveryMs === undefined ? {} : { draftEveryMs: options.draftEveryMs }),
     ...(options.draftRefreshMs === undefined ? {} : { draftRefreshMs: options.draftRefreshMs }),
+    // A lane's reply is classic (no previews or images) and still answers the run's note.
+    answersOpener: options.route.lane !== undefined,
   });
   let timer: TimerHandle | undefined;
   let armedAt: number | undefined;
@@ -307,16 +309,20 @@ export function createReply(options: ReplyOptions): Reply {
     owned: { owner: { kind: 'reply'; turnId: string; slot: number }; adopt(id: number): void },
   ): Promise<{ message_id: number }> => {
     const preview = { link_preview_options: { is_disabled: true } };
-    if (content.kind === 'rich') {
-      const reply =
-        replyTo && options.replyTo !== undefined
-          ? { reply_parameters: { message_id: options.replyTo, allow_sending_without_reply: true } }
-          : {};
+    const reply =
+      replyTo && options.replyTo !== undefined
+        ? { reply_parameters: { message_id: options.replyTo, allow_sending_without_reply: true } }
+        : {};
+    if (content.kind === 'rich')
       return journal.sendRich(chatId, content.markdown, { ...thread, ...reply }, owned);
-    }
     if (content.kind === 'html')
-      return journal.send(chatId, content.html, { ...thread, parse_mode: 'HTML', ...preview }, owned);
-    return journal.send(chatId, content.text, { ...thread, ...preview }, owned);
+      return journal.send(
+        chatId,
+        content.html,
+        { ...thread, ...reply, parse_mode: 'HTML', ...preview },
+        owned,
+      );
+    return journal.send(chatId, content.text, { ...thread, ...reply, ...preview }, owned);
   };
 
   return {
