@@ -9,6 +9,7 @@ import type { ExchangeOptions, Logger } from '@switchyard/protocol';
 import { type AgentConfig, chatSettings } from './agent-config.js';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
+import { versionInfo } from './version.js';
 
 /** Each service keeps its own part of the agent's state directory. */
 export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
@@ -22,6 +23,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
   return createBridge({
     agent: agent.name,
     socketPath: bridgeSocket(agent),
+    release: releaseName(),
     stateDir: serviceStateDir(agent, 'bridge'),
     exchange: exchangeFor(agent, 'bridge', env),
     workDir: agent.workDir,
@@ -49,6 +51,15 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
  */
 export function bridgeSocket(agent: AgentConfig): string {
   return agent.bridge?.socketPath ?? agent.socketPath;
+}
+
+/**
+ * This release as the handshake names it: the installed release's name, else the package version (a
+ * checkout). Read from files only: a service start runs no git.
+ */
+export function releaseName(): string {
+  const info = versionInfo(undefined, { git: false });
+  return info.release ?? info.version;
 }
 
 /**

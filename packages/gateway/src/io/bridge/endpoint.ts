@@ -25,6 +25,7 @@ export function createEndpoint(
     ...(options.socketMode !== undefined ? { socketMode: options.socketMode } : {}),
     ...(options.socketDirectoryMode !== undefined ? { directoryMode: options.socketDirectoryMode } : {}),
     agent: options.agent,
+    ...(options.release !== undefined ? { release: options.release } : {}),
     store: store.channel,
     onFrame: wiring.onFrame,
     onConnectionChange: (state) => {
