@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Endpoint } from '../src/endpoint.js';
-import { handshakeVersion, versionMismatchText } from '../src/handshake.js';
-import { PROTOCOL_VERSION } from '../src/messages.js';
-import { createProtocolServer } from '../src/server.js';
-import { createMemoryChannelStore } from '../src/store.js';
+import { handshakeVersion, versionMismatchText } from '../src/common/handshake.js';
+import { PROTOCOL_VERSION } from '../src/common/messages/frame.js';
+import type { Endpoint } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
+import { createProtocolServer } from '../src/node/server.js';
 import { rawPeer, tempSocketDir, waitFor } from './harness.js';
 
 type Received = { type: string; code?: string; message?: string; release?: string; host?: string };

@@ -6,7 +6,7 @@
  * frame". With the bridge on another host the two sides are upgraded apart, so the refusal names each
  * side's release and host. Pure: no I/O, importable by a core.
  */
-import { PROTOCOL_VERSION } from './messages.js';
+import { PROTOCOL_VERSION } from './messages/frame.js';
 
 /** What a handshake frame says of its sender, read without validating it. */
 export interface HandshakeVersion {
