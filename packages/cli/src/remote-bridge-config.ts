@@ -159,6 +159,14 @@ export function remoteBridgeFindings(remote: RemoteBridge | undefined, index: nu
       path: at,
       message: `the bridge runs on ${remote.host}, reached as ${ssh.user}@${remote.host}:${ssh.port}; its socket there is ${remote.socketPath}`,
     },
+    {
+      level: 'warn',
+      path: at,
+      message:
+        'files do not cross the link yet: attachments users send and files the agent sends travel through the ' +
+        'exchange directory (<stateDir>/files), which the two hosts share only if it is one directory mounted at the same path on both',
+      fix: `mount the gateway host's ${'<stateDir>/files'} at the same path on ${remote.host} (NFS, sshfs), or expect send_file and attachments to fail for this agent`,
+    },
   ];
   const file = (field: string, what: string, name: string, fix: string): void => {
     let mode: number;
