@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '@switchyard/protocol';
@@ -7,6 +7,7 @@ import { parseConfig } from '../src/config.js';
 import { ConfigError } from '../src/config-error.js';
 import { createLink, sshLinkArgs } from '../src/link.js';
 import { remoteBridgeFindings } from '../src/remote-bridge-config.js';
+import { createSupervisor } from '../src/supervisor.js';
 
 const env = { env: {}, cwd: '/srv' };
 const FILE = '/etc/switchyard/switchyard.yaml';
@@ -152,7 +153,7 @@ describe('a bridge on another host: the link', () => {
     await expect.poll(() => link.starts, { timeout: 10_000 }).toBeGreaterThanOrEqual(5);
     await link.stop();
     const stopped = link.starts;
-    const times = (await import('node:fs')).readFileSync(starts, 'utf8').trim().split('\n').map(Number);
+    const times = readFileSync(starts, 'utf8').trim().split('\n').map(Number);
     const gaps = times.slice(1).map((t, i) => t - (times[i] ?? t));
     // 100, 200, 400 ms (plus the start of node each time): each wait at least the backoff's.
     expect(gaps[0]).toBeGreaterThanOrEqual(100);
@@ -173,5 +174,27 @@ describe('a bridge on another host: the link', () => {
     const pid = link.pid as number;
     await link.stop();
     expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
+
+describe('a bridge on another host: switchyard run', () => {
+  it('runs the gateway and the link, not a bridge, for an agent whose bridge is on another host', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-run-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const started = path.join(dir, 'started');
+    const supervisor = createSupervisor({
+      // Each "service" notes its name and waits, as a service does until it is stopped.
+      command: (service) => [
+        '-e',
+        `require('fs').appendFileSync(${JSON.stringify(started)}, '${service}\\n'); setInterval(() => {}, 1000)`,
+      ],
+      peer: 'link',
+      logger: silentLogger,
+    });
+    supervisor.start();
+    const names = () => (existsSync(started) ? readFileSync(started, 'utf8').trim().split('\n').sort() : []);
+    await expect.poll(names, { timeout: 10_000 }).toEqual(['gateway', 'link']);
+    await supervisor.stop();
+    expect(names()).toEqual(['gateway', 'link']);
   });
 });
