@@ -37,6 +37,14 @@ describe('gateway wiring', () => {
     expect(readers).toEqual([join('io', 'bridge', 'bridge-frames.ts')]);
   });
 
+  // The boot re-sent the inbox with a copy of the forward (budget, channel, a refusal reported): one now.
+  it("a user's message reaches the bridge one way: only the forward reports a frame not forwarded", () => {
+    const callers = shells.filter((f) => /\breportNotForwarded\(/.test(read(f)));
+    expect(callers.filter((f) => f !== join('core', 'intake', 'message-fit.ts'))).toEqual([
+      join('io', 'bridge', 'forward.ts'),
+    ]);
+  });
+
   // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of
   // its own, and reached the alerts, the endpoint, the settings panel and the schedules from closures
   // written above their declarations (issue 28): the order of the code was not the order of the build.
