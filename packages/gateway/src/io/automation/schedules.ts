@@ -12,7 +12,7 @@
  * A schedule is busy while its latest run has not reached the CLI, or has and its conversation's turn is
  * still going (a user's turn in that conversation counts: a run waits for it too).
  */
-import type { Clock, FrameOf, Logger, Route } from '@switchyard/protocol';
+import { type Clock, createWakeTimer, type FrameOf, type Logger, type Route } from '@switchyard/protocol';
 import { decideSchedules, type ScheduleState, type ScheduleView } from '../../core/automation/schedule.js';
 import type { InlineButton } from '../../core/commands/command-texts.js';
 import type { GatewayStore } from '../../store/store.js';
@@ -109,7 +109,6 @@ export function createSchedules(options: SchedulesOptions): Schedules {
   const { store, clock, logger } = options;
   const zone = options.options?.timezone ?? 'UTC';
   const buttons = createScheduleButtons(() => clock.now());
-  let timer: ReturnType<Clock['setTimeout']> | undefined;
   let started = false;
   let startedAt = 0;
 
@@ -153,7 +152,6 @@ export function createSchedules(options: SchedulesOptions): Schedules {
   };
 
   const evaluate = (): void => {
-    timer = undefined;
     if (!started) return;
     const now = clock.now();
     const schedules = all();
@@ -205,11 +203,11 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     for (const note of notes) options.reply(note.route, note.text);
     arm(step.wakeAt);
   };
+  // The one timer (the protocol's wake timer, as the turns and the card keep theirs): a wake-up earlier
+  // than the next due time only looks again and finds nothing due.
+  const wake = createWakeTimer(clock, () => evaluate());
   const arm = (at: number | undefined): void => {
-    clock.clearTimeout(timer);
-    timer = undefined;
-    if (!started || at === undefined) return;
-    timer = clock.setTimeout(evaluate, Math.max(0, at - clock.now()));
+    if (started) wake.arm(at);
   };
 
   /** The facts of every schedule of `route`, with its pause and next due time. */
@@ -244,8 +242,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     },
     stop() {
       started = false;
-      clock.clearTimeout(timer);
-      timer = undefined;
+      wake.stop();
     },
 
     add(route, request, from) {

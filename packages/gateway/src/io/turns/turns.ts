@@ -69,10 +69,13 @@ export interface TurnsOptions {
 /** The turn tracker's handle. */
 export interface Turns {
   /**
-   * Acknowledges a durable inbound message (no-op if it has been): the machine holds it on return, so a
-   * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
+   * A durable inbound message reaches the machine (a no-op for one it holds): decided at once, so a
+   * report about it — a budget's refusal at the hand-over — finds it; acknowledged in its chat (a draft,
+   * a reaction) when the caller calls `acknowledge`, after it has handed the message to the bridge:
+   * preparing an HTTP request first would delay the message (`pnpm bench`, ingress). The order is the
+   * caller's, in the open: arrive, forward, acknowledge.
    */
-  placeholder(row: InboundRow): Promise<void>;
+  arrive(row: InboundRow): { acknowledge(): void };
   /**
    * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
    * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
@@ -169,8 +172,13 @@ export function createTurns(options: TurnsOptions): Turns {
     }
     return step;
   };
-  const perform = (step: TurnStep): void => {
-    for (const action of step.actions) act(action);
+  /**
+   * Performs a step's actions. `later` starts an acknowledgement's and a reaction's Telegram request: by
+   * default after the caller's synchronous work (a frame's, which the channel acknowledges); at once for
+   * an arrival, whose caller says when (see {@link Turns.arrive}).
+   */
+  const perform = (step: TurnStep, later: (work: () => void) => void = queueMicrotask): void => {
+    for (const action of step.actions) act(action, later);
     wake.arm(step.wakeAt);
   };
   const run = (event: TurnEvent): void => perform(decide(event));
@@ -186,16 +194,15 @@ export function createTurns(options: TurnsOptions): Turns {
     now,
   });
 
-  const act = (action: TurnAction): void => {
+  const act = (action: TurnAction, later: (work: () => void) => void): void => {
     switch (action.kind) {
-      // An acknowledgement's request starts after the caller's synchronous work: a message is handed to
-      // the bridge right after the machine has it (`io/intake/telegram-handlers.ts`), and preparing an HTTP
-      // request first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
+      // An acknowledgement's request starts when `later` says (see `perform`); the machine's state is
+      // already decided.
       case 'send_placeholder':
-        queueMicrotask(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
+        later(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
         return;
       case 'thinking':
-        queueMicrotask(() => arrivals.thinking(action));
+        later(() => arrivals.thinking(action));
         return;
       case 'edit_marker':
         void editMarker(action)
@@ -236,8 +243,8 @@ export function createTurns(options: TurnsOptions): Turns {
         return;
       }
       case 'react':
-        // Cosmetic, and after the caller's synchronous work like an acknowledgement (see above).
-        queueMicrotask(() => reactions.show(action.route, action.messageId, action.state));
+        // Cosmetic, and started when an acknowledgement's is (see `perform`).
+        later(() => reactions.show(action.route, action.messageId, action.state));
         return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
@@ -301,14 +308,15 @@ export function createTurns(options: TurnsOptions): Turns {
   const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
 
   return {
-    async placeholder(row) {
-      run({
+    arrive(row) {
+      const step = decide({
         type: 'arrived',
         row,
         drafts: replies.mode(row.route) === 'draft',
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });
+      return { acknowledge: () => perform(step, (work) => work()) };
     },
 
     frame(f) {
