@@ -70,13 +70,23 @@ describe('detach', () => {
     handle = child;
     const big = 'y'.repeat(300 * 1024);
     child.writeLine(big);
-    let ticks = 0;
-    const ticker = setInterval(() => ticks++, 10);
+    // The longest the event loop went without running a timer while detach waited. Blocked (the old
+    // Atomics.wait loop), that is the whole wait; free, it is a tick or a few, even on a loaded machine.
+    let last = performance.now();
+    let longestGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 10);
+    const started = performance.now();
     // The pipe holds 64 KB and nobody reads for a second: detach waits for room to finish the line.
     await child.detach();
+    const waited = performance.now() - started;
     clearInterval(ticker);
-    // A wait that blocked the event loop (Atomics.wait) would have stopped the ticker all that second.
-    expect(ticks).toBeGreaterThan(50);
+    longestGap = Math.max(longestGap, performance.now() - last);
+    expect(waited).toBeGreaterThan(500);
+    expect(longestGap).toBeLessThan(waited / 2);
     const deadline = Date.now() + 10_000;
     let text = '';
     while (Date.now() < deadline && !text.endsWith('\n')) {

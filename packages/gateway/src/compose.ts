@@ -344,7 +344,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     schedules,
     allowed,
     spend,
-    withinBudget,
+    forward,
     onPollingHealth: (health) => {
       board.notePolling(health);
       alerts.pollingHealth(health);

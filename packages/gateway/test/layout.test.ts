@@ -37,6 +37,30 @@ describe('gateway wiring', () => {
     expect(readers).toEqual([join('io', 'bridge', 'bridge-frames.ts')]);
   });
 
+  // The boot re-sent the inbox with a copy of the forward (budget, channel, a refusal reported): one now.
+  it("a user's message reaches the bridge one way: only the forward reports a frame not forwarded", () => {
+    const callers = shells.filter((f) => /\breportNotForwarded\(/.test(read(f)));
+    expect(callers.filter((f) => f !== join('core', 'intake', 'message-fit.ts'))).toEqual([
+      join('io', 'bridge', 'forward.ts'),
+    ]);
+  });
+
+  // Five shells kept a single timer of their own beside the protocol's createWakeTimer (issue 28). The
+  // schedules use it now; these keep their own still, each for a reason of its shape: the alerts' and the
+  // retention's are periodic, the reply's is cleared when the machine wants no wake-up, the transcriber's
+  // is a deadline. The list only shrinks.
+  it('shells with one timer use the wake timer; the rest are these', () => {
+    const own = shells.filter((f) => /\blet timer\b/.test(read(f))).sort();
+    expect(own).toEqual(
+      [
+        join('io', 'ops', 'alerts.ts'),
+        join('io', 'ops', 'retention.ts'),
+        join('io', 'reply', 'reply.ts'),
+        join('io', 'voice', 'transcriber.ts'),
+      ].sort(),
+    );
+  });
+
   // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of
   // its own, and reached the alerts, the endpoint, the settings panel and the schedules from closures
   // written above their declarations (issue 28): the order of the code was not the order of the build.

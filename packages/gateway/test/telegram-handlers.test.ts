@@ -21,7 +21,7 @@ function rig(press: () => Promise<void>, overrides: Partial<TelegramHandlerOptio
   onTestFinished(() => store.close());
   const options: TelegramHandlerOptions = {
     store,
-    turns: { placeholder: async () => {}, draftStopped: () => {} },
+    turns: { arrive: () => ({ acknowledge: () => {} }), draftStopped: () => {} },
     prompts: { press, typedAnswer: async () => false },
     forward: () => {},
     allowed: () => true,
@@ -97,11 +97,19 @@ describe('the handlers mark every update in one place', () => {
 });
 
 describe('a user message on its way to Claude', () => {
-  it('is forwarded in the same turn of the event loop as its inbox write, right after the turn machine takes it', async () => {
+  // The acknowledgement's request was held behind the hand-over by a microtask (issue 28); the handler
+  // says the order now: the machine takes the message, the frame goes, then the acknowledgement.
+  it('is forwarded in the same turn of the event loop as its inbox write, right after the turn machine takes it, before its acknowledgement', async () => {
     const order: string[] = [];
     const { store, handle } = rig(async () => {}, {
       forward: (frame) => order.push(`forward ${frame.text}`),
-      turns: { placeholder: async () => void order.push('placeholder'), draftStopped: () => {} },
+      turns: {
+        arrive: () => {
+          order.push('arrive');
+          return { acknowledge: () => void order.push('acknowledge') };
+        },
+        draftStopped: () => {},
+      },
     });
     const update = {
       update_id: 9,
@@ -114,7 +122,7 @@ describe('a user message on its way to Claude', () => {
       },
     } as never;
     await handle(update);
-    expect(order).toEqual(['placeholder', 'forward hello']);
+    expect(order).toEqual(['arrive', 'forward hello', 'acknowledge']);
     expect(store.isHandled(9)).toBe(true);
   });
 });

@@ -93,15 +93,16 @@ const started = {
 } as const;
 
 describe('the turns shell', () => {
-  it("an arrival's Telegram request starts after the caller's synchronous work (the message's hand-over to the bridge)", async () => {
+  it("an arrival's Telegram request starts when its caller acknowledges it (after the hand-over to the bridge)", async () => {
     const { log, row, turns } = world();
-    await turns.placeholder(row);
+    turns.arrive(row).acknowledge();
     turns.frame({ ...started, inboundIds: [...started.inboundIds] });
     await new Promise((resolve) => setImmediate(resolve));
     log.length = 0;
     // A second message while the turn runs: it waits, 👀, and that reaction goes after the hand-over.
-    void turns.placeholder({ ...row, inboundId: 'in-2', telegramMessageId: 10 });
+    const arrival = turns.arrive({ ...row, inboundId: 'in-2', telegramMessageId: 10 });
     log.push('handed over');
+    arrival.acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
     expect(log.filter((entry) => entry === 'handed over' || entry.startsWith('api.'))).toEqual([
       'handed over',
@@ -111,7 +112,7 @@ describe('the turns shell', () => {
 
   it('applies a step’s writes in one transaction before any Telegram call of it', async () => {
     const { log, row, turns } = world();
-    await turns.placeholder(row);
+    turns.arrive(row).acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
     log.length = 0;
     turns.frame({ ...started, inboundIds: [...started.inboundIds] });
@@ -125,7 +126,7 @@ describe('the turns shell', () => {
 
   it('undoes a step the store refused: the frame sent again opens the turn', async () => {
     const { log, row, turns, refuse } = world();
-    await turns.placeholder(row);
+    turns.arrive(row).acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
     refuse.writes = true;
     log.length = 0;

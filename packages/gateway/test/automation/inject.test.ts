@@ -43,9 +43,10 @@ function harness(store: GatewayStore, noteId: number | 'fails' = 501) {
   const options: InjectorOptions = {
     store,
     turns: {
-      placeholder: async (row) => {
-        events.push('placeholder');
+      arrive: (row) => {
+        events.push('arrive');
         placeholders.push(row);
+        return { acknowledge: () => void events.push('acknowledge') };
       },
     },
     forward: (frame) => {
@@ -100,8 +101,9 @@ describe('inject', () => {
     expect(events).toEqual([
       `chat:${route.chatId}`,
       'note:⏰ ci-digest · due 2026-12-01T09:00:00Z',
-      'placeholder',
+      'arrive',
       'forward',
+      'acknowledge',
     ]);
     expect(placeholders[0]?.telegramMessageId).toBe(501);
     expect(forwarded[0]?.telegramMessageId).toBe(501);

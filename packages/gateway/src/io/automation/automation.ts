@@ -18,7 +18,7 @@ import { createSchedules, type Schedules } from './schedules.js';
 export interface AutomationOptions {
   schedules: ScheduleOptions | undefined;
   store: GatewayStore;
-  turns: Pick<Turns, 'placeholder' | 'running' | 'readIn'>;
+  turns: Pick<Turns, 'arrive' | 'running' | 'readIn'>;
   courier: Courier;
   /** The journaled API: a note's send is found again after a crash like any other. */
   api: Pick<BotApi, 'sendMessage'>;

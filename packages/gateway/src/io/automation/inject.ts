@@ -13,7 +13,8 @@
  *    message id is for theirs). A note of its own, not the placeholder's first line, because the
  *    placeholder becomes the answer and a private chat's answer is a draft with no placeholder at all:
  *    only a message of its own stays in the chat, in both kinds of reply, saying why the agent spoke.
- * 3. Then the turn machine acknowledges the row (`turns.placeholder`) and its frame goes to the bridge.
+ * 3. Then the turn machine takes the row (`turns.arrive`), its frame goes to the bridge, and the row is
+ *    acknowledged.
  *    A note that cannot be sent does not hold the run up: the answer then replies to nothing.
  *
  * The frame carries `origin`, so the bridge's header tells Claude that no person wrote it. Until its
@@ -73,7 +74,7 @@ export const RUN_KEY_LIMIT = 190;
 export interface InjectorOptions {
   store: Pick<GatewayStore, 'atomically' | 'addInbound' | 'getInbound'> &
     Pick<GatewayStore, 'recordRun' | 'getRun' | 'noteSent' | 'noteFailed' | 'dueNotes'>;
-  turns: Pick<Turns, 'placeholder'>;
+  turns: Pick<Turns, 'arrive'>;
   /** Hands a user message to the bridge's channel (the same path as a Telegram message's). */
   forward(frame: FrameOf<'user_message'>): void;
   /** Sends the note as a plain message; resolves to its message id, or `undefined` when it failed. */
@@ -153,8 +154,9 @@ export function createInjector(options: InjectorOptions): InjectorHandle {
     else store.noteSent(run.key, messageId);
     const row = store.getInbound(run.inboundId);
     if (!row) return;
-    void options.turns.placeholder(row);
+    const arrival = options.turns.arrive(row);
     if (row.state === 'queued') options.forward(row.frame);
+    arrival.acknowledge();
   };
   const track = (work: Promise<void>): void => {
     const tracked = work

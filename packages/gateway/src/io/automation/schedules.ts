@@ -22,6 +22,7 @@
 import {
   automationLane,
   type Clock,
+  createWakeTimer,
   type FrameOf,
   type Logger,
   type Route,
@@ -127,7 +128,6 @@ export function createSchedules(options: SchedulesOptions): Schedules {
   const { store, clock, logger } = options;
   const zone = options.options?.timezone ?? 'UTC';
   const buttons = createScheduleButtons(() => clock.now());
-  let timer: ReturnType<Clock['setTimeout']> | undefined;
   let started = false;
   let startedAt = 0;
 
@@ -145,7 +145,6 @@ export function createSchedules(options: SchedulesOptions): Schedules {
   };
 
   const evaluate = (): void => {
-    timer = undefined;
     if (!started) return;
     const now = clock.now();
     // A waiting schedule is not a schedule yet: nothing of it is decided until a person keeps it.
@@ -200,11 +199,11 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     for (const note of notes) options.reply(note.route, note.text);
     arm(step.wakeAt);
   };
+  // The one timer (the protocol's wake timer, as the turns and the card keep theirs): a wake-up earlier
+  // than the next due time only looks again and finds nothing due.
+  const wake = createWakeTimer(clock, () => evaluate());
   const arm = (at: number | undefined): void => {
-    clock.clearTimeout(timer);
-    timer = undefined;
-    if (!started || at === undefined) return;
-    timer = clock.setTimeout(evaluate, Math.max(0, at - clock.now()));
+    if (started) wake.arm(at);
   };
 
   /** The facts of every schedule of `route`, with its pause and next due time. */
@@ -240,8 +239,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     },
     stop() {
       started = false;
-      clock.clearTimeout(timer);
-      timer = undefined;
+      wake.stop();
     },
 
     add(route, request, from) {

@@ -2,6 +2,12 @@
  * The bot's commands, as a shell over the pure table (`core/commands/commands.ts`: names, menu, parsing) and
  * texts (`core/commands/command-texts.ts`): running a parsed command against the bridge and the chat
  * (registering the table with Telegram is `command-registration.ts`).
+ *
+ * Longer than 400 lines because it is one switch over the command table, each case a few lines of the same
+ * shape (say it, or hand the bridge its frame with the route and the caller's commit), plus the
+ * answers' side: split by command, the one transaction every command shares would be read across files.
+ * A command family that grows its own state and buttons leaves, as `/resume` and `/handoff` did
+ * (`terminal-commands.ts`) and `/schedules` (`io/automation/schedules.ts`).
  */
 import {
   assertNever,

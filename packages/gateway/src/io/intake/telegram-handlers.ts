@@ -50,7 +50,7 @@ import { inboundIdOf, unsupportedKind } from './intake.js';
 /** What the handlers need from the gateway. */
 export interface TelegramHandlerOptions {
   store: GatewayStore;
-  turns: Pick<Turns, 'placeholder' | 'draftStopped'>;
+  turns: Pick<Turns, 'arrive' | 'draftStopped'>;
   prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
@@ -213,15 +213,16 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     }
     // Durable first (inbox row + update handled, one transaction), then the turn machine takes the
     // message (so a refusal at the hand-over, a budget's, finds it), then the frame (its channel-outbox
-    // append and socket write, a fraction of a millisecond). The placeholder's request starts only
-    // after this (`io/turns/turns.ts`): the message goes to Claude without waiting behind it.
+    // append and socket write, a fraction of a millisecond), and only then the acknowledgement's request
+    // (`Turns.arrive`): the message goes to Claude without waiting behind it.
     s.addInbound({ inboundId, frame, updateId });
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
-    void options.turns.placeholder(row);
+    const arrival = options.turns.arrive(row);
     if (row.state === 'queued') options.forward(frame);
     if (recording?.ok) void options.voice.notify(route, message.message_id, recording.notice);
+    arrival.acknowledge();
   };
 
   // The one place an update is marked handled (see the module comment).

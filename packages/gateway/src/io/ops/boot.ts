@@ -11,7 +11,6 @@ import { type RunnerHandle, run } from '@grammyjs/runner';
 import { type Clock, describeError, type Logger, systemClock } from '@switchyard/protocol';
 import type { Bot } from 'grammy';
 import type { Update } from 'grammy/types';
-import { reportNotForwarded } from '../../core/intake/message-fit.js';
 import type { GatewayOptions } from '../../options.js';
 import type { SweepReport } from '../card/pins.js';
 import { registerCommands } from '../commands/command-registration.js';
@@ -53,18 +52,9 @@ export async function boot(services: Services, options: BootOptions): Promise<Bo
   }
   // A row whose frame the channel refuses (stored before intake cut fields to the limits) is marked
   // unread and its sender told, instead of being offered again at every boot.
-  for (const row of store.queuedInbound()) {
-    // A message queued before a restart starts a new turn too: the daily budgets apply to it.
-    if (!services.withinBudget(row.frame)) continue;
-    void endpoint.send(row.frame).catch((error: unknown) => {
-      logger.error({ event: 'forward_refused', error: String(error) }, 'queued message not passed on');
-      reportNotForwarded(row.frame, error, {
-        turns,
-        hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
-        reply: (route, text) => void services.reply(route, text),
-      });
-    });
-  }
+  // A message queued before a restart starts a new turn too: it is forwarded as a new one is, past the
+  // daily budgets (`io/bridge/forward.ts`).
+  for (const row of store.queuedInbound()) services.forward(row.frame);
   turns.resume();
 
   const polling = config.polling;

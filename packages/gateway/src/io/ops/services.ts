@@ -50,8 +50,8 @@ export interface Services {
   allowed: ReturnType<typeof createAccess>;
   /** What turns cost today, and the daily budgets (`io/spend/spend-ledger.ts`). */
   spend: SpendLedger;
-  /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
-  withinBudget(frame: FrameOf<'user_message'>): boolean;
+  /** A user's message to the bridge past the daily budgets, as every message goes (`io/bridge/forward.ts`). */
+  forward(frame: FrameOf<'user_message'>): void;
   /** Polling's health, from intake. */
   onPollingHealth(health: { ok: boolean; error?: string }): void;
   /** Sends a plain message to a chat through the courier; never rejects. */

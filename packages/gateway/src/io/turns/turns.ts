@@ -16,7 +16,7 @@ import { laneKey, threadParams } from '../../core/intake/route.js';
 import { finalText } from '../../core/reply/final-text.js';
 import { ReplyText } from '../../core/reply/reply-text.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
-import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
+import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
 import type { GatewayStore, InboundRow } from '../../store/store.js';
 import type { CardDriver } from '../card/card-driver.js';
 import { type AnswerLink, createAnswerOrder } from '../reply/answer-order.js';
@@ -28,6 +28,7 @@ import type { ServerPartsState } from '../telegram/server-parts.js';
 import { createArrivals } from './arrivals.js';
 import { createMarkerEdits } from './markers.js';
 import { createReactions } from './reactions.js';
+import { writeTurnStep } from './turn-writes.js';
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
@@ -68,15 +69,24 @@ export interface TurnsOptions {
 /** The turn tracker's handle. */
 export interface Turns {
   /**
-   * Acknowledges a durable inbound message (no-op if it has been): the machine holds it on return, so a
-   * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
+   * A durable inbound message reaches the machine (a no-op for one it holds): decided at once, so a
+   * report about it — a budget's refusal at the hand-over — finds it; acknowledged in its chat (a draft,
+   * a reaction) when the caller calls `acknowledge`, after it has handed the message to the bridge:
+   * preparing an HTTP request first would delay the message (`pnpm bench`, ingress). The order is the
+   * caller's, in the open: arrive, forward, acknowledge.
    */
-  placeholder(row: InboundRow): Promise<void>;
+  arrive(row: InboundRow): { acknowledge(): void };
   /**
    * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
    * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
    */
   frame(frame: TurnFrame): void;
+  /**
+   * Messages the gateway will not pass on (today's budget, or a frame the channel or the bridge refused):
+   * each is marked unread with `reason` and its marker says so. The caller handed the machine the
+   * message first (the handler, the injector), or it is adopted here from the store (the boot's re-send).
+   */
+  refused(inboundIds: readonly string[], reason: string): void;
   /** The bridge connected or went away. */
   connection(connected: boolean): void;
   /** The turn running in a route, if any. */
@@ -146,43 +156,14 @@ export function createTurns(options: TurnsOptions): Turns {
   const finishing = new Set<Promise<void>>();
   let stopped = false;
 
-  const write = (w: StoreWrite): void => {
-    switch (w.kind) {
-      case 'turn':
-        store.upsertTurn({ turnId: w.turnId, route: w.route, request: w.request, startedAt: w.startedAt });
-        return;
-      case 'inbound_state':
-        store.setInboundState(w.inboundIds, w.state);
-        return;
-      case 'turn_messages':
-        store.setTurnMessages(w.turnId, w.messageIds);
-        return;
-      case 'placeholder':
-        store.setPlaceholder(w.inboundId, w.messageId, w.placeholderKind);
-        return;
-      case 'marker_due':
-        store.placeholderDue(w.inboundId, w.placeholderKind, w.text);
-        return;
-      case 'marker_shown':
-        store.placeholderShown(w.inboundId, w.text);
-        return;
-      case 'turn_block':
-        store.setTurnBlock(w.turnId, w.blockId, w.text);
-        return;
-      case 'turn_ended':
-        store.endTurn(w.turnId, w.outcome, w.error, w.costUsd);
-        return;
-      case 'turn_rendered':
-        store.markTurnRendered(w.turnId);
-        return;
-    }
-  };
-
   /** Feeds one event and applies its writes in one transaction; the actions are the caller's to run. */
   const decide = (event: TurnEvent): TurnStep => {
     const step = machine.input(event);
     try {
-      if (step.writes.length > 0) store.atomically(() => step.writes.forEach(write));
+      if (step.writes.length > 0)
+        store.atomically(() => {
+          for (const w of step.writes) writeTurnStep(store, w);
+        });
     } catch (error) {
       // Not written, so not done: the machine forgets the step, and the caller (a frame not yet
       // acknowledged, a send's transaction) fails with it.
@@ -191,8 +172,13 @@ export function createTurns(options: TurnsOptions): Turns {
     }
     return step;
   };
-  const perform = (step: TurnStep): void => {
-    for (const action of step.actions) act(action);
+  /**
+   * Performs a step's actions. `later` starts an acknowledgement's and a reaction's Telegram request: by
+   * default after the caller's synchronous work (a frame's, which the channel acknowledges); at once for
+   * an arrival, whose caller says when (see {@link Turns.arrive}).
+   */
+  const perform = (step: TurnStep, later: (work: () => void) => void = queueMicrotask): void => {
+    for (const action of step.actions) act(action, later);
     wake.arm(step.wakeAt);
   };
   const run = (event: TurnEvent): void => perform(decide(event));
@@ -208,16 +194,15 @@ export function createTurns(options: TurnsOptions): Turns {
     now,
   });
 
-  const act = (action: TurnAction): void => {
+  const act = (action: TurnAction, later: (work: () => void) => void): void => {
     switch (action.kind) {
-      // An acknowledgement's request starts after the caller's synchronous work: a message is handed to
-      // the bridge right after the machine has it (`io/intake/telegram-handlers.ts`), and preparing an HTTP
-      // request first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
+      // An acknowledgement's request starts when `later` says (see `perform`); the machine's state is
+      // already decided.
       case 'send_placeholder':
-        queueMicrotask(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
+        later(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
         return;
       case 'thinking':
-        queueMicrotask(() => arrivals.thinking(action));
+        later(() => arrivals.thinking(action));
         return;
       case 'edit_marker':
         void editMarker(action)
@@ -258,8 +243,8 @@ export function createTurns(options: TurnsOptions): Turns {
         return;
       }
       case 'react':
-        // Cosmetic, and after the caller's synchronous work like an acknowledgement (see above).
-        queueMicrotask(() => reactions.show(action.route, action.messageId, action.state));
+        // Cosmetic, and started when an acknowledgement's is (see `perform`).
+        later(() => reactions.show(action.route, action.messageId, action.state));
         return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
@@ -314,25 +299,28 @@ export function createTurns(options: TurnsOptions): Turns {
     (error: unknown): void =>
       logger.error({ event, error: errorText(error) }, 'an outcome could not be recorded');
 
+  /** The stored rows of the inbound messages named that the machine does not hold (it adopts them). */
+  const unheld = (ids: readonly string[]): InboundRow[] =>
+    ids.flatMap((id) => {
+      const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
+      return row ? [row] : [];
+    });
   const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
 
   return {
-    async placeholder(row) {
-      run({
+    arrive(row) {
+      const step = decide({
         type: 'arrived',
         row,
         drafts: replies.mode(row.route) === 'draft',
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });
+      return { acknowledge: () => perform(step, (work) => work()) };
     },
 
     frame(f) {
-      const ids = 'inboundIds' in f ? f.inboundIds : [];
-      const inbound = ids.flatMap((id) => {
-        const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
-        return row ? [row] : [];
-      });
+      const inbound = unheld('inboundIds' in f ? f.inboundIds : []);
       const turnId = 'turnId' in f ? f.turnId : undefined;
       const turn = turnId === undefined || machine.holdsTurn(turnId) ? undefined : store.getTurn(turnId);
       // A delta is applied here (the shell holds the reply's text); an outdated one changes nothing.
@@ -341,6 +329,10 @@ export function createTurns(options: TurnsOptions): Turns {
       const route = 'route' in f ? f.route : turn?.route;
       const drafts = route !== undefined && replies.mode(route) === 'draft';
       run({ type: 'frame', frame: f, inbound, turn, drafts, at: now() });
+    },
+
+    refused(inboundIds, reason) {
+      run({ type: 'refused', inboundIds, reason, inbound: unheld(inboundIds), at: now() });
     },
 
     connection(connected) {
