@@ -44,6 +44,7 @@ export {
   type ParseResult,
   PERMISSION_MODES,
   type PermissionMode,
+  PROMPT_INPUT_MAX,
   PROMPT_SUMMARY_MAX,
   PROTOCOL_VERSION,
   type ProtocolErrorCode,
