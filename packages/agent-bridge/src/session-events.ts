@@ -276,6 +276,8 @@ function endTurn(
       commandId: turn.commandId,
       ok,
       ...(ok ? {} : { message: safeSlice(event.text ?? event.subtype, 0, 4000) }),
+      // `/compact` runs the model: the daily budgets count it as they count a turn.
+      ...(cost !== undefined ? { costUsd: cost } : {}),
     });
   } else {
     const outcome = turn.interruptRequested ? 'interrupted' : ok ? 'success' : 'error';

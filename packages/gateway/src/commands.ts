@@ -18,6 +18,7 @@ import {
 } from '@switchyard/protocol';
 import { SCHEDULE_BUTTON_PREFIX, type Schedules } from './automation/schedules.js';
 import { errorText } from './bot-api.js';
+import type { SpendLedger } from './budget/spend-ledger.js';
 import { historyText, type InlineButton, sessionsView, statusText } from './core/command-texts.js';
 import { type Command, helpText, NO_RESTART, QUEUED_NOTE } from './core/commands.js';
 import { markdownToRuns, runsToText } from './markdown.js';
@@ -79,6 +80,8 @@ export interface CommandRunnerOptions {
   clock?: Clock;
   /** `/resume`, `/handoff` and the `/sessions` worktree buttons (`terminal-commands.ts`). */
   terminal?: Pick<TerminalCommands, 'run' | 'owns' | 'press' | 'sessionButtons' | 'stop'> | undefined;
+  /** The daily budgets: `/compact` runs the model, so it is admitted as a turn is (`budget/spend-ledger.ts`). */
+  spend?: Pick<SpendLedger, 'admitCommand'> | undefined;
 }
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
@@ -193,8 +196,14 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             quiet: true,
             commit,
           });
-        case 'compact':
+        case 'compact': {
+          const admitted = options.spend?.admitCommand(commandId, route, from) ?? { admit: true };
+          if (admitted.admit !== true) {
+            reply(route, `Not compacted: ${admitted.reason}.`);
+            return;
+          }
           return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…', { commit });
+        }
         case 'new':
           if (options.topics && (await options.topics.open(route)) !== 'clear') return;
           return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…', {

@@ -216,6 +216,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
     settings: { show: (route) => settings.show(route) },
+    spend,
     topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
     // Bound late (as for the frames): the schedules are built once the endpoint exists.
     schedules: { show: (route) => schedules.show(route), press: (data, from) => schedules.press(data, from) },
@@ -274,20 +275,30 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     logger,
   });
-  const withinBudget = budgetGate(spend, { turns, reply, refused: (scope) => metrics.budgetRefused(scope) });
+  /** Hands a message the budgets admitted to the bridge's channel; a refusal there is reported. */
+  const pass = (frame: FrameOf<'user_message'>): void =>
+    void endpoint.send(frame).catch((error: unknown) => {
+      logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
+      reportNotForwarded(frame, error, {
+        turns,
+        hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
+        reply: (route, text) => void reply(route, text),
+      });
+    });
+  const withinBudget = budgetGate(spend, {
+    turns,
+    reply,
+    refused: (scope) => metrics.budgetRefused(scope),
+    pass,
+  });
   const handlerOptions = {
     store,
     turns,
     prompts,
-    forward: (frame: FrameOf<'user_message'>) =>
-      void (withinBudget(frame) ? endpoint.send(frame) : Promise.resolve()).catch((error: unknown) => {
-        logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
-        reportNotForwarded(frame, error, {
-          turns,
-          hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
-          reply: (route, text) => void reply(route, text),
-        });
-      }),
+    forward: (frame: FrameOf<'user_message'>) => {
+      if (withinBudget(frame)) pass(frame);
+    },
+    spend,
     allowed,
     allowedUser: (userId: number) => allowUsers.has(userId),
     noteChat: (chatId: number) => knownChats.note(chatId),

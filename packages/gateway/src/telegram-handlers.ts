@@ -30,6 +30,7 @@ import { addressedToBot, isGroupChat, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { SCHEDULE_BUTTON_PREFIX } from './automation/schedule-buttons.js';
 import { errorText } from './bot-api.js';
+import { meteredTranscriber, type SpendLedger } from './budget/spend-ledger.js';
 import type { CommandRunner } from './commands.js';
 import { parseCommand } from './core/commands.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from './core/route.js';
@@ -54,6 +55,8 @@ export interface TelegramHandlerOptions {
   prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
+  /** The daily budgets, for typed answers and transcriptions (messages pass them in `forward`). */
+  spend?: Pick<SpendLedger, 'allows' | 'chargeTranscription'>;
   /** The allowlist. */
   allowed(update: Update): boolean;
   /** Whether a Telegram user is on the allowlist (the author of a quoted message). */
@@ -178,9 +181,22 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       await reply(route, `${unsupported} are not supported yet. Please send text, a photo or a document.`);
       return;
     }
-    if (message.text && (await options.prompts.typedAnswer(route, message.text))) return;
+    const spender = message.from?.id;
+    // A typed answer lets a turn go on spending, so it is taken only while the budgets allow; else it is
+    // a message like any other, and the gate says why it is not passed on.
+    const mayAnswer = options.spend === undefined || options.spend.allows(route, spender).admit === true;
+    if (message.text && mayAnswer && (await options.prompts.typedAnswer(route, message.text))) return;
     const recording = await takeRecording(message, text, {
       ...options.voice,
+      ...(options.spend !== undefined
+        ? {
+            transcriber: meteredTranscriber(options.voice.transcriber, options.spend, {
+              id: inboundIdOf(message),
+              route,
+              userId: spender,
+            }),
+          }
+        : {}),
       attachments: options.attachments,
     });
     const saved = recording ?? (await saveAttachments(message, options.attachments));
