@@ -4,10 +4,15 @@
  */
 import { PROMPT_SUMMARY_MAX } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { openPrompt } from '../src/prompts.js';
-import { initialSessionState } from '../src/session-state.js';
-import { describeSuggestion, describeToolCall, shortenInput, summarizeToolCall } from '../src/summary.js';
-import { translateLine } from '../src/translator.js';
+import { openPrompt } from '../src/core/prompts/prompts.js';
+import { initialSessionState } from '../src/core/session/state.js';
+import {
+  describeSuggestion,
+  describeToolCall,
+  shortenInput,
+  summarizeToolCall,
+} from '../src/core/translate/summary.js';
+import { translateLine } from '../src/core/translate/translator.js';
 
 describe('summarizeToolCall', () => {
   it('shows the end of a command padded with 3,000 spaces', () => {

@@ -5,7 +5,7 @@ import {
   type SpendLimits,
   type SpentToday,
   spendVerdict,
-} from '../../src/core/spend-gate.js';
+} from '../../src/core/spend/spend-gate.js';
 
 const BOTH: SpendLimits = { dailyUsd: 20, perUserDailyUsd: 5 };
 
