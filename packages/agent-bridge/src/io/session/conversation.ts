@@ -33,6 +33,7 @@ import {
   type SessionInfo,
 } from '@switchyard/protocol';
 import type { Session } from '../../core/session/session.js';
+import { ownSessions } from '../../core/session/state.js';
 import { translateLine, translateOversized } from '../../core/translate/translator.js';
 import type { Delivery } from '../delivery/delivery.js';
 import type { FileTools } from '../mcp/file-tools.js';
@@ -319,6 +320,11 @@ export class Conversation {
     }
     if (this.#snapshot) this.#persist(true);
     this.#reader?.close();
+  }
+
+  /** The Claude sessions this conversation holds as its own (`/resume` elsewhere never lists them). */
+  ownSessions(): string[] {
+    return ownSessions(this.#session.state);
   }
 
   /** The conversation as `/sessions` lists it. */
