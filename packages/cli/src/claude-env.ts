@@ -5,7 +5,7 @@
  * the webhook secrets and the voice key read from variables, `$CREDENTIALS_DIRECTORY`, other agents'
  * settings and Switchyard's own variables stay out.
  */
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 
 /** Variables passed through by name: what a shell, a compiler and the CLI's HTTP client expect. */
 export const CLAUDE_ENV_NAMES = [

@@ -109,7 +109,8 @@ export const SESSIONS_KEPT = 200;
 
 /** Records `sessionId` as one of the conversation's own sessions (see {@link SessionState.sessions}). */
 export function recordSession(s: SessionState, sessionId: string): void {
-  const sessions = (s.sessions ??= []);
+  if (s.sessions === undefined) s.sessions = [];
+  const sessions = s.sessions;
   if (sessions.includes(sessionId)) return;
   sessions.push(sessionId);
   if (sessions.length > SESSIONS_KEPT) sessions.splice(0, sessions.length - SESSIONS_KEPT);

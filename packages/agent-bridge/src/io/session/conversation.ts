@@ -20,6 +20,9 @@
  * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`. Never two CLIs on
  * one session: a new process is started only when the recorded one is proven dead; when liveness cannot
  * be read, nothing is started and the status is `unknown` (`supervisor.ts`).
+ *
+ * It is longer than 400 lines because it is the snapshot's one writer and the loop over its parts: what
+ * the parts do lives in them (`conversation-parts.ts`), and what is left here is their order.
  */
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -323,9 +326,7 @@ export class Conversation {
   }
 
   /** The Claude sessions this conversation holds as its own (`/resume` elsewhere never lists them). */
-  ownSessions(): string[] {
-    return ownSessions(this.#session.state);
-  }
+  readonly ownSessions = (): string[] => ownSessions(this.#session.state);
 
   /** The conversation as `/sessions` lists it. */
   info(): SessionInfo {
