@@ -10,8 +10,8 @@
  * prompt whose answer is lost — and a double press answers once. The answers to the first questions of
  * a multi-question prompt are kept in the row too, so a restart between two questions forgets nothing.
  *
- * What a press or a typed answer means is decided by the pure `core/prompt-press.ts`; this shell reads
- * the row, performs the decision (answers the callback, writes, edits the message) and nothing else.
+ * What a press or a typed answer means is decided by the pure `core/prompts/prompt-press.ts`; this shell
+ * reads the row, performs the decision (answers the callback, writes, edits the message) and nothing else.
  *
  * A permission prompt whose summary could not show the whole input (the bridge cut something) comes with
  * `fullInput`: it is sent as a file (`input.json`) first, and the prompt, saying so, only after that send
@@ -49,7 +49,7 @@ export const UNDELIVERED = 'Your answer could not be passed on: the gateway is s
 /** What the prompt handler needs. */
 export interface PromptsOptions {
   api: Pick<BotApi, 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery' | 'sendDocument'>;
-  /** Sends the prompt's message as the prompt's own (see `send-journal.ts`). */
+  /** Sends the prompt's message as the prompt's own (see `io/telegram/send-journal.ts`). */
   journal: Pick<SendJournal, 'send'>;
   courier: Courier;
   store: GatewayStore;
