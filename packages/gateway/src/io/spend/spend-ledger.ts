@@ -17,8 +17,8 @@
  * running holds one estimate of a turn's cost ({@link SpendLedger.estimateUsd}: `turnEstimateUsd`, else
  * the mean of the last turns' costs), so turns started at once cannot pass the budget by more than one
  * estimate. A turn that ended without a cost (its process died before a `result`) is charged the
- * estimate, never nothing. Runs of a schedule count against the agent's budget only: the gateway does
- * not know who created a schedule.
+ * estimate, never nothing. A run counts against the person its frame names as sender (a schedule's
+ * creator, when the schedule records one), else against the agent's budget alone ({@link spenderOf}).
  *
  * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds nothing but options.
  */
