@@ -137,6 +137,46 @@ describe('daily budget gate', () => {
     await world.close();
   });
 
+  it('once the budget is used up, a typed answer is not taken and /compact is not sent (issue 27)', async () => {
+    const world = await startWorld({ spend: { dailyUsd: 1 } });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await spendTheBudget(world, bridge, chatId);
+    await bridge.send({
+      type: 'question',
+      requestId: 'q1',
+      route: { chatId },
+      questions: [{ question: 'Which database?', options: [{ label: 'Postgres' }], multiSelect: false }],
+    });
+    await tg.waitFor(
+      () => tg.messages(chatId).find((m) => m.from === 'bot' && m.text.includes('Which database?')),
+      {
+        timeoutMs: 5000,
+      },
+    );
+    // Typed, it would let the turn go on spending: it is a message like any other, and refused.
+    tg.sendText(chatId, 'MySQL, and then rewrite everything');
+    await tg.waitFor(
+      () =>
+        tg.messages(chatId).find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    tg.sendText(chatId, '/compact');
+    await tg.waitFor(
+      () =>
+        tg
+          .messages(chatId)
+          .find((m) => m.from === 'bot' && m.text.startsWith('Not compacted: the agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    await sleep(300);
+    expect(framesOf(bridge, 'question_answer')).toEqual([]);
+    expect(framesOf(bridge, 'compact')).toEqual([]);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+    await world.close();
+  });
+
   it('in a rich private chat (drafts, no placeholders) each refused message still gets its "not read" marker', async () => {
     const world = await startWorld({ spend: { dailyUsd: 1 }, replies: 'rich' });
     const bridge = await connectBridge(world.socketPath);
