@@ -5,7 +5,7 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetGate, createSpendLedger } from '../../src/io/spend/spend-ledger.js';
+import { budgetGate, createSpendLedger, meteredTranscriber } from '../../src/io/spend/spend-ledger.js';
 import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const ADA = 11;
@@ -207,5 +207,28 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
     ledger.observe({ type: 'command_result', commandId: 'c3', ok: true, costUsd: 0.3 });
     expect(ledger.admitCommand('c4', CHAT, ADA)).toMatchObject({ admit: false, scope: 'agent' });
     expect(ledger.allows(CHAT, ADA)).toMatchObject({ admit: false });
+  });
+
+  it('a transcription is booked at its length, and none is made once the budget is used up', async () => {
+    const { ledger } = world({ dailyUsd: 1 });
+    let heard = 0;
+    const inner = {
+      transcribe: async () => {
+        heard++;
+        return { kind: 'text' as const, text: 'hello' };
+      },
+    };
+    const who = { id: 'voice-1', route: CHAT, userId: ADA };
+    const note = { path: '/tmp/note.ogg', durationSeconds: 120 };
+    expect(await meteredTranscriber(inner, ledger, who).transcribe(note)).toEqual({
+      kind: 'text',
+      text: 'hello',
+    });
+    expect(ledger.today().agentUsd).toBeCloseTo(0.012, 10);
+    ledger.chargeTranscription('big', CHAT, ADA, 60 * 200); // $1.20 of minutes: the budget is used up
+    expect(await meteredTranscriber(inner, ledger, { ...who, id: 'voice-2' }).transcribe(note)).toEqual({
+      kind: 'unconfigured',
+    });
+    expect(heard).toBe(1);
   });
 });
