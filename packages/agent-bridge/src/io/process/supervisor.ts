@@ -291,8 +291,9 @@ export class Supervisor {
       await this.#child.terminate(graceMs);
       this.#host.record.forget();
     }
-    this.#child?.detach();
+    const child = this.#child;
     this.#child = undefined;
+    await child?.detach();
   }
 
   #exited(): void {
@@ -339,7 +340,8 @@ export class Supervisor {
         ).slice(0, 4000);
         const where = exit?.route ? { route: exit.route } : {};
         this.#host.emit([{ type: 'operator_event', kind: 'cli_exited', message, ...where }]);
-        this.#child?.detach();
+        // The process is gone: nothing reads its fifo, so the detach finishes at once.
+        void this.#child?.detach();
         this.#child = undefined;
         return;
       }

@@ -11,15 +11,7 @@
  * never holds up the socket; a write that fails throws out of `frame`, so the frame is not acknowledged.
  * After a restart, `resume` hands the machine the turns left running or ended but not yet rendered.
  */
-import {
-  type BridgeToGateway,
-  type Clock,
-  createWakeTimer,
-  type Logger,
-  type Route,
-  systemClock,
-} from '@switchyard/protocol';
-import { FRAME_OWNER } from '../../core/bridge/frame-owner.js';
+import { type Clock, createWakeTimer, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { laneKey, threadParams } from '../../core/intake/route.js';
 import { finalText } from '../../core/reply/final-text.js';
 import { ReplyText } from '../../core/reply/reply-text.js';
@@ -80,8 +72,11 @@ export interface Turns {
    * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
    */
   placeholder(row: InboundRow): Promise<void>;
-  /** Applies a turn-related frame from the bridge. */
-  frame(frame: BridgeToGateway): void;
+  /**
+   * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
+   * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
+   */
+  frame(frame: TurnFrame): void;
   /** The bridge connected or went away. */
   connection(connected: boolean): void;
   /** The turn running in a route, if any. */
@@ -332,10 +327,7 @@ export function createTurns(options: TurnsOptions): Turns {
       });
     },
 
-    frame(frame) {
-      const owner = (FRAME_OWNER as Record<string, string>)[frame.type];
-      if (owner !== 'turn' && owner !== 'prompt') return;
-      const f = frame as TurnFrame;
+    frame(f) {
       const ids = 'inboundIds' in f ? f.inboundIds : [];
       const inbound = ids.flatMap((id) => {
         const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
