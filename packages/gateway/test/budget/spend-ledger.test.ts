@@ -231,4 +231,24 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
     });
     expect(heard).toBe(1);
   });
+
+  it('a turn still running when the gateway restarted is reserved again by the new ledger', () => {
+    const { clock, message } = world({ dailyUsd: 0.3, turnEstimateUsd: 0.3 });
+    const s = store as GatewayStore;
+    s.upsertTurn({
+      turnId: 'running-1',
+      route: { chatId: -200 },
+      request: 'x',
+      startedAt: clock.now() - 60_000,
+    });
+    const after = createSpendLedger({
+      store: s,
+      spend: { dailyUsd: 0.3, turnEstimateUsd: 0.3 },
+      clock,
+      logger: silentLogger,
+    });
+    expect(after.check(message(ADA))).toMatchObject({ admit: 'hold', scope: 'agent' });
+    after.observe({ type: 'turn_ended', turnId: 'running-1', outcome: 'success', costUsd: 0.1 });
+    expect(after.check(message(ADA))).toEqual({ admit: true });
+  });
 });

@@ -13,8 +13,8 @@
  *   commands' results, and its admitted messages (taken into a turn, or marked unread). One whose
  *   messages never began (a frame lost with the gateway) leaves {@link STALE_MS} after it last changed,
  *   so a lost frame cannot hold the budget for the day.
- * - Nothing here is durable: after a gateway restart the turns still running are not reserved until
- *   their end is seen (their cost is still counted then).
+ * - Nothing here is durable: after a gateway restart the shell reserves again the turns the store
+ *   shows running since the local day began (without their opener: the agent's budget alone).
  */
 
 /** A reservation that has seen nothing for this long, and holds no running turn, is dropped. */

@@ -128,6 +128,7 @@ export interface SpendLedgerOptions {
     | 'spentByConversationSince'
     | 'noteBudgetNotice'
     | 'recentSpend'
+    | 'unfinishedTurns'
   >;
   spend?: SpendOptions | undefined;
   clock: Pick<Clock, 'now'>;
@@ -239,6 +240,17 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     };
   };
   const limited = limits.dailyUsd !== undefined || limits.perUserDailyUsd !== undefined;
+
+  // Turns a previous gateway saw start today and not end run on (the bridge keeps them): reserved again,
+  // so a restart does not forget what is under way. Older ones are not: a turn lost for good holds at
+  // most a day's reservation.
+  if (limited) {
+    const now = clock.now();
+    const dayStart = localDay(now, timeZone).start;
+    for (const turn of store.unfinishedTurns())
+      if (turn.state === 'running' && turn.startedAt >= dayStart)
+        reservations.began(conversationKey(turn.route), turn.turnId, [], undefined, now);
+  }
 
   const today = (): SpendToday => {
     const day = localDay(clock.now(), timeZone);
