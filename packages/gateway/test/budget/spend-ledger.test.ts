@@ -5,7 +5,8 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetGate, createSpendLedger, meteredTranscriber } from '../../src/io/spend/spend-ledger.js';
+import { budgetGate, meteredTranscriber } from '../../src/io/spend/budget-gate.js';
+import { createSpendLedger } from '../../src/io/spend/spend-ledger.js';
 import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const ADA = 11;
