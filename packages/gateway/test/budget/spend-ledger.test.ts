@@ -132,7 +132,7 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
       });
     };
     const gate = budgetGate(ledger, {
-      turns: { frame: (f) => unread.push(...f.inboundIds) },
+      turns: { refused: (ids) => unread.push(...ids) },
       reply: () => {},
       refused: () => {},
       pass: start,

@@ -77,7 +77,10 @@ export type CliEvent =
       message: string;
       /** How long until a retry may work, when the CLI said so as a delay. */
       retryAfterMs?: number;
-      /** When (epoch ms) a retry may work, when the CLI said so as a time: the session machine turns it into a delay at its `now`. */
+      /**
+       * When (epoch ms) a retry may work, when the CLI said so as a time: the session machine turns it
+       * into a delay at its `now`.
+       */
       retryAt?: number;
     }
   /**

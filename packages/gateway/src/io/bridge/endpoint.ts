@@ -20,7 +20,7 @@ export interface BridgeReceiver {
   /** Told after {@link BridgeLink.connected} has changed. */
   onConnectionChange(connected: boolean): void;
   /** Marks a message the bridge refused as not read. */
-  turns: Pick<Turns, 'frame'>;
+  turns: Pick<Turns, 'refused'>;
 }
 
 /** The link's handle. */
@@ -72,11 +72,10 @@ export function createBridgeLink(
       );
       // A user's message the bridge refused is not silently gone: its placeholder says so.
       if (r.direction === 'sent' && r.frame?.type === 'user_message') {
-        receiver().turns.frame({
-          type: 'messages_unread',
-          inboundIds: [r.frame.inboundId],
-          reason: `the agent could not take it: ${r.message.slice(0, 300)}`,
-        });
+        receiver().turns.refused(
+          [r.frame.inboundId],
+          `the agent could not take it: ${r.message.slice(0, 300)}`,
+        );
       }
     },
   });

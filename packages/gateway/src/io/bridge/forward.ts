@@ -14,7 +14,7 @@ export interface PassOptions {
   /** Hands a frame to the bridge's channel. */
   send(frame: GatewayToBridge): Promise<void>;
   store: Pick<GatewayStore, 'getInbound'>;
-  turns: Pick<Turns, 'frame'>;
+  turns: Pick<Turns, 'refused'>;
   reply(route: Route, text: string): Promise<unknown>;
   logger: Logger;
 }

@@ -17,7 +17,7 @@ import type { SpendLedger } from './spend-ledger.js';
 export function budgetGate(
   spend: Pick<SpendLedger, 'check' | 'onRelease'>,
   deps: {
-    turns: { frame(frame: FrameOf<'messages_unread'>): void };
+    turns: { refused(inboundIds: readonly string[], reason: string): void };
     reply(route: Route, text: string): void;
     refused(scope: 'agent' | 'user'): void;
     /** Hands a held message, admitted now, to the bridge. */
@@ -36,7 +36,7 @@ export function budgetGate(
     deps.refused(check.scope);
     // Every caller hands the turn machine the message before the frame (the handler, the injector), or
     // the machine adopts it from the store (the boot's re-send): it is marked at once.
-    deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
+    deps.turns.refused([frame.inboundId], check.reason);
     if (check.notice) deps.reply(frame.route, check.notice);
     return false;
   };

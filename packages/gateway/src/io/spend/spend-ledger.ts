@@ -20,7 +20,8 @@
  * estimate, never nothing. A run counts against the person its frame names as sender (a schedule's
  * creator, when the schedule records one), else against the agent's budget alone ({@link spenderOf}).
  *
- * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds nothing but options.
+ * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds the reservations, in
+ * memory, and the options.
  */
 import {
   type AppFrame,
