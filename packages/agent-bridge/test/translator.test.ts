@@ -61,7 +61,8 @@ describe('translator on recorded output', () => {
     const prompt = run('permission-allowed').find((f) => f.type === 'permission_request');
     expect(prompt).toMatchObject({ toolName: 'Bash', route: { chatId: 42 } });
     if (prompt?.type !== 'permission_request') throw new Error('no prompt');
-    expect(prompt.summary).toMatch(/^run this command: /);
+    // The model's own description comes first, labelled; the command after it, whole.
+    expect(prompt.summary).toBe('run this command (described as: Write a file): echo hi > out.txt');
     expect(prompt.suggestions.length).toBeGreaterThan(0);
   });
 

@@ -81,7 +81,14 @@ export interface AgentConfig {
   /** The agent's IANA time zone; undefined: UTC. */
   timezone: string | undefined;
   /** The daily cost budgets in USD; undefined: none. */
-  budget: { dailyUsd?: number | undefined; perUserDailyUsd?: number | undefined } | undefined;
+  budget:
+    | {
+        dailyUsd?: number | undefined;
+        perUserDailyUsd?: number | undefined;
+        turnEstimateUsd?: number | undefined;
+        transcriptionUsdPerMinute?: number | undefined;
+      }
+    | undefined;
   /** The webhook receiver, secrets still sources; undefined: none. */
   webhooks: WebhooksConfig | undefined;
   /** The gateway's schedule options: time zone, the config's schedules, the grace. */

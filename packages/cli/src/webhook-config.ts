@@ -5,6 +5,7 @@
  * ```yaml
  * timezone: Europe/Berlin                      # the agent's; UTC when absent
  * budget: { dailyUsd: 20, perUserDailyUsd: 5 }  # either or both
+ *   # optional: turnEstimateUsd (a running turn's reservation), transcriptionUsdPerMinute (default 0.006)
  * webhooks:
  *   listen: { host: 127.0.0.1, port: 8790 }    # a host beyond loopback needs public: true
  *   hooks:
@@ -31,6 +32,13 @@ export const budgetSchema = z
   .strictObject({
     dailyUsd: z.number().positive({ error: 'expected a positive amount in USD' }).optional(),
     perUserDailyUsd: z.number().positive({ error: 'expected a positive amount in USD' }).optional(),
+    /** What a running turn is reserved at; default the mean of the last turns' costs. */
+    turnEstimateUsd: z.number().positive({ error: 'expected a positive amount in USD' }).optional(),
+    /** What a minute of voice transcription costs; default $0.006. 0 for a local transcriber. */
+    transcriptionUsdPerMinute: z
+      .number()
+      .nonnegative({ error: 'expected an amount in USD, 0 or more' })
+      .optional(),
   })
   .refine((b) => b.dailyUsd !== undefined || b.perUserDailyUsd !== undefined, {
     error: 'give dailyUsd, perUserDailyUsd or both (or remove budget:)',

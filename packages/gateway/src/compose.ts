@@ -23,7 +23,7 @@ import { createAutomation } from './io/automation/automation.js';
 import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
 import { createBridgeLink } from './io/bridge/endpoint.js';
-import { createForward } from './io/bridge/forward.js';
+import { createForward, createPass } from './io/bridge/forward.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
 import { createPins } from './io/card/pins.js';
@@ -41,7 +41,8 @@ import { createPrompts } from './io/prompts/prompts.js';
 import { createFileSender } from './io/reply/files.js';
 import { createConversationSettings } from './io/settings/conversation-settings.js';
 import { createSettingsPanel } from './io/settings/settings-panel.js';
-import { budgetGate, createSpendLedger } from './io/spend/spend-ledger.js';
+import { budgetGate } from './io/spend/budget-gate.js';
+import { createSpendLedger } from './io/spend/spend-ledger.js';
 import { createBot, createCallResults } from './io/telegram/bot-api.js';
 import { createChatSender } from './io/telegram/chat-sender.js';
 import { createCourier } from './io/telegram/courier.js';
@@ -162,12 +163,14 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   });
 
   // A user's message to the bridge, past today's budget; the runs nobody typed enter the same way.
+  const pass = createPass({ send: bridge.send, store, turns, reply: chat.reply, logger });
   const withinBudget = budgetGate(spend, {
     turns,
     reply: chat.reply,
     refused: (scope) => metrics.budgetRefused(scope),
+    pass,
   });
-  const forward = createForward({ withinBudget, send: bridge.send, store, turns, reply: chat.reply, logger });
+  const forward = createForward({ withinBudget, pass });
   const { injector, schedules } = createAutomation({
     schedules: options.schedules,
     store,
@@ -218,6 +221,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
     settings,
+    spend,
     topics: createTopicOpener({
       bot,
       reply: chat.reply,
@@ -276,6 +280,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     prompts,
     forward,
+    spend,
     allowed,
     allowedUser: (userId: number) => allowUsers.has(userId),
     noteChat: (chatId: number) => knownChats.note(chatId),

@@ -27,7 +27,7 @@ import {
 import { shortenInput } from '../translate/summary.js';
 import { type CliEvent, classifyApiError } from '../translate/translator.js';
 import { controlAnswered, refuseControlRequest } from './controls.js';
-import type { SessionState, Step, Turn } from './state.js';
+import { recordSession, type SessionState, type Step, type Turn } from './state.js';
 
 /** The session's turn bookkeeping, as the event handlers use it (implemented by `Session`). */
 export interface SessionOps {
@@ -53,6 +53,7 @@ export function applyEvent(session: SessionOps, event: CliEvent, now: number, st
       const resumedBySelf = s.initSeen && !session.running;
       s.initSeen = true;
       s.sessionId = event.sessionId;
+      recordSession(s, event.sessionId);
       if (event.model !== undefined) s.model = event.model;
       if (event.permissionMode !== undefined) s.mode = event.permissionMode;
       // The CLI re-announces the session when it picks the conversation back up by itself (after a
@@ -282,6 +283,8 @@ function endTurn(
       commandId: turn.commandId,
       ok,
       ...(ok ? {} : { message: safeSlice(event.text ?? event.subtype, 0, 4000) }),
+      // `/compact` runs the model: the daily budgets count it as they count a turn.
+      ...(cost !== undefined ? { costUsd: cost } : {}),
     });
   } else {
     const outcome = turn.interruptRequested ? 'interrupted' : ok ? 'success' : 'error';

@@ -37,6 +37,7 @@ import {
   type Route,
   type SessionInfo,
 } from '@switchyard/protocol';
+import { ownSessions } from '../../core/session/state.js';
 import { translateLine, translateOversized } from '../../core/translate/translator.js';
 import { type Liveness, liveness, STDOUT_LOG } from '../process/child.js';
 import { type StdoutLine, StdoutReader } from '../process/stdout-reader.js';
@@ -323,6 +324,9 @@ export class Conversation {
     }
     this.#reader?.close();
   }
+
+  /** The Claude sessions this conversation holds as its own (`/resume` elsewhere never lists them). */
+  readonly ownSessions = (): string[] => ownSessions(this.#parts.session.state);
 
   /** The conversation as `/sessions` lists it. */
   info(): SessionInfo {

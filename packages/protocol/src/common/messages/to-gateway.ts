@@ -168,6 +168,8 @@ const commandResult = z.object({
   commandId: id,
   ok: z.boolean(),
   message: z.string().max(4000).optional(),
+  /** What a command that ran the model (`/compact`) cost, as the CLI's `result` said (USD). */
+  costUsd: z.number().nonnegative().optional(),
 });
 
 // Files the agent sends to its conversation (its `send_file`/`send_photo`/`send_files` tools).
