@@ -30,6 +30,7 @@ export {
   hang,
   overloaded,
   rateLimited,
+  usageLimited,
   read,
   reply,
   rule,
