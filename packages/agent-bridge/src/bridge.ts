@@ -278,6 +278,7 @@ function busiest(states: AgentState[]): AgentState {
   const order: AgentState[] = [
     'unknown',
     'awaiting_input',
+    'limited',
     'running',
     'compacting',
     'starting',

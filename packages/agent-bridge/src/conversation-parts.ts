@@ -13,6 +13,7 @@ import { Delivery, type DeliveryRecordPort } from './delivery.js';
 import { confirmsFileSends, createFileTools, type FileTools } from './file-tools.js';
 import { FrameSink } from './frame-sink.js';
 import { HistoryTail } from './history-tail.js';
+import { createLimitWait, type LimitWait } from './limit-wait.js';
 import { Session } from './session.js';
 import type { Snapshot } from './snapshot.js';
 import { type ProcessRecordPort, Supervisor } from './supervisor.js';
@@ -54,6 +55,8 @@ export interface ConversationParts {
   supervisor: Supervisor;
   delivery: Delivery;
   commands: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
+  /** The wait for a usage limit's reset (`limit-wait.ts`). */
+  limit: LimitWait;
 }
 
 /** Builds the parts around a restored snapshot (read only: its session state, history, cursors); starts nothing. */
@@ -70,6 +73,7 @@ export function assembleParts(
     ...(options.route ? { route: options.route } : {}),
     ...(options.settings.permissions ? { permissions: options.settings.permissions } : {}),
     workDir: options.settings.workDir,
+    waitOutUsageLimit: options.settings.waitOutUsageLimit,
   });
   const tail = new HistoryTail({
     configDir,
@@ -180,5 +184,13 @@ export function assembleParts(
     beforeWrite: () => port.noticeExit(),
     terminal,
   });
-  return { session, sink, tail, files, supervisor, delivery, commands };
+  const limit = createLimitWait({
+    session,
+    delivery,
+    supervisor,
+    emit,
+    persist: (force) => port.persist(force),
+    clock: options.clock,
+  });
+  return { session, sink, tail, files, supervisor, delivery, commands, limit };
 }

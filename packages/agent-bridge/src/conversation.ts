@@ -20,6 +20,9 @@
  * Exactly once into the CLI, and commands held behind a `/clear`: see `delivery.ts`. Never two CLIs on
  * one session: a new process is started only when the recorded one is proven dead; when liveness cannot
  * be read, nothing is started and the status is `unknown` (`supervisor.ts`).
+ *
+ * Longer than 400 lines because it is the one loop that drives a conversation's process, snapshot and
+ * stdout; what the loop calls is in `conversation-parts.ts` and the parts it wires.
  */
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +43,7 @@ import type { Delivery } from './delivery.js';
 import type { FileTools } from './file-tools.js';
 import type { FrameSink } from './frame-sink.js';
 import type { HistoryTail } from './history-tail.js';
+import type { LimitWait } from './limit-wait.js';
 import type { Session } from './session.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 import { StdoutReader } from './stdout-reader.js';
@@ -62,6 +66,7 @@ export class Conversation {
   #sink!: FrameSink;
   #supervisor!: Supervisor;
   #delivery!: Delivery;
+  #limit!: LimitWait;
   #tail: HistoryTail | undefined;
   #files: FileTools | undefined;
   #commands!: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
@@ -171,6 +176,7 @@ export class Conversation {
     this.#supervisor = supervisor;
     this.#delivery = parts.delivery;
     this.#commands = parts.commands;
+    this.#limit = parts.limit;
 
     // Before adoption: a process that survived the last bridge calls its tools back on this socket.
     await files.start();
@@ -293,6 +299,7 @@ export class Conversation {
       if (delivery.holding && !session.running) delivery.releaseHeld();
       if (this.#snapshotFile.dirty) this.#persist(false);
       this.#tail?.follow(session.state.sessionId);
+      this.#limit.arm();
       supervisor.check();
       const running = session.running;
       if (this.#wasRunning && !running) this.#options.onSettled();
@@ -310,6 +317,7 @@ export class Conversation {
   async stop(kind: 'restart' | 'shutdown'): Promise<void> {
     this.#stopped = true;
     this.#watcher?.close();
+    this.#limit?.stop();
     this.#tail?.stop();
     await this.#files?.stop();
     await this.#supervisor?.stop(kind, this.#options.stopGraceMs);

@@ -93,6 +93,11 @@ export interface SessionState {
   costUsd?: number;
   /** When `/handoff` gave the session to the terminal; cleared once this bridge's process has it again. */
   handedOffAt?: number;
+  /**
+   * The login's usage limit refused the running turn: it stays open, messages are held, and at
+   * `resetsAt` (epoch ms) the conversation goes on (`Session.limitReset`). Absent while not limited.
+   */
+  limit?: { resetsAt: number; limitType?: string };
 }
 
 /** What one step produced: frames for the gateway (in order) and lines for the CLI's stdin. */

@@ -438,6 +438,8 @@ export const AGENT_STATES = [
   'running',
   'compacting',
   'awaiting_input',
+  /** A subscription's usage limit was reached: the turn waits for its reset (`usage_limit`). */
+  'limited',
   'exited',
   'unknown',
 ] as const;
@@ -502,6 +504,23 @@ const operatorEvent = z.object({
   route: routeSchema.optional(),
   turnId: turnId.optional(),
   retryAfterMs: z.number().nonnegative().optional(),
+});
+
+/**
+ * The conversation's Claude login hit its usage limit (`limited`, once when it is reached) and the turn
+ * waits for `resetsAt` with every message kept, or the wait is over and the turn goes on (`resumed`).
+ */
+const usageLimit = z.object({
+  type: z.literal('usage_limit'),
+  seq: seq.optional(),
+  route: routeSchema,
+  /** The turn that waits (it stays open across the wait). */
+  turnId: turnId.optional(),
+  state: z.enum(['limited', 'resumed']),
+  /** When the limit resets (epoch ms), as the CLI said, or the bridge's guess when it said none. */
+  resetsAt: z.number().nonnegative(),
+  /** Which limit, as the CLI names it (`five_hour`, `seven_day`…). */
+  limitType: z.string().max(100).optional(),
 });
 
 /** A conversation's message waits for a free Claude process (`maxLiveSessions` are all busy). */
@@ -702,6 +721,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   messageTaken,
   messagesUnread,
   operatorEvent,
+  usageLimit,
   sessionWaiting,
   sessions,
   commandResult,
@@ -792,6 +812,7 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'message_taken',
   'messages_unread',
   'operator_event',
+  'usage_limit',
   'session_waiting',
   'command_result',
   'file_sent',
