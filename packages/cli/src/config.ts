@@ -119,6 +119,8 @@ const agentSchema = z.strictObject({
       mcpConfig: z.string().min(1).optional(),
       restartOnExit: z.boolean().optional(),
       stuckAfterMs: z.number().int().positive().optional(),
+      /** Wait for a subscription's usage limit to reset and go on (default true), or fail the turn. */
+      waitOutUsageLimit: z.boolean().optional(),
     })
     .optional(),
   stateDir: z.string().min(1).optional(),
@@ -194,6 +196,7 @@ export interface AgentConfig {
     mcpConfig: string | undefined;
     restartOnExit: boolean;
     stuckAfterMs: number;
+    waitOutUsageLimit: boolean;
   };
   stateDir: string;
   runtimeDir: string;
@@ -488,6 +491,7 @@ function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnvironment): 
       mcpConfig: claude.mcpConfig ? abs(claude.mcpConfig) : undefined,
       restartOnExit: claude.restartOnExit ?? true,
       stuckAfterMs: claude.stuckAfterMs ?? 5 * 60_000,
+      waitOutUsageLimit: claude.waitOutUsageLimit ?? true,
     },
     stateDir,
     runtimeDir,

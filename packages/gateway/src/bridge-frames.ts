@@ -31,6 +31,8 @@ export interface FrameDispatchOptions {
   onAgentStatus(status: FrameOf<'status'>): void;
   /** A running turn's API trouble, shown and taken back (see `turn-notices.ts`); without it, a reply. */
   notices?: TurnNotices | undefined;
+  /** A conversation's usage limit was reached or is over (`core/usage-limit.ts`): its notice is said here. */
+  onUsageLimit?(frame: FrameOf<'usage_limit'>): void;
   /** An operator event arrived (for alerts; see `alerts.ts`). */
   onOperatorEvent?(event: FrameOf<'operator_event'>): void;
   /** Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`). */
@@ -66,6 +68,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
           options.setLastError(turnFrame.error, turn?.route);
         }
         if (turnFrame.type === 'turn_ended') options.notices?.turnEnded(turnFrame);
+        if (turnFrame.type === 'usage_limit') options.onUsageLimit?.(turnFrame);
         options.turns.frame(turnFrame);
         return;
       }

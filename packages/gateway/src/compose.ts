@@ -32,6 +32,7 @@ import { createCommandRunner } from './commands.js';
 import { createEndpoint } from './compose-endpoint.js';
 import type { InlineButton } from './core/command-texts.js';
 import { threadParams } from './core/route.js';
+import { createUsageLimits } from './core/usage-limit.js';
 import { createCourier } from './courier.js';
 import { createFileSender } from './files.js';
 import { createNewerParts } from './io/server-parts.js';
@@ -129,6 +130,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const lastErrors = createLastErrors();
   const spend = createSpendLedger({ store, spend: options.spend, clock, logger });
   const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
+  const timeZone = options.spend?.timeZone;
+  const usageLimits = createUsageLimits(timeZone);
 
   const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
   const alerts = createAlerts({
@@ -177,6 +180,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     const key = route ? conversationKey(route) : undefined;
     const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
     const running = turns.live();
+    const limitedUntil = route ? usageLimits.until(route) : undefined;
     return {
       bridgeConnected: connected,
       agentState: own?.state,
@@ -190,6 +194,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       polling,
       ...(route ? { settings: chatSettings.get(route) } : {}),
       costToday: spend.costToday(route),
+      ...(limitedUntil !== undefined ? { usageLimitUntil: limitedUntil } : {}),
+      ...(timeZone !== undefined ? { timeZone } : {}),
     };
   };
   const terminal = createTerminalCommands({
@@ -256,6 +262,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
       if (frame.route) conversationStatus.set(conversationKey(frame.route), frame);
     },
     allows: (route) => knownChats.allows(route),
+    onUsageLimit: (frame) => {
+      const notice = usageLimits.frame(frame);
+      if (notice) void reply(notice.route, notice.text);
+    },
     onOperatorEvent: (event) => {
       // An event of no conversation is the operator's to hear, never another chat's `/status`.
       const kind = ALERTED_EVENTS[event.kind] ?? (event.route ? undefined : 'agent_error');
@@ -324,6 +334,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     api,
     send,
     replyWithButtons,
+    limited: (route: Route) => usageLimits.until(route) !== undefined,
   });
   bot.use(telegramHandlers(handlerOptions));
   bot.catch(handlerFailed(handlerOptions));

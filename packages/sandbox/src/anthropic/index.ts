@@ -30,7 +30,6 @@ export {
   hang,
   overloaded,
   rateLimited,
-  usageLimited,
   read,
   reply,
   rule,
@@ -41,6 +40,7 @@ export {
   text,
   thinkThenSay,
   toolUse,
+  usageLimited,
   write,
 } from './script.js';
 export type { Answer, RecordedRequest, ScriptedModel, ScriptedModelOptions } from './scripted-model.js';

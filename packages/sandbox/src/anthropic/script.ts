@@ -224,7 +224,7 @@ export function usageLimited(resetsAtSeconds: number, nowSeconds = Math.floor(Da
   return {
     type: 'error',
     status: 429,
-    message: 'This request would exceed your account\'s rate limit. Please try again later.',
+    message: "This request would exceed your account's rate limit. Please try again later.",
     retryAfterSeconds: Math.max(1, Math.ceil(resetsAtSeconds - nowSeconds)),
     headers: {
       'anthropic-ratelimit-unified-status': 'rejected',
