@@ -17,7 +17,7 @@ export default defineConfig({
       '@switchyard/agent-bridge': pkg('agent-bridge'),
       // Before the package's own entry: an alias also matches the paths below its name.
       '@switchyard/gateway/cron': fileURLToPath(
-        new URL('./packages/gateway/src/automation/cron.ts', import.meta.url),
+        new URL('./packages/gateway/src/io/automation/cron.ts', import.meta.url),
       ),
       '@switchyard/gateway': pkg('gateway'),
       '@switchyard/cli': pkg('cli'),

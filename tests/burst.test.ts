@@ -7,7 +7,7 @@
  */
 import { callTool, rule, say, type WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { botMessages, type System, systemPerTest } from './system.js';
+import { botMessages, type System, settled, systemPerTest } from './system.js';
 
 const startSystem = systemPerTest();
 const ANSWER = 'Noted, and answered in full once every message of the burst was read. '.repeat(4).trim();
@@ -20,26 +20,6 @@ function unsettled(system: System, chatId: number): string[] {
   return botMessages(system.telegram, chatId)
     .map((m) => m.text)
     .filter((text) => UNSETTLED.some((re) => re.test(text)));
-}
-
-/** Waits until nothing the bot shows in `chats` (messages, reactions) changed for `quietMs`. */
-async function settled(system: System, chats: readonly number[], quietMs: number): Promise<void> {
-  const snapshot = () =>
-    JSON.stringify(
-      chats.map((c) => system.telegram.messages(c).map((m) => [m.messageId, m.text, m.reactions])),
-    );
-  let last = snapshot();
-  let since = Date.now();
-  const until = Date.now() + 120_000;
-  while (Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = snapshot();
-    if (now !== last) {
-      last = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return;
-  }
-  throw new Error('the chats never settled');
 }
 
 async function burst(system: System, chats: readonly number[], during?: () => Promise<void>): Promise<void> {
@@ -90,7 +70,7 @@ describe('bursts across chats', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         system.start('bridge');
       });
-      await settled(system, chats, 6000);
+      await settled(system.telegram, chats, 6000);
       for (const chat of chats) {
         const shown = botMessages(telegram, chat).map((m) => m.text.slice(0, 40));
         expect(unsettled(system, chat), `chat ${chat}: ${JSON.stringify(shown)}`).toEqual([]);

@@ -65,6 +65,7 @@ describe('/handoff', () => {
     // At the desk: the developer continues the session and leaves it open.
     const desk = openTerminal(system, ['--resume', id]);
     try {
+      await desk.shown();
       telegram.sendText(chatId, 'back on the phone');
       const waits = await botSays(system, chatId, (text) => text.includes('still open elsewhere'), 60_000);
       expect(waits.text).toContain(`pid ${desk.pid}`);

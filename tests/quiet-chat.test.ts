@@ -8,7 +8,7 @@
  */
 import { callTool, rule, say, type TelegramServer, type WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { botMessages, type System, systemPerTest } from './system.js';
+import { botMessages, type System, settled, systemPerTest } from './system.js';
 
 const BOT = '@switchyard_sandbox_bot';
 const ANSWER = 'Answered at once, in one message that the chat shows as soon as it is ready.';
@@ -21,26 +21,6 @@ function watchModel(system: System): { times: number[]; stop(): void } {
     while (times.length < n) times.push(Date.now());
   }, 10);
   return { times, stop: () => clearInterval(timer) };
-}
-
-/** Waits until nothing the chats show (messages, their versions, reactions) changed for `quietMs`. */
-async function settled(telegram: TelegramServer, chats: readonly number[], quietMs: number): Promise<void> {
-  const snapshot = () =>
-    JSON.stringify(
-      chats.map((c) => telegram.messages(c).map((m) => [m.messageId, m.history.length, m.reactions])),
-    );
-  let last = snapshot();
-  let since = Date.now();
-  const until = Date.now() + 120_000;
-  while (Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = snapshot();
-    if (now !== last) {
-      last = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) return;
-  }
-  throw new Error('the chats never settled');
 }
 
 /** The last moment anything visible changed in `chatId`: a message sent or edited, a reaction set. */

@@ -70,6 +70,7 @@ describe('/resume', () => {
     // Between the list and the press the developer opened the session again at the desk.
     const open = openTerminal(system, ['--resume', id]);
     try {
+      await open.shown();
       telegram.pressButton(chatId, list.messageId, { text: '▶ 1' });
       const refused = await telegram.waitFor(
         () => botMessages(telegram, chatId).find((m) => m.text.includes('was not opened')),

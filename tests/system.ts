@@ -213,3 +213,30 @@ export function keepLogs(system: System, testName: string): string {
 export function botMessages(telegram: TelegramServer, chatId: number) {
   return telegram.messages(chatId).filter((m) => m.from === 'bot' && m.kind !== 'service');
 }
+
+/**
+ * Waits until nothing the chats show (messages, their texts and versions, reactions) changed for
+ * `quietMs`: a burst has settled when every message's final state is on screen and stays there.
+ */
+export async function settled(
+  telegram: TelegramServer,
+  chats: readonly number[],
+  quietMs: number,
+): Promise<void> {
+  const snapshot = () =>
+    JSON.stringify(
+      chats.map((c) => telegram.messages(c).map((m) => [m.messageId, m.text, m.history.length, m.reactions])),
+    );
+  let last = snapshot();
+  let since = Date.now();
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = snapshot();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return;
+  }
+  throw new Error(`the chats never settled: something changed at least every ${quietMs} ms for 120 s`);
+}

@@ -4,6 +4,7 @@
  * scripted Messages API, so its sessions are the ones the bridge lists, resumes and hands back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { scriptedClaudeEnv } from '@switchyard/sandbox';
 import { outputOf } from './processes.js';
@@ -46,6 +47,12 @@ export function runTerminal(
 /** A `claude` left open at the terminal (stdin kept open, as an interactive session would stay). */
 export interface OpenTerminal {
   readonly pid: number;
+  /**
+   * Resolves once `/proc` shows the process with `args` on its command line — what the bridge's claim scan
+   * reads. Until the fork has exec'd, the pid's command line is the test runner's, and a bridge asked in that
+   * moment rightly sees no terminal.
+   */
+  shown(): Promise<void>;
   /** Ends it and waits until it is gone. */
   close(): Promise<void>;
 }
@@ -66,6 +73,15 @@ export function openTerminal(system: System, args: readonly string[], cwd?: stri
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     pid,
+    async shown() {
+      const deadline = Date.now() + 10_000;
+      const want = args.join('\0');
+      while (!readCmdline(pid).includes(want)) {
+        if (Date.now() > deadline)
+          throw new Error(`the terminal claude (pid ${pid}) never showed ${args.join(' ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     async close() {
       child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -73,6 +89,15 @@ export function openTerminal(system: System, args: readonly string[], cwd?: stri
       clearTimeout(timer);
     },
   };
+}
+
+/** `/proc/<pid>/cmdline`, empty once the process is gone. */
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** The session id of a `claude -p --output-format json` run's output. */

@@ -50,8 +50,7 @@ describe('end to end: the usage limit', () => {
       .messageRequests()
       .filter((r) => r.view?.kind === 'main' && r.answer?.type === 'reply');
     expect(after).toHaveLength(1);
-    for (const word of WORDS)
-      expect(after[0]?.view?.userText.split(`${word} question`).length, word).toBe(2);
+    for (const word of WORDS) expect(after[0]?.view?.userText.split(`${word} question`).length, word).toBe(2);
     // Every refused request was made before the reset.
     const refused = system.model.messageRequests().filter((r) => r.answer?.type === 'error');
     expect(refused.length).toBeGreaterThan(0);

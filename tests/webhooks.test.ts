@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { signBody } from '../packages/gateway/src/webhooks/signature.js';
+import { signBody } from '../packages/gateway/src/io/automation/signature.js';
 import { botMessages, type System, systemPerTest } from './system.js';
 
 const SECRET = 'e2e webhook secret';
@@ -27,17 +27,23 @@ const RUN = {
 const SUMMARY =
   '[acme/app] workflow_run completed: CI · failure · on main · https://github.com/acme/app/actions/runs/42';
 
-/** A port free right now on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => resolve(port));
+/**
+ * A port free right now on 127.0.0.1, outside the kernel's ephemeral range (32768–60999 on Linux): a port
+ * the kernel handed out for `listen(0)` and took back goes to the next `listen(0)` or outgoing connection of
+ * any test running beside this one, and a receiver check that reached that server's 404 took it for the
+ * gateway's (seen: a signed delivery answered 404). No one is handed a port below the range unasked.
+ */
+async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error('no free port in 20000–31999 on 127.0.0.1');
 }
 
 /** POSTs `body`; resolves with the status, or 0 when nothing answered (the receiver is not up yet). */

@@ -6,7 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { type AppFrame, RELIABLE_TYPES } from '@switchyard/protocol';
-import type { DeliveryStage } from '../../packages/agent-bridge/src/delivery.js';
+import type { DeliveryStage } from '../../packages/agent-bridge/src/io/delivery/delivery.js';
 import type { BridgeOptions } from '../../packages/agent-bridge/src/options.js';
 import { bridgeOptions, type Rig } from './harness.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChildHandle, spawnChild } from '../../packages/agent-bridge/src/child.js';
+import { type ChildHandle, spawnChild } from '../../packages/agent-bridge/src/io/process/child.js';
 
 let dir: string | undefined;
 let handle: ChildHandle | undefined;

@@ -18,7 +18,7 @@ import { setTimeout as pause } from 'node:timers/promises';
 import type { AppFrame } from '@switchyard/protocol';
 import { reply, rule, say, text, toolUse } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryStage } from '../../packages/agent-bridge/src/delivery.js';
+import type { DeliveryStage } from '../../packages/agent-bridge/src/io/delivery/delivery.js';
 import { type BridgeProcess, buildBridge, duplicates, startBridge } from './bridge-process.js';
 import { createRig, type Rig, userMessage } from './harness.js';
 

@@ -9,8 +9,8 @@ import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../packages/agent-bridge/src/atomic-file.js';
-import { FileChannelStore } from '../../packages/agent-bridge/src/outbox.js';
+import { writeFileAtomic } from '../../packages/agent-bridge/src/io/outbox/atomic-file.js';
+import { FileChannelStore } from '../../packages/agent-bridge/src/io/outbox/outbox.js';
 
 const frame = (i: number) => ({ type: 'text' as const, turnId: 't', blockId: `b${i}`, text: `chunk ${i}` });
 

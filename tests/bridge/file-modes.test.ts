@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../packages/agent-bridge/src/atomic-file.js';
-import { spawnChild } from '../../packages/agent-bridge/src/child.js';
+import { writeFileAtomic } from '../../packages/agent-bridge/src/io/outbox/atomic-file.js';
+import { spawnChild } from '../../packages/agent-bridge/src/io/process/child.js';
 
 const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
 

@@ -6,12 +6,12 @@
 import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSnapshot } from '../../packages/agent-bridge/src/snapshot.js';
 import {
   holeToPunch,
   STDOUT_KEEP_BYTES,
   StdoutTrimmer,
-} from '../../packages/agent-bridge/src/stdout-trim.js';
+} from '../../packages/agent-bridge/src/io/process/stdout-trim.js';
+import { readSnapshot } from '../../packages/agent-bridge/src/io/session/snapshot.js';
 import { type BridgeProcess, buildBridge, duplicates, startBridge } from './bridge-process.js';
 import { createRig, type Rig, userMessage } from './harness.js';
 

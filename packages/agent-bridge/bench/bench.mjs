@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolServer } from '../../protocol/dist/index.js';
-import { mayBeHistory } from '../dist/history.js';
-import { Session } from '../dist/session.js';
-import { StdoutReader } from '../dist/stdout-reader.js';
-import { recordedProcesses } from '../dist/stop.js';
-import { TranscriptTail } from '../dist/transcript.js';
-import { translateLine } from '../dist/translator.js';
+import { Session } from '../dist/core/session/session.js';
+import { translateLine } from '../dist/core/translate/translator.js';
+import { StdoutReader } from '../dist/io/process/stdout-reader.js';
+import { recordedProcesses } from '../dist/io/process/stop.js';
+import { mayBeHistory } from '../dist/io/transcript/history.js';
+import { TranscriptTail } from '../dist/io/transcript/transcript.js';
 
 const TARGET = 50 * 1024 * 1024;
 const fixtures = new URL('../test/fixtures/', import.meta.url).pathname;

@@ -7,7 +7,7 @@
  * - **Routing.** Every gateway frame that belongs to a conversation names it (its `route`); answers to
  *   prompts are routed by their request id to the conversation that opened the prompt.
  * - **The pool.** At most `maxLiveSessions` processes run; idle ones stop; a conversation that fails is
- *   its own failure, never the bridge's (`pool.ts`, the shell of `core/pool.ts` and the process policy).
+ *   its own failure, never the bridge's (`pool.ts`, the shell of `core/pool/pool.ts` and the process policy).
  * - **Adoption.** On start every conversation with a recorded process is restored and its process
  *   adopted (or its exit reported).
  *
@@ -31,13 +31,13 @@ import {
   silentLogger,
   systemClock,
 } from '@switchyard/protocol';
-import type { StartingFrame } from './core/pool.js';
-import { createScheduleAsker } from './mcp/schedule-tools.js';
+import type { StartingFrame } from './core/pool/pool.js';
+import { createScheduleAsker } from './io/mcp/schedule-tools.js';
+import { FileChannelStore } from './io/outbox/outbox.js';
+import { createPool, type Pool } from './io/pool/pool.js';
+import { readSnapshot, SNAPSHOT_FILE } from './io/session/snapshot.js';
+import { createTerminalCommands, type TerminalCommands } from './io/terminal/commands.js';
 import { type Bridge, type BridgeOptions, CONVERSATIONS_DIR, SHARED_KEY } from './options.js';
-import { FileChannelStore } from './outbox.js';
-import { createPool, type Pool } from './pool.js';
-import { readSnapshot, SNAPSHOT_FILE } from './snapshot.js';
-import { createTerminalCommands, type TerminalCommands } from './terminal-commands.js';
 
 /** The frame types that may need a process for a conversation that has none (`StartingFrame`). */
 const STARTS_PROCESS = new Set<AppFrame['type']>([

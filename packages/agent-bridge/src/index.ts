@@ -6,8 +6,16 @@
  * This is the package's public face: only what other packages (the cli, the end-to-end tests) use.
  */
 export { createBridge } from './bridge.js';
-export { type ChildRecord, type Liveness, liveness, readStartTime, resolveBinary } from './child.js';
-export { CLAUDE_STREAM_ARGS, claudeArgs } from './claude-args.js';
+export { CLAUDE_STREAM_ARGS, claudeArgs } from './core/process/claude-args.js';
+export { initialSessionState } from './core/session/state.js';
+export {
+  type ChildRecord,
+  type Liveness,
+  liveness,
+  readStartTime,
+  resolveBinary,
+} from './io/process/child.js';
+export { recordedProcesses, stopAllRecordedClaude, stopRecordedClaude } from './io/process/stop.js';
 export {
   type Bridge,
   type BridgeOptions,
@@ -16,5 +24,3 @@ export {
   conversationDir,
   SHARED_KEY,
 } from './options.js';
-export { initialSessionState } from './session-state.js';
-export { recordedProcesses, stopAllRecordedClaude, stopRecordedClaude } from './stop.js';

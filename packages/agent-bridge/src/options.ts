@@ -11,11 +11,11 @@ import {
   type Route,
   type SessionInfo,
 } from '@switchyard/protocol';
-import type { ConversationOverrides, ConversationSettings } from './conversation-options.js';
-import { worktreeSpec } from './core/worktree.js';
-import type { DeliveryStage } from './delivery.js';
-import type { FilesConfig } from './file-tools.js';
-import type { PermissionPolicy } from './permission-policy.js';
+import { worktreeSpec } from './core/process/worktree.js';
+import type { PermissionPolicy } from './core/prompts/permission-policy.js';
+import type { DeliveryStage } from './io/delivery/delivery.js';
+import type { FilesConfig } from './io/mcp/file-tools.js';
+import type { ConversationOverrides, ConversationSettings } from './io/session/conversation-options.js';
 
 /** Options of {@link createBridge}; the cli maps the agent's config onto them. */
 export interface BridgeOptions {
@@ -51,7 +51,7 @@ export interface BridgeOptions {
   conversations?: 'per-chat' | 'shared';
   /**
    * A conversation's own working directory, model, permission mode or name (config overrides), and
-   * `worktree: true` for a git worktree of its own (`core/worktree.ts`).
+   * `worktree: true` for a git worktree of its own (`core/process/worktree.ts`).
    */
   settingsFor?: (route: Route) => ConversationOverrides;
   /** Claude processes kept at most (default 4; each costs ~170 MB). */

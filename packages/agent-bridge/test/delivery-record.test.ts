@@ -5,11 +5,11 @@
  */
 import { type AppFrame, ManualClock, type PeerCursor, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { deliveryRecordOf, processRecordOf } from '../src/conversation-record.js';
-import { Delivery } from '../src/delivery.js';
-import { Session } from '../src/session.js';
-import { initialSessionState } from '../src/session-state.js';
-import type { Snapshot } from '../src/snapshot.js';
+import { Session } from '../src/core/session/session.js';
+import { initialSessionState } from '../src/core/session/state.js';
+import { Delivery } from '../src/io/delivery/delivery.js';
+import { deliveryRecordOf, processRecordOf } from '../src/io/session/conversation-record.js';
+import type { Snapshot } from '../src/io/session/snapshot.js';
 import { userMessage } from './frames.js';
 
 const initialSnapshot = (): Snapshot => ({

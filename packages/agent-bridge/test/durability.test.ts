@@ -6,9 +6,9 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveness, readStartTime } from '../src/child.js';
-import { FileChannelStore } from '../src/outbox.js';
-import { StdoutReader } from '../src/stdout-reader.js';
+import { FileChannelStore } from '../src/io/outbox/outbox.js';
+import { liveness, readStartTime } from '../src/io/process/child.js';
+import { StdoutReader } from '../src/io/process/stdout-reader.js';
 
 const dirs: string[] = [];
 const tempDir = (): string => {

@@ -7,8 +7,8 @@
 import { request } from 'node:http';
 import { silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpEndpoint, type McpEndpoint } from '../src/mcp/endpoint.js';
-import type { ToolAnswer, ToolCallInput } from '../src/mcp/server.js';
+import { createMcpEndpoint, type McpEndpoint } from '../src/io/mcp/endpoint.js';
+import type { ToolAnswer, ToolCallInput } from '../src/io/mcp/server.js';
 
 const SECRET = 'a'.repeat(43);
 const running: McpEndpoint[] = [];

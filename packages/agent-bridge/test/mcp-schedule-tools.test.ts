@@ -1,12 +1,12 @@
 /**
- * The schedule tools (`mcp/schedule-tools.ts`): a call's arguments become the gateway's request, the
+ * The schedule tools (`io/mcp/schedule-tools.ts`): a call's arguments become the gateway's request, the
  * endpoint answers it with the gateway's result as plain JSON, and a call the gateway never answers says
  * so instead of hanging.
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpEndpoint, type McpEndpoint } from '../src/mcp/endpoint.js';
-import { createScheduleAsker, scheduleToolCall } from '../src/mcp/schedule-tools.js';
+import { createMcpEndpoint, type McpEndpoint } from '../src/io/mcp/endpoint.js';
+import { createScheduleAsker, scheduleToolCall } from '../src/io/mcp/schedule-tools.js';
 
 const SECRET = 'a'.repeat(43);
 const running: McpEndpoint[] = [];

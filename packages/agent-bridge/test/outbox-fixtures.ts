@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
 import { afterEach } from 'vitest';
-import type { FileChannelStore } from '../src/outbox.js';
+import type { FileChannelStore } from '../src/io/outbox/outbox.js';
 
 const dirs: string[] = [];
 const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();

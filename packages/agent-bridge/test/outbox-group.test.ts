@@ -7,9 +7,9 @@ import { fsyncSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { FileChannelStore } from '../src/outbox.js';
-import { initialSessionState } from '../src/session-state.js';
-import { SNAPSHOT_FILE, SnapshotFile } from '../src/snapshot.js';
+import { initialSessionState } from '../src/core/session/state.js';
+import { FileChannelStore } from '../src/io/outbox/outbox.js';
+import { SNAPSHOT_FILE, SnapshotFile } from '../src/io/session/snapshot.js';
 import { frame, tempDir, texts } from './outbox-fixtures.js';
 
 const cursor = (lastSeen: number) => ({ streamId: 'gw', lastSeen });

@@ -6,8 +6,8 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FrameSink } from '../src/frame-sink.js';
-import { FileChannelStore } from '../src/outbox.js';
+import { FrameSink } from '../src/io/outbox/frame-sink.js';
+import { FileChannelStore } from '../src/io/outbox/outbox.js';
 import { frame, tempDir, texts } from './outbox-fixtures.js';
 
 /** A log with frames 1–3 (1 acknowledged) and a peer cursor; returns its size before `last` is written. */

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Session } from '../src/session.js';
-import { StdoutReader } from '../src/stdout-reader.js';
-import { translateLine, translateOversized } from '../src/translator.js';
+import { Session } from '../src/core/session/session.js';
+import { translateLine, translateOversized } from '../src/core/translate/translator.js';
+import { StdoutReader } from '../src/io/process/stdout-reader.js';
 
 const CAP = 64 * 1024;
 let dir: string | undefined;

@@ -3,7 +3,7 @@
  * `allowedModes` lists it, and a mode a conversation kept from before the list changed never returns.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERMISSION_POLICY, modeAllowed, startMode } from '../src/permission-policy.js';
+import { DEFAULT_PERMISSION_POLICY, modeAllowed, startMode } from '../src/core/prompts/permission-policy.js';
 
 describe('startMode', () => {
   it('passes a kept or configured mode only while it is allowed', () => {

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nextWake, type SlotView } from '../src/core/pool.js';
-import { FileChannelStore } from '../src/outbox.js';
-import { createPool } from '../src/pool.js';
+import { nextWake, type SlotView } from '../src/core/pool/pool.js';
+import { FileChannelStore } from '../src/io/outbox/outbox.js';
+import { createPool } from '../src/io/pool/pool.js';
 
 const view = (key: string, over: Partial<SlotView> = {}): SlotView => ({
   key,

@@ -7,7 +7,7 @@ import {
   type SlotView,
   type StartingFrame,
   withoutMessagesOf,
-} from '../src/core/pool.js';
+} from '../src/core/pool/pool.js';
 
 const view = (key: string, over: Partial<SlotView> = {}): SlotView => ({
   key,

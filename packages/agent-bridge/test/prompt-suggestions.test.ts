@@ -4,9 +4,9 @@
  * directory), and never one past those offered. Pure functions on the session state.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from '../src/permission-policy.js';
-import { answerPrompt, openPrompt } from '../src/prompts.js';
-import type { SessionState } from '../src/session-state.js';
+import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from '../src/core/prompts/permission-policy.js';
+import { answerPrompt, openPrompt } from '../src/core/prompts/prompts.js';
+import type { SessionState } from '../src/core/session/state.js';
 
 /** As the CLI sends them (see reference/claude-cli-probe.md). */
 const suggestions = [

@@ -4,8 +4,8 @@
  */
 import { PROMPT_SUMMARY_MAX } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { describeSuggestion, shortenInput, summarizeToolCall } from '../src/summary.js';
-import { translateLine } from '../src/translator.js';
+import { describeSuggestion, shortenInput, summarizeToolCall } from '../src/core/translate/summary.js';
+import { translateLine } from '../src/core/translate/translator.js';
 
 describe('summarizeToolCall', () => {
   it('shows the end of a command padded with 3,000 spaces', () => {

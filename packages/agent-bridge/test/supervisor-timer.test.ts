@@ -7,9 +7,9 @@
  */
 import { type AppFrame, ManualClock, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { readStartTime } from '../src/child.js';
-import type { Session } from '../src/session.js';
-import { Supervisor } from '../src/supervisor.js';
+import type { Session } from '../src/core/session/session.js';
+import { readStartTime } from '../src/io/process/child.js';
+import { Supervisor } from '../src/io/process/supervisor.js';
 
 function rig(stuckAfterMs: number) {
   const clock = new ManualClock(1_000_000);

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isSessionId, listTerminalSessions, summariseHead } from '../src/terminal-sessions.js';
-import { projectDir } from '../src/transcript-files.js';
+import { isSessionId, listTerminalSessions, summariseHead } from '../src/io/terminal/sessions.js';
+import { projectDir } from '../src/io/transcript/files.js';
 
 const line = (value: Record<string, unknown>): string => JSON.stringify(value);
 const T0 = '2026-12-01T22:51:58.310Z';

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { renderUserMessage, stripMessageHeader } from '../src/io/delivery/user-input.js';
 import {
   addHistory,
   HISTORY_KEPT,
@@ -13,8 +14,7 @@ import {
   type HistoryEntry,
   historyEntryOf,
   mayBeHistory,
-} from '../src/history.js';
-import { renderUserMessage, stripMessageHeader } from '../src/user-input.js';
+} from '../src/io/transcript/history.js';
 import { userMessage } from './frames.js';
 
 /** The text the bridge writes for a Telegram message: the header line, then the text. */

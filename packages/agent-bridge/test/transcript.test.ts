@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { projectDir } from '../src/io/transcript/files.js';
 import {
   type TranscriptCursors,
   type TranscriptLine,
   TranscriptTail,
   type TranscriptTailOptions,
-} from '../src/transcript.js';
-import { projectDir } from '../src/transcript-files.js';
+} from '../src/io/transcript/transcript.js';
 
 const CWD = '/srv/agent';
 const line = (n: number, extra = ''): string => `${JSON.stringify({ type: 'x', n, extra })}\n`;

@@ -6,10 +6,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppFrame, parseFrame } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { LIMIT_RESET_TEXT } from '../src/limit.js';
-import { Session } from '../src/session.js';
-import { translateLine } from '../src/translator.js';
-import { renderUserMessage } from '../src/user-input.js';
+import { LIMIT_RESET_TEXT } from '../src/core/session/limit.js';
+import { Session } from '../src/core/session/session.js';
+import { translateLine } from '../src/core/translate/translator.js';
+import { renderUserMessage } from '../src/io/delivery/user-input.js';
 import { userMessage } from './frames.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');

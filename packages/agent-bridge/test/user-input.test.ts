@@ -1,6 +1,6 @@
 import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { renderUserMessage, stripMessageHeader } from '../src/user-input.js';
+import { renderUserMessage, stripMessageHeader } from '../src/io/delivery/user-input.js';
 
 const message = (extra: Partial<FrameOf<'user_message'>>): FrameOf<'user_message'> => ({
   type: 'user_message',

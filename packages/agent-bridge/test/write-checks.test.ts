@@ -6,13 +6,13 @@
  */
 import { type AppFrame, ManualClock, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import type { ChildHandle, Liveness } from '../src/child.js';
-import { createCommandHandler } from '../src/commands.js';
-import { deliveryRecordOf } from '../src/conversation-record.js';
-import { Delivery } from '../src/delivery.js';
-import { Session } from '../src/session.js';
-import { initialSessionState } from '../src/session-state.js';
-import type { Snapshot } from '../src/snapshot.js';
+import { Session } from '../src/core/session/session.js';
+import { initialSessionState } from '../src/core/session/state.js';
+import { Delivery } from '../src/io/delivery/delivery.js';
+import type { ChildHandle, Liveness } from '../src/io/process/child.js';
+import { createCommandHandler } from '../src/io/session/commands.js';
+import { deliveryRecordOf } from '../src/io/session/conversation-record.js';
+import type { Snapshot } from '../src/io/session/snapshot.js';
 import { userMessage } from './frames.js';
 
 function setUp(state: Liveness = 'alive') {

@@ -30,7 +30,9 @@ import {
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { isMap, isSeq, parseDocument } from 'yaml';
-import { BOT_TOKEN, type ConfigEnvironment, loadConfig } from './config.js';
+import type { ConfigEnvironment } from './agent-config.js';
+import { loadConfig } from './config.js';
+import { BOT_TOKEN } from './config-schema.js';
 
 /** Options of {@link addAgent}. */
 export interface AddAgentOptions {
@@ -42,7 +44,10 @@ export interface AddAgentOptions {
   system: boolean;
   /** Telegram user ids allowed to talk to a new agent (required when the entry is new). */
   allow: readonly number[];
-  /** For a new entry; the defaults are the units' (`/srv/agents/NAME`, `/var/lib/switchyard/NAME`, `/run/switchyard/NAME`). */
+  /**
+   * For a new entry; the defaults are the units' (`/srv/agents/NAME`, `/var/lib/switchyard/NAME`,
+   * `/run/switchyard/NAME`).
+   */
   workDir?: string | undefined;
   stateDir?: string | undefined;
   runtimeDir?: string | undefined;

@@ -7,14 +7,14 @@
  * of the bridge's files at one instant, stop the agent unit first (its Claude processes keep running).
  *
  * The database copy is 0600 (owner only) under any umask; other files keep their modes, which a restore
- * with `rsync -a` relies on. FIFOs and sockets are skipped (the bridge recreates its stdin FIFO). DEST must not exist yet, or be
- * empty: a backup never overwrites an earlier one.
+ * with `rsync -a` relies on. FIFOs and sockets are skipped (the bridge recreates its stdin FIFO). DEST must
+ * not exist yet, or be empty: a backup never overwrites an earlier one.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { backupGatewayStore } from '@switchyard/gateway';
 import { STATE_LOCK_FILE } from '@switchyard/protocol';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 
 /** What a backup holds; also written to `DEST/manifest.json`. */
 export interface BackupManifest {

@@ -4,7 +4,7 @@
  * the bot, so anything in its environment is as good as told to them: the bot token (`token: { env }`),
  * `$CREDENTIALS_DIRECTORY`, other agents' settings and Switchyard's own variables stay out.
  */
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 
 /** Variables passed through by name: what a shell, a compiler and the CLI's HTTP client expect. */
 export const CLAUDE_ENV_NAMES = [

@@ -11,28 +11,15 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolveBinary } from '@switchyard/agent-bridge';
 import { MAX_SOCKET_PATH_BYTES } from '@switchyard/protocol';
-import {
-  type AgentConfig,
-  type Config,
-  type ConfigEnvironment,
-  ConfigError,
-  checkConfigFile,
-  describeConfig,
-  readToken,
-} from './config.js';
+import type { AgentConfig, Config, ConfigEnvironment } from './agent-config.js';
+import { readToken } from './bot-token.js';
+import { checkConfigFile } from './config.js';
+import { ConfigError } from './config-error.js';
+import type { Finding } from './finding.js';
+import { describeConfig } from './masked-config.js';
 import { secretFindings } from './secret-exposure.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';
-
-/** One verdict: `error` stops the agent from starting, `warn` is worth a look, `ok` is a passed check. */
-export interface Finding {
-  level: 'ok' | 'warn' | 'error';
-  /** The config path the finding is about (`agents[0].workDir`), or the check's name for host facts. */
-  path: string;
-  message: string;
-  /** What to do about it, when it is not `ok`. */
-  fix?: string;
-}
 
 /** Every resource check for every agent of `config`, in config order. */
 export function checkConfigResources(config: Config, environment: ConfigEnvironment): Finding[] {

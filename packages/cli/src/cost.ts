@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { formatUsd, localDay, readGatewaySpend } from '@switchyard/gateway';
 import { describeError } from '@switchyard/protocol';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 import { serviceStateDir } from './services.js';
 
 /** One agent's spending, or why it is not known. */

@@ -15,7 +15,9 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockStateDir } from '@switchyard/protocol';
-import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError, readToken } from './config.js';
+import type { AgentConfig, Config, ConfigEnvironment } from './agent-config.js';
+import { readToken } from './bot-token.js';
+import { ConfigError } from './config-error.js';
 import { untilStopSignal } from './signals.js';
 import { REFUSED_EXIT_STATUS, refusalText, type Supervisor } from './supervisor.js';
 

@@ -6,7 +6,9 @@
 
 import { createGateway, type Gateway, type GatewayMetrics } from '@switchyard/gateway';
 import type { Logger } from '@switchyard/protocol';
-import { type AgentConfig, type ConfigEnvironment, ConfigError, readToken } from './config.js';
+import type { AgentConfig, ConfigEnvironment } from './agent-config.js';
+import { readToken } from './bot-token.js';
+import { ConfigError } from './config-error.js';
 import { exchangeFor, SIMULATED_MODEL_ENV, serviceStateDir, socketAccess } from './services.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';

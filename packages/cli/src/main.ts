@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeError } from '@switchyard/protocol';
 import { AddAgentError, addAgent } from './add-agent.js';
-import { type AgentConfig, type Config, ConfigError, loadConfig, resolveConfigPath } from './config.js';
+import type { AgentConfig, Config } from './agent-config.js';
+import { loadConfig, resolveConfigPath } from './config.js';
+import { ConfigError } from './config-error.js';
 import { OperateError } from './operate-error.js';
 import { USAGE } from './usage.js';
 

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '@switchyard/protocol';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 import { findServiceProcesses } from './host-probe.js';
 import { OperateError } from './operate-error.js';
 import { stopClaude } from './services.js';

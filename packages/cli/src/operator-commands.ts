@@ -6,8 +6,8 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { AgentConfig, Config, ConfigEnvironment } from './agent-config.js';
 import { backupAgent } from './backup.js';
-import type { AgentConfig, Config, ConfigEnvironment } from './config.js';
 import { formatFindings } from './config-check.js';
 import { agentCost, costTotals, formatCosts } from './cost.js';
 import { doctorAgent } from './doctor.js';

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 
 /** Where systemd's template units put an agent's directories. */
 export const SYSTEMD_STATE_ROOT = '/var/lib/switchyard';

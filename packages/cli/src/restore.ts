@@ -27,8 +27,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@switchyard/protocol';
+import type { AgentConfig } from './agent-config.js';
 import type { BackupManifest } from './backup.js';
-import type { AgentConfig } from './config.js';
 import { findServiceProcesses } from './host-probe.js';
 import { OperateError } from './operate-error.js';
 import { stopClaude } from './services.js';

@@ -11,8 +11,8 @@
  * the token file, the gateway's database). That is said, not refused ({@link secretFindings}):
  * it is how development works, and only the units separate the users.
  */
-import type { AgentConfig } from './config.js';
-import type { Finding } from './config-check.js';
+import type { AgentConfig } from './agent-config.js';
+import type { Finding } from './finding.js';
 
 /** A variable name that looks like it holds a secret. */
 const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD|PASSWD|CREDENTIAL|PRIVATE/i;

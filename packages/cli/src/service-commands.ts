@@ -6,7 +6,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describeError, type Logger } from '@switchyard/protocol';
-import { type AgentConfig, type Config, type ConfigEnvironment, ConfigError } from './config.js';
+import type { AgentConfig, Config, ConfigEnvironment } from './agent-config.js';
+import { ConfigError } from './config-error.js';
 import { createLogger } from './log.js';
 import { unitSecretProblems } from './secret-exposure.js';
 import { makeBridge, stopClaude } from './services.js';

@@ -6,8 +6,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Bridge, createBridge, stopAllRecordedClaude } from '@switchyard/agent-bridge';
 import type { ExchangeOptions, Logger } from '@switchyard/protocol';
+import { type AgentConfig, chatSettings } from './agent-config.js';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
-import { type AgentConfig, chatSettings } from './config.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
 
 /** Each service keeps its own part of the agent's state directory. */

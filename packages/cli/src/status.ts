@@ -17,7 +17,7 @@ import {
 } from '@switchyard/agent-bridge';
 import { formatUsd, type GatewayInspection, inspectGatewayStore, localDay } from '@switchyard/gateway';
 import { conversationKey, describeError } from '@switchyard/protocol';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 import { acceptedConnections, findServiceProcesses, type ServiceProcess } from './host-probe.js';
 import { serviceStateDir } from './services.js';
 

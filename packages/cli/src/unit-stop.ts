@@ -11,7 +11,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Logger } from '@switchyard/protocol';
-import type { AgentConfig } from './config.js';
+import type { AgentConfig } from './agent-config.js';
 import { stopClaude } from './services.js';
 
 /** The job systemd runs for a unit, as `systemctl list-jobs` names its type; `none` when there is none. */

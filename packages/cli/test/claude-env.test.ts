@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { readToken } from '../src/bot-token.js';
 import { bridgeEnvironment, claudeEnvironment } from '../src/claude-env.js';
-import { parseConfig, readToken } from '../src/config.js';
+import { parseConfig } from '../src/config.js';
 
 const TOKEN = '123456:AAH-abcdefghijklmnopqrstuvwxyz';
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
-import { checkConfigResources, type Finding } from '../src/config-check.js';
+import { checkConfigResources } from '../src/config-check.js';
+import type { Finding } from '../src/finding.js';
 
 const TOKEN = '123456:AAH-abcdefghijklmnopqrstuvwxyz';
 let dir: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, validateConfig } from '../src/config.js';
+import { parseConfig, validateConfig } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
 import { editDistance, nearestKey } from '../src/config-messages.js';
 
 const env = { env: {}, cwd: '/srv' };

@@ -2,15 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  ConfigError,
-  describeConfig,
-  formatPath,
-  loadConfig,
-  parseConfig,
-  readToken,
-  resolveConfigPath,
-} from '../src/config.js';
+import { readToken } from '../src/bot-token.js';
+import { formatPath, loadConfig, parseConfig, resolveConfigPath } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
+import { describeConfig } from '../src/masked-config.js';
 
 const env = { env: {}, cwd: '/srv' };
 const TOKEN = '123456:AAH-abcdefghijklmnopqrstuvwxyz';

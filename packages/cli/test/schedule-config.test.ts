@@ -3,7 +3,8 @@
  * options, and each mistake (a bad pattern, zone, duplicate name) refused naming its key.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { parseConfig } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
 
 const env = { env: {}, cwd: '/srv' };
 const yaml = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;

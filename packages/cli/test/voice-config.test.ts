@@ -6,8 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ConfigError, describeConfig, parseConfig } from '../src/config.js';
+import { parseConfig } from '../src/config.js';
 import { checkAgentResources } from '../src/config-check.js';
+import { ConfigError } from '../src/config-error.js';
+import { describeConfig } from '../src/masked-config.js';
 import { voiceOptions } from '../src/voice-config.js';
 
 const env = { env: {}, cwd: '/srv' };

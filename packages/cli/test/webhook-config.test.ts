@@ -4,8 +4,10 @@
  * and a generic hook with events are refused with what to change.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeConfig, parseConfig } from '../src/config.js';
+import { parseConfig } from '../src/config.js';
 import { checkConfigResources } from '../src/config-check.js';
+import { ConfigError } from '../src/config-error.js';
+import { describeConfig } from '../src/masked-config.js';
 import { webhookOptions } from '../src/webhook-config.js';
 
 const env = { env: {}, cwd: '/srv' };

@@ -4,7 +4,7 @@
 // BENCH_OPTIONS). Answers `{ rss: true }` on IPC with its
 // RSS, `{ heap: true }` with its heap after a full collection, and stops on `{ stop: true }`.
 import { Bot } from 'grammy';
-import { GATEWAY_WINDOWS, windowDelay } from '../dist/core/pace-windows.js';
+import { GATEWAY_WINDOWS, windowDelay } from '../dist/core/telegram/pace-windows.js';
 import { createGateway } from '../dist/index.js';
 
 const kind = process.argv[2];

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient, silentLogger } from '@switchyard/protocol';
 import { Bot, InputFile } from 'grammy';
 // The file tools are the bridge's own (not in its package index): this bench reaches into its build.
-import { createFileTools } from '../../agent-bridge/dist/file-tools.js';
+import { createFileTools } from '../../agent-bridge/dist/io/mcp/file-tools.js';
 import { createTelegramServer } from '../../sandbox/dist/index.js';
 import { createGateway } from '../dist/index.js';
 

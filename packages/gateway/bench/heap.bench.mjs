@@ -6,12 +6,12 @@
 //   npx tsc -b && node --expose-gc packages/gateway/bench/heap.bench.mjs
 // The gateway runs in a child process of its own (bench/bot-process.mjs), so the stand-in Telegram's own
 // record of every message (kept here) does not count.
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient } from '@switchyard/protocol';
 import { createTelegramServer } from '../../sandbox/dist/index.js';
+import { benchGatewayOptions, startBot } from './bench-bot.mjs';
 
 const CHATS = 50;
 const TOTAL = Number(process.env.BENCH_MESSAGES ?? 10_000);
@@ -23,38 +23,18 @@ await tg.start();
 const dir = mkdtempSync(join(tmpdir(), 'gwheap-'));
 const users = Array.from({ length: CHATS }, (_, i) => tg.addUser({ id: 8000 + i, firstName: `h${i}` }));
 const chats = users.map((u) => tg.privateChat(u).id);
-const options = {
-  agent: 'bench',
-  token: tg.token,
-  apiRoot: tg.apiRoot,
-  allowUsers: users.map((u) => u.id),
-  stateDir: join(dir, 's'),
-  socketPath: join(dir, 'b.sock'),
-  polling: { timeoutSec: 1 },
-  // No pacing: this measures memory, not Telegram's limits (the stand-in's are off too).
-  budget: { scale: 0.000_001, globalPerSecond: 1_000_000 },
-  card: { showDelayMs: 600_000 },
-};
-const child = fork(new URL('./bot-process.mjs', import.meta.url), ['gateway'], {
-  env: { ...process.env, BENCH_OPTIONS: JSON.stringify(options) },
-  execArgv: ['--expose-gc'],
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-await new Promise((resolve, reject) => {
-  child.once('message', resolve);
-  child.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
-});
-const ask = (what) =>
-  new Promise((resolve) => {
-    const on = (m) => {
-      if (m[what] !== undefined) {
-        child.off('message', on);
-        resolve(m[what]);
-      }
-    };
-    child.on('message', on);
-    child.send({ [what]: true });
-  });
+const options = benchGatewayOptions(
+  tg,
+  dir,
+  users.map((u) => u.id),
+  {
+    // No pacing: this measures memory, not Telegram's limits (the stand-in's are off too).
+    budget: { scale: 0.000_001, globalPerSecond: 1_000_000 },
+    card: { showDelayMs: 600_000 },
+  },
+);
+const gateway = await startBot('gateway', options, { execArgv: ['--expose-gc'] });
+const ask = gateway.ask;
 
 let answered = 0;
 let turn = 0;
@@ -135,9 +115,6 @@ console.log(
   ),
 );
 await bridge.stop();
-await new Promise((resolve) => {
-  child.once('exit', resolve);
-  child.send({ stop: true });
-});
+await gateway.stop();
 await tg.stop();
 rmSync(dir, { recursive: true, force: true });

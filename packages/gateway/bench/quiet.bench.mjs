@@ -10,13 +10,13 @@
 // (one sendMessage per turn, nothing else) at the same limits. Reported, with ratios from this run:
 // Telegram calls that change a chat (sends, edits, reactions, deletes) per message the model read, and
 // the time from the model's last answer to the chat settled (its last such call). 429s too.
-import { fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient } from '@switchyard/protocol';
 // The sandbox is a sibling workspace package the gateway does not depend on; import its build by path.
 import { createTelegramServer } from '../../sandbox/dist/index.js';
+import { benchGatewayOptions, startBot } from './bench-bot.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const BOT = '@switchyard_sandbox_bot';
@@ -68,26 +68,6 @@ function scriptedModel(io) {
     idle: () => lanes.size === 0,
     lastAnswerAt: () => lastAnswerAt,
     read: () => read,
-  };
-}
-
-/** Starts bench/bot-process.mjs; resolves once the bot is polling. */
-async function startBot(kind, options) {
-  const child = fork(new URL('./bot-process.mjs', import.meta.url), [kind], {
-    env: { ...process.env, BENCH_OPTIONS: JSON.stringify(options) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${kind} bot exited with ${code}`)));
-  });
-  return {
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.send({ stop: true });
-      }),
   };
 }
 
@@ -165,16 +145,15 @@ const users = [
 ];
 
 // The gateway, with the scripted model as its bridge.
-const gw = await startBot('gateway', {
-  agent: 'bench',
-  token: tg.token,
-  apiRoot: tg.apiRoot,
-  allowUsers: users.map((u) => u.id),
-  stateDir: join(dir, 's'),
-  socketPath: join(dir, 'b.sock'),
-  polling: { timeoutSec: 1 },
-  card: { showDelayMs: 60_000 },
-});
+const gw = await startBot(
+  'gateway',
+  benchGatewayOptions(
+    tg,
+    dir,
+    users.map((u) => u.id),
+    { card: { showDelayMs: 60_000 } },
+  ),
+);
 let turnCount = 0;
 const bridge = createProtocolClient({
   socketPath: join(dir, 'b.sock'),

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient } from '@switchyard/protocol';
 import { createTelegramServer } from '../../sandbox/dist/index.js';
 import { createGateway } from '../dist/index.js';
+import { benchGatewayOptions } from './bench-bot.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -33,17 +34,14 @@ function answer() {
 async function run(replies, tg, base) {
   const dir = mkdtempSync(join(tmpdir(), `gwr-${replies}-`));
   const users = Array.from({ length: SAMPLES + 1 }, (_, i) => tg.addUser({ id: base + i, firstName: 'u' }));
-  const gateway = createGateway({
-    agent: 'bench',
-    token: tg.token,
-    apiRoot: tg.apiRoot,
-    allowUsers: users.map((u) => u.id),
-    stateDir: join(dir, 's'),
-    socketPath: join(dir, 'b.sock'),
-    polling: { timeoutSec: 1 },
-    card: { showDelayMs: 600_000 },
-    replies,
-  });
+  const gateway = createGateway(
+    benchGatewayOptions(
+      tg,
+      dir,
+      users.map((u) => u.id),
+      { card: { showDelayMs: 600_000 }, replies },
+    ),
+  );
   await gateway.start();
   const inbound = [];
   const bridge = createProtocolClient({

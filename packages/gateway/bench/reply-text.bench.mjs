@@ -3,7 +3,7 @@
 // deltas (far more often than a chat's budget allows) — against the floor: one `join` of the same
 // deltas. Both measured in this run, median of repeats. Goal: ≤ 2x. The builder this replaced (the
 // whole reply re-joined at every delta) is measured too, for scale.
-import { ReplyText } from '../dist/reply-text.js';
+import { ReplyText } from '../dist/core/reply/reply-text.js';
 
 const ANSWER = 20_000;
 const CHUNK = 16;

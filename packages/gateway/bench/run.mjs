@@ -4,41 +4,17 @@
 // 100 tokens/s: edits, highest edit rate per chat, 429s, final text identical, (c) resident memory.
 // Each bot runs in a child process of its own (bench/bot-process.mjs); the sandbox and the fake bridge
 // stay here. Flags: --latency-only stops after (a).
-import { fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryChannelStore, createProtocolClient } from '@switchyard/protocol';
 // The sandbox is a sibling workspace package the gateway does not depend on; import its build by path.
 import { createTelegramServer } from '../../sandbox/dist/index.js';
+import { benchGatewayOptions, startBot } from './bench-bot.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const N = 50;
-
-/** Starts bench/bot-process.mjs; resolves once the bot is polling. */
-async function startBot(kind, options) {
-  const child = fork(new URL('./bot-process.mjs', import.meta.url), [kind], {
-    env: { ...process.env, BENCH_OPTIONS: JSON.stringify(options) },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`${kind} bot exited with ${code}`)));
-  });
-  return {
-    rss: () =>
-      new Promise((resolve) => {
-        child.once('message', (m) => resolve(m.rss));
-        child.send({ rss: true });
-      }),
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.send({ stop: true });
-      }),
-  };
-}
 
 /**
  * Median time from the sandbox handing an update out (its `updates_delivered` event, when the
@@ -82,22 +58,21 @@ const echoMs = await latency(tg, 900_000);
 await echo.stop();
 
 const dir = mkdtempSync(join(tmpdir(), 'gwb-'));
-const gw = await startBot('gateway', {
-  agent: 'bench',
-  token: tg.token,
-  apiRoot: tg.apiRoot,
-  allowUsers: [
-    tg.defaultUser.id,
-    ...Array.from({ length: N }, (_, i) => 7000 + i),
-    ...Array.from({ length: 4 }, (_, i) => 7100 + i),
-  ],
-  stateDir: join(dir, 's'),
-  socketPath: join(dir, 'b.sock'),
-  polling: { timeoutSec: 1 },
-  // What (b) measures is a message and its edits; rich replies (the default) show
-  // a private chat's answer as drafts and one message, which the reply-text and files benches cover.
-  replies: 'classic',
-});
+const gw = await startBot(
+  'gateway',
+  benchGatewayOptions(
+    tg,
+    dir,
+    [
+      tg.defaultUser.id,
+      ...Array.from({ length: N }, (_, i) => 7000 + i),
+      ...Array.from({ length: 4 }, (_, i) => 7100 + i),
+    ],
+    // What (b) measures is a message and its edits; rich replies (the default) show
+    // a private chat's answer as drafts and one message, which the reply-text and files benches cover.
+    { replies: 'classic' },
+  ),
+);
 const bridge = createProtocolClient({
   socketPath: join(dir, 'b.sock'),
   agent: 'bench',

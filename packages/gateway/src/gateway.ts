@@ -16,12 +16,12 @@ import {
   type StateLock,
   silentLogger,
 } from '@switchyard/protocol';
-import { boot } from './boot.js';
 import { compose, exchangeOf } from './compose.js';
+import type { SweepReport } from './io/card/pins.js';
+import { boot } from './io/ops/boot.js';
+import type { Services } from './io/ops/services.js';
 import type { GatewayOptions, GatewayStatus } from './options.js';
-import type { SweepReport } from './pins.js';
-import type { Services } from './services.js';
-import { openGatewayStore } from './store.js';
+import { openGatewayStore } from './store/store.js';
 
 /** The gateway's handle. */
 export interface Gateway {

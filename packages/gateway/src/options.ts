@@ -4,13 +4,13 @@
  * every module may import it without a cycle.
  */
 import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
-import type { ScheduleOptions } from './automation/schedule-options.js';
-import type { BudgetOptions } from './budget.js';
-import type { CardOptions } from './card-driver.js';
-import type { SpendOptions } from './core/spend-gate.js';
-import type { GatewayMetrics } from './metrics.js';
-import type { VoiceOptions } from './voice/transcriber.js';
-import type { WebhookOptions } from './webhooks/webhook-options.js';
+import type { SpendOptions } from './core/spend/spend-gate.js';
+import type { BudgetOptions } from './core/telegram/send-pacing.js';
+import type { ScheduleOptions } from './io/automation/schedule-options.js';
+import type { WebhookOptions } from './io/automation/webhook-options.js';
+import type { CardOptions } from './io/card/card-driver.js';
+import type { GatewayMetrics } from './io/ops/metrics.js';
+import type { VoiceOptions } from './io/voice/transcriber.js';
 
 /** Everything the gateway needs; the cli maps the config file onto this. */
 export interface GatewayOptions {

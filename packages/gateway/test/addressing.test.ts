@@ -1,6 +1,12 @@
 import type { Message } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
-import { addressedToBot, isGroupChat, mentionsBot, repliedMessage, stripMention } from '../src/addressing.js';
+import {
+  addressedToBot,
+  isGroupChat,
+  mentionsBot,
+  repliedMessage,
+  stripMention,
+} from '../src/io/intake/addressing.js';
 
 const bot = { id: 999, username: 'helper_bot' };
 const group = { id: -100, type: 'supergroup', title: 'team' } as const;

@@ -5,7 +5,7 @@
  */
 import { ManualClock, type Route, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createAlerts, isNewIncident } from '../src/alerts.js';
+import { createAlerts, isNewIncident } from '../src/io/ops/alerts.js';
 import { botMessages, connectBridge, startWorld, waitUntil } from './harness.js';
 
 function rig(options: { chat?: Route | undefined; free?: () => number } = {}) {

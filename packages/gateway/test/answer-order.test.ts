@@ -8,10 +8,10 @@
  */
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createAnswerOrder } from '../src/answer-order.js';
-import { createBudget } from '../src/budget.js';
-import { createCourier } from '../src/courier.js';
-import { createReplies } from '../src/replies.js';
+import { createBudget } from '../src/core/telegram/send-pacing.js';
+import { createAnswerOrder } from '../src/io/reply/answer-order.js';
+import { createReplies } from '../src/io/reply/replies.js';
+import { createCourier } from '../src/io/telegram/courier.js';
 
 /** Two turns' replies in group -5 over a recording API; `ordered: false` leaves out the answer order. */
 async function twoTurns(ordered: boolean): Promise<string[]> {
@@ -54,7 +54,7 @@ async function twoTurns(ordered: boolean): Promise<string[]> {
     logger: silentLogger,
     clock,
   });
-  const order = createAnswerOrder();
+  const order = createAnswerOrder({ clock });
   const route = { chatId: -5 };
   const first = order.link('-5');
   const one = replies.stream({ turnId: 't1', route }, [], 1, first.after);
@@ -90,5 +90,50 @@ describe('answers in turn order', () => {
     const calls = await twoTurns(false);
     const firstOfSecond = calls.findIndex((c) => c.includes('second'));
     expect(firstOfSecond).toBeLessThan(calls.indexOf('send bbbbbb'));
+  });
+
+  it('a reply whose previous one never settles goes after the bound, once, and says so', async () => {
+    const clock = new ManualClock(0);
+    const overtaken: [string, number][] = [];
+    const order = createAnswerOrder({
+      clock,
+      maxWaitMs: 1000,
+      onOvertake: (l, ms) => overtaken.push([l, ms]),
+    });
+    order.link('-5'); // its render hangs: never settled
+    const second = order.link('-5');
+    let went = false;
+    void second.after?.then(() => {
+      went = true;
+    });
+    await clock.advanceAsync(999);
+    expect(went).toBe(false);
+    await clock.advanceAsync(1);
+    expect(went).toBe(true);
+    expect(overtaken).toEqual([['-5', 1000]]);
+    // The chain goes on behind the reply that went: the third waits for the second, not the hung first.
+    const third = order.link('-5');
+    let thirdWent = false;
+    void third.after?.then(() => {
+      thirdWent = true;
+    });
+    second.settle();
+    await clock.advanceAsync(0);
+    expect(thirdWent).toBe(true);
+    expect(overtaken).toHaveLength(1);
+  });
+
+  it('a settled previous reply releases the next at once and leaves no timer behind', async () => {
+    const clock = new ManualClock(0);
+    const order = createAnswerOrder({ clock, maxWaitMs: 1000, onOvertake: () => expect.fail('overtaken') });
+    const first = order.link('-5');
+    const second = order.link('-5');
+    expect(clock.pending).toBe(1);
+    first.settle();
+    await second.after;
+    expect(clock.pending).toBe(0);
+    await clock.advanceAsync(5000);
+    // Another conversation's chain is its own: nothing waits on -5's.
+    expect(order.link('-6').after).toBeUndefined();
   });
 });

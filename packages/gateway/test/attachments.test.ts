@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
-import { saveAttachments, TOO_BIG } from '../src/attachments.js';
-import { unsupportedKind } from '../src/intake.js';
+import { saveAttachments, TOO_BIG } from '../src/io/intake/attachments.js';
+import { unsupportedKind } from '../src/io/intake/intake.js';
 import {
   botMessage,
   connectBridge,

@@ -4,8 +4,8 @@
  */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createBot, waitOutRateLimits } from '../src/bot-api.js';
-import { createBudget } from '../src/budget.js';
+import { createBudget } from '../src/core/telegram/send-pacing.js';
+import { createBot, waitOutRateLimits } from '../src/io/telegram/bot-api.js';
 import { memoryLogger } from './harness.js';
 
 type Answer =

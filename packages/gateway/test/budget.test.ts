@@ -1,7 +1,7 @@
 import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../src/budget.js';
-import { createCourier } from '../src/courier.js';
+import { createBudget } from '../src/core/telegram/send-pacing.js';
+import { createCourier } from '../src/io/telegram/courier.js';
 
 /** A courier over a fresh budget whose waits pass at once on a fake clock (each sleep advances it). */
 function fakeClockCourier(): ReturnType<typeof createCourier> {

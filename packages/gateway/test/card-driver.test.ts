@@ -4,7 +4,7 @@
  * thought (issue 31).
  */
 import { describe, expect, it } from 'vitest';
-import { toCardEvent } from '../src/card-driver.js';
+import { toCardEvent } from '../src/io/card/card-driver.js';
 
 describe('toCardEvent', () => {
   it("keeps the model's thought for the card to show", () => {

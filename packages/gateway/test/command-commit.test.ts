@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GatewayToBridge, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createCommandRunner } from '../src/commands.js';
-import { openGatewayStore } from '../src/store.js';
+import { createCommandRunner } from '../src/io/commands/commands.js';
+import { openGatewayStore } from '../src/store/store.js';
 
 function rig(failAppend: boolean) {
   const store = openGatewayStore(join(mkdtempSync(join(tmpdir(), 'gwc-')), 'g.sqlite'));

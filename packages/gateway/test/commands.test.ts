@@ -4,7 +4,7 @@
  */
 import type { AppFrame } from '@switchyard/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import { NO_RESTART, QUEUED_NOTE } from '../src/core/commands.js';
+import { NO_RESTART, QUEUED_NOTE } from '../src/core/commands/commands.js';
 import { COMMANDS } from '../src/index.js';
 import {
   botMessage,

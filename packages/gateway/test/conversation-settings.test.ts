@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createConversationSettings } from '../src/settings/conversation-settings.js';
-import { openGatewayStore } from '../src/store.js';
+import { createConversationSettings } from '../src/io/settings/conversation-settings.js';
+import { openGatewayStore } from '../src/store/store.js';
 
 describe('conversation settings', () => {
   it('are kept per conversation, default where unset, and survive reopening the store', () => {

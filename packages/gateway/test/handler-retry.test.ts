@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { HANDLER_TROUBLE } from '../src/telegram-handlers.js';
+import { HANDLER_TROUBLE } from '../src/io/intake/telegram-handlers.js';
 import { connectBridge, startWorld, waitUntil } from './harness.js';
 
 describe('a handler that throws on a full disk', () => {

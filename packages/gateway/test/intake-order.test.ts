@@ -6,7 +6,7 @@
 
 import { silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createUpdateSource } from '../src/intake.js';
+import { createUpdateSource } from '../src/io/intake/intake.js';
 
 describe('createUpdateSource', () => {
   it("a batch's handlers run to their first real wait before the next getUpdates is asked for", async () => {

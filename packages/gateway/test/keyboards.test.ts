@@ -1,7 +1,7 @@
 import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../src/core/commands.js';
-import { decodePress, encodePress, permissionPrompt } from '../src/keyboards.js';
+import { parseCommand } from '../src/core/commands/commands.js';
+import { decodePress, encodePress, permissionPrompt } from '../src/io/prompts/keyboards.js';
 
 const TOKEN = 'abcdef0123456789';
 

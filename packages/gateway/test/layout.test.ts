@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '..', 'src');
 const read = (file: string): string => readFileSync(join(SRC, file), 'utf8');
-const shells = readdirSync(SRC).filter((f) => f.endsWith('.ts'));
+const shells = readdirSync(SRC, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith('.ts'));
 
 describe('gateway wiring', () => {
   it('options.ts imports types only', () => {

@@ -3,9 +3,9 @@
  * classic one allowed only http, https, tg and mailto), and a link's text could pass for another host.
  */
 import { describe, expect, it } from 'vitest';
-import { destinationNote, linkAllowed } from '../src/links.js';
-import { renderMarkdown } from '../src/markdown.js';
-import { toRichMarkdown } from '../src/rich-markdown.js';
+import { destinationNote, linkAllowed } from '../src/core/text/links.js';
+import { renderMarkdown } from '../src/core/text/markdown.js';
+import { toRichMarkdown } from '../src/core/text/rich-markdown.js';
 
 const classic = (markdown: string) => renderMarkdown(markdown)[0]?.html ?? '';
 

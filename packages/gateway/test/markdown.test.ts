@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, splitPlain } from '../src/markdown.js';
+import { renderMarkdown, splitPlain } from '../src/core/text/markdown.js';
 
 /** Tags opened and closed in order, so every chunk is balanced on its own. */
 function balanced(html: string): boolean {

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { type FrameOf, frameProblem, USER_MESSAGE_LIMITS } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { fit, fitUserMessage } from '../src/message-fit.js';
-import { openGatewayStore } from '../src/store.js';
+import { fit, fitUserMessage } from '../src/core/intake/message-fit.js';
+import { openGatewayStore } from '../src/store/store.js';
 import { botMessage, botMessages, connectBridge, framesOf, sleep, startWorld, waitUntil } from './harness.js';
 
 const frame = (extra: Partial<FrameOf<'user_message'>> = {}): FrameOf<'user_message'> => ({

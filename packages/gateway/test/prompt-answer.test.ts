@@ -6,11 +6,11 @@
 import { type GatewayToBridge, silentLogger } from '@switchyard/protocol';
 import type { CallbackQuery } from 'grammy/types';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBudget } from '../src/budget.js';
-import { createCourier } from '../src/courier.js';
-import { encodePress } from '../src/keyboards.js';
-import { createPrompts, UNDELIVERED } from '../src/prompts.js';
-import { type GatewayStore, openGatewayStore } from '../src/store.js';
+import { createBudget } from '../src/core/telegram/send-pacing.js';
+import { encodePress } from '../src/io/prompts/keyboards.js';
+import { createPrompts, UNDELIVERED } from '../src/io/prompts/prompts.js';
+import { createCourier } from '../src/io/telegram/courier.js';
+import { type GatewayStore, openGatewayStore } from '../src/store/store.js';
 
 let store: GatewayStore | undefined;
 afterEach(() => {

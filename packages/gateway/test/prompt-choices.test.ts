@@ -7,7 +7,7 @@
 import type { FrameOf } from '@switchyard/protocol';
 import type { SandboxMessage, TelegramServer } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { ELSEWHERE } from '../src/prompts.js';
+import { ELSEWHERE } from '../src/io/prompts/prompts.js';
 import { botMessage, connectBridge, framesOf, introduce, sleep, startWorld, waitUntil } from './harness.js';
 
 function permission(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ReplyText } from '../src/reply-text.js';
+import { ReplyText } from '../src/core/reply/reply-text.js';
 
 /** The rule ReplyText implements, written the slow, obvious way. */
 function naive(ops: readonly Op[]): string {

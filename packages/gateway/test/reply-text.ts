@@ -15,7 +15,7 @@
  * Not a test file itself; not part of the package.
  */
 import { parseTelegramHtml, type TelegramServer, type WireMessageEntity } from '@switchyard/sandbox';
-import { markdownToRuns, runsToHtml } from '../src/markdown.js';
+import { markdownToRuns, runsToHtml } from '../src/core/text/markdown.js';
 
 /** A message's text and entities, as Telegram stores them. */
 export interface Formatted {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { FrameOf } from '@switchyard/protocol';
 import { silentLogger, systemClock } from '@switchyard/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRetention } from '../src/retention.js';
-import { type GatewayStore, openGatewayStore } from '../src/store.js';
+import { createRetention } from '../src/io/ops/retention.js';
+import { type GatewayStore, openGatewayStore } from '../src/store/store.js';
 
 const DAY = 24 * 3600_000;
 

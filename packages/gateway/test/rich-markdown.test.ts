@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RICH_TEXT_LIMIT, splitRich, toRichMarkdown } from '../src/rich-markdown.js';
+import { RICH_TEXT_LIMIT, splitRich, toRichMarkdown } from '../src/core/text/rich-markdown.js';
 
 describe('rich markdown dialect', () => {
   it('keeps what both dialects read alike: headings, tables, task lists, quotes, footnotes, details', () => {

@@ -1,8 +1,8 @@
 import { ManualClock, type Route } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { createBudget, createDraftPacer } from '../src/budget.js';
-import { createCourier } from '../src/courier.js';
-import { createReply, type ReplyOptions } from '../src/io/reply.js';
+import { createBudget, createDraftPacer } from '../src/core/telegram/send-pacing.js';
+import { createReply, type ReplyOptions } from '../src/io/reply/reply.js';
+import { createCourier } from '../src/io/telegram/courier.js';
 import {
   botMessages,
   connectBridge,

@@ -6,10 +6,10 @@
 import { silentLogger } from '@switchyard/protocol';
 import { GrammyError, HttpError } from 'grammy';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBudget } from '../src/budget.js';
-import { createCourier } from '../src/courier.js';
-import { createSendJournal } from '../src/send-journal.js';
-import { type GatewayStore, openGatewayStore } from '../src/store.js';
+import { createBudget } from '../src/core/telegram/send-pacing.js';
+import { createCourier } from '../src/io/telegram/courier.js';
+import { createSendJournal } from '../src/io/telegram/send-journal.js';
+import { type GatewayStore, openGatewayStore } from '../src/store/store.js';
 
 let store: GatewayStore | undefined;
 afterEach(() => {

@@ -7,12 +7,12 @@
  */
 import type { SessionInfo } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { sessionsView } from '../src/core/command-texts.js';
+import { sessionsView } from '../src/core/commands/command-texts.js';
 import {
   createSessionButtons,
   SESSION_BUTTON_EXPIRED,
   SESSION_BUTTON_TTL_MS,
-} from '../src/session-buttons.js';
+} from '../src/io/commands/session-buttons.js';
 import { botMessage, commandAsked, connectBridge, received, startWorld } from './harness.js';
 
 /** The `index`-th frame of `type` the bridge received. */

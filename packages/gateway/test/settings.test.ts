@@ -7,7 +7,7 @@
  */
 import type { WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS_BUTTON_EXPIRED } from '../src/settings/settings-buttons.js';
+import { SETTINGS_BUTTON_EXPIRED } from '../src/io/settings/settings-buttons.js';
 import {
   botMessage,
   botMessages,

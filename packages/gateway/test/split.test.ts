@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from '../src/markdown.js';
+import { renderMarkdown } from '../src/core/text/markdown.js';
 import { parsedHtml, renderedWhole, replyDifference } from './reply-text.js';
 
 const word = fc.oneof(

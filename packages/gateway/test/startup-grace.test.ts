@@ -5,7 +5,7 @@
  * against the stand-in Telegram.
  */
 import { describe, expect, it } from 'vitest';
-import { type ArrivalView, arrival } from '../src/core/arrival.js';
+import { type ArrivalView, arrival } from '../src/core/turns/arrival.js';
 import { botMessages, connectBridge, framesOf, sleep, startTurn, startWorld, waitUntil } from './harness.js';
 
 const base: ArrivalView = {

@@ -4,7 +4,7 @@
  * a real model's are not.
  */
 import { describe, expect, it } from 'vitest';
-import { statusText } from '../src/core/command-texts.js';
+import { statusText } from '../src/core/commands/command-texts.js';
 import type { GatewayStatus } from '../src/options.js';
 
 const status = {

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkGatewayStore, inspectGatewayStore } from '../src/store/inspect.js';
 import { SCHEMA_VERSION } from '../src/store/schema.js';
-import { openGatewayStore } from '../src/store.js';
+import { openGatewayStore } from '../src/store/store.js';
 
 const frame = (n: number): FrameOf<'user_message'> => ({
   type: 'user_message',

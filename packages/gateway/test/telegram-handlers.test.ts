@@ -11,9 +11,9 @@ import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { Api, Context } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { openGatewayStore } from '../src/store.js';
-import { type TelegramHandlerOptions, telegramHandlers } from '../src/telegram-handlers.js';
-import { createTranscriber } from '../src/voice/transcriber.js';
+import { type TelegramHandlerOptions, telegramHandlers } from '../src/io/intake/telegram-handlers.js';
+import { createTranscriber } from '../src/io/voice/transcriber.js';
+import { openGatewayStore } from '../src/store/store.js';
 
 function rig(press: () => Promise<void>, overrides: Partial<TelegramHandlerOptions> = {}) {
   const clock = new ManualClock(1_000_000);

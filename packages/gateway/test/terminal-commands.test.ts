@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TERMINAL_BUTTON_EXPIRED } from '../src/terminal-commands.js';
+import { TERMINAL_BUTTON_EXPIRED } from '../src/io/commands/terminal-commands.js';
 import { botMessage, commandAsked, connectBridge, received, sleep, startWorld } from './harness.js';
 
 const ID1 = '11111111-1111-4111-8111-111111111111';

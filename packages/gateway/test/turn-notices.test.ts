@@ -4,7 +4,7 @@
  * the chat and out of "Last error" when the turn succeeds, and kept beside a failure.
  */
 import { describe, expect, it } from 'vitest';
-import { isTurnNotice, noticeAfterEnd } from '../src/core/turn-notice.js';
+import { isTurnNotice, noticeAfterEnd } from '../src/core/turns/turn-notice.js';
 import {
   botMessage,
   botMessages,

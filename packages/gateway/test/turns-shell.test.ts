@@ -5,11 +5,11 @@
  */
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import type { CardDriver } from '../src/card-driver.js';
-import type { Courier } from '../src/courier.js';
-import type { SendJournal } from '../src/send-journal.js';
-import type { GatewayStore, InboundRow } from '../src/store.js';
-import { createTurns, type TurnsOptions } from '../src/turns.js';
+import type { CardDriver } from '../src/io/card/card-driver.js';
+import type { Courier } from '../src/io/telegram/courier.js';
+import type { SendJournal } from '../src/io/telegram/send-journal.js';
+import { createTurns, type TurnsOptions } from '../src/io/turns/turns.js';
+import type { GatewayStore, InboundRow } from '../src/store/store.js';
 
 const route = { chatId: -500 };
 

@@ -11,7 +11,7 @@ import { ManualClock } from '@switchyard/protocol';
 import { createTranscriptionServer, SAYS_MARKER, type TranscriptionServer } from '@switchyard/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTranscriber, type VoiceFile } from '../src/index.js';
-import { commandFor } from '../src/voice/command-transcriber.js';
+import { commandFor } from '../src/io/voice/command-transcriber.js';
 
 const servers: TranscriptionServer[] = [];
 const dirs: string[] = [];

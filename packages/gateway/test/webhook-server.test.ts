@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AutomationRun } from '../src/automation/inject.js';
-import { signBody } from '../src/webhooks/signature.js';
-import type { WebhookHookOptions } from '../src/webhooks/webhook-options.js';
+import type { AutomationRun } from '../src/io/automation/inject.js';
+import { signBody } from '../src/io/automation/signature.js';
+import type { WebhookHookOptions } from '../src/io/automation/webhook-options.js';
 import {
   createWebhookServer,
   type WebhookResult,
   type WebhookServer,
-} from '../src/webhooks/webhook-server.js';
+} from '../src/io/automation/webhook-server.js';
 
 const SECRET = 'It is a secret to everybody';
 const HOOKS: WebhookHookOptions[] = [

@@ -1,6 +1,6 @@
 /** The signature check of a webhook body: the HMAC-SHA256 under the hook's secret, as GitHub documents it. */
 import { describe, expect, it } from 'vitest';
-import { checkSignature, signBody } from '../src/webhooks/signature.js';
+import { checkSignature, signBody } from '../src/io/automation/signature.js';
 
 // GitHub's documented example: secret "It's a Secret to Everybody", payload "Hello, World!".
 const SECRET = "It's a Secret to Everybody";

@@ -14,7 +14,7 @@ import {
   type HoldEvent,
   type HoldState,
   holdStep,
-} from '../../src/core/hold.js';
+} from '../../src/core/delivery/hold.js';
 
 const chat: Route = { chatId: 1 };
 const message = (id: string, route: Route = chat): FrameOf<'user_message'> => ({

@@ -19,7 +19,7 @@ import {
   type ProcessPolicy,
   type ProcessState,
   processStep,
-} from '../../src/core/process-policy.js';
+} from '../../src/core/process/policy.js';
 
 const policy: ProcessPolicy = {
   restartOnExit: true,

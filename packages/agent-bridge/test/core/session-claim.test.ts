@@ -9,7 +9,7 @@ import {
   claimText,
   isClaudeCommand,
   namedSession,
-} from '../../src/core/session-claim.js';
+} from '../../src/core/terminal/session-claim.js';
 
 const ID = '5a86a0e9-9ef1-410e-b560-71945f2bf63f';
 const OTHER = '419741e9-c722-48b9-be85-076bba2ea928';

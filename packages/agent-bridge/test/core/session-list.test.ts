@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resumePage } from '../../src/core/session-list.js';
+import { resumePage } from '../../src/core/terminal/session-list.js';
 
 const files = Array.from({ length: 14 }, (_, i) => ({
   sessionId: `s${String(i).padStart(2, '0')}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dirtyText, uncommitted, worktreeSpec } from '../../src/core/worktree.js';
+import { dirtyText, uncommitted, worktreeSpec } from '../../src/core/process/worktree.js';
 
 describe('worktree per conversation', () => {
   it('lives in the state directory, on a branch named for the conversation', () => {

@@ -5,7 +5,7 @@
  * Rows stay: a conversation's settings are kept for as long as the gateway's state is.
  */
 import { conversationKey, type Route } from '@switchyard/protocol';
-import type { StoredSettings } from '../core/settings.js';
+import type { StoredSettings } from '../core/settings/settings.js';
 import type { Db } from './database.js';
 
 /** Per-conversation settings. */

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Route } from '@switchyard/protocol';
-import type { PromptState } from '../core/prompt-press.js';
+import type { PromptState } from '../core/prompts/prompt-press.js';
 import { type Db, storedRoute } from './database.js';
 
 /**

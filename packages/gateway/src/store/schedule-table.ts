@@ -8,7 +8,7 @@
  * (`chat-<seq>`, AUTOINCREMENT) is never reused, so its runs' keys stay unique after it is deleted.
  */
 import type { Route } from '@switchyard/protocol';
-import type { ScheduleState } from '../core/schedule.js';
+import type { ScheduleState } from '../core/automation/schedule.js';
 import { type Db, storedRoute } from './database.js';
 
 /** A schedule's recorded state, with what the shell keeps beside the core's. */

@@ -1,6 +1,6 @@
 /** Cron patterns through croner (`automation/cron.ts`): fields, time zones, DST, and the errors. */
 import { describe, expect, it } from 'vitest';
-import { cronDue, cronProblem, dueIso, timezoneProblem } from '../../src/automation/cron.js';
+import { cronDue, cronProblem, dueIso, timezoneProblem } from '../../src/io/automation/cron.js';
 
 const at = (iso: string): number => Date.parse(iso);
 const next = (pattern: string, timezone: string | undefined, from: string, n: number): string[] => {

@@ -13,8 +13,8 @@ import {
   createInjector,
   type InjectorOptions,
   standInMessageId,
-} from '../../src/automation/inject.js';
-import { type GatewayStore, type InboundRow, openGatewayStore } from '../../src/store.js';
+} from '../../src/io/automation/inject.js';
+import { type GatewayStore, type InboundRow, openGatewayStore } from '../../src/store/store.js';
 
 const route: Route = { chatId: -100123, threadId: 42 };
 const run = (key = 'schedule:ci-digest:2026-12-01T09:00:00Z'): AutomationRun => ({

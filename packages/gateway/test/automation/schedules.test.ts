@@ -6,11 +6,11 @@
  */
 import { ManualClock, type Route, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { type AutomationRun, runFrame, runInboundId } from '../../src/automation/inject.js';
-import type { ScheduleOptions } from '../../src/automation/schedule-options.js';
-import { createSchedules } from '../../src/automation/schedules.js';
-import type { InlineButton } from '../../src/core/command-texts.js';
-import { type GatewayStore, openGatewayStore } from '../../src/store.js';
+import type { InlineButton } from '../../src/core/commands/command-texts.js';
+import { type AutomationRun, runFrame, runInboundId } from '../../src/io/automation/inject.js';
+import type { ScheduleOptions } from '../../src/io/automation/schedule-options.js';
+import { createSchedules } from '../../src/io/automation/schedules.js';
+import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 const route: Route = { chatId: -1001, threadId: 7 };

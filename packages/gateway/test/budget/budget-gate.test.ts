@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { type FrameOf, systemClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.js';
-import { openGatewayStore } from '../../src/store.js';
-import { signBody } from '../../src/webhooks/signature.js';
+import { signBody } from '../../src/io/automation/signature.js';
+import { openGatewayStore } from '../../src/store/store.js';
 import {
   connectBridge,
   type FakeBridge,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { knownTimeZone, localDay, localTimeText } from '../../src/budget/local-day.js';
+import { knownTimeZone, localDay, localTimeText } from '../../src/io/spend/local-day.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -5,8 +5,8 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSpendLedger } from '../../src/budget/spend-ledger.js';
-import { type GatewayStore, openGatewayStore } from '../../src/store.js';
+import { createSpendLedger } from '../../src/io/spend/spend-ledger.js';
+import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const ADA = 11;
 const BOB = 22;

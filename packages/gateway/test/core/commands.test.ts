@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatUsd, historyText, sessionsView, statusText } from '../../src/core/command-texts.js';
-import { COMMAND_TABLE, COMMANDS, helpText, parseCommand } from '../../src/core/commands.js';
+import { formatUsd, historyText, sessionsView, statusText } from '../../src/core/commands/command-texts.js';
+import { COMMAND_TABLE, COMMANDS, helpText, parseCommand } from '../../src/core/commands/commands.js';
 
 const MODELS = ['opus', 'sonnet'];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalText } from '../../src/core/final-text.js';
+import { finalText } from '../../src/core/reply/final-text.js';
 
 describe('final text', () => {
   it.each([

@@ -10,7 +10,7 @@ import {
   sentEphemerally,
   spendButton,
   UNTRIED,
-} from '../../src/core/newer-api.js';
+} from '../../src/core/telegram/newer-api.js';
 
 const TEXT_BUTTONS =
   "Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard";

@@ -4,7 +4,12 @@
  * gateway's windows sit under Telegram's published limits by the margins they state.
  */
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_WINDOWS, TELEGRAM_LIMITS, tightened, windowDelay } from '../../src/core/pace-windows.js';
+import {
+  GATEWAY_WINDOWS,
+  TELEGRAM_LIMITS,
+  tightened,
+  windowDelay,
+} from '../../src/core/telegram/pace-windows.js';
 
 describe('sliding windows', () => {
   it.each<[string, number[], number, number, number]>([

@@ -5,7 +5,7 @@ import {
   decideTypedAnswer,
   isComplete,
   type PromptState,
-} from '../../src/core/prompt-press.js';
+} from '../../src/core/prompts/prompt-press.js';
 
 const question = {
   type: 'question',

@@ -4,7 +4,12 @@
  * shows after each step, and a new marker only for the next run of messages that must wait.
  */
 import { describe, expect, it } from 'vitest';
-import { type LaneMarker, markerStep, markerText, type ReactionState } from '../../src/core/reaction.js';
+import {
+  type LaneMarker,
+  markerStep,
+  markerText,
+  type ReactionState,
+} from '../../src/core/turns/reaction.js';
 
 /** Feeds `steps` (message id, state) and records the marker's text after each, and the markers opened. */
 function run(steps: readonly [number, ReactionState][]): { texts: (string | undefined)[]; opened: number } {

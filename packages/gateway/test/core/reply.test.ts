@@ -14,8 +14,8 @@ import {
   type ReplyInput,
   type ReplyState,
   stepReply,
-} from '../../src/core/reply.js';
-import { TELEGRAM_FORMAT } from '../../src/io/reply.js';
+} from '../../src/core/reply/reply.js';
+import { TELEGRAM_FORMAT } from '../../src/io/reply/reply.js';
 
 /** An operation as Telegram saw it, for the tables. */
 type Call =

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME_OWNER, ownerOf } from '../../src/core/frame-owner.js';
+import { FRAME_OWNER, ownerOf } from '../../src/core/bridge/frame-owner.js';
 import {
   laneKey,
   laneOfUpdate,
   routeOfMessage,
   routeOfStoppedDraft,
   threadParams,
-} from '../../src/core/route.js';
+} from '../../src/core/intake/route.js';
 
 describe('route', () => {
   it.each([

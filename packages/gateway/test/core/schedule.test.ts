@@ -4,13 +4,13 @@
  */
 import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
-import { cronDue, onceDue } from '../../src/automation/cron.js';
 import {
   decideSchedules,
   type ScheduleInput,
   type ScheduleState,
   type ScheduleView,
-} from '../../src/core/schedule.js';
+} from '../../src/core/automation/schedule.js';
+import { cronDue, onceDue } from '../../src/io/automation/cron.js';
 
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 const s = (n: number): number => n * 1000;

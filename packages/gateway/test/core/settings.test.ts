@@ -6,7 +6,7 @@ import {
   type SettingsChoice,
   settingsLine,
   settingsView,
-} from '../../src/core/settings.js';
+} from '../../src/core/settings/settings.js';
 
 const DEFAULTS = { replies: 'rich', card: true } as const;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetNotice, noticeKey, type SpendLimits, spendVerdict } from '../../src/core/spend-gate.js';
+import { budgetNotice, noticeKey, type SpendLimits, spendVerdict } from '../../src/core/spend/spend-gate.js';
 
 const BOTH: SpendLimits = { dailyUsd: 20, perUserDailyUsd: 5 };
 

@@ -7,7 +7,7 @@ import {
   shortDuration,
   type TerminalAction,
   utcStamp,
-} from '../../src/core/terminal-texts.js';
+} from '../../src/core/commands/terminal-texts.js';
 
 describe('terminal texts', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketCheck, bucketTake, fullBucket } from '../../src/core/token-bucket.js';
+import { bucketCheck, bucketTake, fullBucket } from '../../src/core/telegram/token-bucket.js';
 
 const LIMITS = { perMinute: 6, burst: 2 }; // one token every 10 s
 

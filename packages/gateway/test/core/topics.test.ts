@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newConversation, TOPIC_NAME_LIMIT, topicName } from '../../src/core/topics.js';
+import { newConversation, TOPIC_NAME_LIMIT, topicName } from '../../src/core/commands/topics.js';
 
 const AT = '2026-12-01T23:05:42.123Z';
 

@@ -6,7 +6,7 @@
  * answers come in turn order; and the machine forgets every entry once its turn is rendered.
  */
 import { describe, expect, it } from 'vitest';
-import { unreadText } from '../../src/core/marker-text.js';
+import { unreadText } from '../../src/core/turns/marker-text.js';
 import { TurnSim } from './turn-sim.js';
 
 const [WAITING, READING, READ] = ['👀', '✍', '👌'];

@@ -5,8 +5,8 @@
  * Marker sends and edits are answered at once unless the test holds them.
  */
 import { ManualClock, type Route } from '@switchyard/protocol';
-import { REACTION_EMOJI, type ReactionState } from '../../src/core/reaction.js';
-import { createTurnMachine, type TurnMachine } from '../../src/core/turn-machine.js';
+import { REACTION_EMOJI, type ReactionState } from '../../src/core/turns/reaction.js';
+import { createTurnMachine, type TurnMachine } from '../../src/core/turns/turn-machine.js';
 import type {
   MarkerOutcome,
   StoredInbound,
@@ -15,7 +15,7 @@ import type {
   TurnAction,
   TurnEvent,
   TurnFrame,
-} from '../../src/core/turn-steps.js';
+} from '../../src/core/turns/turn-steps.js';
 
 type Distribute<E> = E extends unknown ? Omit<E, 'at'> : never;
 /** An event without its time (the simulation stamps it). */

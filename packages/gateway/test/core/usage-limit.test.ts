@@ -3,8 +3,8 @@
  * work goes on in the agent's time zone, and the state `/status` shows until the bridge says it goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { statusText } from '../../src/core/command-texts.js';
-import { createUsageLimits, resetTimeText } from '../../src/core/usage-limit.js';
+import { statusText } from '../../src/core/commands/command-texts.js';
+import { createUsageLimits, resetTimeText } from '../../src/core/turns/usage-limit.js';
 
 const route = { chatId: 7 };
 const at = Date.UTC(2026, 11, 2, 5, 37);

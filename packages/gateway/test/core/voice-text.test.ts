@@ -3,7 +3,7 @@
  * not, the caption after it) and the chat's notice (a quiet echo, or a reply saying why).
  */
 import { describe, expect, it } from 'vitest';
-import { clockText, type Heard, type SpokenNote, voiceText } from '../../src/core/voice-text.js';
+import { clockText, type Heard, type SpokenNote, voiceText } from '../../src/core/voice/voice-text.js';
 
 const voice = (durationSeconds: number): SpokenNote => ({ kind: 'voice', durationSeconds });
 

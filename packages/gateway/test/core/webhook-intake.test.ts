@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { fullBucket } from '../../src/core/token-bucket.js';
 import {
   type DeliveryInput,
   deliveredStatus,
@@ -7,7 +6,8 @@ import {
   judgeDelivery,
   routeHookRequest,
   signatureDigest,
-} from '../../src/core/webhook-intake.js';
+} from '../../src/core/automation/webhook-intake.js';
+import { fullBucket } from '../../src/core/telegram/token-bucket.js';
 
 const LIMITS = { perMinute: 60, burst: 1 };
 const github: HookRule = {

@@ -5,7 +5,7 @@ import {
   line,
   SUMMARY_MAX,
   webhookNote,
-} from '../../src/core/webhook-summary.js';
+} from '../../src/core/automation/webhook-summary.js';
 
 const repository = { full_name: 'acme/app', html_url: 'https://github.com/acme/app' };
 const user = { login: 'ada' };

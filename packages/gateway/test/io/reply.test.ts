@@ -5,11 +5,11 @@
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { GrammyError, HttpError } from 'grammy';
 import { describe, expect, it } from 'vitest';
-import { createBudget } from '../../src/budget.js';
-import { createCourier } from '../../src/courier.js';
-import { createReplies } from '../../src/replies.js';
-import { createSendJournal } from '../../src/send-journal.js';
-import { openGatewayStore } from '../../src/store.js';
+import { createBudget } from '../../src/core/telegram/send-pacing.js';
+import { createReplies } from '../../src/io/reply/replies.js';
+import { createCourier } from '../../src/io/telegram/courier.js';
+import { createSendJournal } from '../../src/io/telegram/send-journal.js';
+import { openGatewayStore } from '../../src/store/store.js';
 
 describe('the shell over the send journal', () => {
   it('a lost sendRichMessage answer is found by the journal and adopted: one message, its id persisted in the send', async () => {

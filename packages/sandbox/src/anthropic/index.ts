@@ -5,6 +5,7 @@
 
 export { scriptedClaudeEnv } from './claude-env.js';
 export { defaultScript, SCRIPTED_DEMOS } from './default-script.js';
+export type { Answer, RecordedRequest, ScriptedModel, ScriptedModelOptions } from './model-options.js';
 export type { Reply, ReplyBlock } from './reply.js';
 export type { MessagesRequest, RequestKind, RequestView, ToolResult } from './request.js';
 export { viewRequest } from './request.js';
@@ -43,5 +44,4 @@ export {
   usageLimited,
   write,
 } from './script.js';
-export type { Answer, RecordedRequest, ScriptedModel, ScriptedModelOptions } from './scripted-model.js';
 export { createScriptedModel } from './scripted-model.js';

@@ -63,8 +63,9 @@ export interface RequestView {
   readonly model: string;
   /**
    * The latest text the user wrote, a steer included (system reminders and slash-command echoes
-   * stripped, several text blocks joined with newlines); empty when there is none. For a sub-agent, its prompt. For a turn the CLI started after a
-   * background task ended, the `<task-notification>…</task-notification>` element.
+   * stripped, several text blocks joined with newlines); empty when there is none. For a sub-agent, its
+   * prompt. For a turn the CLI started after a background task ended, the
+   * `<task-notification>…</task-notification>` element.
    */
   readonly userText: string;
   /**

@@ -9,13 +9,15 @@ import { MESSAGE_METHODS } from './message-methods.js';
 import type { MethodContext, MethodHandler } from './method-context.js';
 import { checkDisabledButtons } from './newer-api.js';
 import type { RequestParams } from './request-params.js';
+import { STATUS_METHODS } from './status-methods.js';
 import type { WireFailure, WireOk } from './wire.js';
 
 /** Every implemented method, by Telegram's spelling. */
-export const BOT_API_METHODS = { ...CHAT_METHODS, ...MESSAGE_METHODS } as const satisfies Record<
-  string,
-  MethodHandler
->;
+export const BOT_API_METHODS = {
+  ...CHAT_METHODS,
+  ...MESSAGE_METHODS,
+  ...STATUS_METHODS,
+} as const satisfies Record<string, MethodHandler>;
 
 /** A method name as Telegram spells it. */
 export type BotApiMethod = keyof typeof BOT_API_METHODS;

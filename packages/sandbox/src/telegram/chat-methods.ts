@@ -114,11 +114,11 @@ const getChatMember: MethodHandler = (params, ctx) => {
 
 const answerCallbackQuery: MethodHandler = (params, ctx) => {
   const id = params.str('callback_query_id');
-  const query = ctx.store.callbackQuery(id);
+  const query = ctx.store.queries.get(id);
   if (!query || query.answer || ctx.now() - query.at > ctx.callbackQueryTtlMs) throw refuse('queryTooOld');
   const text = params.optStr('text');
   const url = params.optStr('url');
-  ctx.store.answerCallbackQuery(id, {
+  ctx.store.queries.answer(id, {
     showAlert: params.bool('show_alert'),
     ...(text !== undefined ? { text } : {}),
     ...(url !== undefined ? { url } : {}),
@@ -149,14 +149,14 @@ const setMyCommands: MethodHandler = (params, ctx) => {
     }
     return { command, description };
   });
-  ctx.store.setCommands(commandScopeKey(params), checked);
+  ctx.store.botCommands.set(commandScopeKey(params), checked);
   return true;
 };
 
-const getMyCommands: MethodHandler = (params, ctx) => ctx.store.commands(commandScopeKey(params));
+const getMyCommands: MethodHandler = (params, ctx) => ctx.store.botCommands.get(commandScopeKey(params));
 
 const deleteMyCommands: MethodHandler = (params, ctx) => {
-  ctx.store.setCommands(commandScopeKey(params), []);
+  ctx.store.botCommands.set(commandScopeKey(params), []);
   return true;
 };
 

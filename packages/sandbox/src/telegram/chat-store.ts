@@ -1,15 +1,21 @@
 /**
  * The sandbox's world: users, chats, forum topics, every message with its edit history, pins, chat
- * actions, drafts, callback queries, files and bot commands. It is the single owner of that state; the
- * Bot API methods and the test control API both change it only through this class, which emits a
- * {@link SandboxEvent} for every visible change. No I/O and no timers: time comes from the injected clock.
+ * actions, drafts, and (in stores of their own it holds) files, callback queries and bot commands. It is
+ * the single owner of that state; the Bot API methods and the test control API both change it only
+ * through this class, which emits a {@link SandboxEvent} for every visible change. No I/O and no timers:
+ * time comes from the injected clock.
+ *
+ * It is longer than 400 lines because it is one thing: the record of each chat (its messages, pins,
+ * actions, drafts and stop presses) and the changes to it. They share that record and its rules (the
+ * bot's next message ends the draft shown in its topic; deleting a message unpins it), which a split
+ * would spread over files that reach into each other's maps.
  */
+import { BotCommands } from './bot-commands.js';
+import { CallbackQueries } from './callback-queries.js';
 import type { EventHub } from './events.js';
 import { FileStore } from './file-store.js';
 import { renderTelegramHtml } from './html.js';
 import type {
-  CallbackAnswer,
-  CallbackQueryRecord,
   ChatActionRecord,
   DraftRecord,
   DraftStopRecord,
@@ -20,7 +26,7 @@ import type {
   SandboxTopic,
   ServiceAction,
 } from './records.js';
-import type { WireBotCommand, WireInlineKeyboardMarkup, WireMessageEntity, WireUser } from './wire.js';
+import type { WireInlineKeyboardMarkup, WireMessageEntity, WireUser } from './wire.js';
 
 /** The content of a new message. */
 export interface NewMessage {
@@ -75,18 +81,21 @@ const clone = <T>(value: T): T => structuredClone(value);
 export class ChatStore {
   /** Every file sent in any chat. */
   readonly files = new FileStore();
+  /** The users' presses of inline buttons and the bot's answers. */
+  readonly queries: CallbackQueries;
+  /** The bot's command lists (`setMyCommands`). */
+  readonly botCommands: BotCommands;
   readonly #hub: EventHub;
   readonly #now: () => number;
   readonly #users = new Map<number, WireUser>();
   readonly #chats = new Map<number, ChatRecord>();
-  readonly #queries = new Map<string, CallbackQueryRecord>();
-  readonly #commands = new Map<string, WireBotCommand[]>();
   #nextGroupId = 1;
-  #nextQuery = 1;
 
   constructor(hub: EventHub, now: () => number) {
     this.#hub = hub;
     this.#now = now;
+    this.queries = new CallbackQueries(hub, now);
+    this.botCommands = new BotCommands(hub);
   }
 
   // --- users and chats -------------------------------------------------------------------------
@@ -410,44 +419,5 @@ export class ChatStore {
   /** Drafts sent to a chat, oldest first. */
   drafts(chatId: number): DraftRecord[] {
     return this.#chats.get(chatId)?.drafts.map(clone) ?? [];
-  }
-
-  // --- callback queries ------------------------------------------------------------------------
-
-  /** Records a button press and returns it (the id is new). Emits `callback_query`. */
-  addCallbackQuery(query: Omit<CallbackQueryRecord, 'id' | 'at' | 'answer'>): CallbackQueryRecord {
-    const id = `${Date.now().toString(36)}${(this.#nextQuery++).toString(36)}`;
-    const record: CallbackQueryRecord = { ...query, id, at: this.#now() };
-    this.#queries.set(id, record);
-    this.#hub.emit({ type: 'callback_query', query: clone(record) });
-    return clone(record);
-  }
-
-  /** A callback query by id. */
-  callbackQuery(id: string): CallbackQueryRecord | undefined {
-    const query = this.#queries.get(id);
-    return query && clone(query);
-  }
-
-  /** Stores the bot's answer. Emits `callback_answer`. */
-  answerCallbackQuery(id: string, answer: Omit<CallbackAnswer, 'at'>): void {
-    const query = this.#queries.get(id);
-    if (!query) return;
-    query.answer = { ...answer, at: this.#now() };
-    this.#hub.emit({ type: 'callback_answer', query: clone(query) });
-  }
-
-  // --- commands --------------------------------------------------------------------------------
-
-  /** Replaces the command list for a scope key (scope type, chat, language). Emits `commands`. */
-  setCommands(scope: string, commands: WireBotCommand[]): void {
-    if (commands.length === 0) this.#commands.delete(scope);
-    else this.#commands.set(scope, clone(commands));
-    this.#hub.emit({ type: 'commands', scope, commands: clone(commands) });
-  }
-
-  /** The command list for a scope key (empty when none). */
-  commands(scope: string): WireBotCommand[] {
-    return clone(this.#commands.get(scope) ?? []);
   }
 }

@@ -11,14 +11,14 @@ export { NEWER_API_PARTS, type NewerApiPart } from './newer-api.js';
 export { type BucketRate, DEFAULT_RATE_LIMITS, type RateLimits } from './rate-limiter.js';
 export type * from './records.js';
 export { RICH_LIMITS, renderRich } from './rich-message.js';
+export type {
+  ChatView,
+  InjectedFailure,
+  TelegramServer,
+  TelegramServerAddress,
+  TelegramServerOptions,
+} from './server-options.js';
 export type { ApiCallRecord, ApiStats } from './stats.js';
-export {
-  type ChatView,
-  createTelegramServer,
-  type InjectedFailure,
-  type TelegramServer,
-  type TelegramServerAddress,
-  type TelegramServerOptions,
-} from './telegram-server.js';
+export { createTelegramServer } from './telegram-server.js';
 export type { ButtonSelector, DocumentInput, PhotoInput, SendOptions, VoiceInput } from './user-actions.js';
 export type * from './wire.js';

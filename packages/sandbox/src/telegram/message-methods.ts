@@ -1,8 +1,8 @@
 /**
- * The Bot API methods that create or change messages: sending text, photos and documents, editing,
- * deleting, drafts, chat actions and reactions. Each validates like Telegram (in Telegram's order:
- * chat, target message, content), spends a rate-limit token for sends and edits, and then changes the
- * store.
+ * The Bot API methods that create or change messages: sending text, photos and documents, editing and
+ * deleting (drafts, chat actions and reactions are `status-methods.ts`). Each validates like Telegram
+ * (in Telegram's order: chat, target message, content), spends a rate-limit token for sends and edits,
+ * and then changes the store.
  */
 import { BotApiError, invalidParameter, refuse } from './api-error.js';
 import type { StoredFile } from './file-store.js';
@@ -23,26 +23,11 @@ import {
   resolveThread,
   spendToken,
 } from './method-context.js';
-import { ephemeralTarget, keepsOnStop } from './newer-api.js';
+import { ephemeralTarget } from './newer-api.js';
 import type { SandboxMessage } from './records.js';
 import { RequestParams, type UploadedFile } from './request-params.js';
 import { richContent } from './rich-message.js';
 import { toWireMessage } from './wire-format.js';
-
-/** Chat actions Telegram accepts. */
-const CHAT_ACTIONS = new Set([
-  'typing',
-  'upload_photo',
-  'record_video',
-  'upload_video',
-  'record_voice',
-  'upload_voice',
-  'upload_document',
-  'choose_sticker',
-  'find_location',
-  'record_video_note',
-  'upload_video_note',
-]);
 
 function messageText(params: RequestParams): FormattedText {
   const formatted = formatText(
@@ -73,7 +58,7 @@ const sendMessage: MethodHandler = (params, ctx) => {
   const threadId = resolveThread(chat, params) ?? reply?.threadId;
   const content = messageText(params);
   const replyMarkup = inlineKeyboard(params.json('reply_markup'));
-  const ephemeral = ephemeralTarget(params, ctx, chat, ctx.lacks);
+  const ephemeral = ephemeralTarget(params, ctx.store, chat, ctx.lacks);
   spendToken(ctx, chat);
   const message = ctx.store.addMessage(chat.id, {
     from: 'bot',
@@ -324,99 +309,6 @@ const deleteMessages: MethodHandler = (params, ctx) => {
   return true;
 };
 
-/**
- * Bot API 9.5: streams a draft to a private chat (empty text: "Thinking…"); `can_stop` shows the user a
- * stop button, `keep_on_stop` (10.3) keeps the draft shown when it is pressed. Drafts spend the chat's draft bucket (see `rate-limiter.ts`); the sandbox records every call.
- */
-const sendMessageDraft: MethodHandler = (params, ctx) => {
-  const chat = requireChat(params, ctx);
-  if (chat.type !== 'private') throw refuse('draftOnlyPrivate');
-  const draftId = params.int('draft_id');
-  if (draftId === 0) throw refuse('draftIdInvalid');
-  const formatted = formatText(
-    params.optStr('text') ?? '',
-    params.optStr('parse_mode'),
-    params.json('entities'),
-  );
-  checkLength(formatted, TEXT_LIMITS.message, { tooLong: refuse('messageTooLong') });
-  const threadId = resolveThread(chat, params);
-  spendToken(ctx, chat, 'draft');
-  ctx.store.recordDraft({
-    chatId: chat.id,
-    draftId,
-    ...formatted,
-    canStop: params.bool('can_stop'),
-    ...(keepsOnStop(params, ctx.lacks) ? { keepOnStop: true as const } : {}),
-    ...(threadId !== undefined ? { threadId } : {}),
-  });
-  return true;
-};
-
-/** Bot API 10.1: a rich draft (Markdown, checked like `sendRichMessage`); otherwise as `sendMessageDraft`. */
-const sendRichMessageDraft: MethodHandler = (params, ctx) => {
-  const chat = requireChat(params, ctx);
-  if (chat.type !== 'private') throw refuse('draftOnlyPrivate');
-  const draftId = params.int('draft_id');
-  if (draftId === 0) throw refuse('draftIdInvalid');
-  const rich = richContent(params.json('rich_message'));
-  const threadId = resolveThread(chat, params);
-  spendToken(ctx, chat, 'draft');
-  ctx.store.recordDraft(
-    {
-      chatId: chat.id,
-      draftId,
-      text: rich.markdown,
-      entities: [],
-      rich: true,
-      canStop: params.bool('can_stop'),
-      ...(keepsOnStop(params, ctx.lacks) ? { keepOnStop: true as const } : {}),
-      ...(threadId !== undefined ? { threadId } : {}),
-    },
-    rich.html,
-  );
-  return true;
-};
-
-const sendChatAction: MethodHandler = (params, ctx) => {
-  const chat = requireChat(params, ctx);
-  const action = params.str('action');
-  if (!CHAT_ACTIONS.has(action)) throw refuse('wrongAction');
-  ctx.store.recordAction(chat.id, action, resolveThread(chat, params));
-  return true;
-};
-
-/** The emoji a bot may set as a reaction (`ReactionTypeEmoji`, Bot API). */
-const BOT_REACTIONS = new Set(
-  '👍 👎 ❤ 🔥 🥰 👏 😁 🤔 🤯 😱 🤬 😢 🎉 🤩 🤮 💩 🙏 👌 🕊 🤡 🥱 🥴 😍 🐳 ❤‍🔥 🌚 🌭 💯 🤣 ⚡ 🍌 🏆 💔 🤨 😐 🍓 🍾 💋 🖕 😈 😴 😭 🤓 👻 👨‍💻 👀 🎃 🙈 😇 😨 🤝 ✍ 🤗 🫡 🎅 🎄 ☃ 💅 🤪 🗿 🆒 💘 🙉 🦄 😘 💊 🙊 😎 👾 🤷‍♂ 🤷 🤷‍♀ 😡'.split(
-    ' ',
-  ),
-);
-
-/**
- * Reactions are recorded on the message; only emoji reactions are kept. Refused like Telegram: an emoji
- * bots may not set, or one the chat's `available_reactions` do not allow, is `REACTION_INVALID`. Each
- * call spends the chat's reaction window (see `rate-limiter.ts`), not its message slots.
- */
-const setMessageReaction: MethodHandler = (params, ctx) => {
-  const chat = requireChat(params, ctx);
-  const message = liveMessage(ctx, chat.id, params.int('message_id'));
-  if (!message) throw new BotApiError(400, 'Bad Request: message to react not found');
-  spendToken(ctx, chat, 'reaction');
-  const reaction = params.json('reaction');
-  const emoji = Array.isArray(reaction)
-    ? reaction.flatMap((r: unknown) =>
-        typeof r === 'object' && r !== null && typeof (r as { emoji?: unknown }).emoji === 'string'
-          ? [(r as { emoji: string }).emoji]
-          : [],
-      )
-    : [];
-  const allowed = chat.availableReactions;
-  if (emoji.some((e) => !BOT_REACTIONS.has(e) || (allowed !== undefined && !allowed.includes(e))))
-    throw refuse('reactionInvalid');
-  ctx.store.setReactions(message, emoji);
-  return true;
-};
-
 /** The message methods, by Telegram's spelling. */
 export const MESSAGE_METHODS = {
   sendMessage,
@@ -428,9 +320,5 @@ export const MESSAGE_METHODS = {
   editMessageReplyMarkup,
   deleteMessage,
   deleteMessages,
-  sendMessageDraft,
-  sendRichMessageDraft,
   sendRichMessage,
-  sendChatAction,
-  setMessageReaction,
 } as const satisfies Record<string, MethodHandler>;

@@ -17,7 +17,7 @@
  * it knows in a group or supergroup).
  */
 import { BotApiError, refuse } from './api-error.js';
-import type { MethodContext } from './method-context.js';
+import type { ChatStore } from './chat-store.js';
 import type { SandboxChat } from './records.js';
 import type { RequestParams } from './request-params.js';
 import type { WireInlineKeyboardMarkup, WireUser } from './wire.js';
@@ -80,7 +80,7 @@ export interface EphemeralTarget {
  */
 export function ephemeralTarget(
   params: RequestParams,
-  ctx: MethodContext,
+  store: Pick<ChatStore, 'user' | 'queries'>,
   chat: SandboxChat,
   lacks: ReadonlySet<NewerApiPart>,
 ): EphemeralTarget | undefined {
@@ -93,13 +93,11 @@ export function ephemeralTarget(
     throw new BotApiError(400, 'Bad Request: receiver_user_id is empty');
   if (typeof given.receiver_user_id !== 'number' || !Number.isSafeInteger(given.receiver_user_id))
     throw new BotApiError(400, 'Bad Request: wrong integer value for parameter receiver_user_id');
-  const receiver = ctx.store.user(given.receiver_user_id);
+  const receiver = store.user(given.receiver_user_id);
   if (!receiver) throw new BotApiError(400, 'Bad Request: user not found');
   if (given.callback_query_id === undefined) return { receiver };
   const query =
-    typeof given.callback_query_id === 'string'
-      ? ctx.store.callbackQuery(given.callback_query_id)
-      : undefined;
+    typeof given.callback_query_id === 'string' ? store.queries.get(given.callback_query_id) : undefined;
   if (!query || query.chatId !== chat.id || query.from.id !== receiver.id) throw refuse('queryTooOld');
   return { receiver, callbackQueryId: query.id };
 }

@@ -130,7 +130,10 @@ export interface DraftRecord {
   at: number;
   /** The user pressed its stop button at this time. */
   stoppedAt?: number;
-  /** A bot message followed it in its chat, or the user stopped it without `keep_on_stop`: clients show it no longer (nor its stop button). */
+  /**
+   * A bot message followed it in its chat, or the user stopped it without `keep_on_stop`: clients show it
+   * no longer (nor its stop button).
+   */
   superseded?: true;
 }
 

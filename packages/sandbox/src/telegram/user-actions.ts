@@ -258,7 +258,7 @@ export function userPressesButton(
     }
   }
   const from = senderOf(ctx, chat, options.from);
-  const query = ctx.store.addCallbackQuery({
+  const query = ctx.store.queries.add({
     chatId,
     messageId,
     data,

@@ -1,15 +1,15 @@
 /**
  * Who may use the web chat view. The view drives the sandbox (and through it the developer's logged-in
  * `claude`), so a request reaches it only when
- * - its `Host` names this machine's loopback on the sandbox's own port (`127.0.0.1`, `localhost` or
- *   `[::1]`): a page whose host name was rebound to 127.0.0.1 still sends its own name, and is refused;
- * - its `Origin`, when it has one, is such an address too: no page of another origin drives the view;
+ * - its `Host` and `Origin` are this machine's loopback on the sandbox's own port (`../loopback.ts`): no
+ *   rebound host name, no page of another origin;
  * - it carries the run's secret: in the `k` query parameter (the URL the sandbox prints), in the cookie
  *   the page's first load sets, or in the `x-sandbox-view` header (scripts and tests).
  *
  * Pure: the request's headers and URL in, a verdict out.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { checkLoopbackPlace } from '../loopback.js';
 
 /** What the check reads of a request. */
 export interface ViewRequest {
@@ -30,12 +30,6 @@ export function viewCookieName(port: number): string {
   return `sandbox_view_${port}`;
 }
 
-/** The `host[:port]` forms a request for the view on `port` may name. */
-function loopbackHosts(port: number): string[] {
-  const names = ['127.0.0.1', 'localhost', '[::1]'];
-  return names.flatMap((name) => (port === 80 ? [name, `${name}:80`] : [`${name}:${port}`]));
-}
-
 function sameSecret(given: string | undefined | null, secret: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -53,21 +47,8 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 
 /** Decides whether `req` may use the view served on `port` whose secret is `secret`. */
 export function checkViewAccess(req: ViewRequest, port: number, secret: string): ViewAccess {
-  const hosts = loopbackHosts(port);
-  const open = `http://127.0.0.1:${port}/ or http://localhost:${port}/`;
-  const host = (req.host ?? '').toLowerCase();
-  if (!hosts.includes(host)) {
-    return {
-      ok: false,
-      reason: `the sandbox's web view answers only ${open} (this request was for "${req.host ?? ''}")`,
-    };
-  }
-  if (req.origin !== undefined && !hosts.some((h) => req.origin?.toLowerCase() === `http://${h}`)) {
-    return {
-      ok: false,
-      reason: `the sandbox's web view takes requests from its own page only (this one came from "${req.origin}")`,
-    };
-  }
+  const place = checkLoopbackPlace(req, port, "the sandbox's web view");
+  if (!place.ok) return place;
   if (sameSecret(req.key, secret)) return { ok: true, setCookie: true };
   if (sameSecret(req.header, secret) || sameSecret(cookieValue(req.cookie, viewCookieName(port)), secret)) {
     return { ok: true, setCookie: false };

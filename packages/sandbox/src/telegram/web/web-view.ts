@@ -20,7 +20,7 @@ import type { SandboxEvent } from '../events.js';
 import { TEXT_LIMITS } from '../message-content.js';
 import type { SandboxChat } from '../records.js';
 import { parseMultipart } from '../request-params.js';
-import type { ChatView, TelegramServer } from '../telegram-server.js';
+import type { ChatView, TelegramServer } from '../server-options.js';
 import { checkViewAccess, viewCookieName } from './view-access.js';
 
 /** What the view needs from the server: its control handle and stored files. */

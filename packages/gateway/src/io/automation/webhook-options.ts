@@ -1,0 +1,39 @@
+/**
+ * The webhook receiver's options, as the cli maps the config's `webhooks:` block onto them (secrets
+ * already read from their sources). Types only, so `options.ts` may import it without a cycle.
+ */
+import type { Route } from '@switchyard/protocol';
+import type { HookKind } from '../../core/automation/webhook-intake.js';
+
+/** The largest body a hook takes unless it says otherwise: 1 MiB. */
+export const DEFAULT_WEBHOOK_BODY_BYTES = 1024 * 1024;
+/** A hook's rate unless it says otherwise: a burst of 10, then 30 deliveries a minute. */
+export const DEFAULT_WEBHOOK_RATE = { perMinute: 30, burst: 10 } as const;
+
+/** One hook. */
+export interface WebhookHookOptions {
+  /** Served as `POST /hooks/<name>`. */
+  name: string;
+  /** `github`: X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery. `generic`: X-Signature-256. */
+  kind: HookKind;
+  /** The HMAC-SHA256 key both sides share. Never logged. */
+  secret: string;
+  /** The conversation its deliveries reach. */
+  route: Route;
+  /** GitHub events delivered; absent: every event but `ping`. */
+  events?: readonly string[];
+  /** Bodies over this many bytes are refused with 413; default {@link DEFAULT_WEBHOOK_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** Deliveries accepted a minute, and in a burst; default {@link DEFAULT_WEBHOOK_RATE}. */
+  rate?: { perMinute: number; burst: number };
+}
+
+/** The receiver: where it listens and its hooks. */
+export interface WebhookOptions {
+  /**
+   * Where the HTTP server listens; put a TLS proxy in front. The cli refuses a host beyond loopback
+   * unless the config says so explicitly. Port 0 picks a free one (tests).
+   */
+  listen: { host: string; port: number };
+  hooks: readonly WebhookHookOptions[];
+}

@@ -1,0 +1,61 @@
+/**
+ * What a started gateway is made of: the services `compose.ts` builds, `boot.ts` starts in order and
+ * `gateway.ts` stops. Types only.
+ */
+import type { Endpoint, FrameOf, Route } from '@switchyard/protocol';
+import type { Bot } from 'grammy';
+import type { GatewayStatus } from '../../options.js';
+import type { GatewayStore } from '../../store/store.js';
+import type { InjectorHandle } from '../automation/inject.js';
+import type { Schedules } from '../automation/schedules.js';
+import type { WebhookServer } from '../automation/webhook-server.js';
+import type { CardDriver } from '../card/card-driver.js';
+import type { Pins } from '../card/pins.js';
+import type { CommandRunner } from '../commands/commands.js';
+import type { createAccess } from '../intake/access.js';
+import type { Prompts } from '../prompts/prompts.js';
+import type { FileSender } from '../reply/files.js';
+import type { SpendLedger } from '../spend/spend-ledger.js';
+import type { BotApi } from '../telegram/bot-api.js';
+import type { Courier } from '../telegram/courier.js';
+import type { SendJournal } from '../telegram/send-journal.js';
+import type { Turns } from '../turns/turns.js';
+import type { Alerts } from './alerts.js';
+import type { Retention } from './retention.js';
+
+/** The services of a started gateway (built by `compose.ts`). */
+export interface Services {
+  bot: Bot;
+  store: GatewayStore;
+  courier: Courier;
+  pins: Pins;
+  journal: SendJournal;
+  /** The bot's API with every `sendMessage` journaled. */
+  api: BotApi;
+  cards: CardDriver;
+  turns: Turns;
+  prompts: Prompts;
+  commands: CommandRunner;
+  files: FileSender;
+  alerts: Alerts;
+  retention: Retention;
+  endpoint: Endpoint;
+  /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
+  injector: InjectorHandle;
+  /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
+  webhooks: WebhookServer | undefined;
+  /** The schedules: the config's and the chats' (`automation/schedules.ts`). */
+  schedules: Schedules;
+  /** The allowlist: whose updates' content intake may keep. */
+  allowed: ReturnType<typeof createAccess>;
+  /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
+  spend: SpendLedger;
+  /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
+  withinBudget(frame: FrameOf<'user_message'>): boolean;
+  /** Polling's health, from intake. */
+  onPollingHealth(health: { ok: boolean; error?: string }): void;
+  /** Sends a plain message to a chat through the courier; never rejects. */
+  reply(route: Route, text: string): Promise<unknown>;
+  /** What `/status` shows: the agent's, or one conversation's (`route`). */
+  status(route?: Route): GatewayStatus;
+}

@@ -1,0 +1,398 @@
+/**
+ * The shell of the turn machine (`core/turn-machine.ts`): feeds it the bridge's frames, the inbound
+ * messages, the bridge's connection and the outcome of every action, each stamped with the clock's
+ * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
+ * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits (`markers.ts`), the
+ * replies (through `Replies`, `replies.ts`), typing, cards — and arms one timer for the step's wake-up.
+ *
+ * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
+ * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
+ * never holds up the socket; a write that fails throws out of `frame`, so the frame is not acknowledged.
+ * After a restart, `resume` hands the machine the turns left running or ended but not yet rendered.
+ */
+import {
+  type BridgeToGateway,
+  type Clock,
+  createWakeTimer,
+  type Logger,
+  type Route,
+  systemClock,
+} from '@switchyard/protocol';
+import { FRAME_OWNER } from '../../core/bridge/frame-owner.js';
+import { laneKey, threadParams } from '../../core/intake/route.js';
+import { finalText } from '../../core/reply/final-text.js';
+import { ReplyText } from '../../core/reply/reply-text.js';
+import { createTurnMachine } from '../../core/turns/turn-machine.js';
+import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
+import type { GatewayStore, InboundRow } from '../../store/store.js';
+import type { CardDriver } from '../card/card-driver.js';
+import { type AnswerLink, createAnswerOrder } from '../reply/answer-order.js';
+import { createReplies, type Replies } from '../reply/replies.js';
+import { type BotApi, errorText } from '../telegram/bot-api.js';
+import type { Courier } from '../telegram/courier.js';
+import type { SendJournal } from '../telegram/send-journal.js';
+import type { ServerPartsState } from '../telegram/server-parts.js';
+import { createArrivals } from './arrivals.js';
+import { createMarkerEdits } from './markers.js';
+import { createReactions } from './reactions.js';
+
+/** What the turn tracker needs. */
+export interface TurnsOptions {
+  api: Pick<
+    BotApi,
+    | 'sendMessage'
+    | 'editMessageText'
+    | 'deleteMessage'
+    | 'sendChatAction'
+    | 'sendMessageDraft'
+    | 'sendRichMessageDraft'
+    | 'setMessageReaction'
+  >;
+  /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
+  journal: Pick<SendJournal, 'send' | 'sendRich'>;
+  /** Rich messages and drafts (default), or today's placeholder edits and HTML render. */
+  replies?: 'rich' | 'classic';
+  /** A conversation's own `replies` (`/settings`), over the agent's; undefined: the agent's. */
+  repliesOf?: (route: Route) => 'rich' | 'classic' | undefined;
+  courier: Courier;
+  store: GatewayStore;
+  cards: CardDriver;
+  logger: Logger;
+  /** Whether the bridge is connected now; changes are told through {@link Turns.connection}. */
+  bridge: { connected(): boolean };
+  /** How long a message waits silently for a connecting bridge; default `BRIDGE_GRACE_MS` (3 s). */
+  bridgeGraceMs?: number;
+  /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
+  typingEveryMs?: number;
+  /** How long after a failed marker edit or reaction it is tried again; default 15 s. */
+  placeholderRetryMs?: number;
+  /** Time and timers; default {@link systemClock}. */
+  clock?: Clock;
+  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
+  serverParts?: ServerPartsState;
+}
+
+/** The turn tracker's handle. */
+export interface Turns {
+  /**
+   * Acknowledges a durable inbound message (no-op if it has been): the machine holds it on return, so a
+   * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
+   */
+  placeholder(row: InboundRow): Promise<void>;
+  /** Applies a turn-related frame from the bridge. */
+  frame(frame: BridgeToGateway): void;
+  /** The bridge connected or went away. */
+  connection(connected: boolean): void;
+  /** The turn running in a route, if any. */
+  running(route: Route): string | undefined;
+  /** The inbound ids the running turn of a route has read (none when no turn runs there). */
+  readIn(route: Route): string[];
+  /** All running turns, for `/status`. */
+  live(): { turnId: string; route: Route }[];
+  /**
+   * The user pressed the stop button of a draft in `route` (`stopped_message_generation`): that turn's
+   * reply sends no more drafts. The caller interrupts the turn as `/stop` does.
+   */
+  draftStopped(route: Route): void;
+  /** Re-attaches turns left running or unrendered by a previous process, and the cards they left open. */
+  resume(): void;
+  /** Entries the machine holds (inbound messages plus turns): zero once every turn is rendered. */
+  size(): number;
+  /** Stops the timer and waits for final renders in flight. */
+  stop(): Promise<void>;
+}
+
+/** The reply of a turn, from `track` until its finish is reported. */
+interface Reply {
+  text: ReplyText;
+  stream: ReturnType<Replies['stream']> | undefined;
+  /** Its place in the conversation's answer order (`answer-order.ts`), once opened. */
+  order: AnswerLink | undefined;
+}
+
+/** Creates the turn tracker. */
+export function createTurns(options: TurnsOptions): Turns {
+  const { api, courier, store, cards, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const machine = createTurnMachine({
+    ...(options.bridgeGraceMs !== undefined ? { graceMs: options.bridgeGraceMs } : {}),
+    ...(options.typingEveryMs !== undefined ? { typingEveryMs: options.typingEveryMs } : {}),
+    ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
+  });
+  const replies = createReplies({
+    api,
+    journal: options.journal,
+    courier,
+    store,
+    replies: options.replies,
+    repliesOf: options.repliesOf,
+    logger,
+    clock,
+    serverParts: options.serverParts,
+  });
+  const editMarker = createMarkerEdits({ api, courier, logger });
+  const reactions = createReactions({
+    api,
+    courier,
+    logger,
+    clock,
+    ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
+  });
+  const texts = new Map<string, Reply>();
+  const order = createAnswerOrder({
+    clock,
+    onOvertake: (lane, waitedMs) =>
+      logger.warn(
+        { event: 'answer_order_overtaken', lane, waitedMs },
+        'a reply stopped waiting for the previous reply of its conversation: that render hangs',
+      ),
+  });
+  const finishing = new Set<Promise<void>>();
+  let stopped = false;
+
+  const write = (w: StoreWrite): void => {
+    switch (w.kind) {
+      case 'turn':
+        store.upsertTurn({ turnId: w.turnId, route: w.route, request: w.request, startedAt: w.startedAt });
+        return;
+      case 'inbound_state':
+        store.setInboundState(w.inboundIds, w.state);
+        return;
+      case 'turn_messages':
+        store.setTurnMessages(w.turnId, w.messageIds);
+        return;
+      case 'placeholder':
+        store.setPlaceholder(w.inboundId, w.messageId, w.placeholderKind);
+        return;
+      case 'marker_due':
+        store.placeholderDue(w.inboundId, w.placeholderKind, w.text);
+        return;
+      case 'marker_shown':
+        store.placeholderShown(w.inboundId, w.text);
+        return;
+      case 'turn_block':
+        store.setTurnBlock(w.turnId, w.blockId, w.text);
+        return;
+      case 'turn_ended':
+        store.endTurn(w.turnId, w.outcome, w.error, w.costUsd);
+        return;
+      case 'turn_rendered':
+        store.markTurnRendered(w.turnId);
+        return;
+    }
+  };
+
+  /** Feeds one event and applies its writes in one transaction; the actions are the caller's to run. */
+  const decide = (event: TurnEvent): TurnStep => {
+    const step = machine.input(event);
+    try {
+      if (step.writes.length > 0) store.atomically(() => step.writes.forEach(write));
+    } catch (error) {
+      // Not written, so not done: the machine forgets the step, and the caller (a frame not yet
+      // acknowledged, a send's transaction) fails with it.
+      machine.undo();
+      throw error;
+    }
+    return step;
+  };
+  const perform = (step: TurnStep): void => {
+    for (const action of step.actions) act(action);
+    wake.arm(step.wakeAt);
+  };
+  const run = (event: TurnEvent): void => perform(decide(event));
+  const now = (): number => clock.now();
+
+  const arrivals = createArrivals({
+    courier,
+    journal: options.journal,
+    replies,
+    logger,
+    decide,
+    perform,
+    now,
+  });
+
+  const act = (action: TurnAction): void => {
+    switch (action.kind) {
+      // An acknowledgement's request starts after the caller's synchronous work: a message is handed to
+      // the bridge right after the machine has it (`telegram-handlers.ts`), and preparing an HTTP request
+      // first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
+      case 'send_placeholder':
+        queueMicrotask(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
+        return;
+      case 'thinking':
+        queueMicrotask(() => arrivals.thinking(action));
+        return;
+      case 'edit_marker':
+        void editMarker(action)
+          .then((outcome) => {
+            if (action.due && !stopped)
+              run({ type: 'marker', inboundId: action.inboundId, text: action.text, outcome, at: now() });
+          })
+          .catch(failed('marker_outcome_failed'));
+        return;
+      case 'track':
+        texts.set(action.turnId, {
+          text: new ReplyText(action.blocks),
+          stream: undefined,
+          order: undefined,
+        });
+        return;
+      case 'open': {
+        const reply = texts.get(action.turnId);
+        if (!reply) return;
+        reply.order = order.link(laneKey(action.route));
+        const stream = replies.stream(action, action.messageIds, action.opener, reply.order.after);
+        if (action.thinking && 'thinking' in stream) stream.thinking();
+        reply.stream = stream;
+        return;
+      }
+      case 'show': {
+        const reply = texts.get(action.turnId);
+        // Read when the stream edits, not at each delta (see `reply-text.ts`).
+        reply?.stream?.show(() => reply.text.text);
+        return;
+      }
+      case 'finish':
+        finish(action);
+        return;
+      case 'stop_drafts': {
+        const stream = texts.get(action.turnId)?.stream;
+        if (stream && 'stopDrafts' in stream) stream.stopDrafts();
+        return;
+      }
+      case 'react':
+        // Cosmetic, and after the caller's synchronous work like an acknowledgement (see above).
+        queueMicrotask(() => reactions.show(action.route, action.messageId, action.state));
+        return;
+      case 'typing':
+        // Chat actions are not messages: they spend no send budget, so they bypass the courier.
+        void api.sendChatAction(action.route.chatId, 'typing', threadParams(action.route)).catch(() => {});
+        return;
+      case 'card':
+        cards.frame(action.route, action.turnId, action.frame);
+        return;
+      case 'sweep_markers':
+        run({ type: 'due_markers', rows: store.duePlaceholders(), at: now() });
+        return;
+    }
+  };
+
+  const finish = (action: TurnAction & { kind: 'finish' }): void => {
+    const reply = texts.get(action.turnId);
+    const work = (async () => {
+      const s = reply?.stream;
+      if (!reply || !s) throw new Error('a turn finished without its reply');
+      const final = finalText(
+        { text: reply.text.text, outcome: action.outcome, error: action.error },
+        s.notesInline,
+      );
+      await s.finish(final.reply);
+      const note = final.separateNote;
+      if (note)
+        await courier.call(action.route.chatId, () =>
+          api.sendMessage(action.route.chatId, note, threadParams(action.route)),
+        );
+      return true;
+    })()
+      .catch((error: unknown) => {
+        logger.error(
+          { event: 'turn_render_failed', turn: action.turnId, error: errorText(error) },
+          'final render failed',
+        );
+        return false;
+      })
+      .then((ok) => {
+        reply?.order?.settle();
+        texts.delete(action.turnId);
+        run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
+      })
+      .catch(failed('turn_rendered_failed'))
+      .finally(() => finishing.delete(work));
+    finishing.add(work);
+  };
+
+  /** Logs an outcome the store could not record (it stays due, or the turn unrendered, for the next boot). */
+  const failed =
+    (event: string) =>
+    (error: unknown): void =>
+      logger.error({ event, error: errorText(error) }, 'an outcome could not be recorded');
+
+  const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
+
+  return {
+    async placeholder(row) {
+      run({
+        type: 'arrived',
+        row,
+        drafts: replies.mode(row.route) === 'draft',
+        bridgeConnected: options.bridge.connected(),
+        at: now(),
+      });
+    },
+
+    frame(frame) {
+      const owner = (FRAME_OWNER as Record<string, string>)[frame.type];
+      if (owner !== 'turn' && owner !== 'prompt') return;
+      const f = frame as TurnFrame;
+      const ids = 'inboundIds' in f ? f.inboundIds : [];
+      const inbound = ids.flatMap((id) => {
+        const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
+        return row ? [row] : [];
+      });
+      const turnId = 'turnId' in f ? f.turnId : undefined;
+      const turn = turnId === undefined || machine.holdsTurn(turnId) ? undefined : store.getTurn(turnId);
+      // A delta is applied here (the shell holds the reply's text); an outdated one changes nothing.
+      if (f.type === 'text_delta' && !texts.get(f.turnId)?.text.delta(f.blockId, f.delta)) return;
+      if (f.type === 'text') texts.get(f.turnId)?.text.block(f.blockId, f.text);
+      const route = 'route' in f ? f.route : turn?.route;
+      const drafts = route !== undefined && replies.mode(route) === 'draft';
+      run({ type: 'frame', frame: f, inbound, turn, drafts, at: now() });
+    },
+
+    connection(connected) {
+      run({ type: 'bridge', connected, at: now() });
+    },
+
+    running: (route) => machine.running(route),
+    readIn: (route) => {
+      const turnId = machine.running(route);
+      return turnId === undefined ? [] : machine.readIn(turnId);
+    },
+    live: () => machine.live(),
+    size: () => machine.size(),
+
+    draftStopped(route) {
+      run({ type: 'draft_stopped', route, at: now() });
+    },
+
+    resume() {
+      // Cards first: the resumed turns' next frames then reach the card they already have.
+      cards.adopt(
+        store.openCards().flatMap((row) =>
+          row.cardMessageId === undefined
+            ? []
+            : [
+                {
+                  route: row.route,
+                  turnId: row.turnId,
+                  messageId: row.cardMessageId,
+                  request: row.request,
+                  startedAt: row.startedAt,
+                  ...(row.state === 'running'
+                    ? {}
+                    : { ended: { outcome: row.outcome ?? 'success', error: row.error } }),
+                },
+              ],
+        ),
+      );
+      run({ type: 'resume', turns: store.unfinishedTurns(), at: now() });
+    },
+
+    async stop() {
+      stopped = true;
+      wake.stop();
+      await Promise.all([...finishing]);
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * A voice note (or an audio file, a video note) at intake: downloaded into the exchange directory as
+ * other files are (`attachments.ts`), transcribed (`transcriber.ts`), and turned into the user
+ * message's text and the chat's notice by `core/voice-text.ts`.
+ *
+ * Runs inside the message's handler, so in its chat's lane: the lane waits for the download and the
+ * transcription, which the transcriber's deadline bounds, and for nothing else. Nothing here is durable
+ * until the handler puts the message in the inbox, so a gateway killed mid-transcription leaves the
+ * update unhandled and the next boot takes the note again. A note that is not transcribed still goes to
+ * the agent, as a file with the reason; only a download that fails (or a file over the Bot API's
+ * limit) ends with a reply and no message, as for any attachment.
+ */
+import type { Attachment } from '@switchyard/protocol';
+import type { Message } from 'grammy/types';
+import { type SpokenNote, type VoiceText, voiceText } from '../../core/voice/voice-text.js';
+import { type AttachmentOptions, DOWNLOAD_LIMIT_BYTES, download, TOO_BIG } from '../intake/attachments.js';
+import { errorText } from '../telegram/bot-api.js';
+import type { Transcriber } from './transcriber.js';
+
+/** A recording in a message: what the rules need, and what the download needs. */
+export interface Recording extends SpokenNote {
+  fileId: string;
+  size: number | undefined;
+  mime: string;
+  /** The name the recording is handed to the agent under. */
+  name: string;
+}
+
+/** The recording a message carries (voice note, audio file or video note), if any. */
+export function recordingOf(message: Message): Recording | undefined {
+  if (message.voice) {
+    const v = message.voice;
+    const mime = v.mime_type ?? 'audio/ogg';
+    return {
+      kind: 'voice',
+      durationSeconds: v.duration,
+      fileId: v.file_id,
+      size: v.file_size,
+      mime,
+      name: 'voice-message.ogg',
+    };
+  }
+  if (message.audio) {
+    const a = message.audio;
+    const mime = a.mime_type ?? 'audio/mpeg';
+    const name = a.file_name ?? `audio${mime === 'audio/mpeg' ? '.mp3' : '.bin'}`;
+    return { kind: 'audio', durationSeconds: a.duration, fileId: a.file_id, size: a.file_size, mime, name };
+  }
+  if (message.video_note) {
+    const n = message.video_note;
+    return {
+      kind: 'video_note',
+      durationSeconds: n.duration,
+      fileId: n.file_id,
+      size: n.file_size,
+      mime: 'video/mp4',
+      name: 'video-message.mp4',
+    };
+  }
+  return undefined;
+}
+
+/** The recording taken in: the message's text and files, and the notice for the chat; or a reply only. */
+export type VoiceIntake =
+  | ({ ok: true; attachments: Attachment[] } & VoiceText)
+  | { ok: false; reply: string };
+
+/** Downloads and transcribes the message's recording; undefined when it carries none. Never throws. */
+export async function takeRecording(
+  message: Message,
+  caption: string,
+  options: { transcriber: Transcriber; attachments: AttachmentOptions },
+): Promise<VoiceIntake | undefined> {
+  const recording = recordingOf(message);
+  if (!recording) return undefined;
+  if (recording.size !== undefined && recording.size > DOWNLOAD_LIMIT_BYTES)
+    return { ok: false, reply: TOO_BIG };
+  let attachment: Attachment;
+  try {
+    attachment = await download(
+      { kind: 'document', id: recording.fileId, name: recording.name, mime: recording.mime },
+      options.attachments,
+    );
+  } catch (error) {
+    if (/file is too big/i.test(errorText(error))) return { ok: false, reply: TOO_BIG };
+    return { ok: false, reply: 'Downloading that recording failed. Please send it again.' };
+  }
+  const heard = await options.transcriber.transcribe(
+    { path: attachment.path, durationSeconds: recording.durationSeconds, mime: recording.mime },
+    options.attachments.signal,
+  );
+  return { ok: true, attachments: [attachment], ...voiceText(recording, heard, caption) };
+}
