@@ -11,6 +11,13 @@ const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/inde
 export default defineConfig({
   resolve: {
     alias: {
+      // A subpath before its package's entry: an alias also matches the paths below its name.
+      '@switchyard/protocol/common': fileURLToPath(
+        new URL('./packages/protocol/src/common/index.ts', import.meta.url),
+      ),
+      '@switchyard/protocol/node': fileURLToPath(
+        new URL('./packages/protocol/src/node/index.ts', import.meta.url),
+      ),
       '@switchyard/protocol': pkg('protocol'),
       '@switchyard/card': pkg('card'),
       '@switchyard/sandbox': pkg('sandbox'),

@@ -150,6 +150,8 @@ describe('claude environment and file modes', () => {
     )?.[1];
     expect(token).toBeTruthy();
     expectClean(pid, { ...PLANTED, SANDBOX_TOKEN: token ?? '' });
+    // Nor another user of the machine, whatever the umask: the token is new on every run, and its own.
+    expect(mode(path.join(sandbox.dir, 'switchyard.yaml'))).toBe('600');
     expect(mode(path.join(stateDir, 'gateway', 'gateway.sqlite'))).toBe('600');
   });
 });

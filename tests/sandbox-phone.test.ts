@@ -17,8 +17,6 @@ import { browserRequired, haveBrowser, type OpenBrowser, openBrowser, typeMessag
 import { type SandboxProcess, startSandboxProcess } from './sandbox-process.js';
 
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../test-output/sandbox-phone');
-/** The sandbox's bot token (packages/cli/src/sandbox.ts): the test pins a message as the bot would. */
-const SANDBOX_TOKEN = '1000001:sandbox-token-not-a-secret-0000';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 browserRequired('sandbox web view on a phone');
@@ -38,7 +36,8 @@ describe.runIf(haveBrowser)('the sandbox web view at a 390 px viewport', () => {
     params: Record<string, unknown>,
     attempt = 0,
   ): Promise<{ message_id: number }> => {
-    const res = await fetch(`${new URL(sandbox?.url ?? '').origin}/bot${SANDBOX_TOKEN}/${method}`, {
+    // The run's own token, as its gateway has it: the test pins a message as the bot would.
+    const res = await fetch(`${new URL(sandbox?.url ?? '').origin}/bot${sandbox?.botToken()}/${method}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(params),

@@ -8,7 +8,7 @@
  * killed and reported, so a test can fail on it without leaving processes behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { killAll, processesOf } from './processes.js';
@@ -27,6 +27,8 @@ export interface SandboxProcess {
   spawnedAt: number;
   /** Everything the sandbox and its services wrote (stdout and stderr). */
   output(): string;
+  /** This run's bot token, from the config the sandbox wrote for its gateway (new on every run). */
+  botToken(): string;
   /** Ctrl-C (with `echo`, delivered twice as through `pnpm start`), then reap: see the module comment. */
   stop(options?: { echo?: boolean }): Promise<SandboxStopReport>;
 }
@@ -145,6 +147,13 @@ export async function startSandboxProcess(options: SandboxProcessOptions = {}): 
     urlAfterMs,
     spawnedAt,
     output: () => output,
+    botToken: () => {
+      const config = readFileSync(path.join(dir, 'switchyard.yaml'), 'utf8');
+      const token = /^\s+token: "([^"]+)"$/m.exec(config)?.[1];
+      if (!token)
+        throw new Error(`no token in the sandbox's ${path.join(dir, 'switchyard.yaml')}:\n${config}`);
+      return token;
+    },
     async stop(stopOptions = {}) {
       const t0 = performance.now();
       let exit: number | NodeJS.Signals | null = child.exitCode ?? child.signalCode;

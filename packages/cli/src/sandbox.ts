@@ -53,7 +53,6 @@ export interface SandboxOptions {
   cwd?: string;
 }
 
-const SANDBOX_TOKEN = '1000001:sandbox-token-not-a-secret-0000';
 const DEFAULT_PORT = 8780;
 
 /** Runs until SIGINT/SIGTERM; returns the exit code. */
@@ -113,8 +112,9 @@ async function runLocked(
     Object.assign(claudeEnv, scriptedClaudeEnv({ baseUrl, configDir: path.join(base, 'claude-config') }));
   }
 
+  // No token of our own: the stand-in's is new on every run (only the gateway started here gets it, in
+  // the config written below), and its routes answer no page but its own (issue 27).
   const telegram = createTelegramServer({
-    token: SANDBOX_TOKEN,
     bot: { firstName: 'Switchyard sandbox', username: 'switchyard_sandbox_bot' },
     port: Number(env.SWITCHYARD_SANDBOX_PORT ?? DEFAULT_PORT),
     banner:
@@ -136,15 +136,17 @@ async function runLocked(
   await freshState(path.join(base, 'state'), logger);
   const voice = await sandboxVoice(env.SWITCHYARD_SANDBOX_VOICE, say);
   const userId = telegram.defaultUser.id;
-  if (claude.kind === 'scripted') await postDemos(address.apiRoot, telegram.privateChat().id);
+  if (claude.kind === 'scripted') await postDemos(address.apiRoot, telegram.token, telegram.privateChat().id);
   const configFile = path.join(base, 'switchyard.yaml');
+  // Created anew, so that its mode holds for a file an earlier run left.
+  rmSync(configFile, { force: true });
   writeFileSync(
     configFile,
     [
       '# Written by `switchyard sandbox` on every start; edit your own switchyard.yaml instead.',
       'agents:',
       '  - name: sandbox',
-      `    token: "${SANDBOX_TOKEN}"`,
+      `    token: "${telegram.token}"`,
       `    apiRoot: ${JSON.stringify(address.apiRoot)}`,
       `    allow: [${userId}]`,
       `    workDir: ${JSON.stringify(path.join(base, 'work'))}`,
@@ -157,6 +159,8 @@ async function runLocked(
       `    voice: ${voice.block}`,
       '',
     ].join('\n'),
+    // It holds this run's bot token: the developer's to read, no other user's.
+    { mode: 0o600 },
   );
 
   const agent = loadConfig(configFile, { env, cwd: base }).agents[0];
@@ -216,7 +220,7 @@ async function sandboxVoice(
  * The scripted model's demos as the chat's first message, sent as the bot through the Bot API, so that a
  * newcomer sees what to try before typing anything.
  */
-async function postDemos(apiRoot: string, chatId: number): Promise<void> {
+async function postDemos(apiRoot: string, token: string, chatId: number): Promise<void> {
   const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const code = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
   const text = [
@@ -226,7 +230,7 @@ async function postDemos(apiRoot: string, chatId: number): Promise<void> {
     '',
     'Anything else is echoed back; <code>help</code> shows this list again.',
   ].join('\n');
-  const res = await fetch(`${apiRoot}/bot${SANDBOX_TOKEN}/sendMessage`, {
+  const res = await fetch(`${apiRoot}/bot${token}/sendMessage`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ chat_id: chatId, text, parse_mode: 'HTML' }),

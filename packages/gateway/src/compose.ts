@@ -2,9 +2,9 @@
  * The one composition step: every service of a started gateway, built once the store is open and handed
  * to each other as constructor arguments — the bot and its courier, the pins, the send journal and the
  * journaled API, the card driver, the turns, the prompts, the commands, the file sender, the alerts, the
- * retention, the bridge's endpoint (`compose-endpoint.ts`), the frame dispatch, the automation, the
- * webhook receiver and the Telegram handlers, as the `Services` of `services.ts`. Building starts nothing
- * and sends nothing: `boot.ts` runs them in its fixed order, `gateway.ts` stops them.
+ * retention, the bridge's endpoint (`io/bridge/endpoint.ts`), the frame dispatch, the automation, the
+ * webhook receiver and the Telegram handlers, as the `Services` of `io/ops/services.ts`. Building starts
+ * nothing and sends nothing: `io/ops/boot.ts` runs them in its fixed order, `gateway.ts` stops them.
  *
  * Ownership: what the services share at run time lives here and nowhere else — whether the bridge is
  * connected, the bridge's latest `status` per conversation, polling's health, the
@@ -21,6 +21,7 @@ import {
   systemClock,
 } from '@switchyard/protocol';
 import type { InlineButton } from './core/commands/command-texts.js';
+import { createAccess } from './core/intake/access.js';
 import { reportNotForwarded } from './core/intake/message-fit.js';
 import { threadParams } from './core/intake/route.js';
 import { createBudget } from './core/telegram/send-pacing.js';
@@ -35,7 +36,6 @@ import { createPins } from './io/card/pins.js';
 import { createCommandRunner } from './io/commands/commands.js';
 import { createTerminalCommands } from './io/commands/terminal-commands.js';
 import { createTopicOpener } from './io/commands/topic-opener.js';
-import { createAccess } from './io/intake/access.js';
 import { handlerFailed, telegramHandlers } from './io/intake/telegram-handlers.js';
 import { type AlertKind, createAlerts } from './io/ops/alerts.js';
 import { createLastErrors } from './io/ops/last-errors.js';

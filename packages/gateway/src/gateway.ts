@@ -1,7 +1,7 @@
 /**
  * `createGateway`: the long-lived Telegram side of one agent, as a lifecycle only. `start` takes the
  * state directory's lock, opens the store, builds the services (`compose.ts`) and runs the boot sequence
- * (`boot.ts`, where its fixed order is explained); `stop` takes everything down in reverse.
+ * (`io/ops/boot.ts`, where its fixed order is explained); `stop` takes everything down in reverse.
  *
  * Ownership: the lock, the store and the services live from `start` to `stop`; nothing is handed out
  * while stopped (`status` throws then).
@@ -25,7 +25,7 @@ import { openGatewayStore } from './store/store.js';
 
 /** The gateway's handle. */
 export interface Gateway {
-  /** Boots (see `boot.ts`); resolves once polling has started. */
+  /** Boots (see `io/ops/boot.ts`); resolves once polling has started. */
   start(): Promise<void>;
   /** Stops polling, drains Telegram calls and renders in flight, closes the socket and the store. */
   stop(): Promise<void>;

@@ -9,6 +9,7 @@
 /** The command table registered with Telegram. */
 export { formatUsd } from './core/commands/command-texts.js';
 export { COMMANDS } from './core/commands/commands.js';
+export { REFUSAL } from './core/intake/access.js';
 export type { BudgetOptions } from './core/telegram/send-pacing.js';
 /** Markdown → Telegram HTML, for callers that render replies the same way. */
 export { type HtmlChunk, renderMarkdown, splitPlain, TELEGRAM_TEXT_LIMIT } from './core/text/markdown.js';
@@ -25,7 +26,6 @@ export { signBody } from './io/automation/signature.js';
 export type { WebhookHookOptions, WebhookOptions } from './io/automation/webhook-options.js';
 /** Progress-card timing (`GatewayOptions.card`). */
 export type { CardOptions } from './io/card/card-driver.js';
-export { REFUSAL } from './io/intake/access.js';
 /** Prometheus metrics (off by default): the endpoint the cli starts and the interface the gateway calls. */
 export {
   createMetrics,

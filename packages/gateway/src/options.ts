@@ -1,6 +1,6 @@
 /**
  * The gateway's options and status types: what the cli maps the config file onto, and what `/status`
- * and operators read. Imports types only, and none from `gateway.ts`, `compose.ts` or `boot.ts`, so
+ * and operators read. Imports types only, and none from `gateway.ts`, `compose.ts` or `io/ops/boot.ts`, so
  * every module may import it without a cycle.
  */
 import type { Clock, ExchangeOptions, Logger, PermissionMode, Route } from '@switchyard/protocol';
@@ -70,7 +70,9 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Send pacing per chat; defaults stay under Telegram's limits. */
   budget?: BudgetOptions;
-  /** Where turns, Telegram calls and the bridge connection are counted (`metrics.ts`); default none. */
+  /**
+   * Where turns, Telegram calls and the bridge connection are counted (`io/ops/metrics.ts`); default none.
+   */
   metrics?: GatewayMetrics;
   /**
    * How replies look: `rich` (default) streams a draft in private chats and sends one rich message
@@ -82,26 +84,28 @@ export interface GatewayOptions {
   clock?: Clock;
   /**
    * How long a message waits silently for a connecting bridge (after a start or a restart) before its
-   * chat is told the agent is restarting; default 3 s (`core/arrival.ts`).
+   * chat is told the agent is restarting; default 3 s (`core/turns/arrival.ts`).
    */
   bridgeGraceMs?: number;
-  /** How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it). */
+  /**
+   * How often placeholder edits Telegram did not confirm are tried again; default 15 s (tests shorten it).
+   */
   placeholderRetryMs?: number;
   /**
-   * How voice notes, audio files and video notes are transcribed (`voice/transcriber.ts`): an
+   * How voice notes, audio files and video notes are transcribed (`io/voice/transcriber.ts`): an
    * OpenAI-compatible server or a local program. Absent: they reach the agent as files, with a reply
    * saying no transcriber is configured.
    */
   voice?: VoiceOptions;
   /**
-   * The daily cost budgets (`budget/spend-ledger.ts`): the agent's and each user's, in USD a day of the
+   * The daily cost budgets (`io/spend/spend-ledger.ts`): the agent's and each user's, in USD a day of the
    * agent's time zone (default UTC); a new turn over one is not started. Absent: no budget, and today's
    * cost is still counted in UTC.
    */
   spend?: SpendOptions;
-  /** The webhook receiver (`webhooks/webhook-server.ts`); absent: none listens. */
+  /** The webhook receiver (`io/automation/webhook-server.ts`); absent: none listens. */
   webhooks?: WebhookOptions;
-  /** Scheduled prompts (`automation/schedules.ts`): the config's, the time zone and the grace. */
+  /** Scheduled prompts (`io/automation/schedules.ts`): the config's, the time zone and the grace. */
   schedules?: ScheduleOptions;
   /** Long-polling knobs; the defaults suit Telegram. */
   polling?: { timeoutSec?: number; stallGraceMs?: number; backoff?: { initialMs: number; maxMs: number } };
@@ -125,7 +129,10 @@ export interface GatewayStatus {
   usageLimitUntil?: number;
   /** The agent's time zone (`/status` says the reset time in it). */
   timeZone?: string;
-  /** What turns that ended today (the agent's time zone) cost: this conversation's (with a route) and the agent's. */
+  /**
+   * What turns that ended today (the agent's time zone) cost: this conversation's (with a route) and the
+   * agent's.
+   */
   costToday?: {
     conversationUsd: number | undefined;
     agentUsd: number;

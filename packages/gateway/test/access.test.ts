@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Update } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
+import { createAccess } from '../src/core/intake/access.js';
 import { REFUSAL } from '../src/index.js';
-import { createAccess } from '../src/io/intake/access.js';
 import {
   botMessage,
   botMessages,

@@ -6,7 +6,7 @@ import {
   mentionsBot,
   repliedMessage,
   stripMention,
-} from '../src/io/intake/addressing.js';
+} from '../src/core/intake/addressing.js';
 
 const bot = { id: 999, username: 'helper_bot' };
 const group = { id: -100, type: 'supergroup', title: 'team' } as const;

@@ -6,7 +6,7 @@
 import type { FrameOf, Route } from '@switchyard/protocol';
 import type { NewerApiPart } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { REFUSAL } from '../src/io/intake/access.js';
+import { REFUSAL } from '../src/core/intake/access.js';
 import {
   botMessage,
   botMessages,

@@ -1,6 +1,7 @@
 /**
  * The pin invariants in groups and forums (T1, T10; no completion notice beside a done card) and a card
- * closed ahead of queued replies; the rest of the spec's matrix is in `pins.test.ts`. A group gets 20 messages a minute: these wait.
+ * closed ahead of queued replies; the rest of the spec's matrix is in `pins.test.ts`. A group gets 20
+ * messages a minute: these wait.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -41,8 +42,8 @@ describe('pinned progress card in groups', () => {
   }, 20_000);
 
   it('closes a finished card (final edit, unpin) right after the replies queued in its chat, never before them', async () => {
-    // The order (`courier.ts`): content — replies, answers — goes before cosmetics, and a closing card
-    // is the first of the cosmetics. Replies are paced as windows, so the backlog drains in one burst
+    // The order (`io/telegram/courier.ts`): content — replies, answers — goes before cosmetics, and a closing
+    // card is the first of the cosmetics. Replies are paced as windows, so the backlog drains in one burst
     // and the card is unpinned right after it.
     world = await startWorld({ card: CARD });
     bridge = await connectBridge(world.socketPath);

@@ -1,7 +1,8 @@
 /**
  * The split of a rendered reply into Telegram-sized messages loses and repeats nothing: for random
  * Markdown and small limits (many cuts), the chunks joined are identical to the whole rendering in the
- * sense of `reply-text.ts` (same text up to whitespace at cuts, same formatting on every character).
+ * sense of `core/reply/reply-text.ts` (same text up to whitespace at cuts, same formatting on every
+ * character).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The start-up grace (`core/arrival.ts`): a message that arrives while the bridge is still connecting
+ * The start-up grace (`core/turns/arrival.ts`): a message that arrives while the bridge is still connecting
  * waits silently and then takes the normal path; only a wait longer than the grace shows it waiting
  * (👀), and never with a message of its own. The decision itself is a table; the wiring is tried
  * against the stand-in Telegram.

@@ -1,8 +1,8 @@
 /**
  * A streamed reply end to end through the sandbox Bot API: the live text continues in a new message
  * past 4096 characters while it streams, the final messages are identical to the model's text as
- * defined in `reply-text.ts` (same visible text up to whitespace at cuts, same formatting), and when
- * Telegram rejects the HTML the same text arrives unformatted.
+ * defined in `core/reply/reply-text.ts` (same visible text up to whitespace at cuts, same formatting), and
+ * when Telegram rejects the HTML the same text arrives unformatted.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -84,7 +84,8 @@ describe('a long streamed reply', () => {
     // While streaming (before turn_ended), the live text already spilled into a second message.
     await waitUntil(() => replyMessages(world as World, chatId).length >= 2, 5000, 'live continuation');
     const live = tg.messages(chatId).filter((m) => m.from === 'bot');
-    // The first message was filled (cuts prefer a blank line in the second half of the limit) before the next began.
+    // The first message was filled (cuts prefer a blank line in the second half of the limit) before the next
+    // began.
     expect(live[0]?.history.some((v) => v.text.length > 2048)).toBe(true);
     expect(live.every((m) => m.text.length <= 4096)).toBe(true);
 

@@ -1,7 +1,7 @@
 /**
- * The turn machine's shell (`turns.ts`) over recording fakes: a step's store writes are one transaction
- * made before any Telegram call of that step, and a step the store refused is undone, so the frame the
- * bridge sends again (it was not acknowledged) is applied as if for the first time.
+ * The turn machine's shell (`io/turns/turns.ts`) over recording fakes: a step's store writes are one
+ * transaction made before any Telegram call of that step, and a step the store refused is undone, so the
+ * frame the bridge sends again (it was not acknowledged) is applied as if for the first time.
  */
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';

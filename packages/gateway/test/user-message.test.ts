@@ -1,6 +1,6 @@
 import type { Message } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
-import { userMessageFrame } from '../src/io/intake/user-message-frame.js';
+import { userMessageFrame } from '../src/core/intake/user-message-frame.js';
 
 const ann = { id: 1, is_bot: false, first_name: 'Ann', username: 'ann' };
 const base = (extra: Partial<Message>): Message =>

@@ -4,10 +4,11 @@
  * only a few may wait at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Endpoint } from '../src/endpoint.js';
-import { PROTOCOL_VERSION } from '../src/messages.js';
-import { createProtocolServer, MAX_HANDSHAKING } from '../src/server.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import { PROTOCOL_VERSION } from '../src/common/messages/frame.js';
+import type { ChannelStore } from '../src/common/store.js';
+import type { Endpoint } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
+import { createProtocolServer, MAX_HANDSHAKING } from '../src/node/server.js';
 import { rawPeer, tempSocketDir, waitFor } from './harness.js';
 
 type Received = { type: string; seq?: number; code?: string; message?: string; blockId?: string };

@@ -1,14 +1,14 @@
 import { statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createProtocolClient } from '../src/client.js';
-import { encodeFrame } from '../src/codec.js';
-import type { Endpoint } from '../src/endpoint.js';
-import { ProtocolError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
-import { PROTOCOL_VERSION } from '../src/messages.js';
-import { createProtocolServer } from '../src/server.js';
-import { createMemoryChannelStore } from '../src/store.js';
+import { encodeFrame } from '../src/common/codec.js';
+import { ProtocolError } from '../src/common/errors.js';
+import type { Logger } from '../src/common/logger.js';
+import { PROTOCOL_VERSION } from '../src/common/messages/frame.js';
+import { createProtocolClient } from '../src/node/client.js';
+import type { Endpoint } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
+import { createProtocolServer } from '../src/node/server.js';
 import { rawPeer, tempSocketDir, waitFor } from './harness.js';
 
 function recordingLogger(lines: Array<Record<string, unknown>>): Logger {

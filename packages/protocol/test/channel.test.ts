@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createProtocolClient } from '../src/client.js';
-import type { Endpoint } from '../src/endpoint.js';
-import type { AppFrame, FrameOf } from '../src/messages.js';
-import { createProtocolServer } from '../src/server.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import type { AppFrame, FrameOf } from '../src/common/messages/frame.js';
+import type { ChannelStore } from '../src/common/store.js';
+import { createProtocolClient } from '../src/node/client.js';
+import type { Endpoint } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
+import { createProtocolServer } from '../src/node/server.js';
 import { startCuttingProxy, tempSocketDir, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({

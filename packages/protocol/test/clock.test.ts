@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, systemClock } from '../src/clock.js';
+import { ManualClock, systemClock } from '../src/common/clock.js';
 
 describe('ManualClock', () => {
   it('runs due timers earliest first, ties in the order they were set, with now() at each due time', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder } from '../src/codec.js';
+import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
 
 const sample = [
   { type: 'ping', nonce: 1 },

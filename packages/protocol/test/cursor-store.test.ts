@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { FrameOf } from '../src/messages.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import type { FrameOf } from '../src/common/messages/frame.js';
+import type { ChannelStore } from '../src/common/store.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { memoryLink, side, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder, withSeq } from '../src/codec.js';
-import { frameProblem } from '../src/endpoint.js';
-import type { AppFrame } from '../src/messages.js';
+import { encodeFrame, FrameDecoder, withSeq } from '../src/common/codec.js';
+import type { AppFrame } from '../src/common/messages/frame.js';
+import { frameProblem } from '../src/node/endpoint.js';
 import { memoryLink, side, waitFor } from './harness.js';
 
 function decodeOne(bytes: Buffer): unknown {

@@ -25,7 +25,7 @@ import {
   openExchangeFile,
   prepareExchange,
   writeExchangeFile,
-} from '../src/exchange.js';
+} from '../src/node/exchange.js';
 
 const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
 const group = process.getgid?.() ?? 0;

@@ -9,8 +9,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder } from '../src/codec.js';
-import { PROTOCOL_VERSION, parseFrame } from '../src/messages.js';
+import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
+import { PROTOCOL_VERSION, parseFrame } from '../src/common/messages/frame.js';
 
 const FRAMES = Number(process.env.FUZZ_FRAMES ?? 100_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);

@@ -3,10 +3,10 @@
  * ever sent must not make it forget frames the peer never got. In-memory links, no sockets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder } from '../src/codec.js';
-import { Connection } from '../src/connection.js';
-import { type FrameOf, PROTOCOL_VERSION } from '../src/messages.js';
-import { createMemoryChannelStore } from '../src/store.js';
+import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
+import { type FrameOf, PROTOCOL_VERSION } from '../src/common/messages/frame.js';
+import { Connection } from '../src/node/connection.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { memoryLink, memoryPair, side, waitFor } from './harness.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };

@@ -4,13 +4,15 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
-import { encodeFrame, FrameDecoder } from '../src/codec.js';
-import { Connection, type ConnectionOptions } from '../src/connection.js';
-import { sendThrough } from '../src/endpoint.js';
-import { silentLogger } from '../src/logger.js';
-import type { AppFrame } from '../src/messages.js';
-import type { Refusal } from '../src/refusal.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
+import { silentLogger } from '../src/common/logger.js';
+import type { AppFrame } from '../src/common/messages/frame.js';
+import type { Refusal } from '../src/common/refusal.js';
+import type { ChannelStore } from '../src/common/store.js';
+import { Connection } from '../src/node/connection.js';
+import type { ConnectionOptions } from '../src/node/connection-options.js';
+import { sendThrough } from '../src/node/endpoint.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 
 export function tempSocketDir(): { dir: string; path(name: string): string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'sy-p-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Frame, PROTOCOL_VERSION, parseFrame, RELIABLE_TYPES } from '../src/messages.js';
+import { type Frame, PROTOCOL_VERSION, parseFrame, RELIABLE_TYPES } from '../src/common/messages/frame.js';
 
 const userMessage = {
   type: 'user_message',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeError } from '../src/logger.js';
-import { describeStderr, redactSecrets } from '../src/redact.js';
+import { describeError } from '../src/common/logger.js';
+import { describeStderr, redactSecrets } from '../src/common/redact.js';
 
 const BOT_TOKEN = '1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq';
 

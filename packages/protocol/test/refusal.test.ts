@@ -4,13 +4,13 @@
  * receiver would refuse. In-memory links, no sockets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeFrame, FrameDecoder } from '../src/codec.js';
-import { Connection } from '../src/connection.js';
-import { ProtocolError } from '../src/errors.js';
-import { silentLogger } from '../src/logger.js';
-import { type AppFrame, type FrameOf, PROTOCOL_VERSION } from '../src/messages.js';
-import type { Refusal } from '../src/refusal.js';
-import { createMemoryChannelStore } from '../src/store.js';
+import { encodeFrame, FrameDecoder } from '../src/common/codec.js';
+import { ProtocolError } from '../src/common/errors.js';
+import { silentLogger } from '../src/common/logger.js';
+import { type AppFrame, type FrameOf, PROTOCOL_VERSION } from '../src/common/messages/frame.js';
+import type { Refusal } from '../src/common/refusal.js';
+import { Connection } from '../src/node/connection.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { memoryLink, memoryPair, side, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({

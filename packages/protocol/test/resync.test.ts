@@ -4,8 +4,9 @@
  * links, no sockets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppFrame, FrameOf } from '../src/messages.js';
-import { type ChannelStore, createMemoryChannelStore } from '../src/store.js';
+import type { AppFrame, FrameOf } from '../src/common/messages/frame.js';
+import type { ChannelStore } from '../src/common/store.js';
+import { createMemoryChannelStore } from '../src/node/memory-store.js';
 import { type LinkSide, memoryLink, side, waitFor } from './harness.js';
 
 const text = (i: number): FrameOf<'text'> => ({

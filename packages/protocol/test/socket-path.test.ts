@@ -3,13 +3,13 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareSocketPath } from '../src/server.js';
+import { prepareSocketPath } from '../src/node/server.js';
 import {
   MAX_SOCKET_PATH_BYTES,
   prepareSocketDirectory,
   shortSocketPath,
   shortSocketRoot,
-} from '../src/socket-path.js';
+} from '../src/node/socket-path.js';
 
 const deep = (leaf: string) => path.join('/tmp', 'x'.repeat(60), 'y'.repeat(60), leaf, 'tools.sock');
 

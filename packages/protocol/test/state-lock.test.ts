@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { ManualClock } from '../src/clock.js';
-import { lockStateDir, readStartTime, STATE_LOCK_FILE, stateLockHolder } from '../src/state-lock.js';
+import { ManualClock } from '../src/common/clock.js';
+import { lockStateDir, readStartTime, STATE_LOCK_FILE, stateLockHolder } from '../src/node/state-lock.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,7 +1,7 @@
 /** The shells' one wake-up timer (`wake-timer.ts`) on a manual clock. */
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/clock.js';
-import { createWakeTimer } from '../src/wake-timer.js';
+import { ManualClock } from '../src/common/clock.js';
+import { createWakeTimer } from '../src/common/wake-timer.js';
 
 describe('wake timer', () => {
   it('keeps the earliest wake-up, moves to an earlier one, and fires once with the time it fires at', () => {

@@ -1,5 +1,5 @@
 /**
- * The `automation_runs` table: every run of a schedule or webhook (`automation/inject.ts`) by its key,
+ * The `automation_runs` table: every run of a schedule or webhook (`io/automation/inject.ts`) by its key,
  * written in the transaction that puts the run's inbound row in the inbox, and kept: a key seen before
  * is never delivered again. Also where the run's note (the chat's "why the agent talks") is on its way
  * to the chat.

@@ -1,7 +1,7 @@
 /**
  * The `conversation_settings` table: what `/settings` changed for one conversation (replies `rich` /
  * `classic`, the progress card on or off), keyed by the conversation's key (`conversationKey`). A
- * conversation without a row, or a field left NULL, takes the agent's defaults (`core/settings.ts`).
+ * conversation without a row, or a field left NULL, takes the agent's defaults (`core/settings/settings.ts`).
  * Rows stay: a conversation's settings are kept for as long as the gateway's state is.
  */
 import { conversationKey, type Route } from '@switchyard/protocol';

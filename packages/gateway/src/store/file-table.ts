@@ -1,6 +1,6 @@
 /**
  * The `file_sends` table: each file (or album) the agent sends, from the bridge's `file_send` until
- * Telegram has it (`files.ts`). The row is written before the frame is acknowledged, so a gateway
+ * Telegram has it (`io/reply/files.ts`). The row is written before the frame is acknowledged, so a gateway
  * restart finds every upload still owed; `state` says how far it got:
  * `queued` (not yet handed to Telegram) → `uploading` (the call left) → `sent` | `failed`.
  *

@@ -13,7 +13,7 @@ import { type Db, storedRoute } from './database.js';
 
 /**
  * An inline-keyboard prompt; `token` is what goes into `callback_data`, the rest stays here. The shape is
- * the prompt core's (`core/prompt-press.ts`), which decides what a press on it means.
+ * the prompt core's (`core/prompts/prompt-press.ts`), which decides what a press on it means.
  */
 export type PromptRow = PromptState;
 

@@ -4,7 +4,7 @@
  * is busy while that run's turn goes) — and `chat_schedules`, the schedules made from a chat.
  *
  * Invariant: a schedule's state is written in the transaction that injects its run
- * (`automation/schedules.ts`), so a due time decided is never decided again. A chat schedule's id
+ * (`io/automation/schedules.ts`), so a due time decided is never decided again. A chat schedule's id
  * (`chat-<seq>`, AUTOINCREMENT) is never reused, so its runs' keys stay unique after it is deleted.
  */
 import type { Route } from '@switchyard/protocol';

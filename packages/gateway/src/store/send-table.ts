@@ -9,15 +9,15 @@ import type { Db } from './database.js';
 
 /**
  * A `sendMessage` whose outcome is not known yet: recorded before the call, removed in the transaction
- * that records the new message's id (see `send-journal.ts`). One left at boot means the process died
- * while the call was in flight, and the message may exist without anyone knowing its id.
+ * that records the new message's id (see `io/telegram/send-journal.ts`). One left at boot means the process
+ * died while the call was in flight, and the message may exist without anyone knowing its id.
  */
 export interface SendRow {
   sendId: number;
   chatId: number;
   /** The newest bot message id known in the chat when the call left: the message, if any, is above it. */
   floor: number;
-  /** Who adopts the message if it is found (JSON of `send-journal.ts`'s `SendOwner`), or none. */
+  /** Who adopts the message if it is found (JSON of `io/telegram/send-journal.ts`'s `SendOwner`), or none. */
   owner: unknown;
   /** The text and options it was sent with, so it can be recognized without being changed. */
   text: string;
@@ -28,7 +28,9 @@ export interface SendRow {
 export interface SendTable {
   /** Records a send about to leave; its floor is the chat's newest known bot message id. */
   beginSend(send: { chatId: number; owner: unknown; text: string; other: Record<string, unknown> }): number;
-  /** The send's message is `messageId` (or it made none: `undefined`): drops the row, raises the chat's mark. */
+  /**
+   * The send's message is `messageId` (or it made none: `undefined`): drops the row, raises the chat's mark.
+   */
   endSend(sendId: number, chatId: number, messageId: number | undefined): void;
   /** Sends left in flight by a previous process, oldest first. */
   pendingSends(): SendRow[];

@@ -1,6 +1,6 @@
 /**
  * The `spend` and `budget_notices` tables: what each turn cost and whose message opened it, and which
- * budget notices were given. They serve the daily budgets and today's cost (`budget/spend-ledger.ts`),
+ * budget notices were given. They serve the daily budgets and today's cost (`io/spend/spend-ledger.ts`),
  * and the opening message's id the replies to the agent's files (`file-table.ts` reads it).
  *
  * A turn's row is written when it starts (its conversation and sender) and gets its cost when it ends;

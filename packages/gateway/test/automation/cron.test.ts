@@ -1,4 +1,4 @@
-/** Cron patterns through croner (`automation/cron.ts`): fields, time zones, DST, and the errors. */
+/** Cron patterns through croner (`io/automation/cron.ts`): fields, time zones, DST, and the errors. */
 import { describe, expect, it } from 'vitest';
 import { cronDue, cronProblem, dueIso, timezoneProblem } from '../../src/io/automation/cron.js';
 

@@ -1,5 +1,5 @@
 /**
- * The injection of a run (`automation/inject.ts`): durable with its key in one transaction, a key
+ * The injection of a run (`io/automation/inject.ts`): durable with its key in one transaction, a key
  * delivered once, the note before the turn (and the message its answer replies to), the run re-sent
  * from the inbox after a crash like a user's message.
  */

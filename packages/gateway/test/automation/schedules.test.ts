@@ -1,5 +1,5 @@
 /**
- * The schedules' shell (`automation/schedules.ts`) over a real store on a manual clock, with a recording
+ * The schedules' shell (`io/automation/schedules.ts`) over a real store on a manual clock, with a recording
  * injector: each due time injected once under its key with the due time in the text, a run waiting for the
  * previous one, state prepared before start (missed runs inside and outside the grace), the chat's own
  * schedules and the `/schedules` buttons.

@@ -1,5 +1,5 @@
 /**
- * The one pacing model (`core/pace-windows.ts`) as tables: a window lets a burst through at once and
+ * The one pacing model (`core/telegram/pace-windows.ts`) as tables: a window lets a burst through at once and
  * holds the next call until the oldest leaves; a reserve keeps slots for more urgent calls; the
  * gateway's windows sit under Telegram's published limits by the margins they state.
  */

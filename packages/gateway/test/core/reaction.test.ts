@@ -1,5 +1,5 @@
 /**
- * The fallback marker of a chat that refuses reactions (`core/reaction.ts`), as a table: the states a
+ * The fallback marker of a chat that refuses reactions (`core/turns/reaction.ts`), as a table: the states a
  * burst's messages go through, one marker covering them (never one message per message), the text it
  * shows after each step, and a new marker only for the next run of messages that must wait.
  */

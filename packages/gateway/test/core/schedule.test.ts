@@ -1,6 +1,6 @@
 /**
- * The schedule core's rules (`core/schedule.ts`), one table row each, on a manual clock, with real cron
- * patterns (`automation/cron.ts`).
+ * The schedule core's rules (`core/automation/schedule.ts`), one table row each, on a manual clock, with real
+ * cron patterns (`io/automation/cron.ts`).
  */
 import { ManualClock } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
@@ -184,7 +184,8 @@ describe('schedule core', () => {
     const ran: number[] = [];
     for (let i = 0; i < 40; i++) {
       clock.advance(s(3));
-      // Decide twice at each instant, as a crash before the timer's next tick would: the second changes nothing.
+      // Decide twice at each instant, as a crash before the timer's next tick would: the second changes
+      // nothing.
       for (let twice = 0; twice < 2; twice++) {
         const step = decideSchedules({ schedules: [every10], states, busy: () => false, now: clock.now() });
         for (const a of step.actions) if (a.kind === 'run') ran.push(a.due);

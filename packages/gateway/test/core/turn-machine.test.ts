@@ -1,5 +1,5 @@
 /**
- * The turn machine's presentation rules as tables on a manual clock (`core/turn-machine.ts`), through a
+ * The turn machine's presentation rules as tables on a manual clock (`core/turns/turn-machine.ts`), through a
  * stand-in shell (`turn-sim.ts`): every message's state is a reaction (👀 waiting, ✍ being read, 👌
  * read) and every message the model read ends 👌, however the bursts and the bridge's connection
  * interleave; no message of the bot's own is sent for a state (only the words of one never read); the

@@ -39,9 +39,7 @@ export interface RouteContext {
 
 /** The request listener of the sandbox's HTTP server. */
 export function createRoutes(ctx: RouteContext): (req: IncomingMessage, res: ServerResponse) => void {
-  const { token, store, hub, log, faults, inFlight, now } = ctx;
-  const options = { maxRequestBytes: ctx.maxRequestBytes };
-  const methodContext = ctx.methodContext;
+  const { token, store, hub, log, faults, inFlight, now, methodContext } = ctx;
 
   /** Waits out a stalled `getUpdates`; the call proceeds after (or ends with the client). */
   const waitOutStall = async (signal: AbortSignal): Promise<void> => {
@@ -76,7 +74,7 @@ export function createRoutes(ctx: RouteContext): (req: IncomingMessage, res: Ser
     try {
       params = RequestParams.parse(
         req.headers['content-type'],
-        await readBody(req, options.maxRequestBytes),
+        await readBody(req, ctx.maxRequestBytes),
         url.searchParams,
       );
       const raw = Number(params.raw('chat_id'));

@@ -26,7 +26,7 @@
  * State: the held list (the shell keeps it in the snapshot) and the settling write. Nothing here reads a
  * clock or does I/O.
  */
-import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, Route } from '@switchyard/protocol/common';
 
 /** A gateway command the bridge accepted but has not written yet (kept in the snapshot's `held`). */
 export type HeldFrame = FrameOf<'user_message'> | FrameOf<'clear'> | FrameOf<'compact'>;

@@ -15,7 +15,7 @@
  * State: the waiting frames (the shell's array; these functions return new arrays, never mutate).
  * Inputs: an arriving frame, a slot freed, `/stop`, the tick's `now`. Actions: serve, queue, evict, stop.
  */
-import type { FrameOf } from '@switchyard/protocol';
+import type { FrameOf } from '@switchyard/protocol/common';
 
 /** Frames that may need a process for a conversation that has none (the others never start one). */
 export type StartingFrame = FrameOf<'user_message' | 'set_model' | 'set_mode' | 'compact' | 'clear'>;

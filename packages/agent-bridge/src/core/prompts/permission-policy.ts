@@ -12,7 +12,7 @@
  *   `project` a rule may land in the working directory's settings, never in the user's own (which
  *   every agent of that user reads).
  */
-import { DEFAULT_ALLOWED_MODES, type PermissionMode } from '@switchyard/protocol';
+import { DEFAULT_ALLOWED_MODES, type PermissionMode } from '@switchyard/protocol/common';
 
 /** How far an "always allow" reaches: this conversation, or every conversation in its working directory. */
 export type AlwaysAllowScope = 'session' | 'project';

@@ -12,7 +12,7 @@
  *   bridge) are replayed as the same `permission` events stdout would have carried.
  */
 import { cutEnd } from '@switchyard/card';
-import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, Route } from '@switchyard/protocol/common';
 import type { SessionState } from '../session/state.js';
 import {
   chosenSuggestions,

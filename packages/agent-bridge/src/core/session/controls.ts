@@ -10,7 +10,7 @@
  * not wait for ever.
  */
 import { safeSlice } from '@switchyard/card';
-import type { AppFrame } from '@switchyard/protocol';
+import type { AppFrame } from '@switchyard/protocol/common';
 import type { CliEvent } from '../translate/translator.js';
 import type { PendingControl, SessionState } from './state.js';
 

@@ -7,7 +7,7 @@
  * (opening a turn, the status frame) is `Session`'s, reached through {@link SessionOps}.
  */
 import { safeSlice } from '@switchyard/card';
-import { type AgentState, type AppFrame, assertNever, type Route } from '@switchyard/protocol';
+import { type AgentState, type AppFrame, assertNever, type Route } from '@switchyard/protocol/common';
 import {
   closePrompt,
   denyOversized,

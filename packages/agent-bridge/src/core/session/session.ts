@@ -30,7 +30,7 @@
  * same {@link SessionState} that `Session` calls.
  */
 import { safeSlice } from '@switchyard/card';
-import type { AgentState, AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import type { AgentState, AppFrame, FrameOf, Route } from '@switchyard/protocol/common';
 import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from '../prompts/permission-policy.js';
 import { answerPrompt, type PromptContext } from '../prompts/prompts.js';
 import { killSubagents } from '../subagents/subagents.js';

@@ -4,7 +4,7 @@
  * it into `bridge.json` as it is and a restarted bridge restores it; a field added later must be optional
  * (or defaulted where it is read), since snapshots written before it existed have none.
  */
-import type { AppFrame, FrameOf, Route } from '@switchyard/protocol';
+import type { AppFrame, FrameOf, Route } from '@switchyard/protocol/common';
 
 /** A prompt the CLI has open, as much of it as the answer needs. */
 export interface OpenPrompt {

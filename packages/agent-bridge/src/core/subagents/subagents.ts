@@ -13,7 +13,7 @@
  *   sub-agent, so the prompt goes to the launching turn instead of opening a new main-agent turn.
  */
 import { safeSlice } from '@switchyard/card';
-import type { AppFrame, Route } from '@switchyard/protocol';
+import type { AppFrame, Route } from '@switchyard/protocol/common';
 import type { SessionState } from '../session/state.js';
 import { shortenInput } from '../translate/summary.js';
 import type { CliEvent } from '../translate/translator.js';

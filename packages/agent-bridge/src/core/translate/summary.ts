@@ -4,7 +4,7 @@
  */
 
 import { cutEnd, cutMiddle, visibleText } from '@switchyard/card';
-import { PROMPT_SUMMARY_MAX, type SUGGESTION_KINDS } from '@switchyard/protocol';
+import { PROMPT_SUMMARY_MAX, type SUGGESTION_KINDS } from '@switchyard/protocol/common';
 
 /** The kind of a suggestion, as the protocol names it. */
 export type SuggestionKind = (typeof SUGGESTION_KINDS)[number];

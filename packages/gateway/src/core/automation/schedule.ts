@@ -1,7 +1,7 @@
 /**
  * The schedule core: given the schedules, what is recorded of each, whether each one's previous run is
  * still going, and the time now, it decides which due times run, which wait, which are skipped or merged,
- * and when to look again. The shell (`automation/schedules.ts`) records the decision, delivers the runs
+ * and when to look again. The shell (`io/automation/schedules.ts`) records the decision, delivers the runs
  * and arms one timer for the wake-up.
  *
  * State per schedule ({@link ScheduleState}): `decidedUpTo`, the time up to which every due time has been
@@ -141,7 +141,9 @@ function decideOne(
   return { decidedUpTo, held, merged };
 }
 
-/** The due times in `(from, to]`: how many (counted up to a limit), the first, the last and the one before. */
+/**
+ * The due times in `(from, to]`: how many (counted up to a limit), the first, the last and the one before.
+ */
 function dueBetween(
   schedule: ScheduleView,
   from: number,

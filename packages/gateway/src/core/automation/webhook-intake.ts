@@ -1,6 +1,6 @@
 /**
  * The rules of a webhook request, from its first line to the answer, as pure decisions; the HTTP shell
- * (`webhooks/webhook-server.ts`) reads the body, computes the HMAC and performs what these return.
+ * (`io/automation/webhook-server.ts`) reads the body, computes the HMAC and performs what these return.
  *
  * The order is fixed and each step answers before the next is looked at:
  * 1. the path and method ({@link routeHookRequest}): `POST /hooks/<name>` of a configured hook, else 404
@@ -17,7 +17,7 @@
  * Contract: a refused request (401, 404, 405, 413, 429, 400) and an ignored one (ping, filtered) deliver
  * nothing and take no rate token; the token is taken only for an accepted delivery.
  */
-import type { Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol/common';
 import { type BucketLimits, type BucketState, bucketCheck } from '../telegram/token-bucket.js';
 
 /** How a hook's requests are signed and described. */

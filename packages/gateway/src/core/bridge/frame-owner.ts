@@ -1,9 +1,9 @@
 /**
  * Which part of the gateway owns each frame the bridge may send: one table over the protocol's union,
  * checked by the compiler (`satisfies Record<…>`), so a new frame type does not build until it has an
- * owner here. The dispatch (`bridge-frames.ts`) only looks the owner up and hands the frame over.
+ * owner here. The dispatch (`io/bridge/bridge-frames.ts`) only looks the owner up and hands the frame over.
  */
-import type { AppFrame } from '@switchyard/protocol';
+import type { AppFrame } from '@switchyard/protocol/common';
 
 /**
  * - `turn`: the turns (and through them the progress card);
@@ -12,8 +12,8 @@ import type { AppFrame } from '@switchyard/protocol';
  * - `command`: the command runner's pending answer;
  * - `operator`: an operator event (logged, alerted, said in its chat);
  * - `file`: the file sender;
- * - `schedule`: the schedules (`automation/schedules.ts`), the agent's own schedule requests;
- * - `terminal`: `/resume`'s list and `/handoff`'s answer (`terminal-commands.ts`);
+ * - `schedule`: the schedules (`io/automation/schedules.ts`), the agent's own schedule requests;
+ * - `terminal`: `/resume`'s list and `/handoff`'s answer (`io/commands/terminal-commands.ts`);
  * - `wrong_way`: a gateway-to-bridge frame the bridge has no business sending (logged, dropped).
  */
 export type FrameOwner =

@@ -2,7 +2,7 @@
  * What the commands say, pure: the `/status` text, the `/sessions` list with its buttons, the recent
  * exchanges `/status` shows, and dollars as the chat shows them. The shell (`commands.ts`) sends them.
  */
-import type { FrameOf, Route, SessionInfo } from '@switchyard/protocol';
+import type { FrameOf, Route, SessionInfo } from '@switchyard/protocol/common';
 import { settingsLine } from '../settings/settings.js';
 import { usageLimitStatus } from '../turns/usage-limit.js';
 import type { InlineButton } from './inline-button.js';

@@ -6,7 +6,7 @@
  * Contract: {@link parseCommand} is a pure function of the text, the bot's username and the models
  * allowed; a text that is not a command gives `undefined`, a malformed one `{ name: 'invalid', reply }`.
  */
-import { PERMISSION_MODES, type PermissionMode } from '@switchyard/protocol';
+import { PERMISSION_MODES, type PermissionMode } from '@switchyard/protocol/common';
 
 /** How a command reads its arguments. */
 type ArgumentRule = 'none' | 'title' | 'model' | 'mode';

@@ -1,10 +1,11 @@
 /**
  * What `/resume` and `/handoff` say, pure: the page of a working directory's Claude sessions with a
  * button for each one that may be continued (and paging), and the command that continues a handed-off
- * session at the terminal. The shell (`terminal-commands.ts`) sends them and keeps the buttons' tokens.
+ * session at the terminal. The shell (`io/commands/terminal-commands.ts`) sends them and keeps the buttons'
+ * tokens.
  */
 import { escapeHtml } from '@switchyard/card';
-import type { FrameOf, SessionInfo } from '@switchyard/protocol';
+import type { FrameOf, SessionInfo } from '@switchyard/protocol/common';
 import type { InlineButton } from './command-texts.js';
 
 /** What a `/resume`, `/handoff` or worktree button does (kept server-side, behind its token). */

@@ -1,10 +1,10 @@
 /**
  * What `/new` does, pure: in a private chat whose bot has topics (Bot API 9.3, `has_topics_enabled` in
  * `getMe`) it opens a new topic for a fresh session and leaves the conversation it was sent in as it
- * was — every topic is a conversation of its own (`core/route.ts`). Anywhere else `/new` is `/clear`:
- * the conversation it was sent in starts anew. The shell (`topics/topic-opener.ts`) performs it.
+ * was — every topic is a conversation of its own (`core/intake/route.ts`). Anywhere else `/new` is `/clear`:
+ * the conversation it was sent in starts anew. The shell (`io/commands/topic-opener.ts`) performs it.
  */
-import type { Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol/common';
 
 /** Where `/new` takes the chat: a new topic, or a fresh start of this conversation in place. */
 export type NewConversation = { kind: 'topic'; name: string } | { kind: 'clear' };

@@ -7,7 +7,7 @@
  *
  * Cuts are in UTF-16 units, the schema's measure, and never leave half a surrogate pair.
  */
-import { type FrameOf, ProtocolError, type Route, USER_MESSAGE_LIMITS } from '@switchyard/protocol';
+import { type FrameOf, ProtocolError, type Route, USER_MESSAGE_LIMITS } from '@switchyard/protocol/common';
 
 /** `text` in at most `max` UTF-16 units, without a lone high surrogate at the cut. */
 export function fit(text: string, max: number): string {

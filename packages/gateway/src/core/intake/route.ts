@@ -9,7 +9,7 @@
  *
  * Pure: structural Telegram types only, so the cores can use it.
  */
-import { conversationKey, type Route } from '@switchyard/protocol';
+import { conversationKey, type Route } from '@switchyard/protocol/common';
 
 /** The fields of a Telegram message that say where it was sent. */
 export interface MessagePlace {

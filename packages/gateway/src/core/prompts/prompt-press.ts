@@ -1,7 +1,7 @@
 /**
  * What a press on a prompt's button, or a typed answer, means — decided purely from the press and the
- * prompt's stored state; the shell (`prompts.ts`) performs the decision: it answers the callback, writes
- * the prompt's row and the answer frame in one transaction, and edits the prompt's message.
+ * prompt's stored state; the shell (`io/prompts/prompts.ts`) performs the decision: it answers the callback,
+ * writes the prompt's row and the answer frame in one transaction, and edits the prompt's message.
  *
  * The rules: a press whose prompt is gone, answered or closed is expired (and its keyboard is taken
  * away); a press from any message but the prompt's own is refused; a permission press applies only the
@@ -9,10 +9,10 @@
  * a multi-select option toggles; the last question answered completes the prompt. A typed answer
  * answers the first open question of the conversation's open question prompt.
  */
-import type { FrameOf, Route } from '@switchyard/protocol';
+import type { FrameOf, Route } from '@switchyard/protocol/common';
 import { routeOfMessage } from '../intake/route.js';
 
-/** A decoded button press (`keyboards.ts` encodes and decodes them). */
+/** A decoded button press (`io/prompts/keyboards.ts` encodes and decodes them). */
 export type ButtonPress =
   | { kind: 'permission'; token: string; decision: 'allow' | 'allow_always' | 'deny'; suggestion?: number }
   | { kind: 'option'; token: string; question: number; option: number }
@@ -41,7 +41,10 @@ export interface PressedMessage {
   is_topic_message?: boolean | undefined;
 }
 
-/** What a permission prompt offered (`keyboards.ts` permissionChoices): suggestion indexes per button. */
+/**
+ * What a permission prompt offered (`io/prompts/keyboards.ts` permissionChoices): suggestion indexes per
+ * button.
+ */
 export interface PermissionChoices {
   always: readonly number[];
   separate: readonly number[];

@@ -159,8 +159,8 @@ export function initialReply(init: ReplyInit): ReplyState {
 }
 
 /**
- * How the reply's text becomes message contents: pure functions the shell supplies (`markdown.ts`,
- * `rich-markdown.ts`), so the machine knows Telegram's limits without importing the renderers.
+ * How the reply's text becomes message contents: pure functions the shell supplies (`core/text/markdown.ts`,
+ * `core/text/rich-markdown.ts`), so the machine knows Telegram's limits without importing the renderers.
  */
 export interface ReplyFormat {
   /** The text as plain pieces of at most 4096 characters, one per message. */

@@ -1,10 +1,10 @@
 /**
- * The reply machine: one turn's reply as a pure state machine. The shell (`io/reply.ts`) feeds it
+ * The reply machine: one turn's reply as a pure state machine. The shell (`io/reply/reply.ts`) feeds it
  * inputs — the reply text changed, "thinking", the draft's stop button, the final Markdown, a timer
  * tick, the courier granting the reply its turn in the chat's lane, and the outcome of each operation —
  * each with an {@link ReplyEnv} stamped with the clock's time, and performs the actions it returns.
  *
- * Modes, decided once when the reply is created (`replies.ts`), never again inside:
+ * Modes, decided once when the reply is created (`io/reply/replies.ts`), never again inside:
  * - `draft` (a private chat's reply that owns no message): the live text is an ephemeral draft paced by
  *   the chat's draft bucket and its own interval; an unchanged draft is sent again every
  *   `draftRefreshMs` so it never expires (drafts live 30 s) during a long tool phase. The stop button

@@ -3,12 +3,12 @@
  * asks for, and the one line `/status` shows. Two settings are the gateway's own, kept per conversation
  * in SQLite (`store/conversation-settings.ts`) and read where they act:
  * - `replies`: `rich` (drafts and rich messages) or `classic` (a placeholder message edited into an
- *   HTML answer) — read where a reply's mode is decided (`replies.ts`);
+ *   HTML answer) — read where a reply's mode is decided (`io/reply/replies.ts`);
  * - `card`: whether long turns get the progress card — read where the card driver would open one.
  * The model and the permission mode are the bridge's (`/model`, `/mode`): the panel offers the
  * operator's choices and a press runs those commands.
  */
-import type { PermissionMode } from '@switchyard/protocol';
+import type { PermissionMode } from '@switchyard/protocol/common';
 import type { InlineButton } from '../commands/inline-button.js';
 
 /** How replies look: `rich` or `classic` (for clients that show rich messages as "unsupported"). */

@@ -1,6 +1,6 @@
 /**
  * The daily budgets' rule: whether a new turn may start, given what was spent today, and what the
- * person is told when it may not. Pure; the shell (`budget/spend-ledger.ts`) sums today's spending in
+ * person is told when it may not. Pure; the shell (`io/spend/spend-ledger.ts`) sums today's spending in
  * the agent's time zone and gives it here.
  *
  * Rules:

@@ -1,7 +1,7 @@
 /**
  * Where the gateway uses the Bot API's newer parts, and what it does on a server without them — pure
- * decisions over what this run has learnt of the server (`ServerParts`); the shell (`io/server-parts.ts`)
- * keeps that knowledge for the run and performs the decisions.
+ * decisions over what this run has learnt of the server (`ServerParts`); the shell
+ * (`io/telegram/server-parts.ts`) keeps that knowledge for the run and performs the decisions.
  *
  * The parts (Bot API 10.3, named as Telegram documents them):
  * - `keep_on_stop` on `sendMessageDraft`/`sendRichMessageDraft`: the draft stays in the chat when the

@@ -5,7 +5,7 @@
  * rate, where a token bucket sized for the rate would space every call out.
  *
  * Pure arithmetic over the caller's `now` and the times of the calls it recorded; the budget
- * (`budget.ts`) keeps those times per chat and asks here how long a call must wait.
+ * (`send-pacing.ts`) keeps those times per chat and asks here how long a call must wait.
  *
  * Contract: {@link windowDelay} is 0 when one more call at `now` keeps every window at or under its
  * limit less `reserve` (the slots a less urgent call leaves to more urgent ones, never below one), else

@@ -1,6 +1,6 @@
 /**
  * The gateway's own send budget per chat, as sliding windows under Telegram's published limits
- * (`core/pace-windows.ts` has the model, the limits and the margins): 18 messages in any 66 s in a
+ * (`pace-windows.ts` has the model, the limits and the margins): 18 messages in any 66 s in a
  * group, three in any 3.3 s in a private chat, 25 a second across all chats — edits count — and a
  * window of its own for a chat's reactions. The courier asks it when a chat may be written to next; it
  * is the only pacing of chat-bound calls (replies, markers, reactions, the card, prompts).

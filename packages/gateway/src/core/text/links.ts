@@ -1,11 +1,13 @@
 /**
  * Which links a reply may carry, and how a link shows where it goes: one policy for the classic path
- * (`markdown.ts`, Telegram HTML) and the rich one (`rich-markdown.ts`, Telegram's rich Markdown). Pure.
+ * (`markdown.ts`, Telegram HTML) and the rich one (`rich-markdown.ts`, Telegram's rich
+ * Markdown). Pure.
  *
  * - Only `http:`, `https:`, `tg:` and `mailto:` targets are links; anything else (`javascript:`, `data:`,
  *   `file:`, a relative path) keeps its text and loses the link.
- * - A link whose text looks like a URL or a domain of another host (`[https://bank.example](https://evil.test)`)
- *   is followed by the host it really goes to, so the text cannot pass for the destination.
+ * - A link whose text looks like a URL or a domain of another host
+ *   (`[https://bank.example](https://evil.test)`) is followed by the host it really goes to, so the text
+ *   cannot pass for the destination.
  */
 import { cutEnd, urlHost } from '@switchyard/card';
 

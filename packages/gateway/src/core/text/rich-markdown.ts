@@ -15,10 +15,10 @@
  *   as GitHub renders them.
  * - Telegram parses HTML tags it supports and refuses the rest, where GFM shows an unknown tag's text
  *   (`Vec<String>` in prose): a `<` that does not open a supported tag or an autolink is escaped.
- * - Links follow the one link policy of both paths (`links.ts`): an inline link or image whose target is
- *   not allowed keeps its text and loses the link, a reference definition to such a target is escaped
- *   (so no link can use it), an `<a>` tag with one is escaped to text; a link whose text names another
- *   host is followed by the host it goes to.
+ * - Links follow the one link policy of both paths (`links.ts`): an inline link or image whose
+ *   target is not allowed keeps its text and loses the link, a reference definition to such a target is
+ *   escaped (so no link can use it), an `<a>` tag with one is escaped to text; a link whose text names
+ *   another host is followed by the host it goes to.
  * - GFM's single-tilde strikethrough (`~x~`) is plain text to Telegram, which reads only `~~x~~`; Claude
  *   writes `~` for "about" (`~5 s`), which GFM would strike through: it stays plain in both, unchanged.
  *

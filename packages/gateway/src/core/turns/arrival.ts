@@ -1,7 +1,7 @@
 /**
  * How an inbound message is acknowledged in its chat, decided once, when it comes in. Never with a
  * message of its own (Telegram's message slots are for answers): a "Thinking…" draft (a private chat
- * with rich replies), and a reaction on the message for its state (`core/reaction.ts`): 👀 at once
+ * with rich replies), and a reaction on the message for its state (`reaction.ts`): 👀 at once
  * when it must wait (a turn runs, the agent is restarting), or none until its turn starts (✍) when it
  * will be read at once. The answer's first message is sent when its first text is ready.
  *

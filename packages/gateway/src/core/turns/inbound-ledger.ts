@@ -1,11 +1,11 @@
 /**
- * The turn machine's rules for inbound messages in flight (`core/turn-machine.ts` has the turns'):
- * how each is acknowledged, the reaction that shows its state (`core/reaction.ts`), and — for a message
+ * The turn machine's rules for inbound messages in flight (`turn-machine.ts` has the turns'):
+ * how each is acknowledged, the reaction that shows its state (`reaction.ts`), and — for a message
  * that has a marker message (the words of one not read, or one sent by a previous version) — the text
  * that marker must reach.
  *
  * Invariants:
- * - A message is acknowledged once (`core/arrival.ts`, after a silent wait within the start-up grace),
+ * - A message is acknowledged once (`arrival.ts`, after a silent wait within the start-up grace),
  *   and that decision — a draft, or a reaction — is how its turn's reply is presented.
  * - A state is shown where the message shows states: an edit of its marker message if it has one, else
  *   a reaction; a reaction is asked for only when the state changes.
@@ -50,7 +50,9 @@ export function adoptInbound(l: Ledger, row: StoredInbound, drafts: boolean, at:
   return entry;
 }
 
-/** Decides how a message not yet acknowledged is (`core/arrival.ts`): wait, a draft, or a placeholder. */
+/**
+ * Decides how a message not yet acknowledged is (`arrival.ts`): wait, a draft, or a placeholder.
+ */
 export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
   const decision = arrival({
     bridgeConnected: l.connected,

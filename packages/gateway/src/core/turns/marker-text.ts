@@ -1,7 +1,7 @@
 /**
  * What an inbound message's marker says: the placeholder message it got ("…", a steer, "queued",
  * "waiting") and the final texts it reaches once the model read it (or never will). The user reads
- * these; `core/turn-machine.ts` decides which one is due when.
+ * these; `turn-machine.ts` decides which one is due when.
  */
 
 /** Placeholder texts; the user reads these. */

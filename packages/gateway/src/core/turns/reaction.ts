@@ -3,12 +3,12 @@
  * emoji bots may set (`ReactionTypeEmoji` in the Bot API), or — in a chat that refuses them — one line
  * of ONE marker message per run of messages, edited in place.
  *
- * The states, and who decides them (`core/turn-machine.ts`):
+ * The states, and who decides them (`turn-machine.ts`):
  * - `waiting` 👀: stored, not read yet: a turn of its conversation runs, the agent is restarting, or
  *   every session is busy.
  * - `reading` ✍: it opened the turn that is running, or was taken into it at a step.
  * - `read` 👌: read together with the message that opened its turn, or its turn has answered.
- * A message the agent will never read gets words instead ("✗ Not read …", `core/marker-text.ts`): a
+ * A message the agent will never read gets words instead ("✗ Not read …", `marker-text.ts`): a
  * reaction cannot say why.
  *
  * The fallback marker (`markerStep`), for chats whose `available_reactions` or settings refuse the bot's

@@ -1,11 +1,11 @@
 /**
  * The turn machine: every conversation's inbound messages, their markers, and the turns the bridge
- * runs, as one state machine with no clock and no I/O (the shell is `turns.ts`). Events stamped with
- * the caller's time go in (`core/turn-steps.ts`); store writes, actions and a wake-up time come out.
+ * runs, as one state machine with no clock and no I/O (the shell is `io/turns/turns.ts`). Events stamped with
+ * the caller's time go in (`turn-steps.ts`); store writes, actions and a wake-up time come out.
  * Rules:
  * - How a message is acknowledged, and so how its turn's reply is presented (a draft, or a message sent
- *   once its first text is ready), is decided once, when it comes in (`core/arrival.ts`), and carried.
- * - Its state is a reaction (`core/reaction.ts`): 👀 waiting, ✍ in the running turn, 👌 read with
+ *   once its first text is ready), is decided once, when it comes in (`arrival.ts`), and carried.
+ * - Its state is a reaction (`reaction.ts`): 👀 waiting, ✍ in the running turn, 👌 read with
  *   others or answered; only a message the agent will never read gets words (a marker message).
  * - "Steer or new turn" is the bridge's: `turn_started` names a turn's messages (the first opens it,
  *   the rest are read together with it), `message_taken` the steers. A steer marker is provisional.
@@ -20,7 +20,7 @@
  * edit of it is in flight); a turn leaves when it is rendered. `size()` counts both.
  *
  * Longer than 400 lines because it is the event switch of one machine (the steps it calls are in
- * `core/turn-steps.ts`); split by event, the order a message's states take would be read across files.
+ * `turn-steps.ts`); split by event, the order a message's states take would be read across files.
  */
 
 import { laneKey } from '../intake/route.js';

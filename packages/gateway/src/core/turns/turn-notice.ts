@@ -4,7 +4,7 @@
  * 1 of 10"), in one message a turn, and that message is void once the turn succeeds: the retry worked,
  * so it leaves the chat and `/status` then. A turn that fails keeps it beside its failure.
  */
-import type { FrameOf } from '@switchyard/protocol';
+import type { FrameOf } from '@switchyard/protocol/common';
 
 /** The operator event kinds the CLI reports while it retries a model call. */
 const RETRIED_KINDS: ReadonlySet<FrameOf<'operator_event'>['kind']> = new Set([

@@ -1,6 +1,7 @@
 /**
- * The turn machine's state (`core/turn-machine.ts`, `core/inbound-ledger.ts`): the inbound messages in
- * flight, the turns, the lane → turn map, and the step being computed. Every entry says when it leaves.
+ * The turn machine's state (`turn-machine.ts`, `inbound-ledger.ts`): the inbound
+ * messages in flight, the turns, the lane → turn map, and the step being computed. Every entry says when it
+ * leaves.
  */
 import type { ReactionState } from './reaction.js';
 import type { StoredTurn, StoreWrite, TurnAction } from './turn-steps.js';
@@ -29,7 +30,7 @@ export interface Inbound {
   due: string | undefined;
   /** Text of the edit in flight. */
   editing: string | undefined;
-  /** The reaction last asked for on it (`core/reaction.ts`). */
+  /** The reaction last asked for on it (`reaction.ts`). */
   reaction: ReactionState | undefined;
   /** Its "Thinking…" draft went out: its turn need not show one. */
   thought: boolean;

@@ -1,9 +1,9 @@
 /**
- * The vocabulary of the turn machine (`core/turn-machine.ts`): its handle and options, the events it is
+ * The vocabulary of the turn machine (`turn-machine.ts`): its handle and options, the events it is
  * fed, the store writes and actions it returns, and the stored rows it reads. Structural types only, so
  * the store's rows (`InboundRow`, `TurnRow`) fit them without the core importing the store.
  */
-import type { Route } from '@switchyard/protocol';
+import type { Route } from '@switchyard/protocol/common';
 import type { FramesOf } from '../bridge/frame-owner.js';
 import type { ReactionState } from './reaction.js';
 
@@ -48,7 +48,9 @@ export type TurnEvent = { at: number } & (
   /** The placeholder's send ended with its id; fed inside the transaction that ends the send. */
   | { type: 'placeholder_sent'; inboundId: string; messageId: number }
   | { type: 'placeholder_failed'; inboundId: string }
-  /** Whether the "Thinking…" draft the machine asked for went out (false: the chat's draft bucket was empty). */
+  /**
+   * Whether the "Thinking…" draft the machine asked for went out (false: the chat's draft bucket was empty).
+   */
   | { type: 'thought'; inboundId: string; shown: boolean }
   | {
       type: 'frame';
@@ -102,7 +104,9 @@ export type TurnAction =
   | { kind: 'react'; inboundId: string; route: Route; messageId: number; state: ReactionState }
   /** "Thinking…" as a draft under `draftId`; report `thought`. */
   | { kind: 'thinking'; inboundId: string; route: Route; draftId: number }
-  /** Edit a marker; `due` edits report `marker`, the one-off "…" of a placeholder becoming a reply does not. */
+  /**
+   * Edit a marker; `due` edits report `marker`, the one-off "…" of a placeholder becoming a reply does not.
+   */
   | { kind: 'edit_marker'; inboundId: string; chatId: number; messageId: number; text: string; due: boolean }
   /** Hold the turn's reply text from now (starting from `blocks`), until its finish is reported. */
   | { kind: 'track'; turnId: string; blocks: readonly { id: string; text: string }[] }
@@ -135,7 +139,7 @@ export interface TurnStep {
 
 /** Timing of the machine. */
 export interface TurnMachineOptions {
-  /** The start-up grace; default `BRIDGE_GRACE_MS` (`core/arrival.ts`). */
+  /** The start-up grace; default `BRIDGE_GRACE_MS` (`arrival.ts`). */
   graceMs?: number;
   /** How often the typing action is renewed; default 4500 ms (Telegram shows it for 5 s). */
   typingEveryMs?: number;

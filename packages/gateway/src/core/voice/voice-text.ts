@@ -1,6 +1,6 @@
 /**
  * What a transcribed (or untranscribed) voice note becomes: the text the agent reads as the user's
- * message, and what the chat is shown. Pure; `voice/voice-intake.ts` downloads, transcribes and sends.
+ * message, and what the chat is shown. Pure; `io/voice/voice-intake.ts` downloads, transcribes and sends.
  *
  * Contract:
  * - The agent always gets the message. Transcribed, it reads the words marked as transcribed from a

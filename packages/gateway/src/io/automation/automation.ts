@@ -1,7 +1,7 @@
 /**
- * The automation's one wiring step, called by `compose.ts`: the injector (`inject.ts`), whose notes go
- * out through the courier like any reply, and the schedules (`schedules.ts`) over it. Builds, starts
- * nothing: `gateway.ts` starts both after the boot and stops them before the turns.
+ * The automation's one wiring step, called by `compose.ts`: the injector (`inject.ts`), whose
+ * notes go out through the courier like any reply, and the schedules (`schedules.ts`) over it.
+ * Builds, starts nothing: `gateway.ts` starts both after the boot and stops them before the turns.
  */
 import type { Clock, FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
 import type { InlineButton } from '../../core/commands/command-texts.js';
@@ -24,7 +24,7 @@ export interface AutomationOptions {
   api: Pick<BotApi, 'sendMessage'>;
   /** Hands a frame to the bridge's channel. */
   send(frame: GatewayToBridge): Promise<void>;
-  /** Hands a user message to the bridge, as a Telegram message's is (`telegram-handlers.ts`). */
+  /** Hands a user message to the bridge, as a Telegram message's is (`io/intake/telegram-handlers.ts`). */
   forward(frame: FrameOf<'user_message'>): void;
   /** The bridge may address this chat. */
   noteChat(chatId: number): void;

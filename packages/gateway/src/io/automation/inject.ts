@@ -1,7 +1,7 @@
 /**
  * The one way a turn nobody typed enters the gateway: a schedule's due time or a webhook's delivery
  * becomes an inbound entry of the inbox, exactly as a user's Telegram message does
- * (`telegram-handlers.ts`), so it has the same durability and exactly-once delivery.
+ * (`io/intake/telegram-handlers.ts`), so it has the same durability and exactly-once delivery.
  *
  * Order, and why:
  * 1. Durable first: the run's `automation_runs` row (its key the primary key) and its inbound row
@@ -91,7 +91,9 @@ export function runInboundId(key: string): string {
   return `run:${key}`;
 }
 
-/** The negative, non-zero stand-in message id of a run whose note is not (yet) sent; see the module comment. */
+/**
+ * The negative, non-zero stand-in message id of a run whose note is not (yet) sent; see the module comment.
+ */
 export function standInMessageId(key: string): number {
   let hash = 0;
   for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0;

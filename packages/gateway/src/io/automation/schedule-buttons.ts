@@ -1,10 +1,11 @@
 /**
- * The server side of the `/schedules` buttons, as `session-buttons.ts` is for `/sessions`: callback data
- * is only a random token (`sc:<token>`); the action, the schedule and the conversation whose list carried
- * it are kept here, so forged data does nothing and a token works only in the conversation it was shown in.
+ * The server side of the `/schedules` buttons, as `io/commands/session-buttons.ts` is for `/sessions`:
+ * callback data is only a random token (`sc:<token>`); the action, the schedule and the conversation whose
+ * list carried it are kept here, so forged data does nothing and a token works only in the conversation it
+ * was shown in.
  *
- * Tokens live in memory (`button-tokens.ts`): each leaves after {@link SCHEDULE_BUTTON_TTL_MS}, or when
- * more than {@link MAX_SCHEDULE_BUTTONS} are kept (the oldest first), or with the process.
+ * Tokens live in memory (`io/telegram/button-tokens.ts`): each leaves after {@link SCHEDULE_BUTTON_TTL_MS},
+ * or when more than {@link MAX_SCHEDULE_BUTTONS} are kept (the oldest first), or with the process.
  */
 import type { Route } from '@switchyard/protocol';
 import { createButtonTokens } from '../telegram/button-tokens.js';
@@ -27,7 +28,10 @@ export interface ScheduleButtons {
   resolve(data: string, from: Route): { action: ScheduleButtonAction; id: string } | undefined;
 }
 
-/** Creates the token table (`button-tokens.ts`, one conversation's); `now` reads the gateway's clock. */
+/**
+ * Creates the token table (`io/telegram/button-tokens.ts`, one conversation's); `now` reads the gateway's
+ * clock.
+ */
 export function createScheduleButtons(now: () => number): ScheduleButtons {
   const tokens = createButtonTokens<{ action: ScheduleButtonAction; id: string }>(
     SCHEDULE_BUTTON_PREFIX,

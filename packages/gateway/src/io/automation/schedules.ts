@@ -1,8 +1,8 @@
 /**
  * The schedules' shell: the config's schedules and those made from chats, decided by the pure core
- * (`core/schedule.ts`) at each wake-up of ONE timer on the gateway's clock; runs delivered through the
- * injector (`inject.ts`), chat notes for missed and waiting runs, and the chat's own operations
- * (`schedule_add`/`list`/`remove` from the agent's MCP tools, `/schedules` with its buttons).
+ * (`core/automation/schedule.ts`) at each wake-up of ONE timer on the gateway's clock; runs delivered through
+ * the injector (`inject.ts`), chat notes for missed and waiting runs, and the chat's own
+ * operations (`schedule_add`/`list`/`remove` from the agent's MCP tools, `/schedules` with its buttons).
  *
  * Exactly once: a decision's new states and its runs' injections are ONE transaction — a due time is
  * recorded as decided in the transaction that puts its run in the inbox under the key

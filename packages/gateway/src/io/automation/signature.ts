@@ -2,7 +2,7 @@
  * A webhook's signature check: the HMAC-SHA256 of the raw body under the hook's secret, compared with
  * the header's digest in constant time (`timingSafeEqual` over the 32 bytes), so the answer's timing says
  * nothing about how much of a forged digest was right. What the header must look like is the core's
- * (`core/webhook-intake.ts`).
+ * (`core/automation/webhook-intake.ts`).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type SignatureCheck, signatureDigest } from '../../core/automation/webhook-intake.js';

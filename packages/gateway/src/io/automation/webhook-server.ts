@@ -1,8 +1,9 @@
 /**
  * The webhook receiver: a plain `node:http` server whose only route is `POST /hooks/<name>`. A thin
- * shell over the rules of `core/webhook-intake.ts` (whose module comment gives the order of the checks
- * and the answers): it reads the body up to the hook's limit, computes the signature (`signature.ts`),
- * saves the payload as a file in the exchange directory, hands the run to the injector, and answers.
+ * shell over the rules of `core/automation/webhook-intake.ts` (whose module comment gives the order of the
+ * checks and the answers): it reads the body up to the hook's limit, computes the signature
+ * (`signature.ts`), saves the payload as a file in the exchange directory, hands the run to the
+ * injector, and answers.
  *
  * Crash safety: the answer 202 is sent only after `inject` returned, and `inject` is durable before it
  * returns (an inbound entry in SQLite, delivered exactly once by the turn machine), so a gateway killed
@@ -70,7 +71,7 @@ export type WebhookResult =
 
 /** What the receiver needs besides its config. */
 export interface WebhookServerOptions extends WebhookOptions {
-  /** Makes a delivery a durable inbound run (`automation/inject.ts`). */
+  /** Makes a delivery a durable inbound run (`inject.ts`). */
   injector: Injector;
   /** Where payload files are saved for the agent (the gateway's exchange directory). */
   exchange: ExchangeOptions;
@@ -259,7 +260,9 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   };
 }
 
-/** Reads the body whole, or stops at the first byte past `limit` (a declared length over it stops at once). */
+/**
+ * Reads the body whole, or stops at the first byte past `limit` (a declared length over it stops at once).
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<{ ok: true; data: Buffer } | { ok: false }> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ ok: false });

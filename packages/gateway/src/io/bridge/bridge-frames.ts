@@ -2,7 +2,7 @@
  * The bridge-frame dispatch: every frame the agent's bridge sends, routed to the module that owns it —
  * turn and text events to the turns (and through them the card), prompts to the prompts and the turns
  * (the card shows the wait), command results and status to the command runner. Who owns which frame is
- * the table in `core/frame-owner.ts`; the switch here is exhaustive over its owners.
+ * the table in `core/bridge/frame-owner.ts`; the switch here is exhaustive over its owners.
  */
 import { type AppFrame, assertNever, type FrameOf, type Logger, type Route } from '@switchyard/protocol';
 import { ownerOf } from '../../core/bridge/frame-owner.js';
@@ -29,13 +29,17 @@ export interface FrameDispatchOptions {
   reply(route: Route, text: string): void;
   /** The agent's latest `status` frame, for `/status`. */
   onAgentStatus(status: FrameOf<'status'>): void;
-  /** A running turn's API trouble, shown and taken back (see `turn-notices.ts`); without it, a reply. */
+  /**
+   * A running turn's API trouble, shown and taken back (see `io/turns/turn-notices.ts`); without it, a reply.
+   */
   notices?: TurnNotices | undefined;
-  /** A conversation's usage limit was reached or is over (`core/turns/usage-limit.ts`): its notice is said here. */
+  /** A conversation's usage limit was reached or is over (`core/turns/usage-limit.ts`): its notice, here. */
   onUsageLimit?(frame: FrameOf<'usage_limit'>): void;
-  /** An operator event arrived (for alerts; see `alerts.ts`). */
+  /** An operator event arrived (for alerts; see `io/ops/alerts.ts`). */
   onOperatorEvent?(event: FrameOf<'operator_event'>): void;
-  /** Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`). */
+  /**
+   * Whether the bridge may address this route (a chat the agent talked in; see `known-chats.ts`).
+   */
   allows(route: Route): boolean;
   /**
    * A failed turn (its error, which may be absent) or an operator event: the last error of its

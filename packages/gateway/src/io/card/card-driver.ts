@@ -38,8 +38,8 @@ export type CardOptions = Omit<CadenceOptions<Route>, 'laneKey'>;
 export interface CardDriverOptions {
   api: Pick<BotApi, 'sendMessage' | 'editMessageText'>;
   /**
-   * Sends a card as its turn's (see `send-journal.ts`), so a card whose send a crash left unresolved is
-   * found and adopted at boot; without it cards go out through `api.sendMessage`.
+   * Sends a card as its turn's (see `io/telegram/send-journal.ts`), so a card whose send a crash left
+   * unresolved is found and adopted at boot; without it cards go out through `api.sendMessage`.
    */
   journal?: Pick<SendJournal, 'send'>;
   courier: Courier;
@@ -176,7 +176,7 @@ export function createCardDriver(options: CardDriverOptions): CardDriver {
                     adopt: record,
                   })
                 : api.sendMessage(chatId, action.html, other),
-            // The card is cosmetic: a turn's answer and its prompts go before it (`courier.ts`).
+            // The card is cosmetic: a turn's answer and its prompts go before it (`io/telegram/courier.ts`).
             { priority: 'cosmetic' },
           );
           if (!sent) return { kind: 'send_failed' };

@@ -1,6 +1,6 @@
 /**
- * The command table (`core/commands.ts`) registered with Telegram's menu at boot, only when it changed
- * since the last registration this store remembers.
+ * The command table (`core/commands/commands.ts`) registered with Telegram's menu at boot, only when it
+ * changed since the last registration this store remembers.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from '@switchyard/protocol';

@@ -1,7 +1,7 @@
 /**
- * The bot's commands, as a shell over the pure table (`core/commands.ts`: names, menu, parsing) and texts
- * (`core/command-texts.ts`): running a parsed command against the bridge and the chat (registering the
- * table with Telegram is `command-registration.ts`).
+ * The bot's commands, as a shell over the pure table (`core/commands/commands.ts`: names, menu, parsing) and
+ * texts (`core/commands/command-texts.ts`): running a parsed command against the bridge and the chat
+ * (registering the table with Telegram is `command-registration.ts`).
  */
 import {
   assertNever,
@@ -58,11 +58,11 @@ export interface CommandRunnerOptions {
    */
   operators?: readonly number[];
   restartBridge?: (() => Promise<void>) | undefined;
-  /** `/settings`: sends the conversation's settings panel (`settings/settings-panel.ts`). */
+  /** `/settings`: sends the conversation's settings panel (`io/settings/settings-panel.ts`). */
   settings?: { show(route: Route): void } | undefined;
-  /** `/new` in a private chat with topics opens a topic (`topics/topic-opener.ts`); without it `/new` is `/clear`. */
+  /** `/new` in a private chat with topics opens a topic (`topic-opener.ts`); without it `/new` is `/clear`. */
   topics?: TopicOpener | undefined;
-  /** `/schedules` and its buttons (`automation/schedules.ts`). */
+  /** `/schedules` and its buttons (`io/automation/schedules.ts`). */
   schedules?: Pick<Schedules, 'show' | 'press'>;
   /**
    * Where a command waiting for its `command_result` answers to, kept durably (the gateway's SQLite):
@@ -98,8 +98,8 @@ export interface CommandRunner {
   /** A `command_result`, a `status` or `sessions` that may answer a command; replies in the asking chat. */
   answer(frame: FrameOf<'command_result' | 'status' | 'sessions'>): void;
   /**
-   * A press on a `/sessions` button (callback data starting with `ss:`, see `session-buttons.ts`) in
-   * chat `from`: queues its command and returns the text to answer the press with. A token that is
+   * A press on a `/sessions` button (callback data starting with `ss:`, see `session-buttons.ts`)
+   * in chat `from`: queues its command and returns the text to answer the press with. A token that is
    * unknown, expired or from another chat's list does nothing and says the button expired.
    */
   press(data: string, from: Route, commit?: () => void): Promise<string | undefined>;

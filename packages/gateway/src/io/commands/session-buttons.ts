@@ -4,8 +4,8 @@
  * in — is kept here, so callback data that names a conversation itself (a forged `ss:reset:<chatId>`)
  * does nothing, and a token is honoured only from the chat whose `/sessions` list carried it.
  *
- * Tokens live in memory (`button-tokens.ts`): each leaves after {@link SESSION_BUTTON_TTL_MS}, or when
- * more than {@link MAX_SESSION_BUTTONS} are kept (the oldest first), or with the process; a press on a
+ * Tokens live in memory (`io/telegram/button-tokens.ts`): each leaves after {@link SESSION_BUTTON_TTL_MS}, or
+ * when more than {@link MAX_SESSION_BUTTONS} are kept (the oldest first), or with the process; a press on a
  * token that left is told the button expired.
  */
 import type { Route } from '@switchyard/protocol';
@@ -28,7 +28,9 @@ export const SESSION_BUTTON_EXPIRED = 'This button has expired: send /sessions a
 export interface SessionButtons {
   /** A new token for `action` on `target`, pressable in `shownIn`'s chat; returns its callback data. */
   issue(action: SessionAction, target: Route, shownIn: Route): string;
-  /** The press's action and target, or `undefined` when the token is unknown, expired or from another chat. */
+  /**
+   * The press's action and target, or `undefined` when the token is unknown, expired or from another chat.
+   */
   resolve(data: string, from: Route): { action: SessionAction; route: Route } | undefined;
 }
 

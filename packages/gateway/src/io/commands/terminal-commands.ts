@@ -1,9 +1,9 @@
 /**
  * `/resume`, `/handoff` and the `/sessions` worktree button, as a shell over their texts
- * (`core/terminal-texts.ts`): asking the bridge (which alone reads Claude's transcripts and processes),
- * showing its answer with buttons, and turning a press into the bridge's command.
+ * (`core/commands/terminal-texts.ts`): asking the bridge (which alone reads Claude's transcripts and
+ * processes), showing its answer with buttons, and turning a press into the bridge's command.
  *
- * Buttons carry only a server-side token (`tm:<token>`, `button-tokens.ts`): the session, page or
+ * Buttons carry only a server-side token (`tm:<token>`, `io/telegram/button-tokens.ts`): the session, page or
  * conversation a press acts on is kept here with the chat the button was shown in, so a forged press
  * does nothing. Strangers never reach this (the allowlist runs first), so only allowed users see a list.
  *

@@ -1,5 +1,5 @@
 /**
- * The shell of `/new` in a private chat with topics (`core/topics.ts`): opens the topic with
+ * The shell of `/new` in a private chat with topics (`core/commands/topics.ts`): opens the topic with
  * `createForumTopic`, greets in it and says so where `/new` was sent. The conversation `/new` was sent
  * in is left alone — no frame goes to the bridge; the new topic's session starts with its first message.
  */

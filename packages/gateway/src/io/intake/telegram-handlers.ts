@@ -26,8 +26,11 @@ import {
 import { Composer, type Context } from 'grammy';
 import type { Message, Update } from 'grammy/types';
 import { parseCommand } from '../../core/commands/commands.js';
+import { REFUSAL, updateOrigin } from '../../core/intake/access.js';
+import { addressedToBot, isGroupChat, stripMention } from '../../core/intake/addressing.js';
 import { unforwardableText } from '../../core/intake/message-fit.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from '../../core/intake/route.js';
+import { userMessageFrame } from '../../core/intake/user-message-frame.js';
 import type { GatewayStore } from '../../store/store.js';
 import { SCHEDULE_BUTTON_PREFIX } from '../automation/schedule-buttons.js';
 import type { CommandRunner } from '../commands/commands.js';
@@ -41,11 +44,8 @@ import type { NewerParts } from '../telegram/server-parts.js';
 import type { Turns } from '../turns/turns.js';
 import type { Transcriber } from '../voice/transcriber.js';
 import { takeRecording } from '../voice/voice-intake.js';
-import { REFUSAL, updateOrigin } from './access.js';
-import { addressedToBot, isGroupChat, stripMention } from './addressing.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
-import { userMessageFrame } from './user-message-frame.js';
 
 /** What the handlers need from the gateway. */
 export interface TelegramHandlerOptions {
@@ -64,7 +64,10 @@ export interface TelegramHandlerOptions {
   listensToAll(chatId: number): boolean;
   /** Sends a plain message to a chat; never rejects. */
   reply(route: Route, text: string): Promise<unknown>;
-  /** Bot API 10.3 parts (`io/server-parts.ts`): a stranger's refusal in a group, a spent `/sessions` button. */
+  /**
+   * Bot API 10.3 parts (`io/telegram/server-parts.ts`): a stranger's refusal in a group, a spent `/sessions`
+   * button.
+   */
   newerParts?: Pick<NewerParts, 'refuseInGroup' | 'spendButton'>;
   commands: Pick<CommandRunner, 'run' | 'press'>;
   /** The `/settings` panel's buttons (callback data starting with `st:`). */
@@ -74,7 +77,7 @@ export interface TelegramHandlerOptions {
   /** Where attachments are downloaded to (the bot's own, unjournaled `getFile`). */
   attachments: AttachmentOptions;
   /**
-   * Voice notes, audio files and video notes: transcribed in the message's lane (`voice/voice-intake.ts`),
+   * Voice notes, audio files and video notes: transcribed in the message's lane (`io/voice/voice-intake.ts`),
    * and the chat told what was heard by `notify` (a reply to the note, `quiet` without a notification).
    */
   voice: {
@@ -211,7 +214,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     // Durable first (inbox row + update handled, one transaction), then the turn machine takes the
     // message (so a refusal at the hand-over, a budget's, finds it), then the frame (its channel-outbox
     // append and socket write, a fraction of a millisecond). The placeholder's request starts only
-    // after this (`turns.ts`): the message goes to Claude without waiting behind it.
+    // after this (`io/turns/turns.ts`): the message goes to Claude without waiting behind it.
     s.addInbound({ inboundId, frame, updateId });
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);

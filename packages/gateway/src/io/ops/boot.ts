@@ -4,8 +4,8 @@
  *
  * identify the bot (`getMe`, retried until Telegram answers) → register commands if they changed →
  * sweep pins (I4: before any traffic) → reconcile sends a crash left in flight (before anything else
- * may send: see `send-journal.ts`) → listen for the bridge → replay updates recorded but not handled →
- * re-send the inbox → re-attach unfinished turns → start polling.
+ * may send: see `io/telegram/send-journal.ts`) → listen for the bridge → replay updates recorded but not
+ * handled → re-send the inbox → re-attach unfinished turns → start polling.
  */
 import { type RunnerHandle, run } from '@grammyjs/runner';
 import { type Clock, describeError, type Logger, systemClock } from '@switchyard/protocol';

@@ -29,7 +29,7 @@ export interface GatewayMetrics {
   costToday(read: () => { agentUsd: number; conversations: { key: string; usd: number }[] }): void;
   /** A message the daily budget `scope` (the agent's, or its sender's) kept from starting a turn. */
   budgetRefused(scope: 'agent' | 'user'): void;
-  /** One webhook request's result (`webhooks/webhook-server.ts`), by hook (`unknown` for none). */
+  /** One webhook request's result (`io/automation/webhook-server.ts`), by hook (`unknown` for none). */
   webhookResult(hook: string, result: string): void;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Endpoint, FrameOf, Route } from '@switchyard/protocol';
 import type { Bot } from 'grammy';
+import type { createAccess } from '../../core/intake/access.js';
 import type { GatewayStatus } from '../../options.js';
 import type { GatewayStore } from '../../store/store.js';
 import type { InjectorHandle } from '../automation/inject.js';
@@ -12,7 +13,6 @@ import type { WebhookServer } from '../automation/webhook-server.js';
 import type { CardDriver } from '../card/card-driver.js';
 import type { Pins } from '../card/pins.js';
 import type { CommandRunner } from '../commands/commands.js';
-import type { createAccess } from '../intake/access.js';
 import type { Prompts } from '../prompts/prompts.js';
 import type { FileSender } from '../reply/files.js';
 import type { SpendLedger } from '../spend/spend-ledger.js';
@@ -40,15 +40,15 @@ export interface Services {
   alerts: Alerts;
   retention: Retention;
   endpoint: Endpoint;
-  /** Puts runs of schedules and webhooks in the inbox (`automation/inject.ts`). */
+  /** Puts runs of schedules and webhooks in the inbox (`io/automation/inject.ts`). */
   injector: InjectorHandle;
-  /** The webhook receiver, when configured (`webhooks/webhook-server.ts`); started after the boot. */
+  /** The webhook receiver, when configured (`io/automation/webhook-server.ts`); started after the boot. */
   webhooks: WebhookServer | undefined;
-  /** The schedules: the config's and the chats' (`automation/schedules.ts`). */
+  /** The schedules: the config's and the chats' (`io/automation/schedules.ts`). */
   schedules: Schedules;
   /** The allowlist: whose updates' content intake may keep. */
   allowed: ReturnType<typeof createAccess>;
-  /** What turns cost today, and the daily budgets (`budget/spend-ledger.ts`). */
+  /** What turns cost today, and the daily budgets (`io/spend/spend-ledger.ts`). */
   spend: SpendLedger;
   /** Whether the budgets let `frame` start a turn (else it is marked unread): `budgetGate`. */
   withinBudget(frame: FrameOf<'user_message'>): boolean;

@@ -10,8 +10,8 @@
  * prompt whose answer is lost — and a double press answers once. The answers to the first questions of
  * a multi-question prompt are kept in the row too, so a restart between two questions forgets nothing.
  *
- * What a press or a typed answer means is decided by the pure `core/prompt-press.ts`; this shell reads
- * the row, performs the decision (answers the callback, writes, edits the message) and nothing else.
+ * What a press or a typed answer means is decided by the pure `core/prompts/prompt-press.ts`; this shell
+ * reads the row, performs the decision (answers the callback, writes, edits the message) and nothing else.
  */
 import { escapeHtml } from '@switchyard/card';
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
@@ -43,7 +43,7 @@ export const UNDELIVERED = 'Your answer could not be passed on: the gateway is s
 /** What the prompt handler needs. */
 export interface PromptsOptions {
   api: Pick<BotApi, 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery'>;
-  /** Sends the prompt's message as the prompt's own (see `send-journal.ts`). */
+  /** Sends the prompt's message as the prompt's own (see `io/telegram/send-journal.ts`). */
   journal: Pick<SendJournal, 'send'>;
   courier: Courier;
   store: GatewayStore;

@@ -1,7 +1,7 @@
 /**
  * Which kind of reply a turn gets, and the one place that builds it: the reply machine
- * (`core/reply.ts`) behind its shell (`io/reply.ts`), in one of three modes decided here, once, when
- * the reply is created. Owns the two pieces of state every reply of the gateway shares: the per-chat
+ * (`core/reply/reply.ts`) behind its shell (`reply.ts`), in one of three modes decided here, once,
+ * when the reply is created. Owns the two pieces of state every reply of the gateway shares: the per-chat
  * draft bucket, and the fact — learnt once, from a "method not found" — that the Bot API server has no
  * rich messages (classic replies from then on).
  */

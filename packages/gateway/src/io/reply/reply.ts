@@ -1,5 +1,5 @@
 /**
- * The shell of one turn's reply: feeds the reply machine (`core/reply.ts`) with the text, the turn's
+ * The shell of one turn's reply: feeds the reply machine (`core/reply/reply.ts`) with the text, the turn's
  * signals and each operation's outcome, stamped with the clock's time, and performs what it asks —
  * drafts straight to the Bot API (they spend no send budget; the chat's draft bucket paces them), edits,
  * sends and deletes inside the chat's courier lane, every new message through the send journal as the
@@ -94,7 +94,9 @@ export interface ReplyOptions {
 
 /** The handle of one reply, as `Replies.stream` returns it. */
 export interface Reply {
-  /** Shows the reply so far: drafts (paced) or live edits (within the chat's budget); ignored after `finish`. */
+  /**
+   * Shows the reply so far: drafts (paced) or live edits (within the chat's budget); ignored after `finish`.
+   */
   show(text: () => string): void;
   /** Renders the final Markdown into the reply's messages; resolves when Telegram has it all. */
   finish(markdown: string): Promise<void>;

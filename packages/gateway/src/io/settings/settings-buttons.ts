@@ -32,7 +32,10 @@ export interface SettingsButtons {
   resolve(data: string, from: Route): SettingsChoice | undefined;
 }
 
-/** Creates the token table (`button-tokens.ts`, one conversation's); `now` reads the gateway's clock. */
+/**
+ * Creates the token table (`io/telegram/button-tokens.ts`, one conversation's); `now` reads the gateway's
+ * clock.
+ */
 export function createSettingsButtons(now: () => number): SettingsButtons {
   const tokens = createButtonTokens<SettingsChoice>(SETTINGS_BUTTON_PREFIX, now, {
     ttlMs: SETTINGS_BUTTON_TTL_MS,

@@ -1,6 +1,6 @@
 /**
- * `/settings`: the panel of a conversation's settings (`core/settings.ts` draws it) sent as a message
- * with buttons, and the presses on them. A press on replies or the card stores the conversation's new
+ * `/settings`: the panel of a conversation's settings (`core/settings/settings.ts` draws it) sent as a
+ * message with buttons, and the presses on them. A press on replies or the card stores the conversation's new
  * setting (SQLite, before the press is answered); a press on a model or a mode runs `/model` or `/mode`
  * for the conversation, so the bridge changes it exactly as the typed command would. Either way the
  * panel is redrawn with the new choice marked.

@@ -1,12 +1,12 @@
 /**
  * The daily budgets' shell: it records what each turn cost and whose message opened it (from the
  * bridge's `turn_started` and `turn_ended`), sums today's spending in the agent's time zone, and asks
- * the rule (`core/spend-gate.ts`) whether a new turn may start. `/status`, `switchyard status` and the
+ * the rule (`core/spend/spend-gate.ts`) whether a new turn may start. `/status`, `switchyard status` and the
  * metrics read today's cost from here too.
  *
  * Where it gates: {@link SpendLedger.check} is called where a message is handed to the bridge — the one
  * `forward` of a Telegram message and of a run (`compose.ts`), and the boot's re-send of the inbox
- * (`boot.ts`) — so no new turn starts over a budget by any path. A refused message is marked not read
+ * (`io/ops/boot.ts`) — so no new turn starts over a budget by any path. A refused message is marked not read
  * by the caller (the turn machine's `messages_unread`), so it leaves the inbox and is never re-sent.
  *
  * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds nothing but options.

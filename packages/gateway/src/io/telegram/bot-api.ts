@@ -113,8 +113,8 @@ const CREATES_MESSAGE = new Set(['sendMessage']);
 
 /**
  * Methods whose callers retry every failure themselves, with their own capped backoff and a log line
- * per failure (`intake.ts` for `getUpdates`, boot's `getMe`): auto-retry's own five attempts would keep
- * an unreachable Telegram silent for the first 100 s, so only their 429s are waited out here.
+ * per failure (`io/intake/intake.ts` for `getUpdates`, boot's `getMe`): auto-retry's own five attempts would
+ * keep an unreachable Telegram silent for the first 100 s, so only their 429s are waited out here.
  */
 const RETRIED_BY_CALLER = new Set(['getUpdates', 'getMe']);
 

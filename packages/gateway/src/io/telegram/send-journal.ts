@@ -30,9 +30,9 @@
  * 4. An exchange that failed without an answer (a network error: the request may have been carried out,
  *    the connection lost before its answer) is resolved on the spot the same way, still inside the
  *    lane: probed, then adopted if the message exists, sent again only if it provably does not. Such a
- *    send is never retried blindly (`bot-api.ts` leaves `sendMessage`'s network errors to this module),
- *    so a placeholder, a reply chunk, a card or a keyboard can be neither doubled nor silently lost: a
- *    probe that cannot decide leaves the row for the next boot's reconciliation and the send fails
+ *    send is never retried blindly (`bot-api.ts` leaves `sendMessage`'s network errors to this
+ *    module), so a placeholder, a reply chunk, a card or a keyboard can be neither doubled nor silently lost:
+ *    a probe that cannot decide leaves the row for the next boot's reconciliation and the send fails
  *    (its owner logs it and goes on without that message).
  *
  * Failure mode left: a message deleted by the user inside the ~ms between the floor and the unresolved

@@ -1,13 +1,14 @@
 /**
- * The shell of `core/newer-api.ts`: what this run has learnt of the server's newer Bot API parts (kept
- * in memory — a restart tries them again, which costs one refused call each), and the operations that
+ * The shell of `core/telegram/newer-api.ts`: what this run has learnt of the server's newer Bot API parts
+ * (kept in memory — a restart tries them again, which costs one refused call each), and the operations that
  * use them outside the reply machine: a message for one member of a chat (a stranger's refusal in a
  * group, the answers to `/help` and `/status`), and a `/sessions` button spent in place — gathered for
  * the gateway's wiring by {@link createNewerParts}. The draft's `keep_on_stop` is used by the reply shell
- * (`io/reply.ts`) through {@link ServerPartsState.draftStop}.
+ * (`io/reply/reply.ts`) through {@link ServerPartsState.draftStop}.
  */
 import type { Logger, Route } from '@switchyard/protocol';
 import type { CallbackQuery, InlineKeyboardMarkup, Message } from 'grammy/types';
+import { addressedToBot, type BotIdentity, isGroupChat } from '../../core/intake/addressing.js';
 import { routeOfMessage, threadParams } from '../../core/intake/route.js';
 import {
   draftStopParams,
@@ -22,7 +23,6 @@ import {
   UNTRIED,
 } from '../../core/telegram/newer-api.js';
 import { SESSION_BUTTON_EXPIRED } from '../commands/session-buttons.js';
-import { addressedToBot, type BotIdentity, isGroupChat } from '../intake/addressing.js';
 import { type BotApi, errorCode, errorText } from './bot-api.js';
 import type { Courier } from './courier.js';
 

@@ -1,7 +1,7 @@
 /**
  * The shell that acknowledges inbound messages in their chats, as the turn machine decides
- * (`core/arrival.ts` through `core/turn-machine.ts`): it sends a placeholder message (`send_placeholder`)
- * or shows "Thinking…" as a draft (`thinking`), and tells the machine how that went.
+ * (`core/turns/arrival.ts` through `core/turns/turn-machine.ts`): it sends a placeholder message
+ * (`send_placeholder`) or shows "Thinking…" as a draft (`thinking`), and tells the machine how that went.
  *
  * Crash safety: a placeholder goes out through the send journal, and the machine's answer to its id
  * (`placeholder_sent`: the placeholder's row, and the turn it opened naming it as its first message) is

@@ -3,7 +3,7 @@
  * `editMessageText` through the chat's courier lane, its outcome told back as `shown` (Telegram has
  * it), `gone` (it says that already, or can never be edited again) or `failed`.
  *
- * Invariant (kept by the machine, see `core/turn-machine.ts`): a marker's due text is in the store
+ * Invariant (kept by the machine, see `core/turns/turn-machine.ts`): a marker's due text is in the store
  * before its edit is tried and cleared only once an outcome here says `shown` or `gone`, so an edit lost
  * to a crash, a Telegram outage or a placeholder still in flight is made by a later sweep instead of
  * leaving "⏳ will be read" or "queued" beside an answered message.

@@ -1,8 +1,8 @@
 /**
- * The shell that shows inbound messages' states (`core/reaction.ts`) as the turn machine asks (`react`):
- * a `setMessageReaction` through the chat's courier lane, as a cosmetic call that spends the chat's
- * reaction window (not its message slots) and is dropped unrun when the message has moved on to another
- * state before its turn came. A call that failed (not refused) is tried again after `retryMs`, up to
+ * The shell that shows inbound messages' states (`core/turns/reaction.ts`) as the turn machine asks
+ * (`react`): a `setMessageReaction` through the chat's courier lane, as a cosmetic call that spends the
+ * chat's reaction window (not its message slots) and is dropped unrun when the message has moved on to
+ * another state before its turn came. A call that failed (not refused) is tried again after `retryMs`, up to
  * {@link REACTION_TRIES} times while the message still wants that state, so a passing refusal never
  * leaves ✍ beside an answered message. Reactions are not kept across a restart: they are cosmetic.
  *

@@ -1,5 +1,5 @@
 /**
- * The chat's notices of a running turn's API trouble (see `core/turn-notice.ts` for which events they
+ * The chat's notices of a running turn's API trouble (see `core/turns/turn-notice.ts` for which events they
  * are): one message a turn, sent on the first retry and edited on the next ones, deleted once the turn
  * succeeds, and then no longer the conversation's "Last error" in `/status` either.
  *

@@ -1,9 +1,10 @@
 /**
- * The shell of the turn machine (`core/turn-machine.ts`): feeds it the bridge's frames, the inbound
+ * The shell of the turn machine (`core/turns/turn-machine.ts`): feeds it the bridge's frames, the inbound
  * messages, the bridge's connection and the outcome of every action, each stamped with the clock's
  * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
- * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits (`markers.ts`), the
- * replies (through `Replies`, `replies.ts`), typing, cards — and arms one timer for the step's wake-up.
+ * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits
+ * (`markers.ts`), the replies (through `Replies`, `io/reply/replies.ts`), typing, cards — and arms
+ * one timer for the step's wake-up.
  *
  * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
  * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
@@ -48,7 +49,7 @@ export interface TurnsOptions {
     | 'sendRichMessageDraft'
     | 'setMessageReaction'
   >;
-  /** Sends placeholders and reply messages as their owners' (see `send-journal.ts`). */
+  /** Sends placeholders and reply messages as their owners' (see `io/telegram/send-journal.ts`). */
   journal: Pick<SendJournal, 'send' | 'sendRich'>;
   /** Rich messages and drafts (default), or today's placeholder edits and HTML render. */
   replies?: 'rich' | 'classic';
@@ -106,7 +107,7 @@ export interface Turns {
 interface Reply {
   text: ReplyText;
   stream: ReturnType<Replies['stream']> | undefined;
-  /** Its place in the conversation's answer order (`answer-order.ts`), once opened. */
+  /** Its place in the conversation's answer order (`io/reply/answer-order.ts`), once opened. */
   order: AnswerLink | undefined;
 }
 
@@ -215,8 +216,8 @@ export function createTurns(options: TurnsOptions): Turns {
   const act = (action: TurnAction): void => {
     switch (action.kind) {
       // An acknowledgement's request starts after the caller's synchronous work: a message is handed to
-      // the bridge right after the machine has it (`telegram-handlers.ts`), and preparing an HTTP request
-      // first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
+      // the bridge right after the machine has it (`io/intake/telegram-handlers.ts`), and preparing an HTTP
+      // request first would delay it (`pnpm bench`, ingress). The machine's state is already decided.
       case 'send_placeholder':
         queueMicrotask(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
         return;
@@ -249,7 +250,7 @@ export function createTurns(options: TurnsOptions): Turns {
       }
       case 'show': {
         const reply = texts.get(action.turnId);
-        // Read when the stream edits, not at each delta (see `reply-text.ts`).
+        // Read when the stream edits, not at each delta (see `core/reply/reply-text.ts`).
         reply?.stream?.show(() => reply.text.text);
         return;
       }

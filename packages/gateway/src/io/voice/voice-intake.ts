@@ -1,7 +1,7 @@
 /**
  * A voice note (or an audio file, a video note) at intake: downloaded into the exchange directory as
- * other files are (`attachments.ts`), transcribed (`transcriber.ts`), and turned into the user
- * message's text and the chat's notice by `core/voice-text.ts`.
+ * other files are (`io/intake/attachments.ts`), transcribed (`transcriber.ts`), and turned into the
+ * user message's text and the chat's notice by `core/voice/voice-text.ts`.
  *
  * Runs inside the message's handler, so in its chat's lane: the lane waits for the download and the
  * transcription, which the transcriber's deadline bounds, and for nothing else. Nothing here is durable

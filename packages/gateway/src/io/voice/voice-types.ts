@@ -1,6 +1,7 @@
 /**
  * The transcriber's types, shared by its two backends and its callers (`transcriber.ts` is the
- * interface and the deadline; the backends are `openai-transcriber.ts` and `command-transcriber.ts`).
+ * interface and the deadline; the backends are `openai-transcriber.ts` and
+ * `command-transcriber.ts`).
  */
 
 /** Settings both backends share. */
@@ -64,5 +65,7 @@ export interface Transcriber {
   transcribe(file: VoiceFile, signal?: AbortSignal): Promise<Transcription>;
 }
 
-/** What a backend is given: the file, and a signal that aborts when the deadline passes or the caller quits. */
+/**
+ * What a backend is given: the file, and a signal that aborts when the deadline passes or the caller quits.
+ */
 export type Backend = (file: VoiceFile, signal: AbortSignal) => Promise<Transcription>;

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ProtocolError } from './errors.js';
+import { ProtocolError } from '../common/errors.js';
 
 /** Unix socket paths are limited by `sockaddr_un.sun_path` (108 bytes with the terminating NUL). */
 export const MAX_SOCKET_PATH_BYTES = 107;

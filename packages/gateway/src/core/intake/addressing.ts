@@ -1,11 +1,12 @@
 /**
  * Who a group message is for. In private chats every message is the bot's; in groups and forums the bot
  * reads only what is addressed to it — a mention of its @username, a reply to one of its messages, or a
- * command of this bot (text that merely starts with `/`, such as a path, is not one) — unless the chat is set to `listen: all`. Unaddressed messages are not stored and never reach
- * the model. Pure functions over Telegram's message shape, so each rule is unit-tested.
+ * command of this bot (text that merely starts with `/`, such as a path, is not one) — unless the chat
+ * is set to `listen: all`. Unaddressed messages are not stored and never reach the model. Pure functions
+ * over Telegram's message shape, so each rule is unit-tested.
  */
-import type { Message } from 'grammy/types';
-import { COMMANDS } from '../../core/commands/commands.js';
+import { COMMANDS } from '../commands/commands.js';
+import type { MessageShape } from './telegram-shapes.js';
 
 /** The bot as the rules need it. */
 export interface BotIdentity {
@@ -14,7 +15,7 @@ export interface BotIdentity {
 }
 
 /** Whether the message comes from a group or a supergroup (forums are supergroups). */
-export function isGroupChat(message: Message): boolean {
+export function isGroupChat(message: MessageShape): boolean {
   return message.chat.type === 'group' || message.chat.type === 'supergroup';
 }
 
@@ -22,15 +23,15 @@ export function isGroupChat(message: Message): boolean {
  * The message this one really replies to. In a forum every topic message carries `reply_to_message`
  * pointing at the topic's first (service) message; that is not a reply anyone wrote.
  */
-export function repliedMessage(message: Message): Message | undefined {
+export function repliedMessage(message: MessageShape): MessageShape | undefined {
   const replied = message.reply_to_message;
   if (!replied) return undefined;
   if (message.is_topic_message && replied.message_id === message.message_thread_id) return undefined;
-  return replied as Message;
+  return replied;
 }
 
 /** Whether the text mentions the bot (`@username`, as Telegram's `mention` entity or plain text). */
-export function mentionsBot(message: Message, bot: BotIdentity): boolean {
+export function mentionsBot(message: MessageShape, bot: BotIdentity): boolean {
   const text = message.text ?? message.caption ?? '';
   const entities = message.entities ?? message.caption_entities ?? [];
   const handle = `@${bot.username}`.toLowerCase();
@@ -38,7 +39,7 @@ export function mentionsBot(message: Message, bot: BotIdentity): boolean {
     if (entity.type === 'mention') {
       if (text.slice(entity.offset, entity.offset + entity.length).toLowerCase() === handle) return true;
     }
-    if (entity.type === 'text_mention' && entity.user.id === bot.id) return true;
+    if (entity.type === 'text_mention' && entity.user?.id === bot.id) return true;
   }
   return mentionPattern(bot.username).test(text);
 }
@@ -60,7 +61,7 @@ export function isCommandOfBot(text: string, bot: BotIdentity): boolean {
 }
 
 /** Whether a group message is addressed to the bot: a mention, a reply to the bot, or a command of it. */
-export function addressedToBot(message: Message, bot: BotIdentity): boolean {
+export function addressedToBot(message: MessageShape, bot: BotIdentity): boolean {
   if (message.text !== undefined && isCommandOfBot(message.text, bot)) return true;
   if (repliedMessage(message)?.from?.id === bot.id) return true;
   return mentionsBot(message, bot);

@@ -4,7 +4,8 @@
  * gateway has not acknowledged.
  */
 import net from 'node:net';
-import { systemClock, type TimerHandle } from './clock.js';
+import { systemClock, type TimerHandle } from '../common/clock.js';
+import { describeError, silentLogger } from '../common/logger.js';
 import { Connection } from './connection.js';
 import {
   connectionOptions,
@@ -13,7 +14,6 @@ import {
   newInstanceId,
   sendThrough,
 } from './endpoint.js';
-import { describeError, silentLogger } from './logger.js';
 
 /** Options of the connecting end (the bridge). */
 export interface ClientOptions extends EndpointOptions {

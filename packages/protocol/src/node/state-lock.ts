@@ -22,7 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '../common/clock.js';
 
 /** The lock file's name inside the directory it guards. */
 export const STATE_LOCK_FILE = 'switchyard.lock';

@@ -3,7 +3,7 @@
  * Everyone else gets one polite refusal (remembered by user id only) and nothing of theirs is kept or
  * forwarded. Button presses are checked the same way.
  */
-import type { Update } from 'grammy/types';
+import type { UpdateShape } from './telegram-shapes.js';
 
 /** The allowlist. */
 export interface AccessOptions {
@@ -16,7 +16,10 @@ export interface AccessOptions {
 export const REFUSAL = 'Sorry, this agent only talks to the people it was set up for.';
 
 /** The user and chat an update comes from, if it has them. */
-export function updateOrigin(update: Update): { userId: number | undefined; chatId: number | undefined } {
+export function updateOrigin(update: UpdateShape): {
+  userId: number | undefined;
+  chatId: number | undefined;
+} {
   const message = update.message ?? update.edited_message ?? update.callback_query?.message;
   const user = update.message?.from ?? update.edited_message?.from ?? update.callback_query?.from;
   // A draft's stop button is pressed in a private chat, whose id is the user's.
@@ -25,7 +28,7 @@ export function updateOrigin(update: Update): { userId: number | undefined; chat
 }
 
 /** Creates the check; it is pure over the lists it was given. */
-export function createAccess(options: AccessOptions): (update: Update) => boolean {
+export function createAccess(options: AccessOptions): (update: UpdateShape) => boolean {
   const users = new Set(options.allowUsers);
   const chats = options.allowChats ? new Set(options.allowChats) : undefined;
   return (update) => {

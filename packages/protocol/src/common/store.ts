@@ -2,8 +2,7 @@
  * What the reliable channel needs persisted, behind an interface so each side keeps it where it keeps
  * everything else: the gateway in SQLite, the bridge in its state directory, tests in memory.
  */
-import { randomUUID } from 'node:crypto';
-import type { AppFrame } from './messages.js';
+import type { AppFrame } from './messages/frame.js';
 
 /** A frame kept until the peer acknowledges it, with the number it was sent under. */
 export interface PendingFrame {
@@ -61,33 +60,4 @@ export interface ChannelStore {
  */
 export interface Receipt {
   readonly cursor: PeerCursor;
-}
-
-/** A store that lives as long as the process; for tests and for peers that need no durability. */
-export function createMemoryChannelStore(streamId: string = randomUUID()): ChannelStore {
-  let nextSeq = 1;
-  let pending: PendingFrame[] = [];
-  let peer: PeerCursor | undefined;
-  return {
-    streamId,
-    append(frame) {
-      const seq = nextSeq++;
-      pending.push({ seq, frame });
-      return seq;
-    },
-    acknowledge(upTo) {
-      if (pending.length > 0 && (pending[0] as PendingFrame).seq <= upTo) {
-        pending = pending.filter((entry) => entry.seq > upTo);
-      }
-    },
-    pendingAfter(after) {
-      return pending.filter((entry) => entry.seq > after);
-    },
-    readPeer() {
-      return peer;
-    },
-    writePeer(cursor) {
-      peer = { ...cursor };
-    },
-  };
 }

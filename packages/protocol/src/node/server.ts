@@ -10,6 +10,8 @@
 import { promises as fs, type Stats } from 'node:fs';
 import net from 'node:net';
 import { dirname } from 'node:path';
+import { ProtocolError } from '../common/errors.js';
+import { describeError, silentLogger } from '../common/logger.js';
 import { Connection } from './connection.js';
 import {
   connectionOptions,
@@ -18,8 +20,6 @@ import {
   newInstanceId,
   sendThrough,
 } from './endpoint.js';
-import { ProtocolError } from './errors.js';
-import { describeError, silentLogger } from './logger.js';
 import { MAX_SOCKET_PATH_BYTES, prepareSocketDirectory } from './socket-path.js';
 
 /** Options of the listening end (the gateway). */

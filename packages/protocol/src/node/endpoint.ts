@@ -3,14 +3,15 @@
  * reliable frames into the store and writes them on whichever connection is current.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from './clock.js';
-import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem, withSeq } from './codec.js';
-import type { Connection, ConnectionOptions } from './connection.js';
-import { ProtocolError } from './errors.js';
-import type { Logger } from './logger.js';
-import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from './messages.js';
-import type { Refusal } from './refusal.js';
-import type { ChannelStore, FrameOrigin, Receipt } from './store.js';
+import type { Clock } from '../common/clock.js';
+import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem, withSeq } from '../common/codec.js';
+import { ProtocolError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from '../common/messages/frame.js';
+import type { Refusal } from '../common/refusal.js';
+import type { ChannelStore, FrameOrigin, Receipt } from '../common/store.js';
+import type { Connection } from './connection.js';
+import type { ConnectionOptions } from './connection-options.js';
 
 /** Both ends of the socket expose the same handle. */
 export interface Endpoint {

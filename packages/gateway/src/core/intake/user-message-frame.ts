@@ -3,17 +3,17 @@
  * what it replies to or forwards and whose words those are, cut to the protocol's limits.
  */
 import type { Attachment, FrameOf, Route } from '@switchyard/protocol';
-import type { Message } from 'grammy/types';
-import { fitUserMessage } from '../../core/intake/message-fit.js';
-import { TELEGRAM_TEXT_LIMIT } from '../../core/text/markdown.js';
+import { TELEGRAM_TEXT_LIMIT } from '../text/markdown.js';
 import { repliedMessage } from './addressing.js';
+import { fitUserMessage } from './message-fit.js';
+import type { MessageShape } from './telegram-shapes.js';
 
 /**
  * The `user_message` frame for a Telegram message: its sender, text, saved files and what it replies to
  * or forwards, every field the client chose cut to the protocol's limits (`message-fit.ts`).
  */
 export function userMessageFrame(
-  message: Message,
+  message: MessageShape,
   content: {
     inboundId: string;
     route: Route;
@@ -60,7 +60,7 @@ export function userMessageFrame(
  * on the allowlist (or the bot); a hidden user, a chat or a channel is always a third party.
  */
 function forwardOrigin(
-  message: Message,
+  message: MessageShape,
   authorOf: ((userId: number | undefined) => 'bot' | 'allowed' | 'third_party') | undefined,
 ): { name: string; author: 'bot' | 'allowed' | 'third_party' } | undefined {
   const origin = message.forward_origin;

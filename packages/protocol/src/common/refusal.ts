@@ -7,7 +7,7 @@
  */
 import type { Clock } from './clock.js';
 import { describeError, type Logger } from './logger.js';
-import { type AppFrame, type FrameType, RELIABLE_TYPES, type RefusalCode } from './messages.js';
+import { type AppFrame, type FrameType, RELIABLE_TYPES, type RefusalCode } from './messages/frame.js';
 import type { Receipt } from './store.js';
 
 /**

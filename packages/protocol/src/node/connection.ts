@@ -1,7 +1,13 @@
 /**
  * One live connection between the gateway and a bridge: the handshake, sequence numbers and acks,
  * liveness pings, backpressure, and refusal of bad input. Socket setup (listen, connect, reconnect) is
- * in `server.ts` and `client.ts`; both hand a connected stream to this class.
+ * in `server.ts` and `client.ts`; both hand a connected stream to this class. Its options and defaults
+ * are `connection-options.ts`; how bytes reach the socket (encoding, corking, backpressure) is
+ * `frame-writer.ts`.
+ *
+ * This file is longer than 400 lines because the invariants below are one argument over one set of
+ * fields: the handshake, the cursor, the acks, the inbound queue and refusals each read and move the same
+ * `#lastSeen`/`#storedSeen`/`#resync` state, and split across files the reasons they hold would be too.
  *
  * Invariants:
  * - Reliable frames are written in `seq` order on a connection: the resend after the handshake is queued
@@ -21,9 +27,9 @@
  *   continuing from the sender's oldest frame is the only way on. A gap anywhere else is an error.
  */
 import type { Duplex } from 'node:stream';
-import { type Clock, systemClock, type TimerHandle } from './clock.js';
-import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, FrameDecoder } from './codec.js';
-import { describeError, type Logger } from './logger.js';
+import { type Clock, systemClock, type TimerHandle } from '../common/clock.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../common/codec.js';
+import { describeError, type Logger } from '../common/logger.js';
 import {
   type AppFrame,
   type Frame,
@@ -33,7 +39,7 @@ import {
   parseFrame,
   RELIABLE_TYPES,
   type RefusalCode,
-} from './messages.js';
+} from '../common/messages/frame.js';
 import {
   DEFAULT_HANDLER_RETRY_DELAYS_MS,
   handlerFailedText,
@@ -43,44 +49,19 @@ import {
   type Refusal,
   runHandler,
   sequenceVerdict,
-} from './refusal.js';
-import type { ChannelStore, Receipt } from './store.js';
-
-/** What one connection needs: who this side is, where its state is kept, and whom to tell what. */
-export interface ConnectionOptions {
-  role: 'server' | 'client';
-  agent: string;
-  instanceId: string;
-  store: ChannelStore;
-  logger: Logger;
-  /** `receipt` is given with each numbered frame (see {@link Receipt}). */
-  onFrame(frame: AppFrame, receipt?: Receipt): void | Promise<void>;
-  maxFrameBytes?: number;
-  pingIntervalMs?: number;
-  pingTimeoutMs?: number;
-  /** A peer that has not completed its handshake this long after connecting is dropped; default 5 s. */
-  handshakeTimeoutMs?: number;
-  /**
-   * How long to wait before each retry of a handler that threw; default `[100, 1000]` (three attempts
-   * in all). A handler still failing after the last is refused (see {@link Refusal}).
-   */
-  handlerRetryDelaysMs?: readonly number[];
-  /** Told of every refused frame, in either direction. Must not throw (what it throws is logged). */
-  onRefused?(refusal: Refusal): void;
-  /**
-   * Decides, once the peer's handshake has been checked and before anything is stored or sent, whether
-   * it may connect; a returned refusal is written as an `error` frame and the connection is closed.
-   */
-  admit?(
-    peer: FrameOf<'hello'> | FrameOf<'welcome'>,
-  ): { code: ProtocolErrorCode; message: string } | undefined;
-  /** Called once, when the handshake completes. */
-  onReady?(peer: FrameOf<'hello'> | FrameOf<'welcome'>): void;
-  /** Called once, when the connection is gone for any reason. */
-  onClose?(reason: string): void;
-  /** Time for pings, the handshake deadline and handler retries; default {@link systemClock}. */
-  clock?: Clock;
-}
+} from '../common/refusal.js';
+import type { ChannelStore } from '../common/store.js';
+import {
+  type ConnectionOptions,
+  CURSOR_RETRY_FIRST_MS,
+  CURSOR_RETRY_MAX_MS,
+  DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  DEFAULT_PING_INTERVAL_MS,
+  DEFAULT_PING_TIMEOUT_MS,
+  HANDSHAKE_MAX_FRAME_BYTES,
+  INBOUND_HIGH_WATER,
+} from './connection-options.js';
+import { FrameWriter } from './frame-writer.js';
 
 /** What to do about the errors whose text does not already say it. */
 const WHAT_TO_DO: Partial<Record<ProtocolErrorCode, string>> = {
@@ -91,17 +72,6 @@ const WHAT_TO_DO: Partial<Record<ProtocolErrorCode, string>> = {
   sequence_gap: 'restart the peer: its handshake resends from the last frame this side handled',
   wrong_agent: "point the bridge at its own agent's socket (the socket path in the config)",
 };
-
-/** Largest frame a peer may send before its handshake is done. */
-export const HANDSHAKE_MAX_FRAME_BYTES = 64 * 1024;
-const DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
-const DEFAULT_PING_INTERVAL_MS = 5_000;
-const DEFAULT_PING_TIMEOUT_MS = 15_000;
-/** Pause reading once this many received frames wait for the handler. */
-const INBOUND_HIGH_WATER = 256;
-/** Retrying a cursor the store could not write: 250 ms doubling to 30 s. */
-const CURSOR_RETRY_FIRST_MS = 250;
-const CURSOR_RETRY_MAX_MS = 30_000;
 
 /**
  * The highest `seq` this process has written under each store's stream, over all its connections. A
@@ -120,6 +90,7 @@ function seenAtMost(store: ChannelStore, claimed: number): number {
 /** One live connection; created by the server or client around a connected socket. */
 export class Connection {
   readonly #socket: Duplex;
+  readonly #wire: FrameWriter;
   readonly #options: ConnectionOptions;
   readonly #decoder: FrameDecoder;
   readonly #log: Logger;
@@ -132,9 +103,6 @@ export class Connection {
   #cursorRetry: TimerHandle | undefined;
   #cursorFailures = 0;
   #ackDue = false;
-  #drainWaiters: Array<() => void> = [];
-  #needsDrain = false;
-  #corked = false;
   #inbound: Promise<void> = Promise.resolve();
   #inboundQueued = 0;
   readonly #clock: Clock;
@@ -155,7 +123,7 @@ export class Connection {
     );
     this.#log = options.logger;
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
-    socket.on('drain', () => this.#onDrain());
+    this.#wire = new FrameWriter(socket, options.logger);
     socket.on('error', (err) => this.close(`socket error: ${describeError(err)}`));
     socket.on('close', () => this.close('peer closed the connection'));
     socket.on('end', () => {
@@ -184,7 +152,7 @@ export class Connection {
         ),
       handshakeTimeout,
     );
-    if (options.role === 'client') this.#writeRaw(this.#handshake('hello'));
+    if (options.role === 'client') this.#wire.write(this.#handshake('hello'));
   }
 
   get ready(): boolean {
@@ -211,15 +179,14 @@ export class Connection {
    */
   writeEncoded(type: AppFrame['type'], seq: number | undefined, bytes: Buffer): Promise<void> {
     if (!this.ready) return Promise.resolve();
-    this.#writeBytes(bytes);
+    this.#wire.writeBytes(bytes);
     this.#noteSent(type, seq);
     return this.whenWritable();
   }
 
   /** Resolves once the socket's buffer has drained below its high-water mark (or the connection closed). */
   whenWritable(): Promise<void> {
-    if (!this.#needsDrain || this.#closed) return Promise.resolve();
-    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+    return this.#wire.whenWritable();
   }
 
   /** Closes the connection; safe to call more than once. */
@@ -233,7 +200,7 @@ export class Connection {
     this.#socket.end();
     // Give a final error frame a moment to leave, then make sure the socket is gone.
     this.#clock.setTimeout(() => this.#socket.destroy(), 100);
-    this.#onDrain();
+    this.#wire.close();
     this.#log.info({ event: 'connection_closed', reason }, 'protocol connection closed');
     this.#options.onClose?.(reason);
   }
@@ -247,7 +214,7 @@ export class Connection {
     const hint = WHAT_TO_DO[code];
     const message = hint === undefined ? detail : `${detail}; ${hint}`;
     this.#log.warn({ event: 'protocol_error', code, detail: message }, 'refusing peer input');
-    this.#writeRaw({ type: 'error', code, message: message.slice(0, 2000) });
+    this.#wire.write({ type: 'error', code, message: message.slice(0, 2000) });
     this.close(`${code}: ${message}`);
   }
 
@@ -266,7 +233,7 @@ export class Connection {
 
   /** Writes an application frame and, when it is numbered, records its `seq` as sent. */
   #writeNumbered(frame: AppFrame): void {
-    this.#writeRaw(frame);
+    this.#wire.write(frame);
     this.#noteSent(frame.type, (frame as { seq?: number }).seq);
   }
 
@@ -279,42 +246,6 @@ export class Connection {
       sentUpTo.set(store, { streamId: store.streamId, seq });
   }
 
-  #writeRaw(frame: Frame): void {
-    if (this.#socket.destroyed || !this.#socket.writable) return;
-    let bytes: Buffer;
-    try {
-      bytes = encodeFrame(frame);
-    } catch (err) {
-      this.#log.error(
-        { event: 'encode_failed', type: frame.type, err: describeError(err) },
-        'could not encode frame',
-      );
-      return;
-    }
-    this.#writeBytes(bytes);
-  }
-
-  #writeBytes(bytes: Buffer): void {
-    if (this.#socket.destroyed || !this.#socket.writable) return;
-    // Frames written in one tick leave in one writev: bursts of deltas cost one syscall, not one each.
-    if (!this.#corked) {
-      this.#corked = true;
-      this.#socket.cork();
-      process.nextTick(() => {
-        this.#corked = false;
-        this.#socket.uncork();
-      });
-    }
-    if (!this.#socket.write(bytes)) this.#needsDrain = true;
-  }
-
-  #onDrain(): void {
-    this.#needsDrain = false;
-    const waiters = this.#drainWaiters;
-    this.#drainWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
   #checkLiveness(timeoutMs: number): void {
     if (this.#closed) return;
     const silentFor = this.#clock.now() - this.#lastHeard;
@@ -323,7 +254,7 @@ export class Connection {
       this.close(`peer silent for ${silentFor} ms`);
       return;
     }
-    if (this.#ready) this.#writeRaw({ type: 'ping', nonce: ++this.#pingNonce });
+    if (this.#ready) this.#wire.write({ type: 'ping', nonce: ++this.#pingNonce });
   }
 
   #onData(chunk: Buffer): void {
@@ -370,7 +301,7 @@ export class Connection {
         this.#options.store.acknowledge(seenAtMost(this.#options.store, frame.seq));
         return;
       case 'ping':
-        this.#writeRaw({ type: 'pong', nonce: frame.nonce });
+        this.#wire.write({ type: 'pong', nonce: frame.nonce });
         return;
       case 'pong':
         return;
@@ -434,7 +365,7 @@ export class Connection {
       this.#storedSeen = 0;
       this.#storeCursor();
     }
-    if (this.#options.role === 'server') this.#writeRaw(this.#handshake('welcome'));
+    if (this.#options.role === 'server') this.#wire.write(this.#handshake('welcome'));
     // What the peer has of our stream; if it knows another stream of ours, it has none of this one.
     // Never more than this process has sent: see `sentUpTo`.
     const peerHas = hs.peerStreamId === store.streamId ? seenAtMost(store, hs.lastSeen) : 0;
@@ -563,7 +494,7 @@ export class Connection {
       { event: 'frame_refused', seq, type, code, detail: message },
       'refused a frame from the peer',
     );
-    this.#writeRaw({ type: 'refused', seq, code, message: message.slice(0, 2000) });
+    this.#wire.write({ type: 'refused', seq, code, message: message.slice(0, 2000) });
     this.#handled(seq);
     this.#report({ direction: 'received', seq, frameType: type, code, message, frame });
   }
@@ -616,6 +547,6 @@ export class Connection {
   #flushAck(): void {
     if (!this.#ackDue) return;
     this.#ackDue = false;
-    if (this.#ready) this.#writeRaw({ type: 'ack', seq: this.#storedSeen });
+    if (this.#ready) this.#wire.write({ type: 'ack', seq: this.#storedSeen });
   }
 }
