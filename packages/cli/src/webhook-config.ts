@@ -7,9 +7,13 @@
  * budget: { dailyUsd: 20, perUserDailyUsd: 5 }  # either or both
  * webhooks:
  *   listen: { host: 127.0.0.1, port: 8790 }    # a host beyond loopback needs public: true
+ *   # forwardedFor: true                       # behind a proxy that sets X-Forwarded-For: its last entry
+ *   #                                          # is the address bad signatures are counted against
+ *   # maxConnections: 64                       # connections open at once
  *   hooks:
  *     - name: github
- *       kind: github                           # or generic: X-Signature-256 and X-Delivery-Id
+ *       kind: github                           # or generic: X-Signature-256 over "<timestamp>.<body>",
+ *                                              # X-Signature-Timestamp (Unix s, ±5 min), X-Delivery-Id
  *       secret: { env: GITHUB_WEBHOOK_SECRET } # the bot token's forms
  *       chat: -1001234567890
  *       topic: 42                              # optional
@@ -62,6 +66,10 @@ export const webhooksSchema = z
       port: z.number().int().min(1).max(65535),
       /** Says that a host beyond loopback is meant: the receiver is then reachable from the network. */
       public: z.boolean().optional(),
+      /** A request's address is the last `X-Forwarded-For` entry (set by the proxy in front). */
+      forwardedFor: z.boolean().optional(),
+      /** Connections open at once (default 64). */
+      maxConnections: z.number().int().min(1).max(10_000).optional(),
     }),
     hooks: z.array(hookSchema).min(1, { error: 'list at least one hook' }),
   })
@@ -107,7 +115,7 @@ export interface HookConfig {
 
 /** The `webhooks:` block, resolved. */
 export interface WebhooksConfig {
-  listen: { host: string; port: number; public: boolean };
+  listen: { host: string; port: number; public: boolean; forwardedFor: boolean; maxConnections?: number };
   hooks: HookConfig[];
 }
 
@@ -122,6 +130,8 @@ export function resolveWebhooks(
       host: raw.listen.host ?? '127.0.0.1',
       port: raw.listen.port,
       public: raw.listen.public ?? false,
+      forwardedFor: raw.listen.forwardedFor ?? false,
+      ...(raw.listen.maxConnections !== undefined ? { maxConnections: raw.listen.maxConnections } : {}),
     },
     hooks: raw.hooks.map((hook) => ({
       name: hook.name,
@@ -166,7 +176,9 @@ export function webhookOptions(
       ...(hook.rate ? { rate: hook.rate } : {}),
     });
   }
-  return { ok: true, options: { listen: { host: webhooks.listen.host, port: webhooks.listen.port }, hooks } };
+  const { host, port, forwardedFor, maxConnections } = webhooks.listen;
+  const limits = { forwardedFor, ...(maxConnections !== undefined ? { maxConnections } : {}) };
+  return { ok: true, options: { listen: { host, port }, hooks, limits } };
 }
 
 /** The block as `config check` shows it: inline secrets masked, sources named. */
