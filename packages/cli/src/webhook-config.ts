@@ -28,7 +28,7 @@
 import path from 'node:path';
 import type { GatewayOptions } from '@switchyard/gateway';
 import { z } from 'zod';
-import { keySource, readKey, type VoiceKeySource } from './voice-config.js';
+import { keySource, LOOPBACK, readKey, type VoiceKeySource } from './voice-config.js';
 
 /** The `budget:` key. */
 export const budgetSchema = z
@@ -39,8 +39,6 @@ export const budgetSchema = z
   .refine((b) => b.dailyUsd !== undefined || b.perUserDailyUsd !== undefined, {
     error: 'give dailyUsd, perUserDailyUsd or both (or remove budget:)',
   });
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 const hookSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, {
