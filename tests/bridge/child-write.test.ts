@@ -54,3 +54,40 @@ describe('stdin writes', () => {
     expect(ticks).toBeGreaterThan(50);
   });
 });
+
+describe('detach', () => {
+  it('finishes a line half in the pipe without blocking the event loop', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-detach-'));
+    const out = join(dir, 'out.txt');
+    // A stand-in CLI that reads nothing for a second, then copies its stdin to a file.
+    const child = spawnChild({
+      stateDir: dir,
+      workDir: dir,
+      bin: '/bin/sh',
+      args: ['-c', `sleep 1; cat > ${out}`],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    }).handle;
+    handle = child;
+    const big = 'y'.repeat(300 * 1024);
+    child.writeLine(big);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    // The pipe holds 64 KB and nobody reads for a second: detach waits for room to finish the line.
+    await child.detach();
+    clearInterval(ticker);
+    // A wait that blocked the event loop (Atomics.wait) would have stopped the ticker all that second.
+    expect(ticks).toBeGreaterThan(50);
+    const deadline = Date.now() + 10_000;
+    let text = '';
+    while (Date.now() < deadline && !text.endsWith('\n')) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      try {
+        text = readFileSync(out, 'utf8');
+      } catch {
+        // not created yet
+      }
+    }
+    // The same guarantee as before: the whole line reached the reader before this side let go.
+    expect(text).toBe(`${big}\n`);
+  });
+});

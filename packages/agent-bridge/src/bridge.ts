@@ -22,6 +22,8 @@ import {
   createProtocolClient,
   describeError,
   type Endpoint,
+  type FrameOf,
+  type GatewayToBridge,
   lockStateDir,
   prepareExchange,
   type Receipt,
@@ -32,21 +34,13 @@ import {
   systemClock,
 } from '@switchyard/protocol';
 import type { StartingFrame } from './core/pool/pool.js';
+import { type FrameHandlers, type GatewayFrameType, handleFrame } from './core/session/frame-handlers.js';
 import { createScheduleAsker } from './io/mcp/schedule-tools.js';
 import { FileChannelStore } from './io/outbox/outbox.js';
 import { createPool, type Pool } from './io/pool/pool.js';
 import { readSnapshot, SNAPSHOT_FILE } from './io/session/snapshot.js';
 import { createTerminalCommands, type TerminalCommands } from './io/terminal/commands.js';
 import { type Bridge, type BridgeOptions, CONVERSATIONS_DIR, SHARED_KEY } from './options.js';
-
-/** The frame types that may need a process for a conversation that has none (`StartingFrame`). */
-const STARTS_PROCESS = new Set<AppFrame['type']>([
-  'user_message',
-  'set_model',
-  'set_mode',
-  'compact',
-  'clear',
-]);
 
 /** Builds a bridge; nothing starts until `start()`. */
 export function createBridge(options: BridgeOptions): Bridge {
@@ -67,88 +61,99 @@ export function createBridge(options: BridgeOptions): Bridge {
   });
   let terminal: TerminalCommands | undefined;
 
-  /** A frame from the gateway; acknowledged once this resolves (see `commands.ts` for each type). */
+  /**
+   * Where each gateway frame goes, one entry per type: the pool (a frame that may need a process), the
+   * owner of a prompt, a conversation opened for it, the terminal commands, or the bridge itself. What a
+   * conversation then does with its frames is its own table (`io/session/commands.ts`).
+   */
+  const routesOf = (pool: Pool, terminal: TerminalCommands): FrameHandlers<GatewayFrameType> => {
+    const toPool = (frame: StartingFrame, receipt?: Receipt): Promise<void> => pool.arrive(frame, receipt);
+    const toPromptOwner = async (
+      frame: FrameOf<'permission_answer' | 'question_answer'>,
+      receipt?: Receipt,
+    ): Promise<void> => {
+      const owner = [...pool.conversations.values()].find((c) => c.hasPrompt(frame.requestId));
+      if (owner) {
+        try {
+          await owner.handle(frame, receipt);
+          return;
+        } catch (err) {
+          // The prompt is re-offered when the conversation is adopted again (`initialize`).
+          pool.fail(owner.key, owner.route, err, owner);
+        }
+      }
+      // Gone (answered, cancelled, or its process stopped): the gateway shows it expired.
+      endpoint
+        ?.send({ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' })
+        .catch(() => {});
+    };
+    const toConversation = async (
+      frame: FrameOf<'interrupt' | 'status_request' | 'rename'>,
+      receipt?: Receipt,
+    ): Promise<void> => {
+      const key = keyOf(frame.route);
+      const conversation = await pool.tryOpen(key, frame.route);
+      try {
+        if (!conversation) throw new Error(pool.failureReason(key) ?? 'it failed');
+        if (frame.type === 'status_request' && !conversation.live) {
+          conversation.emit([terminal.withWorktreeStatus(conversation.statusFrame(frame.commandId))]);
+          return;
+        }
+        await conversation.handle(frame, receipt);
+      } catch (err) {
+        if (conversation) pool.fail(key, frame.route, err, conversation);
+        const message = `This conversation could not be opened (${describeError(err).slice(0, 1000)}); try again shortly.`;
+        endpoint
+          ?.send({ type: 'command_result', commandId: frame.commandId, ok: false, message })
+          .catch(() => {});
+      }
+    };
+    return {
+      user_message: toPool,
+      set_model: toPool,
+      set_mode: toPool,
+      compact: toPool,
+      clear: toPool,
+      permission_answer: toPromptOwner,
+      question_answer: toPromptOwner,
+      interrupt: toConversation,
+      status_request: toConversation,
+      rename: toConversation,
+      ...terminal.handlers,
+      async file_sent(frame) {
+        // Only the conversation whose outbox holds the file knows its id; the others ignore it.
+        for (const conversation of pool.conversations.values()) conversation.settleFile(frame);
+      },
+      async stop_session(frame) {
+        const result = pool.stopSession(keyOf(frame.route));
+        void endpoint
+          ?.send({ type: 'command_result', commandId: frame.commandId, ...result })
+          .catch(() => {});
+      },
+      async schedule_result(frame) {
+        schedules.answer(frame);
+      },
+      async sessions_request(frame) {
+        endpoint
+          ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
+          .catch(() => {});
+      },
+    };
+  };
+  let routes: FrameHandlers<GatewayFrameType> | undefined;
+
+  /** A frame from the gateway; acknowledged once this resolves (routed by {@link routesOf}). */
   const onFrame = (frame: AppFrame, receipt?: Receipt): Promise<void> => {
-    if (!pool) return Promise.reject(new Error('the bridge is not started'));
     const started = pool;
+    const table = routes;
+    if (!started || !table) return Promise.reject(new Error('the bridge is not started'));
     return started.exclusive(async () => {
-      const pool = started;
-      if (STARTS_PROCESS.has(frame.type)) {
-        await pool.arrive(frame as StartingFrame, receipt);
+      if (!Object.hasOwn(table, frame.type)) {
+        // Bridge-to-gateway frames arriving here are a peer bug; the channel already validated them.
+        log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
         return;
       }
-      switch (frame.type) {
-        case 'file_sent':
-          // Only the conversation whose outbox holds the file knows its id; the others ignore it.
-          for (const conversation of pool.conversations.values()) conversation.settleFile(frame);
-          return;
-        case 'permission_answer':
-        case 'question_answer': {
-          const owner = [...pool.conversations.values()].find((c) => c.hasPrompt(frame.requestId));
-          if (owner) {
-            try {
-              await owner.handle(frame, receipt);
-              return;
-            } catch (err) {
-              // The prompt is re-offered when the conversation is adopted again (`initialize`).
-              pool.fail(owner.key, owner.route, err, owner);
-            }
-          }
-          // Gone (answered, cancelled, or its process stopped): the gateway shows it expired.
-          endpoint
-            ?.send({ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' })
-            .catch(() => {});
-          return;
-        }
-        case 'interrupt':
-        case 'status_request':
-        case 'rename': {
-          const key = keyOf(frame.route);
-          const conversation = await pool.tryOpen(key, frame.route);
-          try {
-            if (!conversation) throw new Error(pool.failureReason(key) ?? 'it failed');
-            if (frame.type === 'status_request' && !conversation.live) {
-              conversation.emit([
-                terminal?.withWorktreeStatus(conversation.statusFrame(frame.commandId)) ??
-                  conversation.statusFrame(frame.commandId),
-              ]);
-              return;
-            }
-            await conversation.handle(frame, receipt);
-          } catch (err) {
-            if (conversation) pool.fail(key, frame.route, err, conversation);
-            const message = `This conversation could not be opened (${describeError(err).slice(0, 1000)}); try again shortly.`;
-            endpoint
-              ?.send({ type: 'command_result', commandId: frame.commandId, ok: false, message })
-              .catch(() => {});
-          }
-          return;
-        }
-        case 'stop_session': {
-          const result = pool.stopSession(keyOf(frame.route));
-          void endpoint
-            ?.send({ type: 'command_result', commandId: frame.commandId, ...result })
-            .catch(() => {});
-          return;
-        }
-        case 'schedule_result':
-          schedules.answer(frame);
-          return;
-        case 'resume_list_request':
-        case 'resume_session':
-        case 'handoff':
-        case 'worktree_remove':
-          await terminal?.handle(frame, receipt);
-          return;
-        case 'sessions_request': {
-          endpoint
-            ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
-            .catch(() => {});
-          return;
-        }
-        default:
-          log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
-      }
+      await handleFrame(table, frame as GatewayToBridge, receipt);
     });
   };
 
@@ -235,6 +240,7 @@ export function createBridge(options: BridgeOptions): Bridge {
         keyOf,
       });
       terminal = createTerminalCommands({ options, pool, endpoint, keyOf, shared, log, clock });
+      routes = routesOf(pool, terminal);
       const recorded = storedConversations().filter((c) => c.recorded);
       await pool.start(recorded.map(({ key, info }) => ({ key, route: info.route })));
       await endpoint.start();

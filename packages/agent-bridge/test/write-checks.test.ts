@@ -67,10 +67,10 @@ function setUp(state: Liveness = 'alive') {
     delivery,
     history: { entries: [], rescan: () => {} },
     emit: (out) => void frames.push(...out),
-    log: silentLogger,
     clock,
     shared: false,
     beforeWrite: () => readLiveness(),
+    rename: () => {},
   });
   return { handle, lines, livenessReads: () => livenessReads };
 }
@@ -91,7 +91,7 @@ describe('before a write', () => {
     const message = userMessage('m1', 'hello');
     await handle(message);
     await handle(message);
-    await handle({ ...message, seq: 9 } as AppFrame);
+    await handle({ ...message, seq: 9 });
     expect(lines).toHaveLength(1);
   });
 });

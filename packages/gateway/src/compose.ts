@@ -1,35 +1,30 @@
 /**
- * The one composition step: every service of a started gateway, built once the store is open and handed
- * to each other as constructor arguments — the bot and its courier, the pins, the send journal and the
- * journaled API, the card driver, the turns, the prompts, the commands, the file sender, the alerts, the
- * retention, the bridge's endpoint (`io/bridge/endpoint.ts`), the frame dispatch, the automation, the
- * webhook receiver and the Telegram handlers, as the `Services` of `io/ops/services.ts`. Building starts
- * nothing and sends nothing: `io/ops/boot.ts` runs them in its fixed order, `gateway.ts` stops them.
+ * The one composition step: every service of a started gateway, built once the store is open, each once
+ * and in the order it is needed, and handed to the others as constructor arguments — the bot and its
+ * courier, the pins, the send journal and the journaled API, the alerts, the bridge's link
+ * (`io/bridge/endpoint.ts`), the card driver, the turns, the prompts, the status board, the forward and
+ * the automation, the commands, the file sender, the frame dispatch, the Telegram handlers, the
+ * retention and the webhook receiver, as the `Services` of `io/ops/services.ts`. Building starts nothing
+ * and sends nothing: `io/ops/boot.ts` runs them in its fixed order, `gateway.ts` stops them. One clock,
+ * the options' or the system's, goes to every service that keeps time.
  *
- * Ownership: what the services share at run time lives here and nowhere else — whether the bridge is
- * connected, the bridge's latest `status` per conversation, polling's health, the
- * last errors.
+ * No rule is written here and no state is kept here: what the services share at run time has an owner
+ * (the bridge's connection: the link; the bridge's `status` frames and polling's health: the status
+ * board; the last errors: `io/ops/last-errors.ts`). Two edges run back up the order, and each is closed
+ * once, in the open, after both ends exist: the bot's call results reach the alerts, which send through
+ * the bot (`callResults.observe`); the bridge's frames reach the services that send to it
+ * (`bridge.receive`), as grammY's `bot.use` hands the handlers to a bot that exists.
  */
 import { join } from 'node:path';
-import {
-  conversationKey,
-  type ExchangeOptions,
-  type FrameOf,
-  type GatewayToBridge,
-  type Logger,
-  type Route,
-  systemClock,
-} from '@switchyard/protocol';
-import type { InlineButton } from './core/commands/command-texts.js';
+import { type ExchangeOptions, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { createAccess } from './core/intake/access.js';
-import { reportNotForwarded } from './core/intake/message-fit.js';
-import { threadParams } from './core/intake/route.js';
 import { createBudget } from './core/telegram/send-pacing.js';
 import { createUsageLimits } from './core/turns/usage-limit.js';
 import { createAutomation } from './io/automation/automation.js';
 import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
-import { createEndpoint } from './io/bridge/endpoint.js';
+import { createBridgeLink } from './io/bridge/endpoint.js';
+import { createForward } from './io/bridge/forward.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
 import { createPins } from './io/card/pins.js';
@@ -37,32 +32,27 @@ import { createCommandRunner } from './io/commands/commands.js';
 import { createTerminalCommands } from './io/commands/terminal-commands.js';
 import { createTopicOpener } from './io/commands/topic-opener.js';
 import { handlerFailed, telegramHandlers } from './io/intake/telegram-handlers.js';
-import { type AlertKind, createAlerts } from './io/ops/alerts.js';
+import { createAlerts } from './io/ops/alerts.js';
 import { createLastErrors } from './io/ops/last-errors.js';
 import { noMetrics } from './io/ops/metrics.js';
 import { createRetention } from './io/ops/retention.js';
 import type { Services } from './io/ops/services.js';
+import { createStatusBoard } from './io/ops/status-board.js';
 import { createPrompts } from './io/prompts/prompts.js';
 import { createFileSender } from './io/reply/files.js';
 import { createConversationSettings } from './io/settings/conversation-settings.js';
 import { createSettingsPanel } from './io/settings/settings-panel.js';
 import { budgetGate, createSpendLedger } from './io/spend/spend-ledger.js';
-import { createBot, errorText } from './io/telegram/bot-api.js';
+import { createBot, createCallResults } from './io/telegram/bot-api.js';
+import { createChatSender } from './io/telegram/chat-sender.js';
 import { createCourier } from './io/telegram/courier.js';
 import { createSendJournal, journaledApi } from './io/telegram/send-journal.js';
 import { createNewerParts } from './io/telegram/server-parts.js';
 import { createTurnNotices } from './io/turns/turn-notices.js';
 import { createTurns } from './io/turns/turns.js';
 import { createTranscriber } from './io/voice/transcriber.js';
-import type { GatewayOptions, GatewayStatus } from './options.js';
+import type { GatewayOptions } from './options.js';
 import type { GatewayStore } from './store/store.js';
-
-/** The bridge's operator events an operator is alerted to, as alert kinds. */
-const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
-  crash_loop: 'crash_loop',
-  auth: 'auth',
-  stuck: 'stuck',
-};
 
 /** Where files cross to and from the bridge: the option, or `<stateDir>/files`. */
 export function exchangeOf(options: GatewayOptions): ExchangeOptions {
@@ -82,18 +72,11 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   });
   const allowUsers = new Set(options.allowUsers);
   const listenAll = new Set(options.listenAllChats ?? []);
+
+  // Telegram: the bot, its lanes, the journaled API and the messages the gateway itself says.
   const budget = createBudget(options.budget);
-  const bot = createBot({
-    token: options.token,
-    apiRoot,
-    budget,
-    clock,
-    logger,
-    onResult: (method, result) => {
-      metrics.telegramCall(method, result);
-      if (!result.ok && result.error_code === 429) alerts.tooManyRequests();
-    },
-  });
+  const callResults = createCallResults();
+  const bot = createBot({ token: options.token, apiRoot, budget, clock, logger, onResult: callResults.tell });
   const courier = createCourier(budget, clock);
   const pins = createPins({
     api: bot.api,
@@ -110,38 +93,31 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'sends' }),
   });
   const api = journaledApi(bot.api, journal);
-  const send = (frame: GatewayToBridge): Promise<void> => endpoint.send(frame);
-  const sendWith = (route: Route, text: string, other: Record<string, unknown>): Promise<unknown> =>
-    courier
-      .call(route.chatId, () => api.sendMessage(route.chatId, text, { ...threadParams(route), ...other }))
-      .catch((error: unknown) => logger.warn({ event: 'reply_failed', error: errorText(error) }));
-  const reply = (route: Route, text: string): Promise<unknown> => sendWith(route, text, {});
-  const replyWithButtons = (route: Route, text: string, buttons: InlineButton[][]): Promise<unknown> =>
-    sendWith(route, text, { reply_markup: { inline_keyboard: buttons } });
-  const newer = createNewerParts({ api: bot.api, courier, sendPublic: reply, logger });
+  const chat = createChatSender({ api, courier, logger });
+  const newer = createNewerParts({ api: bot.api, courier, sendPublic: chat.reply, logger });
 
-  // Shared run-time state (see the module comment).
-  let connected = false;
-  const bridge = { connected: () => connected };
-  /** The latest `status` of each conversation (by `conversationKey`), and of the agent as a whole. */
-  const conversationStatus = new Map<string, FrameOf<'status'>>();
-  let agentStatus: FrameOf<'status'> | undefined;
-  let polling: { ok: boolean; error?: string } = { ok: true };
-  const lastErrors = createLastErrors();
-  const spend = createSpendLedger({ store, spend: options.spend, clock, logger });
-  const setLastError = (message: string | undefined, route?: Route): void => lastErrors.note(message, route);
-  const timeZone = options.spend?.timeZone;
-  const usageLimits = createUsageLimits(timeZone);
-
-  const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
+  // The operator's view: alerts, the last errors, today's spending, the conversations' settings.
   const alerts = createAlerts({
     agent: options.agent,
     chat: options.alertChat,
-    send: (route, text) => void reply(route, text),
+    send: (route, text) => void chat.reply(route, text),
     stateDir: options.stateDir,
     clock,
     logger: logger.child({ component: 'alerts' }),
   });
+  callResults.observe((method, result) => {
+    metrics.telegramCall(method, result);
+    alerts.callResult(result);
+  });
+  const lastErrors = createLastErrors();
+  const spend = createSpendLedger({ store, spend: options.spend, clock, logger });
+  const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
+
+  // The bridge: the link first (everything below sends through it), its receiver handed over last.
+  const bridge = createBridgeLink(options, store, { clock, logger });
+  const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
+
+  // The turns and what they show.
   const cards = createCardDriver({
     api,
     journal,
@@ -165,7 +141,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     ...(options.bridgeGraceMs !== undefined ? { bridgeGraceMs: options.bridgeGraceMs } : {}),
     ...(options.replies ? { replies: options.replies } : {}),
     repliesOf: (route) => chatSettings.stored(route).replies,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock,
     ...(options.placeholderRetryMs !== undefined ? { placeholderRetryMs: options.placeholderRetryMs } : {}),
   });
   const prompts = createPrompts({
@@ -174,57 +150,87 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     courier,
     store,
     logger: logger.child({ component: 'prompts' }),
-    send,
+    send: bridge.send,
   });
-  const status = (route?: Route): GatewayStatus => {
-    const key = route ? conversationKey(route) : undefined;
-    const own = key !== undefined ? conversationStatus.get(key) : agentStatus;
-    const running = turns.live();
-    const limitedUntil = route ? usageLimits.until(route) : undefined;
-    return {
-      bridgeConnected: connected,
-      agentState: own?.state,
-      model: own?.model,
-      mode: own?.mode,
-      runningTurns: key === undefined ? running : running.filter((t) => conversationKey(t.route) === key),
-      inbox: store.inboxLength(),
-      openPrompts: prompts.open(),
-      pins: store.listPins().length,
-      lastError: lastErrors.of(route),
-      polling,
-      ...(route ? { settings: chatSettings.get(route) } : {}),
-      costToday: spend.costToday(route),
-      ...(limitedUntil !== undefined ? { usageLimitUntil: limitedUntil } : {}),
-      ...(timeZone !== undefined ? { timeZone } : {}),
-    };
-  };
+  // The conversations waiting out a usage limit: told once, shown in /status, their schedules held.
+  const usageLimits = createUsageLimits(options.spend?.timeZone);
+  const board = createStatusBoard({
+    store,
+    turns,
+    prompts,
+    lastErrors,
+    settings: chatSettings,
+    spend,
+    limits: usageLimits,
+    timeZone: options.spend?.timeZone,
+    connected: bridge.connected,
+  });
+
+  // A user's message to the bridge, past today's budget; the runs nobody typed enter the same way.
+  const withinBudget = budgetGate(spend, {
+    turns,
+    reply: chat.reply,
+    refused: (scope) => metrics.budgetRefused(scope),
+  });
+  const forward = createForward({ withinBudget, send: bridge.send, store, turns, reply: chat.reply, logger });
+  const { injector, schedules } = createAutomation({
+    schedules: options.schedules,
+    store,
+    turns,
+    courier,
+    api,
+    send: bridge.send,
+    forward,
+    noteChat: (chatId) => knownChats.note(chatId),
+    reply: chat.reply,
+    replyWithButtons: chat.replyWithButtons,
+    limited: (route) => usageLimits.until(route) !== undefined,
+    clock,
+    logger,
+  });
+
+  // The commands and what they show.
   const terminal = createTerminalCommands({
-    reply: (route, text) => void reply(route, text),
-    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
-    replyHtml: (route, html) => void sendWith(route, html, { parse_mode: 'HTML' }),
-    send,
-    connected: () => connected,
+    reply: (route, text) => void chat.reply(route, text),
+    replyWithButtons: (route, text, buttons) => void chat.replyWithButtons(route, text, buttons),
+    replyHtml: (route, html) => void chat.sendWith(route, html, { parse_mode: 'HTML' }),
+    send: bridge.send,
+    connected: bridge.connected,
     routes: { add: (commandId, route) => store.addCommandRoute(commandId, route) },
     atomically: (fn) => store.atomically(fn),
     clock,
     logger: logger.child({ component: 'terminal' }),
+  });
+  const settings = createSettingsPanel({
+    settings: chatSettings,
+    models,
+    modes: options.allowedModes,
+    status: board.status,
+    api,
+    courier,
+    clock,
+    logger: logger.child({ component: 'settings' }),
   });
   const commands = createCommandRunner({
     agent: options.agent,
     models,
     allowedModes: options.allowedModes,
     reply: newer.reply,
-    replyWithButtons: (route, text, buttons) => void replyWithButtons(route, text, buttons),
-    send,
-    connected: () => connected,
-    status,
+    replyWithButtons: (route, text, buttons) => void chat.replyWithButtons(route, text, buttons),
+    send: bridge.send,
+    connected: bridge.connected,
+    status: board.status,
     listPins: () => store.listPins(),
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
-    settings: { show: (route) => settings.show(route) },
-    topics: createTopicOpener({ bot, reply, clock, logger: logger.child({ component: 'topics' }) }),
-    // Bound late (as for the frames): the schedules are built once the endpoint exists.
-    schedules: { show: (route) => schedules.show(route), press: (data, from) => schedules.press(data, from) },
+    settings,
+    topics: createTopicOpener({
+      bot,
+      reply: chat.reply,
+      clock,
+      logger: logger.child({ component: 'topics' }),
+    }),
+    schedules,
     simulatedModel: options.simulatedModel === true,
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
@@ -235,74 +241,56 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'commands' }),
     terminal,
   });
-  const settings = createSettingsPanel({
-    settings: chatSettings,
-    models,
-    modes: options.allowedModes,
-    status,
-    commands,
-    api,
+  const files = createFileSender({
+    api: bot.api,
+    store,
     courier,
+    send: bridge.send,
+    exchange,
     clock,
-    logger: logger.child({ component: 'settings' }),
+    logger,
   });
-  const files = createFileSender({ api: bot.api, store, courier, send, exchange, clock, logger });
-  const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
+
+  // What the bridge sends, to its owners; the link's receiver, handed over once.
   const onFrame = createFrameDispatch({
     turns,
     prompts,
     commands,
     files,
-    schedules: { request: (frame) => schedules.request(frame) },
+    schedules,
     terminal,
-    reply: (route, text) => void reply(route, text),
+    reply: (route, text) => void chat.reply(route, text),
     notices: createTurnNotices({ api, courier, lastErrors, logger: logger.child({ component: 'notices' }) }),
-    onAgentStatus: (frame) => {
-      agentStatus = frame;
-      if (frame.route) conversationStatus.set(conversationKey(frame.route), frame);
-    },
+    onAgentStatus: board.noteStatus,
     allows: (route) => knownChats.allows(route),
     onUsageLimit: (frame) => {
       const notice = usageLimits.frame(frame);
-      if (notice) void reply(notice.route, notice.text);
+      if (notice) void chat.reply(notice.route, notice.text);
     },
-    onOperatorEvent: (event) => {
-      // An event of no conversation is the operator's to hear, never another chat's `/status`.
-      const kind = ALERTED_EVENTS[event.kind] ?? (event.route ? undefined : 'agent_error');
-      if (kind) alerts.raise(kind, event.message);
-    },
-    setLastError,
+    onOperatorEvent: alerts.operatorEvent,
+    setLastError: (message, route) => lastErrors.note(message, route),
     logger,
   });
-  const endpoint = createEndpoint(options, store, {
+  bridge.receive({
     onFrame: metrics.observeFrames(spend.observeFrames(onFrame)),
-    onConnectionChange: (state) => {
-      connected = state;
-      turns.connection(state);
-      metrics.bridgeConnected(state);
+    onConnectionChange: (connected) => {
+      turns.connection(connected);
+      metrics.bridgeConnected(connected);
     },
     turns,
-    logger,
   });
-  const withinBudget = budgetGate(spend, { turns, reply, refused: (scope) => metrics.budgetRefused(scope) });
+
+  // What Telegram sends, to the handlers.
   const handlerOptions = {
     store,
     turns,
     prompts,
-    forward: (frame: FrameOf<'user_message'>) =>
-      void (withinBudget(frame) ? endpoint.send(frame) : Promise.resolve()).catch((error: unknown) => {
-        logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
-        reportNotForwarded(frame, error, {
-          turns,
-          hasPlaceholder: (id) => store.getInbound(id)?.placeholderId !== undefined,
-          reply: (route, text) => void reply(route, text),
-        });
-      }),
+    forward,
     allowed,
     allowedUser: (userId: number) => allowUsers.has(userId),
     noteChat: (chatId: number) => knownChats.note(chatId),
     listensToAll: (chatId: number) => listenAll.has(chatId),
-    reply,
+    reply: chat.reply,
     newerParts: newer,
     commands,
     settings,
@@ -316,28 +304,19 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     voice: {
       transcriber: createTranscriber(options.voice, { clock }),
       notify: (route: Route, replyTo: number, notice: { text: string; quiet: boolean }) =>
-        sendWith(route, notice.text, {
+        chat.sendWith(route, notice.text, {
           reply_parameters: { message_id: replyTo, allow_sending_without_reply: true },
           ...(notice.quiet ? { disable_notification: true } : {}),
         }),
     },
-    setLastError,
+    setLastError: (message: string | undefined, route?: Route) => lastErrors.note(message, route),
     clock,
     me: () => bot.botInfo,
     logger,
   };
-  // The runs enter as the handlers' messages do: the same store, turns, forward and known chats.
-  const { injector, schedules } = createAutomation({
-    ...handlerOptions,
-    schedules: options.schedules,
-    courier,
-    api,
-    send,
-    replyWithButtons,
-    limited: (route: Route) => usageLimits.until(route) !== undefined,
-  });
   bot.use(telegramHandlers(handlerOptions));
   bot.catch(handlerFailed(handlerOptions));
+
   const retention = createRetention({
     store,
     dirs: [exchange.dir],
@@ -359,7 +338,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     files,
     alerts,
     retention,
-    endpoint,
+    endpoint: bridge.endpoint,
     injector,
     webhooks:
       options.webhooks &&
@@ -376,10 +355,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     spend,
     withinBudget,
     onPollingHealth: (health) => {
-      polling = health;
-      if (health.error?.startsWith('conflict')) alerts.raise('conflict', health.error);
+      board.notePolling(health);
+      alerts.pollingHealth(health);
     },
-    reply,
-    status,
+    reply: chat.reply,
+    status: board.status,
   };
 }

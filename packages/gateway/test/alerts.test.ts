@@ -3,7 +3,7 @@
  * than the limit), for the bridge's crash loop, login and stuck reports, a burst of 429s and a nearly
  * full disk; nothing without an alert chat.
  */
-import { ManualClock, type Route, silentLogger } from '@switchyard/protocol';
+import { type FrameOf, ManualClock, type Route, silentLogger } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import { createAlerts, isNewIncident } from '../src/io/ops/alerts.js';
 import { botMessages, connectBridge, startWorld, waitUntil } from './harness.js';
@@ -69,6 +69,37 @@ describe('alerts', () => {
     for (let i = 0; i < 5; i++) alerts.tooManyRequests();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toContain('429');
+  });
+
+  // The rules that turn the bridge's events, the bot's results and polling's health into alerts were
+  // written inline in compose.ts (issue 28); they are the alerts' own now, table by table.
+  it("which of the bridge's operator events alert: crash loops, logins, silent turns, and any of no chat", () => {
+    const cases: [FrameOf<'operator_event'>, boolean][] = [
+      [{ type: 'operator_event', kind: 'crash_loop', message: 'exited 4 times' }, true],
+      [{ type: 'operator_event', kind: 'auth', message: 'login expired' }, true],
+      [{ type: 'operator_event', kind: 'stuck', message: 'silent', route: { chatId: 7 } }, true],
+      [{ type: 'operator_event', kind: 'cli_exited', message: 'no conversation' }, true],
+      [{ type: 'operator_event', kind: 'api_error', message: 'one chat', route: { chatId: 7 } }, false],
+    ];
+    for (const [event, alerted] of cases) {
+      const { alerts, sent } = rig();
+      alerts.operatorEvent(event);
+      expect([event.message, sent.length]).toEqual([event.message, alerted ? 1 : 0]);
+    }
+  });
+
+  it('call results count their 429s; a polling conflict alerts, other polling trouble does not', () => {
+    const { alerts, sent } = rig();
+    for (let i = 0; i < 4; i++) alerts.callResult({ ok: false, error_code: 429 });
+    alerts.callResult({ ok: false, error_code: 400 });
+    alerts.callResult({ ok: true });
+    expect(sent).toHaveLength(0);
+    alerts.callResult({ ok: false, error_code: 429 });
+    expect(sent).toHaveLength(1);
+    alerts.pollingHealth({ ok: false, error: 'network down' });
+    expect(sent).toHaveLength(1);
+    alerts.pollingHealth({ ok: false, error: 'conflict: another poller' });
+    expect(sent).toHaveLength(2);
   });
 
   it('a nearly full disk alerts; without an alert chat nothing is sent', () => {

@@ -29,4 +29,31 @@ describe('gateway wiring', () => {
     const getters = /\bdb\(\)|\bready\s*[(:]|live\(\)\s*\?\.|live\(\):\s*\|/;
     expect(shells.filter((f) => getters.test(read(f)))).toEqual([]);
   });
+
+  // The turns looked a frame's owner up again after the dispatch had (issue 28): one decision, one place.
+  it("a frame's owner is looked up in one place: only the dispatch reads the owner table", () => {
+    const table = join('core', 'bridge', 'frame-owner.ts');
+    const readers = shells.filter((f) => f !== table && /\b(FRAME_OWNER|ownerOf)\b/.test(read(f)));
+    expect(readers).toEqual([join('io', 'bridge', 'bridge-frames.ts')]);
+  });
+
+  // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of
+  // its own, and reached the alerts, the endpoint, the settings panel and the schedules from closures
+  // written above their declarations (issue 28): the order of the code was not the order of the build.
+  it('compose.ts is a declaration: no `let`, and no service named above the line that builds it', () => {
+    const text = read('compose.ts');
+    const body = text
+      .slice(text.indexOf('export function compose('))
+      .replace(/\/\/.*$/gm, '')
+      .replace(/'[^'\n]*'/g, "''");
+    expect(body.match(/^\s*let\s+\w+/gm) ?? []).toEqual([]);
+    const declared = [...body.matchAll(/^\s*const (?:\{ ([\w, ]+) \}|(\w+)) =/gm)].flatMap((m) =>
+      (m[1] ?? m[2] ?? '').split(',').map((name) => ({ name: name.trim(), at: m.index ?? 0 })),
+    );
+    const early = declared.filter(({ name, at }) => {
+      const first = new RegExp(`(?<![\\w.'])${name}\\b(?!\\s*:)`).exec(body);
+      return first !== null && first.index < at;
+    });
+    expect(early.map((d) => d.name)).toEqual([]);
+  });
 });

@@ -19,11 +19,14 @@ let bridge: FakeBridge | undefined;
 
 describe('pinned progress card', () => {
   it('T5/I6: a turn shorter than the show delay sends no card and no pin', async () => {
-    world = await startWorld({ card: CARD });
+    // A show delay well past the turn: on a loaded machine the turn's frames can take a few hundred ms to
+    // arrive (seen: a 50 ms turn outlasted a 300 ms delay); the sleep outlasts the delay, so a card shown
+    // anyway would be seen.
+    world = await startWorld({ card: { ...CARD, showDelayMs: 1000 } });
     bridge = await connectBridge(world.socketPath);
     const chatId = world.tg.privateChat().id;
     await turn(bridge, chatId, 't1', 50);
-    await sleep(800);
+    await sleep(1300);
     expect(world.tg.calls('pinChatMessage')).toHaveLength(0);
     expect(world.tg.messages(chatId).filter((m) => m.text.includes('Bash'))).toHaveLength(0);
   });

@@ -5,9 +5,9 @@
  * and wrote into them as the bot (issue 27). Now they answer only this machine's loopback names on the
  * sandbox's own port, no page but the sandbox's own, and a token that is new for every server.
  */
-import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramServer, type TelegramServer } from '../src/telegram/index.js';
+import { rawRequest } from './raw-request.js';
 
 let server: TelegramServer;
 let port: number;
@@ -21,26 +21,9 @@ afterEach(async () => {
   await server.stop();
 });
 
-/** A request with exactly these headers (fetch would not let a test set Host or Origin). */
-function raw(
-  path: string,
-  headers: Record<string, string>,
-  method = 'GET',
-  body = '',
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A request with exactly these headers, to this test's server. */
+const raw = (path: string, headers: Record<string, string>, method?: string, body?: string) =>
+  rawRequest(port, path, headers, method, body);
 
 /** A file the bot can download: a document the user sent, and its path under `/file/bot<token>/`. */
 async function sentFilePath(): Promise<string> {

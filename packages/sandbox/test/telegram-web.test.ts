@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramServer, type SandboxEvent, type TelegramServer } from '../src/telegram/index.js';
+import { rawRequest } from './raw-request.js';
 
 let server: TelegramServer;
 let root: string;
@@ -28,26 +29,9 @@ afterEach(async () => {
 /** A GET as a script with the key sends it. */
 const get = (path: string) => fetch(`${root}${path}`, { headers: { 'x-sandbox-view': key } });
 
-/** A request with exactly these headers (fetch would not let a test set Host or Origin). */
-function raw(
-  path: string,
-  headers: Record<string, string>,
-  method = 'GET',
-  body = '',
-): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A request with exactly these headers, to this test's server. */
+const raw = (path: string, headers: Record<string, string>, method?: string, body?: string) =>
+  rawRequest(port, path, headers, method, body);
 
 async function botSend(params: Record<string, unknown>): Promise<{ message_id: number }> {
   const res = await fetch(`${root}/bot${server.token}/sendMessage`, {

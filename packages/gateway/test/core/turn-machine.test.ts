@@ -465,11 +465,7 @@ describe('a message the agent will never read', () => {
       const route = { chatId: 42 };
       sim.message(route, 'over budget');
       expect(sim.actions('send_placeholder')).toEqual([]);
-      sim.frame({
-        type: 'messages_unread',
-        inboundIds: ['over budget'],
-        reason: 'the daily budget is spent',
-      });
+      sim.refused(['over budget'], 'the daily budget is spent');
       expect(sim.actions('send_placeholder').map((a) => a.text)).toEqual([
         unreadText('the daily budget is spent'),
       ]);
@@ -481,6 +477,25 @@ describe('a message the agent will never read', () => {
       expect(sim.machine.size()).toBe(0);
     },
   );
+
+  // A budget's refusal reached the machine as a pretend bridge frame (`messages_unread`, issue 28); it is
+  // the gateway's own input now. A boot's re-send refuses a message the machine does not hold yet.
+  it('a refusal of a message the machine does not hold (a boot re-send): adopted, marked unread, gone', () => {
+    const sim = new TurnSim();
+    const route = { chatId: -8 };
+    sim.inbound.set('queued', {
+      inboundId: 'queued',
+      route,
+      telegramMessageId: 5,
+      state: 'queued',
+      placeholderId: undefined,
+      placeholderKind: undefined,
+      placeholderDue: undefined,
+    });
+    sim.refused(['queued'], 'the daily budget is spent');
+    expect(sim.inbound.get('queued')?.state).toBe('unread');
+    expect(sim.machine.size()).toBe(0);
+  });
 
   it('in a group, while a turn runs: 👀, then one reply that says why (words, not a reaction)', () => {
     const sim = new TurnSim();

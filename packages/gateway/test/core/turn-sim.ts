@@ -106,6 +106,15 @@ export class TurnSim {
     });
   }
 
+  /** The gateway will not pass messages on (a budget, the channel), with the rows the shell passes. */
+  refused(inboundIds: string[], reason: string): void {
+    const inbound = inboundIds.flatMap((id) => {
+      const row = this.machine.holdsInbound(id) ? undefined : this.inbound.get(id);
+      return row ? [{ ...row }] : [];
+    });
+    this.feed({ type: 'refused', inboundIds, reason, inbound });
+  }
+
   started(turnId: string, route: Route, inboundIds: string[]): void {
     this.frame({ type: 'turn_started', turnId, route, inboundIds, request: 'r', startedAt: 0 });
   }

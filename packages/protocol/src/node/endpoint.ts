@@ -159,7 +159,7 @@ export function sendThrough(
   if (!checked.ok) {
     return rejected(
       `cannot send this frame: ${checked.problem}. It was not queued: cut user text to the limits in ` +
-        "@switchyard/protocol's messages.ts before sending",
+        "@switchyard/protocol's frames (src/common/messages/, USER_MESSAGE_LIMITS) before sending",
     );
   }
   const reliable = RELIABLE_TYPES.has(frame.type);

@@ -7,13 +7,13 @@
  *
  * Rules it keeps (measured, see `reference/claude-cli-probe.md`):
  * - A message written mid-turn is a steer. It is announced (`message_taken`) when the CLI echoes it
- *   (`--replay-user-messages`: a `user` line with `isReplay`, printed when the response to the model
- *   call that carries it begins, right before its `message_start`). A steer still unread when the turn
- *   ends (written during the last model call, or before an interrupt) is not lost: the CLI starts its next turn with it (measured on
- *   2.1.328: `result`, then `system/init`, the echo and a new model call). So at the turn's end such
- *   messages open the next turn (`turn_started` with their ids, `message_taken`).
- *   Not the next `message_start`: one read after the write may belong to a call whose request went out
- *   before it, which never read the steer.
+ *   (`--replay-user-messages`: a `user` line with `isReplay`, printed when the response to the model call
+ *   that carries it begins, right before its `message_start`). A steer still unread when the turn ends
+ *   (written during the last model call, or before an interrupt) is not lost: the CLI starts its next turn
+ *   with it (measured on 2.1.328: `result`, then `system/init`, the echo and a new model call). So at the
+ *   turn's end such messages open the next turn (`turn_started` with their ids, `message_taken`). Not the
+ *   next `message_start`: one read after the write may belong to a call whose request went out before it,
+ *   which never read the steer.
  * - Slash commands (`/clear`, `/compact`) are accepted only while nothing runs: the CLI absorbs queued
  *   messages into a running turn *past* a queued `/clear` (measured), which would answer a message
  *   meant for the new conversation in the old one. The bridge holds them (and what follows) until idle.

@@ -2,16 +2,18 @@
  * The one way frames leave the bridge for the gateway: in order, reliable ones tagged with what produced
  * them, live text deltas coalesced.
  *
- * Exactly once towards the gateway rests on two things here. Each reliable frame is appended to the
- * outbox under its conversation and a source tag — the stdout position `[generation, line end, index]`
- * that produced it, or `<command key>#<index>` for the frames a gateway command announced — so a
- * restarted bridge can tell which ones it already holds for each conversation. And frames whose stdout tag is at or before {@link FrameSink.replayUntil}
- * (the outbox's last tag when the bridge started) were appended before a crash: the deterministic session
- * machine regenerates them on the replay of stdout, and they are dropped here instead of sent twice.
+ * Exactly once towards the gateway rests on two things here. Each reliable frame is appended to the outbox
+ * under its conversation and a source tag — the stdout position `[generation, line end, index]` that produced
+ * it, or `<command key>#<index>` for the frames a gateway command announced — so a restarted bridge can tell
+ * which ones it already holds for each conversation. And frames whose stdout tag is at or before {@link
+ * FrameSink.replayUntil} (the outbox's last tag when the bridge started) were appended before a crash: the
+ * deterministic session machine regenerates them on the replay of stdout, and they are dropped here instead
+ * of sent twice.
  */
 import type { AppFrame, Endpoint, FrameOf, FrameOrigin, Logger } from '@switchyard/protocol';
 import { describeError } from '@switchyard/protocol';
-import { compareSource, type FileChannelStore, type SourceTag } from './outbox.js';
+import { compareSource, type SourceTag } from './log-record.js';
+import type { FileChannelStore } from './outbox.js';
 
 /** A coalesced live delta is sent once it holds this many characters (see {@link FrameSink.flush}). */
 const DELTA_FLUSH_CHARS = 16 * 1024;

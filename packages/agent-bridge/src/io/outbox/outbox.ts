@@ -4,12 +4,12 @@
  * compaction are one crash-safety argument, read in one place.
  *
  * Format: one record a line, `<crc32 of the JSON, 8 hex digits> <JSON>\n`. The records are
- * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the conversation and position that produced it), `{"k":upTo}`
- * (acknowledged), `{"p":cursor}` (peer cursor), `{"n":nextSeq}` (after a compaction),
- * `{"c":conversation,"s":state}` (a conversation's durable state saved with a delivery, see
- * `snapshot.ts`; the newest per conversation is kept), and `{"g":[records]}` (a group: the records of one {@link FileChannelStore.group}, whole or not at all).
- * JSON never holds a raw newline, so a record is whole exactly when its line ends in `\n` and its
- * checksum matches.
+ * `{"stream":id,"v":2}` first, then `{"a":seq,"f":frame,"c":conversation,"src":[g,o,i]}` (a frame, with the
+ * conversation and position that produced it), `{"k":upTo}` (acknowledged), `{"p":cursor}` (peer cursor),
+ * `{"n":nextSeq}` (after a compaction), `{"c":conversation,"s":state}` (a conversation's durable state saved
+ * with a delivery, see `snapshot.ts`; the newest per conversation is kept), and `{"g":[records]}` (a group:
+ * the records of one {@link FileChannelStore.group}, whole or not at all). JSON never holds a raw newline, so
+ * a record is whole exactly when its line ends in `\n` and its checksum matches.
  *
  * Invariants:
  * - `append` and `writePeer` fsync before returning (the store contract: durable on return);
@@ -40,55 +40,27 @@
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import type { AppFrame, ChannelStore, FrameOrigin, PeerCursor, PendingFrame } from '@switchyard/protocol';
 import { writeFileAtomic } from './atomic-file.js';
-
-/** Where a frame came from: `[generation, stdout line end offset, index of the frame in that line]`. */
-export type SourceTag = readonly [number, number, number];
-
-/** Orders source tags; negative when `a` came first. */
-export function compareSource(a: SourceTag, b: SourceTag): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-}
+import {
+  decodeRecord,
+  encodeRecord,
+  FORMAT_VERSION,
+  type LogRecord,
+  NEWLINE,
+  type SourceTag,
+} from './log-record.js';
 
 const COMPACT_AFTER_BYTES = 4 * 1024 * 1024;
-const FORMAT_VERSION = 2;
-const NEWLINE = 0x0a;
-/** `xxxxxxxx ` before the JSON of each record. */
-const PREFIX_BYTES = 9;
 
-type LogRecord = Record<string, unknown>;
-
-/** One record as it is written: checksum, space, JSON, newline. */
-export function encodeRecord(record: LogRecord): Buffer {
-  const json = Buffer.from(JSON.stringify(record));
-  const line = Buffer.allocUnsafe(PREFIX_BYTES + json.length + 1);
-  line.write(crc32(json).toString(16).padStart(8, '0'), 0, 'latin1');
-  line[8] = 0x20;
-  json.copy(line, PREFIX_BYTES);
-  line[line.length - 1] = NEWLINE;
-  return line;
-}
-
-/** The record a whole line (without its newline) holds, or `undefined` if the line is damaged. */
-function decodeRecord(line: Buffer): LogRecord | undefined {
-  if (line.length <= PREFIX_BYTES || line[8] !== 0x20) return undefined;
-  const crc = Number.parseInt(line.toString('latin1', 0, 8), 16);
-  const json = line.subarray(PREFIX_BYTES);
-  if (!/^[0-9a-f]{8}$/.test(line.toString('latin1', 0, 8)) || crc32(json) !== crc) return undefined;
-  try {
-    const record: unknown = JSON.parse(json.toString('utf8'));
-    return typeof record === 'object' && record !== null ? (record as LogRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
-/** Options of {@link FileChannelStore}: `fsync` for tests; a group's fsync failure after its line. */
+/** Options of {@link FileChannelStore}. */
 export interface ChannelStoreOptions {
+  /** How a write is made durable; default `fsyncSync`. Tests pass one that fails, or counts. */
   fsync?: (fd: number) => void;
+  /**
+   * Told when a group's fsync fails after its line went to the CLI: the record is kept (the page cache
+   * outlives the process), but a machine crash now could lose it. Default: nothing.
+   */
   onLateSyncFailure?: (err: unknown) => void;
 }
 
@@ -99,6 +71,7 @@ interface Batch {
   durable: (() => void)[];
 }
 
+/** A {@link ChannelStore} kept in a file; see the module comment for the format and guarantees. */
 export class FileChannelStore implements ChannelStore {
   readonly path: string;
   #streamId: string;

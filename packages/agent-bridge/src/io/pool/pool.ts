@@ -14,6 +14,10 @@
  *   The other conversations and the bridge go on.
  * Operations run one at a time (`exclusive`), each reading and changing the same collections (the open
  * conversations, those stopping, the waiting queue, the failures); the rules are in the cores.
+ *
+ * This file is longer than 400 lines because those operations are one closure over those collections:
+ * opening, serving, evicting, stopping and the tick each read what the others change, and their order
+ * under `exclusive` is what keeps a slot from being given twice.
  */
 import { join } from 'node:path';
 import {
@@ -70,9 +74,11 @@ export interface Pool {
   fail(key: string, route: Route | undefined, err: unknown, broken?: Conversation): void;
   /** Why `key` is failing, while it is. */
   failureReason(key: string): string | undefined;
+  /** `/stop`: the conversation's process stopped now (resumed by its next message); what to tell the chat. */
   stopSession(key: string): { ok: boolean; message: string };
   /** Restores the waiting queue, adopts the recorded processes, starts the tick. */
   start(recorded: readonly { key: string; route: Route }[]): Promise<void>;
+  /** Stops the tick and every conversation: `restart` leaves their processes running, `shutdown` ends them. */
   stop(kind: 'restart' | 'shutdown'): Promise<void>;
 }
 

@@ -54,6 +54,9 @@ export function liveness(record: ChildRecord): Liveness {
   return 'alive';
 }
 
+/** How long `detach` waits for room to finish a line half in the pipe. */
+const DETACH_FLUSH_MS = 30_000;
+
 /** The small surface the bridge needs of its process. */
 export interface ChildHandle {
   readonly record: ChildRecord;
@@ -72,8 +75,11 @@ export interface ChildHandle {
   writable(known?: Liveness): boolean;
   /** SIGTERM to the process group, wait up to `graceMs`, then SIGKILL. Resolves when it is gone. */
   terminate(graceMs: number): Promise<void>;
-  /** Releases this side's handles; the process keeps running. */
-  detach(): void;
+  /**
+   * Releases this side's handles; the process keeps running. A line still half in the pipe is finished
+   * first (waiting for room on the clock, never blocking the event loop), for up to 30 s. Never rejects.
+   */
+  detach(): Promise<void>;
 }
 
 /** Options for starting a process. */
@@ -276,23 +282,28 @@ export function adoptChild(stateDir: string, record: ChildRecord, clock: Clock =
         while (liveness(record) === 'alive') await clock.sleep(20);
       }
     },
-    detach() {
+    async detach() {
       clock.clearTimeout(flushTimer);
       flushTimer = undefined;
       // A line half in the pipe would be cut short for the next bridge: finish it first, waiting for
-      // room (this is a stop, so waiting here blocks nothing that matters), up to 30 s.
-      const deadline = Date.now() + 30_000;
+      // room on the clock (the event loop, every other conversation and the socket run meanwhile).
+      const deadline = clock.now() + DETACH_FLUSH_MS;
       try {
-        while (backlog.length > 0 && fd !== undefined && Date.now() < deadline) {
+        flushSome();
+        while (backlog.length > 0 && fd !== undefined && clock.now() < deadline) {
+          await clock.sleep(5);
           flushSome();
-          if (backlog.length > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
         }
       } catch {
         // nobody reads any more
       }
       backlog.length = 0;
       if (fd !== undefined) {
-        closeSync(fd);
+        try {
+          closeSync(fd);
+        } catch {
+          // already closed
+        }
         fd = undefined;
       }
     },

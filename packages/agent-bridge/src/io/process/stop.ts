@@ -54,7 +54,7 @@ export async function stopRecordedClaude(
   if (state === 'alive') {
     const handle = adoptChild(options.stateDir, record);
     await handle.terminate(options.graceMs ?? 5000);
-    handle.detach();
+    await handle.detach();
     log.info({ pid: record.pid }, 'stopped the Claude process');
   }
   delete snapshot.child;

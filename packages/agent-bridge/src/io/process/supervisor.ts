@@ -15,7 +15,7 @@
  *   `noteActivity`) are `core/process/policy.ts`'s {@link processStep}: this shell feeds it events on
  *   its clock, performs the actions it returns, and arms one timer for its wake-up.
  */
-import type { AppFrame, Clock, FrameOf, Logger, Route, TimerHandle } from '@switchyard/protocol';
+import type { Route, TimerHandle } from '@switchyard/protocol';
 import { describeError, describeStderr } from '@switchyard/protocol';
 import { claudeArgs } from '../../core/process/claude-args.js';
 import {
@@ -26,7 +26,6 @@ import {
   processStep,
 } from '../../core/process/policy.js';
 import { startMode } from '../../core/prompts/permission-policy.js';
-import type { Session } from '../../core/session/session.js';
 import {
   adoptChild,
   ChildError,
@@ -37,71 +36,7 @@ import {
   spawnChild,
   stderrTail,
 } from './child.js';
-
-/** Options of {@link Supervisor}: the process-related part of the bridge's options. */
-export interface SupervisorOptions {
-  stateDir: string;
-  workDir: string;
-  claudeBin: string;
-  claudeArgs?: readonly string[] | undefined;
-  env: NodeJS.ProcessEnv;
-  model?: string | undefined;
-  permissionMode?: string | undefined;
-  mcpConfig?: string | undefined;
-  restartOnExit: boolean;
-  stuckAfterMs: number;
-  crashLoop: { maxExits: number; windowMs: number };
-  log: Logger;
-  /** Time for the restart backoff, the crash-loop window and the stuck watchdog. */
-  clock: Clock;
-  /** Run before each start (the conversation's worktree is made there); a throw is a failed start. */
-  prepare?: (() => void) | undefined;
-}
-
-/**
- * The process's part of the conversation's snapshot. The conversation owns the snapshot and is its only
- * writer: the supervisor reads these and asks for each change.
- */
-export interface ProcessRecordPort {
-  /** The recorded process, if any. */
-  readonly child: ChildRecord | undefined;
-  /** Exits within the crash-loop window, oldest first (ms). */
-  readonly exits: readonly number[];
-  /** Restarts are off until a person asks again. */
-  readonly crashLoop: boolean;
-  /** A new process: recorded, its stdout read from offset 0. The caller persists (forced) right after. */
-  started(record: ChildRecord): void;
-  /** The process is gone: its record forgotten, `exits` kept, a crash loop flagged when `crashLoop`. */
-  exited(exits: readonly number[], crashLoop: boolean): void;
-  /** A person asked again after a crash loop: exits forgotten, restarts on. */
-  retry(): void;
-  /** The process was stopped for good (a shutdown): its record forgotten. */
-  forget(): void;
-}
-
-/** What the supervisor needs of the bridge around it. */
-export interface SupervisorHost {
-  /** Where the process record, exits and the crash-loop flag are kept (see {@link ProcessRecordPort}). */
-  readonly record: ProcessRecordPort;
-  readonly session: Session;
-  emit(frames: AppFrame[]): void;
-  persist(force: boolean): void;
-  /** A new process started: read its stdout from offset 0; nothing from here on is a replay. */
-  onStarted(): void;
-  /**
-   * The process is gone (its own frames already sent): report what was waiting for it — or, when
-   * `restarting`, keep it for the process that is about to start.
-   */
-  /**
-   * After the exit's frames. `redeliver`: messages no model call took, for the next process (only when
-   * `restarting`), to be written before anything held.
-   */
-  onExited(restarting: boolean, redeliver: FrameOf<'user_message'>[]): void;
-  /** Whether the CLI recorded this message in the conversation's transcript (its resume will have it). */
-  inTranscript(inboundId: string): boolean;
-  /** Whether a process may be started now (false while the agent's process slots are all taken). */
-  mayStart(): boolean;
-}
+import type { SupervisorHost, SupervisorOptions } from './supervisor-ports.js';
 
 /** Owns the handle on the Claude process and decides when one is started. */
 export class Supervisor {
@@ -291,8 +226,9 @@ export class Supervisor {
       await this.#child.terminate(graceMs);
       this.#host.record.forget();
     }
-    this.#child?.detach();
+    const child = this.#child;
     this.#child = undefined;
+    await child?.detach();
   }
 
   #exited(): void {
@@ -339,7 +275,8 @@ export class Supervisor {
         ).slice(0, 4000);
         const where = exit?.route ? { route: exit.route } : {};
         this.#host.emit([{ type: 'operator_event', kind: 'cli_exited', message, ...where }]);
-        this.#child?.detach();
+        // The process is gone: nothing reads its fifo, so the detach finishes at once.
+        void this.#child?.detach();
         this.#child = undefined;
         return;
       }

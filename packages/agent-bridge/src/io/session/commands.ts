@@ -9,9 +9,10 @@
  * Contract: the channel acknowledges a frame once the handler resolves, so anything the handler must
  * not lose (delivered keys, intents, held items) is on disk by then (`delivery.ts`).
  */
-import type { AppFrame, Clock, Logger, Receipt } from '@switchyard/protocol';
+import type { Clock, FrameOf, Receipt } from '@switchyard/protocol';
 import type { HeldFrame } from '../../core/delivery/hold.js';
 import { modeAllowed, refusedModeText } from '../../core/prompts/permission-policy.js';
+import { type FrameHandlers, handleFrame } from '../../core/session/frame-handlers.js';
 import type { Session } from '../../core/session/session.js';
 import type { Step } from '../../core/session/state.js';
 import type { Delivery } from '../delivery/delivery.js';
@@ -21,6 +22,23 @@ import type { Supervisor } from '../process/supervisor.js';
 import type { TerminalGate } from '../terminal/gate.js';
 import type { HistoryTail } from '../transcript/history-tail.js';
 
+/** The gateway's frames a conversation takes (the bridge routes the others; see `bridge.ts`). */
+export type ConversationFrame = FrameOf<
+  | 'user_message'
+  | 'permission_answer'
+  | 'question_answer'
+  | 'interrupt'
+  | 'set_model'
+  | 'set_mode'
+  | 'compact'
+  | 'clear'
+  | 'resume_session'
+  | 'handoff'
+  | 'worktree_remove'
+  | 'status_request'
+  | 'rename'
+>;
+
 /** What the command handler needs of the bridge around it. */
 export interface CommandHost {
   readonly session: Session;
@@ -28,7 +46,6 @@ export interface CommandHost {
   readonly delivery: Delivery;
   readonly history: Pick<HistoryTail, 'entries' | 'rescan'>;
   emit: FrameSink['emit'];
-  log: Logger;
   /** Stamps the messages the session machine accepts. */
   clock: Clock;
   /**
@@ -42,6 +59,8 @@ export interface CommandHost {
    * `undefined` when no process is recorded (none ever, or the one that died is handled now).
    */
   beforeWrite(): Liveness | undefined;
+  /** `/rename`: the conversation's display name, kept in its snapshot at once. */
+  rename(name: string): void;
   /** Sharing the session with a terminal: the message gate, `/resume`, `/handoff` (`io/terminal/gate.ts`). */
   terminal?: TerminalGate | undefined;
 }
@@ -49,8 +68,8 @@ export interface CommandHost {
 /** Builds the handler of gateway frames (the protocol client's `onFrame`). */
 export function createCommandHandler(
   host: CommandHost,
-): (frame: AppFrame, receipt?: Receipt) => Promise<void> {
-  const { session, supervisor, delivery, emit, log } = host;
+): (frame: ConversationFrame, receipt?: Receipt) => Promise<void> {
+  const { session, supervisor, delivery, emit } = host;
   /** The hold rules' verdict (`core/delivery/hold.ts`, performed by delivery): kept for later, or written now. */
   const admit = (frame: HeldFrame): 'held' | 'write' =>
     delivery.admit(frame, session.state.turn?.route, host.shared, session.limited);
@@ -63,134 +82,151 @@ export function createCommandHandler(
     if (line !== undefined)
       delivery.deliver(key, line, { frames: step.frames, writes: rest }, undefined, receipt);
   };
-  return async (frame: AppFrame, receipt?: Receipt): Promise<void> => {
-    switch (frame.type) {
-      case 'user_message': {
-        const key = `in:${frame.inboundId}`;
-        if (delivery.delivered(key)) return;
-        const seen = host.beforeWrite();
-        if (host.terminal?.admit(key, frame)) return;
-        if (admit(frame) === 'held') {
-          // Held behind messages a dead process left (kept for the next one): this message, given a slot,
-          // is what starts that process; its held items go in, in order, once it is idle.
-          if (!supervisor.child && !supervisor.unknown) supervisor.ensure();
-          return;
-        }
-        if (!supervisor.ensure()) {
-          emit([
-            {
-              type: 'messages_unread',
-              inboundIds: [frame.inboundId],
-              reason: supervisor.detail ?? 'the Claude process is not running',
-            },
-          ]);
-          return;
-        }
-        // Liveness is asked once per write: what `beforeWrite` saw holds for the process it saw; a
-        // process `ensure` started just now (none was recorded) is asked here.
-        if (!supervisor.writable(seen)) {
-          // Started and gone at once, or dying: kept for the next process (or reported when none will
-          // start), never written into a dead pipe and marked delivered.
-          delivery.hold(key, frame);
-          host.beforeWrite();
-          return;
-        }
-        delivery.deliverMessage(frame, session.acceptUserMessage(frame, host.clock.now()), receipt);
-        return;
-      }
-      case 'permission_answer':
-      case 'question_answer': {
-        const key = `ans:${frame.requestId}`;
-        if (delivery.delivered(key)) return;
-        const step = session.answer(frame);
-        if (!step || !supervisor.child) {
-          emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
-          return;
-        }
-        deliverStep(key, step, receipt);
-        return;
-      }
-      case 'interrupt':
-      case 'set_model':
-      case 'set_mode': {
-        const key = `cmd:${frame.commandId}`;
-        if (delivery.delivered(key)) return;
-        host.beforeWrite();
-        if (frame.type === 'interrupt' && !session.running) {
-          failCommand(frame.commandId, 'Nothing is running in this conversation.');
-          return;
-        }
-        const stopped = frame.type === 'interrupt' ? session.stopLimitWait(frame.commandId) : undefined;
-        if (stopped) {
-          // The CLI is idle behind the usage limit: nothing to write; what was held meanwhile goes in now.
-          emit(stopped.frames);
-          delivery.releaseHeld();
-          return;
-        }
-        // The gateway refuses these too; a frame from any other sender is held to the same list.
-        if (frame.type === 'set_mode' && !modeAllowed(session.permissions, frame.mode)) {
-          failCommand(frame.commandId, refusedModeText(frame.mode, session.permissions));
-          return;
-        }
-        // A model or mode for a conversation with no process starts one (resumed) to apply it to.
-        if (frame.type !== 'interrupt') supervisor.ensure();
-        if (!supervisor.child || supervisor.unknown) {
-          failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
-          return;
-        }
-        const kind = frame.type;
-        const value =
-          frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
-        deliverStep(key, session.control(kind, frame.commandId, value), receipt);
-        return;
-      }
-      case 'compact':
-      case 'clear': {
-        const key = `cmd:${frame.commandId}`;
-        if (delivery.delivered(key)) return;
-        host.beforeWrite();
-        if (!supervisor.ensure()) {
-          failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
-          return;
-        }
-        if (admit(frame) === 'held') return;
-        const step = session.acceptSlashCommand(frame.commandId, frame.route) as Step;
-        delivery.deliverSlashCommand(frame, step, receipt);
-        return;
-      }
-      case 'resume_session':
-      case 'handoff':
-      case 'worktree_remove':
-        host.terminal?.apply(frame);
-        return;
-      case 'status_request': {
-        // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
-        host.history.rescan();
-        const history = host.history.entries;
-        const p = supervisor.pid();
-        const detail = supervisor.detail;
-        const worktree = host.terminal?.worktree;
-        emit(
-          [
-            session.statusFrame({
-              commandId: frame.commandId,
-              ...(supervisor.unknown ? { state: 'unknown' as const } : {}),
-              ...(p !== undefined ? { pid: p } : {}),
-              ...(detail !== undefined ? { detail } : {}),
-            }),
-          ].map((frame) => ({
-            ...frame,
-            // Copies: a queued frame must not change when the next reply is merged into an entry.
-            ...(history.length > 0 ? { history: history.map((entry) => ({ ...entry })) } : {}),
-            ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
-          })),
-        );
-        return;
-      }
-      default:
-        // Bridge-to-gateway frames arriving here are a peer bug; the channel already validated them.
-        log.warn({ type: frame.type }, 'ignored a frame meant for the gateway');
-        return;
+  /** A prompt's answer: written if the prompt is open here and a process takes it, else closed. */
+  const answer = async (
+    frame: FrameOf<'permission_answer' | 'question_answer'>,
+    receipt?: Receipt,
+  ): Promise<void> => {
+    const key = `ans:${frame.requestId}`;
+    if (delivery.delivered(key)) return;
+    const step = session.answer(frame);
+    if (!step || !supervisor.child) {
+      emit([{ type: 'prompt_closed', requestId: frame.requestId, reason: 'cancelled' }]);
+      return;
     }
+    deliverStep(key, step, receipt);
   };
+  /** `/stop`, `/model`, `/mode`: a control request to the CLI. */
+  const control = async (
+    frame: FrameOf<'interrupt' | 'set_model' | 'set_mode'>,
+    receipt?: Receipt,
+  ): Promise<void> => {
+    const key = `cmd:${frame.commandId}`;
+    if (delivery.delivered(key)) return;
+    host.beforeWrite();
+    if (frame.type === 'interrupt' && !session.running) {
+      failCommand(frame.commandId, 'Nothing is running in this conversation.');
+      return;
+    }
+    const stopped = frame.type === 'interrupt' ? session.stopLimitWait(frame.commandId) : undefined;
+    if (stopped) {
+      // The CLI is idle behind the usage limit: nothing to write; what was held meanwhile goes in now.
+      emit(stopped.frames);
+      delivery.releaseHeld();
+      return;
+    }
+    // The gateway refuses these too; a frame from any other sender is held to the same list.
+    if (frame.type === 'set_mode' && !modeAllowed(session.permissions, frame.mode)) {
+      failCommand(frame.commandId, refusedModeText(frame.mode, session.permissions));
+      return;
+    }
+    // A model or mode for a conversation with no process starts one (resumed) to apply it to.
+    if (frame.type !== 'interrupt') supervisor.ensure();
+    if (!supervisor.child || supervisor.unknown) {
+      failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
+      return;
+    }
+    const kind = frame.type;
+    const value =
+      frame.type === 'set_model' ? frame.model : frame.type === 'set_mode' ? frame.mode : undefined;
+    deliverStep(key, session.control(kind, frame.commandId, value), receipt);
+  };
+  /** `/compact`, `/clear`: a slash command, held behind the running turn like a message. */
+  const slashCommand = async (frame: FrameOf<'compact' | 'clear'>, receipt?: Receipt): Promise<void> => {
+    const key = `cmd:${frame.commandId}`;
+    if (delivery.delivered(key)) return;
+    host.beforeWrite();
+    if (!supervisor.ensure()) {
+      failCommand(frame.commandId, supervisor.detail ?? 'the Claude process is not running');
+      return;
+    }
+    if (admit(frame) === 'held') return;
+    const step = session.acceptSlashCommand(frame.commandId, frame.route) as Step;
+    delivery.deliverSlashCommand(frame, step, receipt);
+  };
+  /** Sharing the session with a terminal: the conversation's side of `/resume` and `/handoff`. */
+  const terminal = async (
+    frame: FrameOf<'resume_session' | 'handoff' | 'worktree_remove'>,
+  ): Promise<void> => {
+    host.terminal?.apply(frame);
+  };
+  const handlers: FrameHandlers<ConversationFrame['type']> = {
+    async user_message(frame, receipt) {
+      const key = `in:${frame.inboundId}`;
+      if (delivery.delivered(key)) return;
+      const seen = host.beforeWrite();
+      if (host.terminal?.admit(key, frame)) return;
+      if (admit(frame) === 'held') {
+        // Held behind messages a dead process left (kept for the next one): this message, given a slot,
+        // is what starts that process; its held items go in, in order, once it is idle.
+        if (!supervisor.child && !supervisor.unknown) supervisor.ensure();
+        return;
+      }
+      if (!supervisor.ensure()) {
+        emit([
+          {
+            type: 'messages_unread',
+            inboundIds: [frame.inboundId],
+            reason: supervisor.detail ?? 'the Claude process is not running',
+          },
+        ]);
+        return;
+      }
+      // Liveness is asked once per write: what `beforeWrite` saw holds for the process it saw; a
+      // process `ensure` started just now (none was recorded) is asked here.
+      if (!supervisor.writable(seen)) {
+        // Started and gone at once, or dying: kept for the next process (or reported when none will
+        // start), never written into a dead pipe and marked delivered.
+        delivery.hold(key, frame);
+        host.beforeWrite();
+        return;
+      }
+      delivery.deliverMessage(frame, session.acceptUserMessage(frame, host.clock.now()), receipt);
+    },
+    permission_answer: answer,
+    question_answer: answer,
+    interrupt: control,
+    set_model: control,
+    set_mode: control,
+    compact: slashCommand,
+    clear: slashCommand,
+    resume_session: terminal,
+    handoff: terminal,
+    worktree_remove: terminal,
+    async status_request(frame) {
+      // What the CLI flushed since the last watch event, so the answer includes the turn just ended.
+      host.history.rescan();
+      const history = host.history.entries;
+      const p = supervisor.pid();
+      const detail = supervisor.detail;
+      const worktree = host.terminal?.worktree;
+      emit(
+        [
+          session.statusFrame({
+            commandId: frame.commandId,
+            ...(supervisor.unknown ? { state: 'unknown' as const } : {}),
+            ...(p !== undefined ? { pid: p } : {}),
+            ...(detail !== undefined ? { detail } : {}),
+          }),
+        ].map((frame) => ({
+          ...frame,
+          // Copies: a queued frame must not change when the next reply is merged into an entry.
+          ...(history.length > 0 ? { history: history.map((entry) => ({ ...entry })) } : {}),
+          ...(worktree ? { worktree: { path: worktree.path, branch: worktree.branch } } : {}),
+        })),
+      );
+    },
+    async rename(frame) {
+      host.rename(frame.name);
+      emit([
+        {
+          type: 'command_result',
+          commandId: frame.commandId,
+          ok: true,
+          message: `Renamed to “${frame.name}”.`,
+        },
+      ]);
+    },
+  };
+  return (frame, receipt) => handleFrame(handlers, frame, receipt);
 }

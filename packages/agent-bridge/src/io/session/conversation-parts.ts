@@ -5,19 +5,20 @@
  * persistence, its stdout), so `Conversation` stays the only writer of its snapshot.
  */
 import { dirname } from 'node:path';
-import type { AppFrame, Logger, PeerCursor, Receipt } from '@switchyard/protocol';
+import type { Logger, PeerCursor, Receipt } from '@switchyard/protocol';
 import { Session } from '../../core/session/session.js';
 import { Delivery, type DeliveryRecordPort } from '../delivery/delivery.js';
 import { deliveryMarker } from '../delivery/user-input.js';
 import { confirmsFileSends, createFileTools, type FileTools } from '../mcp/file-tools.js';
 import { FrameSink } from '../outbox/frame-sink.js';
 import type { Liveness } from '../process/child.js';
-import { type ProcessRecordPort, Supervisor } from '../process/supervisor.js';
+import { Supervisor } from '../process/supervisor.js';
+import type { ProcessRecordPort } from '../process/supervisor-ports.js';
 import { ensureWorktree } from '../process/worktree.js';
 import { createTerminalGate } from '../terminal/gate.js';
 import { claudeConfigDir, findMarker } from '../transcript/files.js';
 import { HistoryTail } from '../transcript/history-tail.js';
-import { createCommandHandler } from './commands.js';
+import { type ConversationFrame, createCommandHandler } from './commands.js';
 import type { ConversationOptions } from './conversation-options.js';
 import { createLimitWait, type LimitWait } from './limit-wait.js';
 import type { Snapshot } from './snapshot.js';
@@ -37,6 +38,8 @@ export interface ConversationPort {
   commit(work: () => void, cursor?: PeerCursor, durable?: () => void): void;
   /** Reads and handles the stdout available now. */
   pump(): void;
+  /** `/rename`: the display name, written into the snapshot at once. */
+  rename(name: string): void;
   /** A new process started: its stdout is read from offset 0. */
   readFromStart(): void;
   /**
@@ -54,7 +57,7 @@ export interface ConversationParts {
   files: FileTools;
   supervisor: Supervisor;
   delivery: Delivery;
-  commands: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
+  commands: (frame: ConversationFrame, receipt?: Receipt) => Promise<void>;
   /** The wait for a usage limit's reset (`limit-wait.ts`). */
   limit: LimitWait;
 }
@@ -178,10 +181,10 @@ export function assembleParts(
     delivery,
     history: tail,
     emit,
-    log,
     clock: options.clock,
     shared: options.route === undefined,
     beforeWrite: () => port.noticeExit(),
+    rename: (name) => port.rename(name),
     terminal,
   });
   const limit = createLimitWait({

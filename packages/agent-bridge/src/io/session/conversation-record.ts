@@ -4,7 +4,7 @@
  * ask `Conversation` — the snapshot's only writer, which persists it — for each change.
  */
 import { DELIVERED_KEPT, type DeliveryRecordPort } from '../delivery/delivery.js';
-import type { ProcessRecordPort } from '../process/supervisor.js';
+import type { ProcessRecordPort } from '../process/supervisor-ports.js';
 import type { Snapshot } from './snapshot.js';
 
 /** The supervisor's port on a conversation's snapshot (`snapshot` gives the live one). */

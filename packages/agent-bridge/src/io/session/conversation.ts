@@ -21,8 +21,10 @@
  * one session: a new process is started only when the recorded one is proven dead; when liveness cannot
  * be read, nothing is started and the status is `unknown` (`supervisor.ts`).
  *
- * Longer than 400 lines because it is the one loop that drives a conversation's process, snapshot and
- * stdout; what the loop calls is in `conversation-parts.ts` and the parts it wires.
+ * This file is longer than 400 lines because it is the snapshot's one writer: adoption (`start`), the
+ * read loop (`pump` and the four steps under it), `stop` and the status it reports all change or read
+ * the same snapshot and parts, and the order between them (a line read past before a release, the
+ * snapshot saved after) is the restart contract above.
  */
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -35,24 +37,21 @@ import {
   type Route,
   type SessionInfo,
 } from '@switchyard/protocol';
-import type { Session } from '../../core/session/session.js';
 import { translateLine, translateOversized } from '../../core/translate/translator.js';
-import type { Delivery } from '../delivery/delivery.js';
-import type { FileTools } from '../mcp/file-tools.js';
-import type { FrameSink } from '../outbox/frame-sink.js';
 import { type Liveness, liveness, STDOUT_LOG } from '../process/child.js';
-import { StdoutReader } from '../process/stdout-reader.js';
+import { type StdoutLine, StdoutReader } from '../process/stdout-reader.js';
 import { StdoutTrimmer } from '../process/stdout-trim.js';
-import type { Supervisor } from '../process/supervisor.js';
-import type { HistoryTail } from '../transcript/history-tail.js';
+import type { ConversationFrame } from './commands.js';
 import type { ConversationOptions } from './conversation-options.js';
-import { assembleParts } from './conversation-parts.js';
+import { assembleParts, type ConversationParts } from './conversation-parts.js';
 import { deliveryRecordOf, processRecordOf } from './conversation-record.js';
-import type { LimitWait } from './limit-wait.js';
 import { type Snapshot, SnapshotFile } from './snapshot.js';
 
 /** Bytes of stdout handled per read: bounds the lines (and their parses) alive at once. */
 const READ_BUDGET_BYTES = 256 * 1024;
+
+/** What `start()` builds: the restored snapshot and the parts that work on it. */
+type Started = ConversationParts & { readonly snapshot: Snapshot };
 
 /** One conversation's session; see the module comment. */
 export class Conversation {
@@ -61,15 +60,8 @@ export class Conversation {
   readonly #createdAt: number;
   readonly #log: Logger;
   readonly #snapshotFile: SnapshotFile;
-  #snapshot!: Snapshot;
-  #session!: Session;
-  #sink!: FrameSink;
-  #supervisor!: Supervisor;
-  #delivery!: Delivery;
-  #limit!: LimitWait;
-  #tail: HistoryTail | undefined;
-  #files: FileTools | undefined;
-  #commands!: (frame: AppFrame, receipt?: Receipt) => Promise<void>;
+  /** The snapshot and the parts around it, from `start()` on; nothing before. */
+  #started: Started | undefined;
   #reader: StdoutReader | undefined;
   readonly #trimmer: StdoutTrimmer;
   #watcher: FSWatcher | undefined;
@@ -86,9 +78,9 @@ export class Conversation {
       options.dir,
       options.clock,
       (snapshot) => {
-        snapshot.session = this.#session.state;
+        snapshot.session = this.#parts.session.state;
         snapshot.stdoutOffset = this.#reader?.offset ?? snapshot.stdoutOffset;
-        if (this.#tail) snapshot.transcript = this.#tail.checkpoint();
+        snapshot.transcript = this.#parts.tail.checkpoint();
       },
       { store: options.store, conversation: options.key },
     );
@@ -97,12 +89,12 @@ export class Conversation {
 
   /** Where the conversation's chat is: its route, or (shared) the chat it last served. */
   get route(): Route | undefined {
-    return this.#options.route ?? this.#session?.state.lastRoute;
+    return this.#options.route ?? this.#started?.session.state.lastRoute;
   }
 
   /** Whether a Claude process is held (alive, or of unknown liveness). */
   get live(): boolean {
-    return this.#supervisor?.child !== undefined;
+    return this.#started?.supervisor.child !== undefined;
   }
 
   /**
@@ -110,30 +102,30 @@ export class Conversation {
    * nothing held or being settled.
    */
   get evictable(): boolean {
-    if (!this.live || this.#stopped || this.#supervisor.unknown) return false;
-    const s = this.#session.state;
+    if (!this.live || this.#stopped || this.#parts.supervisor.unknown) return false;
+    const s = this.#parts.session.state;
     return (
       s.turn === undefined &&
       Object.keys(s.prompts).length === 0 &&
       !s.compacting &&
-      !this.#delivery.holding &&
-      this.#snapshot.intent === undefined
+      !this.#parts.delivery.holding &&
+      this.#parts.snapshot.intent === undefined
     );
   }
 
   /** When it last had input or output (ms); else when this object was made, never "idle since 1970". */
   get lastActiveAt(): number {
-    return this.#snapshot.lastActiveAt ?? this.#createdAt;
+    return this.#parts.snapshot.lastActiveAt ?? this.#createdAt;
   }
 
   /** Messages waiting in this conversation (held behind a command, or not yet read by a running turn). */
   get queued(): number {
-    return (this.#snapshot.held?.length ?? 0) + this.#session.state.awaiting.length;
+    return (this.#parts.snapshot.held?.length ?? 0) + this.#parts.session.state.awaiting.length;
   }
 
   /** Whether a prompt with this request id is open here. */
   hasPrompt(requestId: string): boolean {
-    return requestId in this.#session.state.prompts;
+    return requestId in this.#parts.session.state.prompts;
   }
 
   /**
@@ -145,38 +137,34 @@ export class Conversation {
     const options = this.#options;
     const log = this.#log;
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
-    this.#snapshot = this.#snapshotFile.load();
-    const snapshot = this.#snapshot;
+    const snapshot = this.#snapshotFile.load();
     if (options.route) snapshot.route = options.route;
     if (snapshot.name === undefined && options.settings.name !== undefined)
       snapshot.name = options.settings.name;
     snapshot.history ??= [];
     const parts = assembleParts(options, snapshot, log, {
-      process: processRecordOf(() => this.#snapshot),
-      delivery: deliveryRecordOf(() => this.#snapshot),
-      persist: (force) => this.#persist(force),
+      process: processRecordOf(() => snapshot),
+      delivery: deliveryRecordOf(() => snapshot),
+      persist: (force) => this.#persist(force, snapshot),
       commit: (work, cursor, durable) =>
         options.store.group(() => {
           work();
           if (cursor) options.store.writePeer(cursor);
-          this.#snapshotFile.saveInLog(this.#snapshot);
+          this.#snapshotFile.saveInLog(snapshot);
         }, durable),
       pump: () => this.pump(),
+      rename: (name) => {
+        snapshot.name = name;
+        this.#persist(true, snapshot);
+      },
       readFromStart: () => {
         this.#reader?.close();
         this.#reader = this.#openStdout(0);
       },
       noticeExit: () => this.#noticeExit(),
     });
-    const { session, tail, files, supervisor } = parts;
-    this.#session = session;
-    this.#sink = parts.sink;
-    this.#tail = tail;
-    this.#files = files;
-    this.#supervisor = supervisor;
-    this.#delivery = parts.delivery;
-    this.#commands = parts.commands;
-    this.#limit = parts.limit;
+    this.#started = { ...parts, snapshot };
+    const { session, tail, files, supervisor, delivery } = parts;
 
     // Before adoption: a process that survived the last bridge calls its tools back on this socket.
     await files.start();
@@ -191,10 +179,10 @@ export class Conversation {
         'adopted the Claude process',
       );
       // Before the first read: the replay of stdout from the offset may show the intent's line read.
-      if (!supervisor.unknown) this.#delivery.beginSettle();
+      if (!supervisor.unknown) delivery.beginSettle();
       this.pump();
       if (!supervisor.unknown) {
-        const fenced = await this.#delivery.settle();
+        const fenced = await delivery.settle();
         // Re-arms prompts the CLI still has open that this side lost (answered by `initialize`); the
         // fence already was one.
         if (!fenced) supervisor.writeAll(session.control('initialize', undefined).writes);
@@ -226,22 +214,9 @@ export class Conversation {
    * A frame from the gateway for this conversation (see `commands.ts`). Resolves once it is durable
    * here; the channel acknowledges it then.
    */
-  async handle(frame: AppFrame, receipt?: Receipt): Promise<void> {
-    this.#snapshot.lastActiveAt = this.#options.clock.now();
-    if (frame.type === 'rename') {
-      this.#snapshot.name = frame.name;
-      this.#persist(true);
-      this.#sink.emit([
-        {
-          type: 'command_result',
-          commandId: frame.commandId,
-          ok: true,
-          message: `Renamed to “${frame.name}”.`,
-        },
-      ]);
-      return;
-    }
-    await this.#commands(frame, receipt);
+  async handle(frame: ConversationFrame, receipt?: Receipt): Promise<void> {
+    this.#parts.snapshot.lastActiveAt = this.#options.clock.now();
+    await this.#parts.commands(frame, receipt);
     this.pump();
   }
 
@@ -250,63 +225,83 @@ export class Conversation {
     const reader = this.#reader;
     if (this.#pumping || this.#stopped || !reader) return;
     this.#pumping = true;
-    const log = this.#log;
-    const session = this.#session;
-    const supervisor = this.#supervisor;
-    const delivery = this.#delivery;
-    const maxLineBytes = this.#options.maxLineBytes;
     try {
-      for (;;) {
-        let lines: ReturnType<StdoutReader['read']>;
-        try {
-          lines = reader.read(READ_BUDGET_BYTES);
-        } catch (err) {
-          // No log yet (no process was ever started here) is not an error: there is nothing to read.
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-            log.error({ err: describeError(err) }, 'could not read stdout');
-          }
-          lines = [];
-        }
-        if (lines.length === 0) break;
-        supervisor.noteActivity();
-        this.#snapshot.lastActiveAt = this.#options.clock.now();
-        const generation = session.state.generation;
-        for (const line of lines) {
-          // An oversized line comes as its two ends only: enough to answer a request the CLI waits on.
-          if (line.text === undefined || line.text.trim() !== '') {
-            const events =
-              line.text === undefined
-                ? translateOversized(line)
-                : translateLine(line.text, line.bytes, maxLineBytes);
-            for (const event of events) {
-              if (event.kind === 'skipped')
-                log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
-              if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
-            }
-            const step = session.onEvents(events, this.#options.clock.now());
-            supervisor.writeAll(step.writes);
-            this.#sink.emit(step.frames, (index) => [generation, line.end, index]);
-          }
-          reader.advance(line.end);
-          // After the line is handled and the offset moved past it: a snapshot written by a release
-          // never makes a restarted bridge handle this line, and so release, again.
-          if (delivery.holding && !session.running) delivery.releaseHeld();
-        }
-        this.#sink.flush();
-        this.#persist(false);
+      for (let lines = this.#read(reader); lines.length > 0; lines = this.#read(reader)) {
+        this.#handleLines(reader, lines);
       }
-      // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
-      if (delivery.holding && !session.running) delivery.releaseHeld();
-      if (this.#snapshotFile.dirty) this.#persist(false);
-      this.#tail?.follow(session.state.sessionId);
-      this.#limit.arm();
-      supervisor.check();
-      const running = session.running;
-      if (this.#wasRunning && !running) this.#options.onSettled();
-      this.#wasRunning = running;
+      this.#afterReading();
     } finally {
       this.#pumping = false;
     }
+  }
+
+  /** The next whole lines of stdout, at most {@link READ_BUDGET_BYTES}; none when there is no log yet. */
+  #read(reader: StdoutReader): StdoutLine[] {
+    try {
+      return reader.read(READ_BUDGET_BYTES);
+    } catch (err) {
+      // No log yet (no process was ever started here) is not an error: there is nothing to read.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.#log.error({ err: describeError(err) }, 'could not read stdout');
+      }
+      return [];
+    }
+  }
+
+  /** One read's lines, each handled and read past in turn; then their frames flushed and the snapshot saved. */
+  #handleLines(reader: StdoutReader, lines: StdoutLine[]): void {
+    const { session, supervisor, sink, snapshot } = this.#parts;
+    supervisor.noteActivity();
+    snapshot.lastActiveAt = this.#options.clock.now();
+    const generation = session.state.generation;
+    for (const line of lines) {
+      // An oversized line comes as its two ends only: enough to answer a request the CLI waits on.
+      if (line.text === undefined || line.text.trim() !== '') this.#handleLine(line, generation);
+      reader.advance(line.end);
+      // After the line is handled and the offset moved past it: a snapshot written by a release
+      // never makes a restarted bridge handle this line, and so release, again.
+      this.#releaseHeldIfIdle();
+    }
+    sink.flush();
+    this.#persist(false);
+  }
+
+  /** One stdout line: translated, applied to the session machine, and the step's lines and frames sent. */
+  #handleLine(line: StdoutLine, generation: number): void {
+    const { session, supervisor, delivery, sink } = this.#parts;
+    const events =
+      line.text === undefined
+        ? translateOversized(line)
+        : translateLine(line.text, line.bytes, this.#options.maxLineBytes);
+    for (const event of events) {
+      if (event.kind === 'skipped')
+        this.#log.warn({ bytes: event.bytes, reason: event.reason }, 'skipped a stdout line');
+      if (event.kind === 'input_queued') delivery.noteQueued(event.uuid);
+    }
+    const step = session.onEvents(events, this.#options.clock.now());
+    supervisor.writeAll(step.writes);
+    sink.emit(step.frames, (index) => [generation, line.end, index]);
+  }
+
+  /** Once nothing is left to read: held items, the snapshot, the transcript, liveness, a turn's end. */
+  #afterReading(): void {
+    const { session, supervisor, tail, limit } = this.#parts;
+    // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
+    this.#releaseHeldIfIdle();
+    if (this.#snapshotFile.dirty) this.#persist(false);
+    tail.follow(session.state.sessionId);
+    // A usage limit's reset, from the state (the snapshot's, after a restart): its timer is armed.
+    limit.arm();
+    supervisor.check();
+    const running = session.running;
+    if (this.#wasRunning && !running) this.#options.onSettled();
+    this.#wasRunning = running;
+  }
+
+  /** Items held behind a `/clear` or a dead process go to the CLI once it is idle. */
+  #releaseHeldIfIdle(): void {
+    const { session, delivery } = this.#parts;
+    if (delivery.holding && !session.running) delivery.releaseHeld();
   }
 
   /**
@@ -317,68 +312,77 @@ export class Conversation {
   async stop(kind: 'restart' | 'shutdown'): Promise<void> {
     this.#stopped = true;
     this.#watcher?.close();
-    this.#limit?.stop();
-    this.#tail?.stop();
-    await this.#files?.stop();
-    await this.#supervisor?.stop(kind, this.#options.stopGraceMs);
-    if (kind === 'shutdown' && this.#session) {
-      this.#session.state.exited = true;
-      delete this.#session.state.reported;
+    const started = this.#started;
+    if (started) {
+      started.limit.stop();
+      started.tail.stop();
+      await started.files.stop();
+      await started.supervisor.stop(kind, this.#options.stopGraceMs);
+      if (kind === 'shutdown') {
+        started.session.state.exited = true;
+        delete started.session.state.reported;
+      }
+      this.#persist(true);
     }
-    if (this.#snapshot) this.#persist(true);
     this.#reader?.close();
   }
 
   /** The conversation as `/sessions` lists it. */
   info(): SessionInfo {
-    const s = this.#session.state;
-    const pid = this.#supervisor.pid();
+    const { session, supervisor, snapshot } = this.#parts;
+    const s = session.state;
+    const pid = supervisor.pid();
     const route = this.#options.route ?? s.turn?.route ?? s.lastRoute ?? { chatId: 0 };
     return {
       route,
-      ...(this.#snapshot.name !== undefined ? { name: this.#snapshot.name } : {}),
+      ...(snapshot.name !== undefined ? { name: snapshot.name } : {}),
       live: this.live,
-      state: this.#supervisor.unknown ? 'unknown' : this.live ? this.#session.agentState() : 'idle',
+      state: supervisor.unknown ? 'unknown' : this.live ? session.agentState() : 'idle',
       ...(s.turn && s.turn.commandId === undefined ? { turnId: s.turn.id } : {}),
       queued: this.queued,
       costUsd: s.costUsd ?? 0,
       ...(this.live && pid !== undefined ? { pid } : {}),
       ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}),
       ...(s.model !== undefined ? { model: s.model } : {}),
-      ...(this.#snapshot.lastActiveAt !== undefined ? { lastActiveAt: this.#snapshot.lastActiveAt } : {}),
+      ...(snapshot.lastActiveAt !== undefined ? { lastActiveAt: snapshot.lastActiveAt } : {}),
     };
   }
 
   /** What `status()` reports for this conversation. */
   status(): { state: SessionInfo['state']; pid?: number; sessionId?: string; detail?: string } {
-    const pid = this.#supervisor.pid();
-    const detail = this.#supervisor.detail;
-    const state = this.#supervisor.unknown
+    const { session, supervisor } = this.#parts;
+    const pid = supervisor.pid();
+    const detail = supervisor.detail;
+    const sessionId = session.state.sessionId;
+    const state = supervisor.unknown
       ? 'unknown'
       : this.live || detail !== undefined
-        ? this.#session.agentState()
+        ? session.agentState()
         : 'idle';
     return {
       state,
       ...(pid !== undefined ? { pid } : {}),
-      ...(this.#session.state.sessionId !== undefined ? { sessionId: this.#session.state.sessionId } : {}),
+      ...(sessionId !== undefined ? { sessionId } : {}),
       ...(detail !== undefined ? { detail } : {}),
     };
   }
 
   /** The gateway's answer to a file this conversation sent (ignored when the id is not its own). */
   settleFile(frame: FrameOf<'file_sent'>): void {
-    this.#files?.settle(frame);
+    this.#started?.files.settle(frame);
   }
 
   /** Emits frames for this conversation (no source tag). */
   emit(frames: AppFrame[]): void {
-    this.#sink.emit(frames);
+    this.#parts.sink.emit(frames);
   }
 
   /** A status frame answering `commandId` for a conversation not live right now. */
   statusFrame(commandId: string): FrameOf<'status'> {
-    return this.#session.statusFrame({ commandId, state: this.live ? this.#session.agentState() : 'idle' });
+    return this.#parts.session.statusFrame({
+      commandId,
+      state: this.live ? this.#parts.session.agentState() : 'idle',
+    });
   }
 
   /**
@@ -386,22 +390,28 @@ export class Conversation {
    * now (report it, clear the record), so the line goes to a new process instead of a dead pipe.
    */
   #noticeExit(): Liveness | undefined {
-    const record = this.#snapshot.child;
+    const record = this.#parts.snapshot.child;
     if (!record) return undefined;
     const state = liveness(record);
     if (state !== 'dead') return state;
     this.pump();
-    return this.#snapshot.child === undefined ? undefined : liveness(this.#snapshot.child);
+    return this.#parts.snapshot.child === undefined ? undefined : liveness(this.#parts.snapshot.child);
   }
 
   #openStdout(offset: number): StdoutReader {
     return new StdoutReader(join(this.#options.dir, STDOUT_LOG), offset, this.#options.maxLineBytes);
   }
 
-  #persist(force: boolean): void {
-    this.#snapshotFile.save(this.#snapshot, force);
+  #persist(force: boolean, snapshot: Snapshot = this.#parts.snapshot): void {
+    this.#snapshotFile.save(snapshot, force);
     // The snapshot's offset is the one on disk (it is captured only when written); the reader's is lower
     // only for a moment after a new process truncated the log.
-    if (this.#reader) this.#trimmer.recorded(Math.min(this.#snapshot.stdoutOffset, this.#reader.offset));
+    if (this.#reader) this.#trimmer.recorded(Math.min(snapshot.stdoutOffset, this.#reader.offset));
+  }
+
+  /** The snapshot and parts, for what only a started conversation is asked. */
+  get #parts(): Started {
+    if (!this.#started) throw new Error(`conversation ${this.key} was used before start(): start it first`);
+    return this.#started;
   }
 }

@@ -28,6 +28,7 @@ import {
   type TimerHandle,
 } from '@switchyard/protocol';
 import { dirtyText } from '../../core/process/worktree.js';
+import type { FrameHandlers } from '../../core/session/frame-handlers.js';
 import { type ClaimRules, claimOf, claimText } from '../../core/terminal/session-claim.js';
 import { RESUME_PAGE_SIZE } from '../../core/terminal/session-list.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from '../../options.js';
@@ -66,7 +67,8 @@ export interface TerminalCommandsConfig {
 
 /** The handle; see the module comment. */
 export interface TerminalCommands {
-  handle(frame: TerminalCommandFrame, receipt?: Receipt): Promise<void>;
+  /** The bridge's handlers of the terminal's frames (its routing table takes them in). */
+  readonly handlers: FrameHandlers<TerminalCommandFrame['type']>;
   /** `info` with its conversation's worktree, when it has one on disk. */
   withWorktree(info: SessionInfo): SessionInfo;
   /** A `status` answer with its conversation's worktree (for a conversation with no process now). */
@@ -296,19 +298,20 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
     poll();
   }
 
-  return {
-    async handle(frame, receipt) {
+  /** Logs a terminal command as it arrives, then runs it. */
+  const logged =
+    <F extends TerminalCommandFrame>(run: (frame: F, receipt?: Receipt) => void | Promise<void>) =>
+    async (frame: F, receipt?: Receipt): Promise<void> => {
       log.info({ type: frame.type, conversation: keyOf(frame.route) }, 'terminal command');
-      switch (frame.type) {
-        case 'resume_list_request':
-          return list(frame);
-        case 'resume_session':
-          return resume(frame, receipt);
-        case 'handoff':
-          return handoff(frame, receipt);
-        case 'worktree_remove':
-          return removeTree(frame, receipt);
-      }
+      await run(frame, receipt);
+    };
+
+  return {
+    handlers: {
+      resume_list_request: logged((frame) => list(frame)),
+      resume_session: logged((frame, receipt) => resume(frame, receipt)),
+      handoff: logged((frame, receipt) => handoff(frame, receipt)),
+      worktree_remove: logged((frame, receipt) => removeTree(frame, receipt)),
     },
     withWorktree(info) {
       const spec = settings(info.route).worktree;

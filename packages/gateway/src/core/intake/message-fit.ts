@@ -54,8 +54,8 @@ export function unforwardableText(problem: string): string {
 
 /** What {@link reportNotForwarded} acts through. */
 export interface NotForwardedDeps {
-  /** The turns' frame handler: `messages_unread` marks the row unread and edits its placeholder. */
-  turns: { frame(frame: FrameOf<'messages_unread'>): void } | undefined;
+  /** The turns: a refused message is marked unread and its marker says why. */
+  turns: { refused(inboundIds: readonly string[], reason: string): void } | undefined;
   /** Whether the message has a placeholder message to say it on. */
   hasPlaceholder(inboundId: string): boolean;
   /** Sends a plain message; never rejects. */
@@ -76,23 +76,22 @@ export function reportNotForwarded(
   const unread = notForwarded(frame, error);
   if (!unread || !deps.turns) return false;
   const placed = deps.hasPlaceholder(frame.inboundId);
-  deps.turns.frame(unread);
+  deps.turns.refused(unread.inboundIds, unread.reason);
   if (!placed)
     deps.reply(frame.route, unforwardableText(error instanceof Error ? error.message : String(error)));
   return true;
 }
 
 /**
- * For a message the channel refused to queue with a {@link ProtocolError}: the `messages_unread` frame
- * for it; `undefined` for any other failure.
+ * For a message the channel refused to queue with a {@link ProtocolError}: the messages to mark unread,
+ * and why; `undefined` for any other failure.
  */
 export function notForwarded(
   frame: FrameOf<'user_message'>,
   error: unknown,
-): FrameOf<'messages_unread'> | undefined {
+): { inboundIds: readonly string[]; reason: string } | undefined {
   if (!(error instanceof ProtocolError)) return undefined;
   return {
-    type: 'messages_unread',
     inboundIds: [frame.inboundId],
     reason: `it could not be passed to the agent: ${error.message.slice(0, 300)}`,
   };

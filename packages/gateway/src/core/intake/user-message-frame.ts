@@ -2,7 +2,7 @@
  * A Telegram message as the `user_message` frame the bridge gets: who sent it, its text and saved files,
  * what it replies to or forwards and whose words those are, cut to the protocol's limits.
  */
-import type { Attachment, FrameOf, Route } from '@switchyard/protocol';
+import type { Attachment, FrameOf, Route } from '@switchyard/protocol/common';
 import { TELEGRAM_TEXT_LIMIT } from '../text/markdown.js';
 import { repliedMessage } from './addressing.js';
 import { fitUserMessage } from './message-fit.js';

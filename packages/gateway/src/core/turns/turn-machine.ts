@@ -363,6 +363,10 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       case 'frame':
         frameEvent(event);
         return;
+      case 'refused':
+        for (const row of event.inbound) adoptInbound(l, row, false, at);
+        unread(l, event.inboundIds, event.reason);
+        return;
       case 'rendered':
         rendered(event.turnId, event.ok);
         return;

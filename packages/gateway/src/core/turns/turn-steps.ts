@@ -62,6 +62,12 @@ export type TurnEvent = { at: number } & (
       /** Replies in the frame's conversation are drafts now (read for a turn that opens with no message). */
       drafts: boolean;
     }
+  /**
+   * Messages the gateway itself will not pass on — today's budget refused them, or the channel or the
+   * bridge would not take their frame: marked unread with `reason`, as the bridge's `messages_unread`
+   * marks them. `inbound`: the rows of those the machine does not hold (a boot's re-send).
+   */
+  | { type: 'refused'; inboundIds: readonly string[]; reason: string; inbound: readonly StoredInbound[] }
   /** A finish the machine asked for is done: rendered (`ok`) or given up (left for the next boot). */
   | { type: 'rendered'; turnId: string; ok: boolean }
   | { type: 'marker'; inboundId: string; text: string; outcome: MarkerOutcome }

@@ -283,7 +283,13 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     if (data.startsWith(SETTINGS_BUTTON_PREFIX) && message && options.settings) {
       const route = routeOfMessage(message as Message);
       const press = { from: ctx.callbackQuery.from.id, messageId: message.message_id };
-      const answer = await options.settings.press(data, route, press, commitOf(ctx.update.update_id));
+      const answer = await options.settings.press(
+        data,
+        route,
+        press,
+        commitOf(ctx.update.update_id),
+        options.commands,
+      );
       await ctx.answerCallbackQuery({ text: answer }).catch(() => {});
       return;
     }

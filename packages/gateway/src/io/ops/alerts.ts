@@ -9,7 +9,14 @@
  * kind's last event time (`isNewIncident`), the shell sends and remembers.
  */
 import { statfsSync } from 'node:fs';
-import { type Clock, type Logger, type Route, systemClock, type TimerHandle } from '@switchyard/protocol';
+import {
+  type Clock,
+  type FrameOf,
+  type Logger,
+  type Route,
+  systemClock,
+  type TimerHandle,
+} from '@switchyard/protocol';
 
 /** What an alert is about. */
 export type AlertKind = 'crash_loop' | 'auth' | 'conflict' | 'rate_limit' | 'disk' | 'stuck' | 'agent_error';
@@ -28,6 +35,13 @@ const TITLES: Record<AlertKind, string> = {
 export function isNewIncident(last: number | undefined, now: number, quietMs: number): boolean {
   return last === undefined || now - last > quietMs;
 }
+
+/** The bridge's operator events an operator is alerted to, as alert kinds. */
+const ALERTED_EVENTS: Partial<Record<FrameOf<'operator_event'>['kind'], AlertKind>> = {
+  crash_loop: 'crash_loop',
+  auth: 'auth',
+  stuck: 'stuck',
+};
 
 /** Options of {@link createAlerts}. */
 export interface AlertOptions {
@@ -57,6 +71,15 @@ export interface Alerts {
   raise(kind: AlertKind, detail: string): void;
   /** Telegram answered 429 once: counted towards `rateLimitBurst` a minute. */
   tooManyRequests(): void;
+  /** One Bot API call's result, as the bot reports each: a 429 counts (see {@link Alerts.tooManyRequests}). */
+  callResult(result: { ok: boolean; error_code?: number }): void;
+  /**
+   * An operator event of the bridge: a crash loop, an expired login or a silent turn is alerted, and so
+   * is any other event of no conversation — it is the operator's to hear, never another chat's `/status`.
+   */
+  operatorEvent(event: FrameOf<'operator_event'>): void;
+  /** Polling's health: another poller on the bot token (a 409 conflict) is alerted. */
+  pollingHealth(health: { ok: boolean; error?: string }): void;
   /** Looks at the disk now (also done every 5 minutes between `start` and `stop`). */
   checkDisk(): void;
   start(): void;
@@ -103,15 +126,27 @@ export function createAlerts(options: AlertOptions): Alerts {
     }
   };
 
+  const tooManyRequests = (): void => {
+    const at = now();
+    recent429.push(at);
+    while (recent429.length > 0 && at - (recent429[0] as number) > 60_000) recent429.shift();
+    if (recent429.length >= burst) {
+      raise('rate_limit', `${recent429.length} answers of 429 within a minute; replies are slowed down.`);
+    }
+  };
+
   return {
     raise,
-    tooManyRequests() {
-      const at = now();
-      recent429.push(at);
-      while (recent429.length > 0 && at - (recent429[0] as number) > 60_000) recent429.shift();
-      if (recent429.length >= burst) {
-        raise('rate_limit', `${recent429.length} answers of 429 within a minute; replies are slowed down.`);
-      }
+    tooManyRequests,
+    callResult(result) {
+      if (!result.ok && result.error_code === 429) tooManyRequests();
+    },
+    operatorEvent(event) {
+      const kind = ALERTED_EVENTS[event.kind] ?? (event.route ? undefined : 'agent_error');
+      if (kind) raise(kind, event.message);
+    },
+    pollingHealth(health) {
+      if (health.error?.startsWith('conflict')) raise('conflict', health.error);
     },
     checkDisk,
     start() {

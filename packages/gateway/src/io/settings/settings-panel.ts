@@ -34,8 +34,6 @@ export interface SettingsPanelOptions {
   modes?: readonly PermissionMode[] | undefined;
   /** The bridge's last word on the conversation's model and mode. */
   status(route: Route): Pick<GatewayStatus, 'model' | 'mode'>;
-  /** Runs `/model` and `/mode` for a press. */
-  commands: Pick<CommandRunner, 'run'>;
   api: Pick<BotApi, 'sendMessage' | 'editMessageText'>;
   courier: Courier;
   logger: Logger;
@@ -48,13 +46,16 @@ export interface SettingsPanel {
   show(route: Route): void;
   /**
    * A press on a panel button (callback data starting with `st:`) in conversation `route`, on panel
-   * message `messageId`, by user `from`; resolves with the text to answer the press with.
+   * message `messageId`, by user `from`; resolves with the text to answer the press with. A press on a
+   * model or a mode runs `/model` or `/mode` through `commands`, the runner the caller holds (the runner
+   * shows this panel for `/settings`, so the panel is built before it and takes it here).
    */
   press(
     data: string,
     route: Route,
     press: { from?: number | undefined; messageId?: number | undefined },
-    commit?: () => void,
+    commit: (() => void) | undefined,
+    commands: Pick<CommandRunner, 'run'>,
   ): Promise<string>;
 }
 
@@ -87,15 +88,15 @@ export function createSettingsPanel(options: SettingsPanelOptions): SettingsPane
         .catch((error: unknown) => logger.warn({ event: 'settings_failed', error: errorText(error) }));
     },
 
-    async press(data, route, press, commit) {
+    async press(data, route, press, commit, commands) {
       const choice = buttons.resolve(data, route);
       if (!choice) return SETTINGS_BUTTON_EXPIRED;
       const next = applyChoice(settings.stored(route), choice);
       if (next) settings.set(route, next);
       else if (choice.kind === 'model')
-        await options.commands.run({ name: 'model', model: choice.value }, route, press.from, commit);
+        await commands.run({ name: 'model', model: choice.value }, route, press.from, commit);
       else if (choice.kind === 'mode')
-        await options.commands.run({ name: 'mode', mode: choice.value }, route, press.from, commit);
+        await commands.run({ name: 'mode', mode: choice.value }, route, press.from, commit);
       logger.info({ event: 'settings_changed', chat: route.chatId, setting: choice.kind });
       const messageId = press.messageId;
       if (messageId !== undefined) {

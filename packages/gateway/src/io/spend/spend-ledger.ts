@@ -185,7 +185,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
 export function budgetGate(
   spend: Pick<SpendLedger, 'check'>,
   deps: {
-    turns: { frame(frame: FrameOf<'messages_unread'>): void };
+    turns: { refused(inboundIds: readonly string[], reason: string): void };
     reply(route: Route, text: string): void;
     refused(scope: 'agent' | 'user'): void;
   },
@@ -196,7 +196,7 @@ export function budgetGate(
     deps.refused(check.scope);
     // Every caller hands the turn machine the message before the frame (the handler, the injector), or
     // the machine adopts it from the store (the boot's re-send): it is marked at once.
-    deps.turns.frame({ type: 'messages_unread', inboundIds: [frame.inboundId], reason: check.reason });
+    deps.turns.refused([frame.inboundId], check.reason);
     if (check.notice) deps.reply(frame.route, check.notice);
     return false;
   };

@@ -159,6 +159,34 @@ export function waitOutRateLimits(
   };
 }
 
+/** A Bot API call's result as the bot reports it. */
+export type CallResult = { ok: boolean; error_code?: number };
+
+/**
+ * Every raw result of the bot's calls, for the observers that can only exist after the bot: the alerts
+ * hear its 429s and send through it. The bot is built telling this; each observer joins once it is
+ * built, before the boot makes the first call.
+ */
+export interface CallResults {
+  /** Passed to {@link createBot} as its `onResult`. */
+  tell(method: string, result: CallResult): void;
+  /** Joins an observer; it sees every result told after this. */
+  observe(observer: (method: string, result: CallResult) => void): void;
+}
+
+/** Creates the results' fan-out, with no observer yet. */
+export function createCallResults(): CallResults {
+  const observers: ((method: string, result: CallResult) => void)[] = [];
+  return {
+    tell(method, result) {
+      for (const observer of observers) observer(method, result);
+    },
+    observe(observer) {
+      observers.push(observer);
+    },
+  };
+}
+
 /**
  * The gateway's `Bot`: every raw 429 tightens the chat's send budget (an inner transformer, so it sees
  * each one before the outer ones); {@link waitOutRateLimits} waits 429s out for up to a minute; auto-retry,
@@ -171,7 +199,7 @@ export function createBot(options: {
   budget: Budget;
   logger: Logger;
   /** Sees every raw result, each 429 included (metrics). */
-  onResult?: (method: string, result: { ok: boolean; error_code?: number }) => void;
+  onResult?: (method: string, result: CallResult) => void;
   /** Time for the 429 penalties and waits; default the system clock. */
   clock?: Clock;
 }): Bot {

@@ -11,20 +11,12 @@
  * never holds up the socket; a write that fails throws out of `frame`, so the frame is not acknowledged.
  * After a restart, `resume` hands the machine the turns left running or ended but not yet rendered.
  */
-import {
-  type BridgeToGateway,
-  type Clock,
-  createWakeTimer,
-  type Logger,
-  type Route,
-  systemClock,
-} from '@switchyard/protocol';
-import { FRAME_OWNER } from '../../core/bridge/frame-owner.js';
+import { type Clock, createWakeTimer, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { laneKey, threadParams } from '../../core/intake/route.js';
 import { finalText } from '../../core/reply/final-text.js';
 import { ReplyText } from '../../core/reply/reply-text.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
-import type { StoreWrite, TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
+import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
 import type { GatewayStore, InboundRow } from '../../store/store.js';
 import type { CardDriver } from '../card/card-driver.js';
 import { type AnswerLink, createAnswerOrder } from '../reply/answer-order.js';
@@ -36,6 +28,7 @@ import type { ServerPartsState } from '../telegram/server-parts.js';
 import { createArrivals } from './arrivals.js';
 import { createMarkerEdits } from './markers.js';
 import { createReactions } from './reactions.js';
+import { writeTurnStep } from './turn-writes.js';
 
 /** What the turn tracker needs. */
 export interface TurnsOptions {
@@ -80,8 +73,17 @@ export interface Turns {
    * report about it (a budget's refusal) may follow at once; its Telegram request starts on a microtask.
    */
   placeholder(row: InboundRow): Promise<void>;
-  /** Applies a turn-related frame from the bridge. */
-  frame(frame: BridgeToGateway): void;
+  /**
+   * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
+   * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
+   */
+  frame(frame: TurnFrame): void;
+  /**
+   * Messages the gateway will not pass on (today's budget, or a frame the channel or the bridge refused):
+   * each is marked unread with `reason` and its marker says so. The caller handed the machine the
+   * message first (the handler, the injector), or it is adopted here from the store (the boot's re-send).
+   */
+  refused(inboundIds: readonly string[], reason: string): void;
   /** The bridge connected or went away. */
   connection(connected: boolean): void;
   /** The turn running in a route, if any. */
@@ -151,43 +153,14 @@ export function createTurns(options: TurnsOptions): Turns {
   const finishing = new Set<Promise<void>>();
   let stopped = false;
 
-  const write = (w: StoreWrite): void => {
-    switch (w.kind) {
-      case 'turn':
-        store.upsertTurn({ turnId: w.turnId, route: w.route, request: w.request, startedAt: w.startedAt });
-        return;
-      case 'inbound_state':
-        store.setInboundState(w.inboundIds, w.state);
-        return;
-      case 'turn_messages':
-        store.setTurnMessages(w.turnId, w.messageIds);
-        return;
-      case 'placeholder':
-        store.setPlaceholder(w.inboundId, w.messageId, w.placeholderKind);
-        return;
-      case 'marker_due':
-        store.placeholderDue(w.inboundId, w.placeholderKind, w.text);
-        return;
-      case 'marker_shown':
-        store.placeholderShown(w.inboundId, w.text);
-        return;
-      case 'turn_block':
-        store.setTurnBlock(w.turnId, w.blockId, w.text);
-        return;
-      case 'turn_ended':
-        store.endTurn(w.turnId, w.outcome, w.error, w.costUsd);
-        return;
-      case 'turn_rendered':
-        store.markTurnRendered(w.turnId);
-        return;
-    }
-  };
-
   /** Feeds one event and applies its writes in one transaction; the actions are the caller's to run. */
   const decide = (event: TurnEvent): TurnStep => {
     const step = machine.input(event);
     try {
-      if (step.writes.length > 0) store.atomically(() => step.writes.forEach(write));
+      if (step.writes.length > 0)
+        store.atomically(() => {
+          for (const w of step.writes) writeTurnStep(store, w);
+        });
     } catch (error) {
       // Not written, so not done: the machine forgets the step, and the caller (a frame not yet
       // acknowledged, a send's transaction) fails with it.
@@ -319,6 +292,12 @@ export function createTurns(options: TurnsOptions): Turns {
     (error: unknown): void =>
       logger.error({ event, error: errorText(error) }, 'an outcome could not be recorded');
 
+  /** The stored rows of the inbound messages named that the machine does not hold (it adopts them). */
+  const unheld = (ids: readonly string[]): InboundRow[] =>
+    ids.flatMap((id) => {
+      const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
+      return row ? [row] : [];
+    });
   const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
 
   return {
@@ -332,15 +311,8 @@ export function createTurns(options: TurnsOptions): Turns {
       });
     },
 
-    frame(frame) {
-      const owner = (FRAME_OWNER as Record<string, string>)[frame.type];
-      if (owner !== 'turn' && owner !== 'prompt') return;
-      const f = frame as TurnFrame;
-      const ids = 'inboundIds' in f ? f.inboundIds : [];
-      const inbound = ids.flatMap((id) => {
-        const row = machine.holdsInbound(id) ? undefined : store.getInbound(id);
-        return row ? [row] : [];
-      });
+    frame(f) {
+      const inbound = unheld('inboundIds' in f ? f.inboundIds : []);
       const turnId = 'turnId' in f ? f.turnId : undefined;
       const turn = turnId === undefined || machine.holdsTurn(turnId) ? undefined : store.getTurn(turnId);
       // A delta is applied here (the shell holds the reply's text); an outdated one changes nothing.
@@ -349,6 +321,10 @@ export function createTurns(options: TurnsOptions): Turns {
       const route = 'route' in f ? f.route : turn?.route;
       const drafts = route !== undefined && replies.mode(route) === 'draft';
       run({ type: 'frame', frame: f, inbound, turn, drafts, at: now() });
+    },
+
+    refused(inboundIds, reason) {
+      run({ type: 'refused', inboundIds, reason, inbound: unheld(inboundIds), at: now() });
     },
 
     connection(connected) {

@@ -1,0 +1,36 @@
+/**
+ * How a user's message reaches the bridge, the one way for a Telegram message and for a run nobody typed
+ * (`io/automation/inject.ts`): today's budget is asked first (`io/spend/spend-ledger.ts`; a refusal is
+ * told by the gate itself), then the frame goes to the bridge's channel. A frame the channel will not
+ * take (it fails the protocol's checks) is reported in its chat instead of silently gone.
+ */
+import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
+import { reportNotForwarded } from '../../core/intake/message-fit.js';
+import type { GatewayStore } from '../../store/store.js';
+import type { Turns } from '../turns/turns.js';
+
+/** What forwarding needs. */
+export interface ForwardOptions {
+  /** Today's budget: false when it refused the message (and said so). */
+  withinBudget(frame: FrameOf<'user_message'>): boolean;
+  /** Hands a frame to the bridge's channel. */
+  send(frame: GatewayToBridge): Promise<void>;
+  store: Pick<GatewayStore, 'getInbound'>;
+  turns: Pick<Turns, 'refused'>;
+  reply(route: Route, text: string): Promise<unknown>;
+  logger: Logger;
+}
+
+/** Creates the forward; it never throws and never rejects. */
+export function createForward(options: ForwardOptions): (frame: FrameOf<'user_message'>) => void {
+  const { logger } = options;
+  return (frame) =>
+    void (options.withinBudget(frame) ? options.send(frame) : Promise.resolve()).catch((error: unknown) => {
+      logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
+      reportNotForwarded(frame, error, {
+        turns: options.turns,
+        hasPlaceholder: (id) => options.store.getInbound(id)?.placeholderId !== undefined,
+        reply: (route, text) => void options.reply(route, text),
+      });
+    });
+}
