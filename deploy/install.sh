@@ -61,7 +61,9 @@ node="$(cd "$(dirname "$node")" && pwd)/$(basename "$node")"
 # a rollback the previous one's, so the units always match the code they start.
 write_units() {
   mkdir -p "$systemd_dir"
-  for unit in switchyard-gateway@.service switchyard-agent@.service; do
+  for unit in switchyard-gateway@.service switchyard-agent@.service switchyard-link@.service; do
+    # A release from before the link unit has none: a rollback to it leaves none behind.
+    if [[ ! -f "$1/deploy/$unit" ]]; then rm -f "$systemd_dir/$unit"; continue; fi
     sed "s#/usr/bin/env node #$node #g; s#/opt/switchyard/packages/#$prefix/current/packages/#g; s#/opt/switchyard/deploy/#$prefix/current/deploy/#g" \
       "$1/deploy/$unit" >"$systemd_dir/$unit.new"
     chmod 0644 "$systemd_dir/$unit.new"

@@ -50,7 +50,11 @@ cp -R "$root/packages/sandbox/src/telegram/web/static" "$tree/packages/sandbox/s
 mkdir -p "$tree/deploy"
 cp "$here"/*.sh "$here"/*.service "$here"/*.rules "$here"/*.yaml "$here"/README.md "$tree/deploy/"
 say "installing production dependencies"
-(cd "$tree" && CI=1 "${pnpm[@]}" install --prod --frozen-lockfile --prefer-offline --config.confirmModulesPurge=false >/dev/null) \
+# Copied, not hard-linked from pnpm's store: a store file is shared with every other install on the host, and
+# one of them touching it while tar reads the stage fails the pack ("file changed as we read it"; seen with
+# two packs at once).
+(cd "$tree" && CI=1 "${pnpm[@]}" install --prod --frozen-lockfile --prefer-offline --config.confirmModulesPurge=false \
+  --config.package-import-method=copy >/dev/null) \
   || die "pnpm install --prod failed in $tree"
 rm -rf "$tree/tests" # pnpm links the lockfile's test importer; nothing there runs
 chmod 0755 "$tree/packages/cli/dist/main.js"

@@ -47,14 +47,14 @@ if [[ $system == 1 ]]; then
   fi
 fi
 if [[ $manager == 1 ]]; then
-  units="$( (systemctl list-units --all --plain --no-legend 'switchyard-gateway@*' 'switchyard-agent@*' | awk '{ print $1 }'
-    systemctl list-unit-files --plain --no-legend 'switchyard-gateway@*' 'switchyard-agent@*' | awk '$1 ~ /@.+\./ { print $1 }'
-    ls "$systemd_dir"/*.wants/ 2>/dev/null | grep -E '^switchyard-(gateway|agent)@.+\.service$') | sort -u)"
+  units="$( (systemctl list-units --all --plain --no-legend 'switchyard-gateway@*' 'switchyard-agent@*' 'switchyard-link@*' | awk '{ print $1 }'
+    systemctl list-unit-files --plain --no-legend 'switchyard-gateway@*' 'switchyard-agent@*' 'switchyard-link@*' | awk '$1 ~ /@.+\./ { print $1 }'
+    ls "$systemd_dir"/*.wants/ 2>/dev/null | grep -E '^switchyard-(gateway|agent|link)@.+\.service$') | sort -u)"
   for unit in $units; do
     systemctl disable --now "$unit" >/dev/null 2>&1 && say "stopped and disabled $unit" || true
   done
 fi
-rm -f "$systemd_dir/switchyard-gateway@.service" "$systemd_dir/switchyard-agent@.service"
+rm -f "$systemd_dir/switchyard-gateway@.service" "$systemd_dir/switchyard-agent@.service" "$systemd_dir/switchyard-link@.service"
 find "$systemd_dir" -path '*.wants/switchyard-*@*.service' -delete 2>/dev/null || true
 if [[ $system == 1 ]]; then rm -f /etc/polkit-1/rules.d/50-switchyard.rules; fi
 if [[ $manager == 1 ]]; then systemctl daemon-reload; fi

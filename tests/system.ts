@@ -26,7 +26,8 @@ export const MAIN = path.join(root, 'packages/cli/dist/main.js');
 export const CLAUDE = path.join(root, 'node_modules/.bin/claude');
 const TOKEN = '4242:e2e-token-not-a-secret-000000000';
 
-export type Service = 'gateway' | 'bridge';
+/** `link`: the ssh link to a bridge on another host (`remote` below), run on the gateway's side. */
+export type Service = 'gateway' | 'bridge' | 'link';
 
 export interface SystemOptions {
   rules: readonly Rule[];
@@ -40,6 +41,12 @@ export interface SystemOptions {
   login?: 'api-key' | 'subscription';
   /** More of the agent's config (conversations, chats, maxLiveSessions…), over the defaults here. */
   agent?: (telegram: TelegramServer) => Record<string, unknown>;
+  /**
+   * Run the bridge as on another host, through a real sshd: the gateway (and the `link`) read the
+   * config with a `bridge:` block, the bridge a worker config of its own with separate state, runtime
+   * and exchange directories, so the two sides share no disk the protocol relies on.
+   */
+  remote?: { port: number; user: string; identityFile: string; knownHosts: string };
 }
 
 export interface System {
@@ -50,6 +57,8 @@ export interface System {
   dir: string;
   /** The generated config file (for running other `switchyard` commands against this system). */
   configPath: string;
+  /** The worker's config when the bridge is remote (else the same as `configPath`). */
+  workerConfigPath: string;
   /** The bot token the services use (to prove it never reaches a log). */
   token: string;
   /** The pid of the Claude process recorded for a conversation (chat, forum topic), if any. */
@@ -78,39 +87,60 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   const { apiRoot } = await telegram.start();
   const chatId = telegram.privateChat().id;
   const config = path.join(dir, 'switchyard.yaml');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      agents: [
-        {
-          name: 'e2e',
-          token: TOKEN,
-          apiRoot,
-          allow: [telegram.defaultUser.id],
-          workDir: work,
-          stateDir: path.join(dir, 'state'),
-          runtimeDir: path.join(dir, 'run'),
-          card: { showDelayMs: options.card?.showDelayMs ?? 60_000 },
-          claude: {
-            bin: CLAUDE,
-            env: scriptedClaudeEnv({
-              baseUrl,
-              configDir: path.join(dir, 'claude-config'),
-              ...(options.login ? { login: options.login } : {}),
-            }),
+  const remote = options.remote;
+  const agentEntry = (root: string): Record<string, unknown> => ({
+    name: 'e2e',
+    apiRoot,
+    allow: [telegram.defaultUser.id],
+    workDir: work,
+    stateDir: path.join(root, 'state'),
+    runtimeDir: path.join(root, 'run'),
+    card: { showDelayMs: options.card?.showDelayMs ?? 60_000 },
+    claude: {
+      bin: CLAUDE,
+      env: scriptedClaudeEnv({
+        baseUrl,
+        configDir: path.join(dir, 'claude-config'),
+        ...(options.login ? { login: options.login } : {}),
+      }),
+    },
+    ...(remote
+      ? {
+          bridge: {
+            host: '127.0.0.1',
+            socket: path.join(dir, 'worker', 'state', 'bridge', 'link.sock'),
+            ssh: {
+              user: remote.user,
+              port: remote.port,
+              identityFile: remote.identityFile,
+              knownHosts: remote.knownHosts,
+              aliveIntervalSeconds: 1,
+            },
           },
-          ...options.agent?.(telegram),
-        },
-      ],
-    }),
-  );
+        }
+      : {}),
+    ...options.agent?.(telegram),
+  });
+  let workerConfig = config;
+  if (remote) {
+    // No secret of the gateway's in a config the worker holds: the token is a file of the gateway's side.
+    const tokenFile = path.join(dir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    writeFileSync(config, JSON.stringify({ agents: [{ ...agentEntry(dir), token: { file: tokenFile } }] }));
+    mkdirSync(path.join(dir, 'worker'));
+    workerConfig = path.join(dir, 'worker', 'switchyard.yaml');
+    writeFileSync(workerConfig, JSON.stringify({ agents: [agentEntry(path.join(dir, 'worker'))] }));
+  } else {
+    writeFileSync(config, JSON.stringify({ agents: [{ ...agentEntry(dir), token: TOKEN }] }));
+  }
   const children = new Map<Service, ChildProcess>();
   let output = '';
   const start = (service: Service): void => {
     const running = children.get(service);
     if (running && running.exitCode === null && running.signalCode === null)
       throw new Error(`${service} is already running`);
-    const child = spawn(process.execPath, [MAIN, '--config', config, service, 'e2e'], {
+    const file = service === 'bridge' ? workerConfig : config;
+    const child = spawn(process.execPath, [MAIN, '--config', file, service, 'e2e'], {
       // `info`: the services log nothing below it today, and a test reads the lines it needs at `info`.
       // `SWITCHYARD_E2E_LOG_LEVEL=debug` to see more when chasing a failure.
       env: { ...process.env, SWITCHYARD_LOG_LEVEL: process.env.SWITCHYARD_E2E_LOG_LEVEL ?? 'info' },
@@ -140,6 +170,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     chatId,
     dir,
     configPath: config,
+    workerConfigPath: workerConfig,
     token: TOKEN,
     claudePid(chatId, threadId) {
       // The conversation's claude reads its FIFO on stdin: the one process whose fd 0 is that file.
@@ -158,10 +189,11 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     logs: () => output,
     async stop() {
       await kill('bridge', 'SIGTERM');
+      await kill('link', 'SIGTERM');
       await kill('gateway', 'SIGTERM');
       // The bridge leaves claude running on SIGTERM by design; end it for real.
       await new Promise<void>((resolve) => {
-        const stopper = spawn(process.execPath, [MAIN, '--config', config, 'stop-claude', 'e2e'], {
+        const stopper = spawn(process.execPath, [MAIN, '--config', workerConfig, 'stop-claude', 'e2e'], {
           stdio: 'ignore',
         });
         stopper.once('exit', () => resolve());

@@ -220,6 +220,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       endpoint = createProtocolClient({
         socketPath: options.socketPath,
         agent: options.agent,
+        ...(options.release !== undefined ? { release: options.release } : {}),
         store,
         onFrame,
         logger: log.child({ component: 'channel' }),

@@ -21,8 +21,10 @@ import type { ConversationOverrides, ConversationSettings } from './io/session/c
 export interface BridgeOptions {
   /** The agent's name, as the gateway knows it (checked in the handshake). */
   agent: string;
-  /** The gateway's Unix socket. */
+  /** The gateway's Unix socket (for a bridge on another host: the one its ssh link listens on here). */
   socketPath: string;
+  /** This Switchyard release, named in the handshake so that a version mismatch says what each side runs. */
+  release?: string;
   /** Where the bridge keeps its state: the outbox, and a directory per conversation. Created (0700). */
   stateDir: string;
   /** The agent's working directory (absolute); the CLI runs there unless a conversation overrides it. */

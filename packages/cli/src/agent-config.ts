@@ -11,6 +11,7 @@ import {
   shortSocketPath,
 } from '@switchyard/protocol';
 import type { RawAgent } from './config-schema.js';
+import { type RemoteBridge, resolveRemoteBridge } from './remote-bridge-config.js';
 import { resolveSchedules } from './schedule-config.js';
 import { resolveVoice, type VoiceConfig } from './voice-config.js';
 import { resolveWebhooks, type WebhooksConfig } from './webhook-config.js';
@@ -51,6 +52,11 @@ export interface AgentConfig {
    * outlive a reboot as the message does.
    */
   exchangeDir: string;
+  /**
+   * Where the bridge runs when it is not beside the gateway: the worker host, the ssh login that carries
+   * the socket there, and the socket the bridge connects to on that host. Undefined: on this host.
+   */
+  bridge: RemoteBridge | undefined;
   card: { showDelayMs?: number; stuckAfterMs?: number; heartbeatMs?: number };
   /** How replies look in Telegram (see the gateway's `replies` option). */
   replies: 'rich' | 'classic';
@@ -205,6 +211,7 @@ export function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnviron
       ? path.join(runtimeDir, 'bridge.sock')
       : shortSocketPath(path.join(runtimeDir, 'bridge.sock'), { keepBasename: true }),
     exchangeDir: path.join(stateDir, 'files'),
+    bridge: resolveRemoteBridge(raw.bridge, { name: raw.name, stateDir }, base),
     replies: raw.replies ?? 'rich',
     conversations: raw.conversations ?? 'per-chat',
     alerts: raw.alerts

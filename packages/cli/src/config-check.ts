@@ -17,6 +17,7 @@ import { checkConfigFile } from './config.js';
 import { ConfigError } from './config-error.js';
 import type { Finding } from './finding.js';
 import { describeConfig } from './masked-config.js';
+import { remoteBridgeFindings } from './remote-bridge-config.js';
 import { secretFindings } from './secret-exposure.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';
@@ -48,6 +49,7 @@ export function checkAgentResources(
     ...checkVoice(agent, at('voice'), environment),
     ...checkWebhooks(agent, at('webhooks'), environment),
     ...checkSockets(agent, index),
+    ...remoteBridgeFindings(agent.bridge, index),
     ...secretFindings(agent, index, environment.env),
   ];
 }

@@ -5,6 +5,7 @@
  */
 import { PERMISSION_MODES } from '@switchyard/protocol';
 import { z } from 'zod';
+import { bridgeSchema } from './remote-bridge-config.js';
 import { scheduleKeys } from './schedule-config.js';
 import { voiceSchema } from './voice-config.js';
 import { budgetSchema, webhooksSchema } from './webhook-config.js';
@@ -96,6 +97,8 @@ const agentSchema = z.strictObject({
     .optional(),
   stateDir: z.string().min(1).optional(),
   runtimeDir: z.string().min(1).optional(),
+  /** The bridge on another host, joined over ssh (`remote-bridge-config.ts`); beside the gateway when absent. */
+  bridge: bridgeSchema.optional(),
   card: cardSchema,
   /** `rich` (default): drafts and rich messages; `classic`: the "…" placeholder edited, HTML at the end. */
   replies: z.enum(['rich', 'classic']).optional(),

@@ -16,6 +16,7 @@ import { type Config, type ConfigEnvironment, resolveAgent } from './agent-confi
 import { ConfigError } from './config-error.js';
 import { configIssueMessage, describeYamlError, dropUnknownKeys } from './config-messages.js';
 import { fileSchema } from './config-schema.js';
+import { remoteBridgeProblems } from './remote-bridge-config.js';
 
 /** Where the config file is, by the documented order of precedence. */
 export function resolveConfigPath(flag: string | undefined, { env, cwd }: ConfigEnvironment): string {
@@ -153,6 +154,7 @@ export function validateConfig(text: string, file: string, environment: ConfigEn
         `agents[${i}].runtimeDir: the socket path ${agent.socketPath} is ${bytes} bytes, over the 107-byte limit; choose a shorter runtimeDir`,
       );
     }
+    problems.push(...remoteBridgeProblems(agent, i));
   });
   return { config: { file, agents }, problems };
 }

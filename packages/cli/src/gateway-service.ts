@@ -9,7 +9,7 @@ import type { Logger } from '@switchyard/protocol';
 import type { AgentConfig, ConfigEnvironment } from './agent-config.js';
 import { readToken } from './bot-token.js';
 import { ConfigError } from './config-error.js';
-import { exchangeFor, SIMULATED_MODEL_ENV, serviceStateDir, socketAccess } from './services.js';
+import { exchangeFor, releaseName, SIMULATED_MODEL_ENV, serviceStateDir, socketAccess } from './services.js';
 import { voiceOptions } from './voice-config.js';
 import { webhookOptions } from './webhook-config.js';
 
@@ -45,6 +45,7 @@ export function makeGateway(
     ...(agent.alerts ? { alertChat: agent.alerts } : {}),
     stateDir: serviceStateDir(agent, 'gateway'),
     socketPath: agent.socketPath,
+    release: releaseName(),
     ...socketAccess(agent, environment.env),
     exchange: exchangeFor(agent, 'gateway', environment.env),
     card: simulated ? { ...agent.card, simulatedCost: true } : agent.card,

@@ -78,6 +78,11 @@ async function main(argv: string[]): Promise<number> {
       const { bridgeCommand } = await import('./service-commands.js');
       return bridgeCommand(config, agentOf(config));
     }
+    case 'link': {
+      const config = load();
+      const { linkCommand } = await import('./service-commands.js');
+      return linkCommand(config, agentOf(config));
+    }
     case 'stop-claude': {
       const agent = agentOf(load());
       return (await import('./service-commands.js')).stopClaudeCommand(agent);

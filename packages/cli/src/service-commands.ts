@@ -7,7 +7,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describeError, type Logger } from '@switchyard/protocol';
 import type { AgentConfig, Config, ConfigEnvironment } from './agent-config.js';
+import { bridgeEnvironment } from './claude-env.js';
 import { ConfigError } from './config-error.js';
+import { createLink, sshLinkArgs } from './link.js';
 import { createLogger } from './log.js';
 import { unitSecretProblems } from './secret-exposure.js';
 import { makeBridge, stopClaude } from './services.js';
@@ -47,6 +49,29 @@ export async function bridgeCommand(config: Config, agent: AgentConfig): Promise
   await bridge.start();
   // A signal is a restart (deploy, systemctl restart): the Claude process stays for the next bridge.
   await untilSignal(logger, () => bridge.stop('restart'));
+  return 0;
+}
+
+/**
+ * `link AGENT`: on the gateway's host, the ssh link to the host the agent's bridge runs on (link.ts),
+ * until SIGINT/SIGTERM. Its environment is this process's without what the gateway alone reads.
+ */
+export async function linkCommand(config: Config, agent: AgentConfig): Promise<number> {
+  const remote = agent.bridge;
+  if (!remote) {
+    throw new ConfigError(config.file, [
+      `agents(${agent.name}): its bridge runs beside the gateway (no bridge: block), so it needs no link; add bridge: { host, ssh: … } to run it on another host`,
+    ]);
+  }
+  const logger = createLogger({ agent: agent.name, service: 'link' });
+  const link = createLink({
+    command: 'ssh',
+    args: sshLinkArgs(remote, agent.socketPath),
+    env: bridgeEnvironment(agent, process.env),
+    logger,
+  });
+  link.start();
+  await untilSignal(logger, () => link.stop());
   return 0;
 }
 

@@ -9,6 +9,7 @@ import type { ExchangeOptions, Logger } from '@switchyard/protocol';
 import { type AgentConfig, chatSettings } from './agent-config.js';
 import { bridgeEnvironment, claudeEnvironment } from './claude-env.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
+import { versionInfo } from './version.js';
 
 /** Each service keeps its own part of the agent's state directory. */
 export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge'): string {
@@ -17,10 +18,12 @@ export function serviceStateDir(agent: AgentConfig, service: 'gateway' | 'bridge
 
 /** The bridge service of one agent, configured from its config entry. */
 export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Bridge {
-  mkdirSync(agent.runtimeDir, { recursive: true, mode: 0o700 });
+  // A bridge on another host connects to the socket its link's sshd listens on there (bridgeSocket).
+  mkdirSync(path.dirname(bridgeSocket(agent)), { recursive: true, mode: 0o700 });
   return createBridge({
     agent: agent.name,
-    socketPath: agent.socketPath,
+    socketPath: bridgeSocket(agent),
+    release: releaseName(),
     stateDir: serviceStateDir(agent, 'bridge'),
     exchange: exchangeFor(agent, 'bridge', env),
     workDir: agent.workDir,
@@ -41,6 +44,23 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     files: agent.files,
     logger,
   });
+}
+
+/**
+ * The socket the agent's bridge connects to: the gateway's own, or, for a bridge on another host, the
+ * one the link's sshd listens on there (`bridge.socket`).
+ */
+export function bridgeSocket(agent: AgentConfig): string {
+  return agent.bridge?.socketPath ?? agent.socketPath;
+}
+
+/**
+ * This release as the handshake names it: the installed release's name, else the package version (a
+ * checkout). Read from files only: a service start runs no git.
+ */
+export function releaseName(): string {
+  const info = versionInfo(undefined, { git: false });
+  return info.release ?? info.version;
 }
 
 /**
@@ -107,7 +127,8 @@ export function stopClaude(
 
 /**
  * Both services of one agent as child processes of this one (`run`, `up`, the sandbox); a real stop
- * also ends the agent's claude process.
+ * also ends the agent's claude process. For a bridge on another host: the gateway and the link (the
+ * bridge runs there, under its own unit or `switchyard bridge`).
  */
 export function superviseAgent(options: {
   /** This command's entry point, which the children run as `gateway` and `bridge`. */
@@ -121,8 +142,10 @@ export function superviseAgent(options: {
   const env = options.env ?? process.env;
   return createSupervisor({
     command: (service) => [mainPath, '--config', configFile, service, agent.name],
+    peer: agent.bridge ? 'link' : 'bridge',
     logger,
-    env: (service) => (service === 'bridge' ? bridgeEnvironment(agent, env) : env),
-    onShutdown: async () => void (await stopClaude(agent, logger)),
+    env: (service) => (service === 'gateway' ? env : bridgeEnvironment(agent, env)),
+    // A remote bridge's Claude processes are the worker host's: nothing of them runs here.
+    onShutdown: async () => void (agent.bridge ? undefined : await stopClaude(agent, logger)),
   });
 }

@@ -4,6 +4,9 @@
  * event as in production. The bridge is restarted whenever it exits (with backoff when it keeps
  * failing); the gateway asks for a bridge restart over the IPC channel (`/restart`).
  *
+ * For an agent whose bridge runs on another host (`bridge:` in its config) the second service is its
+ * link (`switchyard link`, the ssh client that carries the socket there) instead of its bridge.
+ *
  * Exit status 2 is the one exit a restart cannot cure: `switchyard` uses it for a refused config or
  * command line (a token variable unset, a credential that cannot be read, an unknown agent). A service
  * that exits 2 is not restarted; the supervisor stops the other one and reports the refusal through
@@ -13,12 +16,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describeError, type Logger } from '@switchyard/protocol';
 
+/** A service the supervisor runs: the gateway, and beside it the bridge or, for a remote bridge, the link. */
+export type ServiceName = 'gateway' | 'bridge' | 'link';
+
 /** How the supervisor starts each service, and what it does after a real stop. */
 export interface SupervisorOptions {
   /** argv (after `node`) that starts a service: `[main.js, '--config', file, service, agent]`. */
-  command(service: 'gateway' | 'bridge'): string[];
+  command(service: ServiceName): string[];
   /** Each service's environment (default: this process's). */
-  env?(service: 'gateway' | 'bridge'): NodeJS.ProcessEnv;
+  env?(service: ServiceName): NodeJS.ProcessEnv;
+  /** The gateway's partner here: `bridge` (default), or `link` when the bridge runs on another host. */
+  peer?: 'bridge' | 'link';
   logger: Logger;
   /** Called after the bridge has been stopped for good (a real stop: the Claude process too). */
   onShutdown?(): Promise<void>;
@@ -29,7 +37,7 @@ export const REFUSED_EXIT_STATUS = 2;
 
 /** A service ended the pair by refusing its config; `message` is the end of what it wrote on stderr. */
 export interface SupervisorRefusal {
-  service: 'gateway' | 'bridge';
+  service: ServiceName;
   message: string;
 }
 
@@ -37,7 +45,7 @@ export interface SupervisorRefusal {
 export const RESTART_BRIDGE_MESSAGE = 'switchyard:restart-bridge';
 
 interface Service {
-  name: 'gateway' | 'bridge';
+  name: ServiceName;
   child: ChildProcess | undefined;
   startedAt: number;
   failures: number;
@@ -67,9 +75,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const refused = new Promise<SupervisorRefusal>((resolve) => {
     refuse = resolve;
   });
-  const services: Record<'gateway' | 'bridge', Service> = {
+  const peer = options.peer ?? 'bridge';
+  const services: Record<'gateway' | 'peer', Service> = {
     gateway: { name: 'gateway', child: undefined, startedAt: 0, failures: 0, timer: undefined },
-    bridge: { name: 'bridge', child: undefined, startedAt: 0, failures: 0, timer: undefined },
+    peer: { name: peer, child: undefined, startedAt: 0, failures: 0, timer: undefined },
   };
 
   const launch = (service: Service): void => {
@@ -146,7 +155,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       : new Promise((resolve) => child.once('exit', () => resolve()));
 
   const restartBridge = (): void => {
-    const bridge = services.bridge;
+    const bridge = services.peer;
+    if (bridge.name !== 'bridge') {
+      log.warn({ event: 'restart_elsewhere' }, 'the bridge runs on another host: restart it there');
+      return;
+    }
     bridge.failures = 0;
     if (bridge.child) bridge.child.kill('SIGTERM');
     else if (!bridge.timer) launch(bridge);
@@ -156,7 +169,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     refused,
     start() {
       launch(services.gateway);
-      launch(services.bridge);
+      launch(services.peer);
     },
     async stop() {
       stopping = true;

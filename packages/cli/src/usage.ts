@@ -9,9 +9,12 @@ commands:
   up                 start everything: the agents in the config against Telegram, or the local
                      sandbox when no config with a bot token exists (this is what \`pnpm start\` runs)
   sandbox            run a demo agent against the local Telegram sandbox and print its web chat URL
-  run AGENT          run the gateway and the bridge of AGENT as child processes (development)
+  run AGENT          run the gateway and the bridge of AGENT as child processes (development); for a
+                     bridge on another host, the gateway and the link
   gateway AGENT      run the gateway service of AGENT (systemd: switchyard-gateway@AGENT)
   bridge AGENT       run the bridge service of AGENT (systemd: switchyard-agent@AGENT)
+  link AGENT         on the gateway's host, keep the ssh link to AGENT's bridge on another host
+                     (bridge: in its config; systemd: switchyard-link@AGENT)
   add-agent NAME     create what agent NAME needs on this host (root): its config entry, user sy-NAME,
                      working directory, token credential; then run doctor as that user. Idempotent.
                      --allow ID[,ID] (new entry), --token-file PATH (else the token is read from

@@ -22,8 +22,11 @@ export interface VersionInfo {
 /** The root of the checkout or release this code runs from (`packages/cli/dist/..` up three). */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Reads the version facts of the tree at `root` (default: the one this code is in). */
-export function versionInfo(root = ROOT): VersionInfo {
+/**
+ * Reads the version facts of the tree at `root` (default: the one this code is in); `git: false` leaves a
+ * checkout's commit out rather than run git (a service's start).
+ */
+export function versionInfo(root = ROOT, options: { git?: boolean } = {}): VersionInfo {
   const pkg = JSON.parse(readFileSync(path.join(root, 'packages/cli/package.json'), 'utf8')) as {
     version: string;
   };
@@ -35,6 +38,7 @@ export function versionInfo(root = ROOT): VersionInfo {
     if (release.node) info.packedNode = release.node;
     return info;
   }
+  if (options.git === false) return info;
   try {
     const commit = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], {
       encoding: 'utf8',

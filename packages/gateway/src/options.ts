@@ -48,6 +48,8 @@ export interface GatewayOptions {
   exchange?: ExchangeOptions;
   /** The Unix socket the bridge connects to. */
   socketPath: string;
+  /** This Switchyard release, named in the handshake so that a version mismatch says what each side runs. */
+  release?: string;
   /**
    * Exact modes of the socket and of its directory (created if missing); default 0o600 and the directory
    * left as it is. 0o660 / 0o750 when the bridge runs as another user of the directory's group.

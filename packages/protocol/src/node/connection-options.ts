@@ -13,6 +13,9 @@ export interface ConnectionOptions {
   role: 'server' | 'client';
   agent: string;
   instanceId: string;
+  /** This side's Switchyard release and host name, sent in the handshake (see `hello`). */
+  release?: string;
+  host?: string;
   store: ChannelStore;
   logger: Logger;
   /** `receipt` is given with each numbered frame (see {@link Receipt}). */

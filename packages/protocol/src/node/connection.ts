@@ -29,6 +29,7 @@
 import type { Duplex } from 'node:stream';
 import { type Clock, systemClock, type TimerHandle } from '../common/clock.js';
 import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder } from '../common/codec.js';
+import { type HandshakeVersion, handshakeVersion, versionMismatchText } from '../common/handshake.js';
 import { describeError, type Logger } from '../common/logger.js';
 import {
   type AppFrame,
@@ -228,7 +229,15 @@ export class Connection {
       streamId: this.#options.store.streamId,
       ...(peer ? { peerStreamId: peer.streamId } : {}),
       lastSeen: peer?.lastSeen ?? 0,
+      ...(this.#options.release !== undefined ? { release: this.#options.release } : {}),
+      ...(this.#options.host !== undefined ? { host: this.#options.host } : {}),
     };
+  }
+
+  /** Refuses a peer of another protocol version, in words that name both sides (handshake.ts). */
+  #refuseVersion(peer: HandshakeVersion): void {
+    const self = { release: this.#options.release, host: this.#options.host };
+    this.fail('version_mismatch', versionMismatchText(this.#options.role, self, peer));
   }
 
   /** Writes an application frame and, when it is numbered, records its `seq` as sent. */
@@ -271,6 +280,12 @@ export class Connection {
         }
         this.#enqueue({ ...numbered, invalid: event.message });
         continue;
+      }
+      // Another version's handshake is refused for its version, whatever else its shape says.
+      const claimed = this.#ready ? undefined : handshakeVersion(event.value);
+      if (claimed !== undefined && claimed.version !== PROTOCOL_VERSION) {
+        this.#refuseVersion(claimed);
+        return;
       }
       const parsed = parseFrame(event.value);
       if (parsed.ok) {
@@ -336,12 +351,7 @@ export class Connection {
     }
     const hs = frame as FrameOf<'hello'> | FrameOf<'welcome'>;
     if (hs.version !== PROTOCOL_VERSION) {
-      const side = this.#options.role === 'server' ? 'gateway' : 'bridge';
-      this.fail(
-        'version_mismatch',
-        `protocol version ${hs.version} is not supported by this ${side} (which speaks version ${PROTOCOL_VERSION}): ` +
-          'install the same Switchyard release for the gateway and the bridge',
-      );
+      this.#refuseVersion({ version: hs.version, release: hs.release, host: hs.host });
       return;
     }
     if (hs.agent !== this.#options.agent) {

@@ -3,6 +3,7 @@
  * reliable frames into the store and writes them on whichever connection is current.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Clock } from '../common/clock.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem, withSeq } from '../common/codec.js';
 import { ProtocolError } from '../common/errors.js';
@@ -69,6 +70,10 @@ export interface EndpointOptions {
   handlerRetryDelaysMs?: readonly number[];
   /** This process's id in handshakes and logs; random by default. */
   instanceId?: string;
+  /** This side's Switchyard release, named in the handshake (a version mismatch says what each runs). */
+  release?: string;
+  /** This side's host name in the handshake; default `os.hostname()`. */
+  host?: string;
   /** Time for pings, deadlines, handler retries and reconnects; default `systemClock` (`clock.ts`). */
   clock?: Clock;
 }
@@ -209,6 +214,8 @@ export function connectionOptions(
     role,
     agent: options.agent,
     instanceId,
+    ...(options.release !== undefined ? { release: options.release } : {}),
+    host: options.host ?? hostname(),
     store: options.store,
     logger,
     onFrame: options.onFrame,

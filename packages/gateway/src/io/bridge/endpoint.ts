@@ -53,6 +53,7 @@ export function createBridgeLink(
     ...(options.socketMode !== undefined ? { socketMode: options.socketMode } : {}),
     ...(options.socketDirectoryMode !== undefined ? { directoryMode: options.socketDirectoryMode } : {}),
     agent: options.agent,
+    ...(options.release !== undefined ? { release: options.release } : {}),
     store: store.channel,
     clock: deps.clock,
     onFrame: (frame, receipt) => receiver().onFrame(frame, receipt),

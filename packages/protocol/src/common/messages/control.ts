@@ -13,6 +13,10 @@ const hello = z.object({
   /** The peer stream this side has seen, and the last `seq` it handled from it (0 if none). */
   peerStreamId: z.string().max(200).optional(),
   lastSeen: z.number().int().nonnegative(),
+  /** The sender's Switchyard release, so that a version mismatch names what each side runs. */
+  release: z.string().max(200).optional(),
+  /** The sender's host name: where the bridge runs (it may be another host than the gateway's). */
+  host: z.string().max(255).optional(),
 });
 const welcome = hello.extend({ type: z.literal('welcome') });
 const ack = z.object({ type: z.literal('ack'), seq: z.number().int().nonnegative() });
