@@ -40,6 +40,7 @@ export interface AgentConfig {
     mcpConfig: string | undefined;
     restartOnExit: boolean;
     stuckAfterMs: number;
+    waitOutUsageLimit: boolean;
   };
   stateDir: string;
   runtimeDir: string;
@@ -207,6 +208,7 @@ export function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnviron
       mcpConfig: claude.mcpConfig ? abs(claude.mcpConfig) : undefined,
       restartOnExit: claude.restartOnExit ?? true,
       stuckAfterMs: claude.stuckAfterMs ?? 5 * 60_000,
+      waitOutUsageLimit: claude.waitOutUsageLimit ?? true,
     },
     stateDir,
     runtimeDir,

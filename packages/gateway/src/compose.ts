@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { type ExchangeOptions, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { createAccess } from './core/intake/access.js';
 import { createBudget } from './core/telegram/send-pacing.js';
+import { createUsageLimits } from './core/turns/usage-limit.js';
 import { createAutomation } from './io/automation/automation.js';
 import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
@@ -152,6 +153,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'prompts' }),
     send: bridge.send,
   });
+  // The conversations waiting out a usage limit: told once, shown in /status, their schedules held.
+  const usageLimits = createUsageLimits(options.spend?.timeZone);
   const board = createStatusBoard({
     store,
     turns,
@@ -159,6 +162,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     lastErrors,
     settings: chatSettings,
     spend,
+    limits: usageLimits,
+    timeZone: options.spend?.timeZone,
     connected: bridge.connected,
   });
 
@@ -182,6 +187,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     noteChat: (chatId) => knownChats.note(chatId),
     reply: chat.reply,
     replyWithButtons: chat.replyWithButtons,
+    limited: (route) => usageLimits.until(route) !== undefined,
     clock,
     logger,
   });
@@ -261,6 +267,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     notices: createTurnNotices({ api, courier, lastErrors, logger: logger.child({ component: 'notices' }) }),
     onAgentStatus: board.noteStatus,
     allows: (route) => knownChats.allows(route),
+    onUsageLimit: (frame) => {
+      const notice = usageLimits.frame(frame);
+      if (notice) void chat.reply(notice.route, notice.text);
+    },
     onOperatorEvent: alerts.operatorEvent,
     setLastError: (message, route) => lastErrors.note(message, route),
     logger,

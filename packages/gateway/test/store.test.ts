@@ -112,7 +112,7 @@ describe('store file format', () => {
     s.close();
     const written = schema(path);
     expect(written[0]).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(4);
     const again = openGatewayStore(path);
     expect(again.unhandledUpdates()).toEqual([{ updateId: 41, payload: { update_id: 41 } }]);
     again.close();

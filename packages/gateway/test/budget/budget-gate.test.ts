@@ -257,12 +257,14 @@ describe('daily budget gate', () => {
     };
     await world.restart();
     const bridge = await connectBridge(world.socketPath);
-    const send = (body: string) =>
-      fetch(`http://127.0.0.1:${port}/hooks/alerts`, {
+    const send = (body: string) => {
+      const at = Math.floor(Date.now() / 1000);
+      return fetch(`http://127.0.0.1:${port}/hooks/alerts`, {
         method: 'POST',
         body,
-        headers: { 'x-signature-256': signBody('k', body) },
+        headers: { 'x-signature-256': signBody('k', body, at), 'x-signature-timestamp': String(at) },
       }).then((r) => r.status);
+    };
     expect(await send('disk full')).toBe(202);
     const run = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'the first run');
     await costTurn(world, bridge, run, 'w1', 2);

@@ -97,6 +97,11 @@ export interface SessionState {
    */
   handedOffAt?: number;
   /**
+   * The login's usage limit refused the running turn: it stays open, messages are held, and at
+   * `resetsAt` (epoch ms) the conversation goes on (`Session.limitReset`). Absent while not limited.
+   */
+  limit?: { resetsAt: number; limitType?: string };
+  /**
    * Every Claude session this conversation has had (its own, and those `/resume` continued here), oldest
    * first, at most {@link SESSIONS_KEPT}: `/resume` elsewhere never lists them. Optional: snapshots from
    * before it existed have only `sessionId`.
