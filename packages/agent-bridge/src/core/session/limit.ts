@@ -14,7 +14,7 @@
  *   tells the CLI to go on ({@link LIMIT_RESET_TEXT}); the waiting turn answers either way.
  * - `/stop` during the wait ends the turn as interrupted, with nothing written to the CLI (it is idle).
  */
-import type { AgentState, AppFrame, FrameOf } from '@switchyard/protocol';
+import type { AgentState, AppFrame, FrameOf } from '@switchyard/protocol/common';
 import type { SessionState, Step, Turn } from './state.js';
 
 /** How long a usage limit is waited out when the CLI named no reset time: 30 minutes, then tried again. */

@@ -7,7 +7,7 @@
  * Invariant: one notice per conversation and wait — a `limited` for a conversation already waiting
  * (a bridge that said it again, a later reset time) says nothing more.
  */
-import { conversationKey, type FrameOf, type Route } from '@switchyard/protocol';
+import { conversationKey, type FrameOf, type Route } from '@switchyard/protocol/common';
 
 /** "05:37 (Europe/Berlin)": a reset time as the chat reads it, in `timeZone` (default UTC). */
 export function resetTimeText(resetsAt: number, timeZone = 'UTC'): string {
