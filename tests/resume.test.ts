@@ -94,4 +94,73 @@ describe('/resume', () => {
       await open.close();
     }
   }, 180_000);
+
+  it('in a group lists no private chat’s session, and shows no first words or working directory (issue 27)', async () => {
+    const system = await startSystem({
+      rules: [rule('salary notes', say('Noted, privately.')), rule('terminal words', say('Done.'))],
+    });
+    const { telegram, chatId } = system;
+    const terminal = sessionIdOf(await runTerminal(system, 'terminal words', ['--output-format', 'json']));
+    system.start('gateway');
+    system.start('bridge');
+    await bridgeConnected(system);
+    // The private chat's own session, made by the bridge: recorded as that conversation's.
+    telegram.sendText(chatId, 'my salary notes');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Noted, privately.'), {
+      timeoutMs: 90_000,
+    });
+    await settled();
+    const group = telegram.createGroup({ title: 'team', supergroup: true });
+    telegram.sendText(group.id, '/resume');
+    const list = await telegram.waitFor(
+      () => botMessages(telegram, group.id).find((m) => m.text.startsWith('Claude sessions')),
+      { timeoutMs: 60_000 },
+    );
+    // Only the terminal's session, which no conversation recorded; without its words or the directory.
+    expect(list.text).toContain('(1, newest first)');
+    expect(list.text).not.toContain('salary');
+    expect(list.text).not.toContain('terminal words');
+    expect(list.text).not.toContain(system.dir);
+    // The private chat still sees both, with their words.
+    telegram.sendText(chatId, '/resume');
+    const own = await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.startsWith('Claude sessions')),
+      { timeoutMs: 60_000 },
+    );
+    expect(own.text).toContain('(2, newest first)');
+    expect(own.text).toContain('my salary notes');
+    expect(own.text).toContain('terminal words');
+    expect(terminal).toMatch(/^[0-9a-f-]{36}$/);
+  }, 180_000);
+
+  it('after /resume, a terminal `claude --continue` started later is noticed, as after /handoff (issue 27)', async () => {
+    const system = await startSystem({
+      rules: [rule('remember kestrel', say('Noted: kestrel.')), rule('from the phone', say('Hello again.'))],
+    });
+    const { telegram, chatId } = system;
+    const terminal = sessionIdOf(await runTerminal(system, 'remember kestrel', ['--output-format', 'json']));
+    const list = await resumeListAfterStart(system, 'remember kestrel');
+    telegram.pressButton(chatId, list.messageId, { text: '▶ 1' });
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text.includes(`now continues session ${terminal}`)),
+      { timeoutMs: 60_000 },
+    );
+    // Back at the desk, the developer continues the directory's last session: no session id on its line.
+    const desk = openTerminal(system, ['--continue']);
+    try {
+      await desk.shown();
+      telegram.sendText(chatId, 'hi from the phone');
+      const waits = await telegram.waitFor(
+        () => botMessages(telegram, chatId).find((m) => m.text.includes('still open elsewhere')),
+        { timeoutMs: 60_000 },
+      );
+      expect(waits.text).toContain(`pid ${desk.pid}`);
+      expect(system.claudePid(chatId)).toBeUndefined();
+    } finally {
+      await desk.close();
+    }
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Hello again.'), {
+      timeoutMs: 90_000,
+    });
+  }, 180_000);
 });

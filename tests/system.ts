@@ -37,6 +37,8 @@ export interface SystemOptions {
   card?: { showDelayMs?: number };
   /** Keep service logs on the test's stdout (default: only on failure, see `logs`). */
   echoLogs?: boolean;
+  /** How the CLI is logged in (default `api-key`; `subscription`: `CLAUDE_CODE_OAUTH_TOKEN`). */
+  login?: 'api-key' | 'subscription';
   /** More of the agent's config (conversations, chats, maxLiveSessions…), over the defaults here. */
   agent?: (telegram: TelegramServer) => Record<string, unknown>;
   /**
@@ -96,7 +98,11 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     card: { showDelayMs: options.card?.showDelayMs ?? 60_000 },
     claude: {
       bin: CLAUDE,
-      env: scriptedClaudeEnv({ baseUrl, configDir: path.join(dir, 'claude-config') }),
+      env: scriptedClaudeEnv({
+        baseUrl,
+        configDir: path.join(dir, 'claude-config'),
+        ...(options.login ? { login: options.login } : {}),
+      }),
     },
     ...(remote
       ? {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   createTranscriptionServer,
+  oggOpusNote,
   rule,
   SAYS_MARKER,
   say,
@@ -52,14 +53,6 @@ const SPEECH_TOOLS = ['espeak-ng', 'opusenc', 'opusdec', 'pocketsphinx_continuou
   }
 });
 
-/** A fake OGG voice note that the stand-ins hear as `said`. */
-const oggSaying = (said: string) =>
-  Buffer.concat([
-    Buffer.from('OggS\0\x02\0\0'),
-    Buffer.from(`${SAYS_MARKER}${said}\n`),
-    Buffer.alloc(512, 9),
-  ]);
-
 /** The model answers a transcribed message with its words, and an untranscribed one with its reason. */
 const RULES = [
   rule(
@@ -93,7 +86,7 @@ describe('end to end: voice notes', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    const bytes = oggSaying('deploy the staging build');
+    const bytes = oggOpusNote('deploy the staging build', 14);
     const note = telegram.sendVoice(chatId, { data: bytes, duration: 14 });
     await answer(telegram, chatId, 'Heard: deploy the staging build');
     const given = userTexts(system).find((t) => t.includes('transcribed from speech')) ?? '';
@@ -132,7 +125,7 @@ describe('end to end: voice notes', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    telegram.sendVoice(chatId, { data: oggSaying('open a pull request'), duration: 3 });
+    telegram.sendVoice(chatId, { data: oggOpusNote('open a pull request', 3), duration: 3 });
     await answer(telegram, chatId, 'Heard: open a pull request');
     expect(userTexts(system).some((t) => t.includes('[voice message, 0:03, transcribed from speech'))).toBe(
       true,
@@ -148,7 +141,7 @@ describe('end to end: voice notes', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    telegram.sendVoice(chatId, { data: oggSaying('first'), duration: 4 });
+    telegram.sendVoice(chatId, { data: oggOpusNote('first', 4), duration: 4 });
     await telegram.waitFor(
       () =>
         botMessages(telegram, chatId).find((m) =>
@@ -158,7 +151,7 @@ describe('end to end: voice notes', () => {
     );
     await answer(telegram, chatId, 'I got the recording as a file.');
     await server.stop();
-    telegram.sendVoice(chatId, { data: oggSaying('second'), duration: 5 });
+    telegram.sendVoice(chatId, { data: oggOpusNote('second', 5), duration: 5 });
     await telegram.waitFor(
       () =>
         botMessages(telegram, chatId).find(
@@ -196,7 +189,7 @@ describe('end to end: voice notes', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    telegram.sendVoice(chatId, { data: oggSaying('survive the crash'), duration: 6 });
+    telegram.sendVoice(chatId, { data: oggOpusNote('survive the crash', 6), duration: 6 });
     // Polled here: the stand-in Telegram's waitFor looks again only when something happens in it.
     for (let i = 0; i < 600 && server.requests().length === 0; i++)
       await new Promise((r) => setTimeout(r, 100));
@@ -253,7 +246,7 @@ describe('end to end: voice notes', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    telegram.sendVoice(chatId, { data: oggSaying('a long ramble'), duration: 600 });
+    telegram.sendVoice(chatId, { data: oggOpusNote('a long ramble', 600), duration: 600 });
     await telegram.waitFor(
       () =>
         botMessages(telegram, chatId).find(

@@ -1,8 +1,9 @@
 /**
  * Webhooks through the whole system, with the real CLI: a signed GitHub `workflow_run` reaches the model
- * once, with its summary and its payload as a JSON file; a forged signature, a replayed delivery id, an
- * oversized body and an unknown hook are each answered as issue 21 says with nothing delivered; and a
- * gateway killed -9 after its 202 but before the run reached the model delivers it once at its next start.
+ * once, with its summary and its payload as a JSON file; a forged signature, a replayed delivery id, the
+ * same delivery replayed under a new id (issue 27), an oversized body and an unknown hook are each
+ * answered as issue 21 says with nothing delivered; and a gateway killed -9 after its 202 but before the
+ * run reached the model delivers it once at its next start.
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -143,6 +144,8 @@ describe('end to end: webhooks', () => {
       ),
     ).toBe(401);
     expect(await post(port, '/hooks/github', body, signed(body, 'delivery-1'))).toBe(200);
+    // The captured delivery replayed under a new id: the same signed body, the same delivery.
+    expect(await post(port, '/hooks/github', body, signed(body, 'delivery-6'))).toBe(200);
     const big = JSON.stringify({ ...RUN, pad: 'x'.repeat(1024 * 1024) });
     expect(await post(port, '/hooks/github', big, signed(big, 'delivery-3'))).toBe(413);
     expect(await post(port, '/hooks/gitlab', body, signed(body, 'delivery-4'))).toBe(404);

@@ -287,6 +287,7 @@ function busiest(states: AgentState[]): AgentState {
   const order: AgentState[] = [
     'unknown',
     'awaiting_input',
+    'limited',
     'running',
     'compacting',
     'starting',

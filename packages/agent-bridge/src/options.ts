@@ -69,6 +69,11 @@ export interface BridgeOptions {
   restartOnExit: boolean;
   /** A running turn with no output for this long is reported as stuck. */
   stuckAfterMs: number;
+  /**
+   * A turn the subscription's usage limit refuses waits, with every message kept, for the reset the CLI
+   * reports, and then goes on (default true); false: it fails, as any API error does.
+   */
+  waitOutUsageLimit?: boolean;
   logger?: Logger;
   /** More than `maxExits` exits within `windowMs` is a crash loop: reported, not restarted. */
   crashLoop?: { maxExits: number; windowMs: number };
@@ -134,6 +139,7 @@ export function settingsOf(options: BridgeOptions, route: Route | undefined): Co
     model: options.model,
     permissionMode: options.permissionMode,
     permissions: options.permissions,
+    waitOutUsageLimit: options.waitOutUsageLimit,
     ...overrides,
   };
   if (route?.lane !== undefined) {

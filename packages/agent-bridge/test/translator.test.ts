@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppFrame, parseFrame } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
+import { LIMIT_RESET_TEXT } from '../src/core/session/limit.js';
 import { Session } from '../src/core/session/session.js';
 import { translateLine } from '../src/core/translate/translator.js';
 import { renderUserMessage } from '../src/io/delivery/user-input.js';
@@ -61,7 +62,8 @@ describe('translator on recorded output', () => {
     const prompt = run('permission-allowed').find((f) => f.type === 'permission_request');
     expect(prompt).toMatchObject({ toolName: 'Bash', route: { chatId: 42 } });
     if (prompt?.type !== 'permission_request') throw new Error('no prompt');
-    expect(prompt.summary).toMatch(/^run this command: /);
+    // The model's own description comes first, labelled; the command after it, whole.
+    expect(prompt.summary).toBe('run this command (described as: Write a file): echo hi > out.txt');
     expect(prompt.suggestions.length).toBeGreaterThan(0);
   });
 
@@ -212,16 +214,96 @@ describe('translator on recorded output', () => {
     expect(ended?.type === 'turn_ended' && ended.error).not.toContain('127.0.0.1');
   });
 
-  it('a usage limit’s reset time: the translator keeps it as a time, the session makes it a delay at its now', () => {
-    const line = JSON.stringify({
-      type: 'rate_limit_event',
-      rate_limit_info: { status: 'rejected', resetsAt: 1000 },
-    });
-    expect(translateLine(line)).toEqual([
-      { kind: 'api_error', category: 'rate_limit', message: 'usage limit reached', retryAt: 1_000_000 },
+  it("usage-limit-oauth: the refusal, the CLI's limit text and the refused result are one usage limit", () => {
+    const lines = linesOf('usage-limit-oauth');
+    const limit = { kind: 'usage_limit', resetsAt: 1_796_201_748_000, limitType: 'five_hour' };
+    expect(translateLine(lines[2] as string)).toEqual([limit]);
+    // The synthetic "You've hit your limit · resets …" message: the limit again, not an API error or a reply.
+    expect(translateLine(lines[3] as string)).toEqual([limit]);
+    expect(translateLine(lines[7] as string)).toEqual([limit]);
+    expect(translateLine(lines[4] as string)).toEqual([
+      expect.objectContaining({ kind: 'result', isError: true, usageLimited: true }),
     ]);
-    const frames = new Session().onEvents(translateLine(line), 999_000).frames;
-    expect(frames).toEqual([expect.objectContaining({ type: 'operator_event', retryAfterMs: 1000 })]);
+    // `allowed` after the reset is informational.
+    expect(translateLine(lines[18] as string)).toEqual([]);
+  });
+
+  it('usage-limit-oauth: the refused turn waits, open, with its steer read; at the reset the CLI is told to go on and the same turn answers', () => {
+    const lines = linesOf('usage-limit-oauth');
+    const session = new Session();
+    const frames: AppFrame[] = [...session.processStarted().frames];
+    frames.push(...session.acceptUserMessage(userMessage('in-1', 'first question'), 1).frames);
+    const turnId = frames.find((f) => f.type === 'turn_started')?.turnId;
+    lines.slice(0, 9).forEach((line, index) => {
+      // The second message was written while the first turn ran, before the limit was known.
+      if (index === 1)
+        frames.push(...session.acceptUserMessage(userMessage('in-2', 'second question'), 2).frames);
+      frames.push(...session.onEvents(translateLine(line), 3).frames);
+    });
+    expect(frames.filter((f) => f.type === 'usage_limit')).toEqual([
+      {
+        type: 'usage_limit',
+        route: { chatId: 42 },
+        turnId,
+        state: 'limited',
+        resetsAt: 1_796_201_748_000,
+        limitType: 'five_hour',
+      },
+    ]);
+    expect(
+      frames.filter((f) => ['turn_ended', 'operator_event', 'text', 'messages_unread'].includes(f.type)),
+    ).toEqual([]);
+    expect(frames.filter((f) => f.type === 'turn_started')).toHaveLength(1);
+    expect(frames).toContainEqual({ type: 'message_taken', turnId, inboundIds: ['in-2'] });
+    expect(session.agentState()).toBe('limited');
+    expect(session.limitedUntil).toBe(1_796_201_748_000);
+
+    expect(session.limitReset(1_796_201_747_999, false)).toBeUndefined();
+    const reset = session.limitReset(1_796_201_748_000, false);
+    expect(reset?.writes.map((w) => JSON.parse(w).message.content)).toEqual([LIMIT_RESET_TEXT]);
+    expect(reset?.frames[0]).toMatchObject({ type: 'usage_limit', state: 'resumed', turnId });
+    expect(session.limitedUntil).toBeUndefined();
+
+    const after: AppFrame[] = [];
+    for (const line of lines.slice(9)) after.push(...session.onEvents(translateLine(line), 4).frames);
+    expect(after.find((f) => f.type === 'text')).toMatchObject({ turnId, text: 'answer 3' });
+    expect(after.find((f) => f.type === 'turn_ended')).toMatchObject({ turnId, outcome: 'success' });
+    expect(after.filter((f) => f.type === 'turn_started')).toEqual([]);
+    for (const frame of [...frames, ...after, ...(reset?.frames ?? [])])
+      expect(parseFrame(frame).ok).toBe(true);
+  });
+
+  it('usage-limit-oauth, /stop during the wait: the waiting turn ends as interrupted with nothing written to the CLI', () => {
+    const session = new Session();
+    const frames: AppFrame[] = [...session.processStarted().frames];
+    frames.push(...session.acceptUserMessage(userMessage('in-1', 'first question'), 1).frames);
+    for (const line of linesOf('usage-limit-oauth').slice(0, 5)) session.onEvents(translateLine(line), 2);
+    const turnId = frames.find((f) => f.type === 'turn_started')?.turnId;
+    const stopped = session.stopLimitWait('cmd-stop');
+    expect(stopped?.writes).toEqual([]);
+    expect(stopped?.frames.slice(0, 3)).toEqual([
+      expect.objectContaining({ type: 'usage_limit', state: 'resumed', turnId }),
+      { type: 'turn_ended', turnId, outcome: 'interrupted' },
+      { type: 'command_result', commandId: 'cmd-stop', ok: true },
+    ]);
+    expect(session.running).toBe(false);
+    expect(session.limitedUntil).toBeUndefined();
+    expect(session.stopLimitWait('cmd-again')).toBeUndefined();
+  });
+
+  it('usage-limit-oauth with the wait turned off (waitOutUsageLimit: false): the turn fails as any API error does', () => {
+    const session = new Session(undefined, { waitOutUsageLimit: false });
+    const frames: AppFrame[] = [...session.processStarted().frames];
+    frames.push(...session.acceptUserMessage(userMessage('in-1', 'first question'), 1).frames);
+    for (const line of linesOf('usage-limit-oauth').slice(0, 5))
+      frames.push(...session.onEvents(translateLine(line), 1_796_201_700_000).frames);
+    expect(frames.filter((f) => f.type === 'usage_limit')).toEqual([]);
+    expect(frames.find((f) => f.type === 'operator_event')).toMatchObject({
+      kind: 'rate_limit',
+      retryAfterMs: 48_000,
+    });
+    expect(frames.find((f) => f.type === 'turn_ended')).toMatchObject({ outcome: 'error' });
+    expect(session.limitedUntil).toBeUndefined();
   });
 
   it('api-529 and api-429: operator events with the right kind and a retry delay', () => {

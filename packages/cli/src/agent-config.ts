@@ -40,6 +40,7 @@ export interface AgentConfig {
     mcpConfig: string | undefined;
     restartOnExit: boolean;
     stuckAfterMs: number;
+    waitOutUsageLimit: boolean;
   };
   stateDir: string;
   runtimeDir: string;
@@ -83,7 +84,14 @@ export interface AgentConfig {
   /** The agent's IANA time zone; undefined: UTC. */
   timezone: string | undefined;
   /** The daily cost budgets in USD; undefined: none. */
-  budget: { dailyUsd?: number | undefined; perUserDailyUsd?: number | undefined } | undefined;
+  budget:
+    | {
+        dailyUsd?: number | undefined;
+        perUserDailyUsd?: number | undefined;
+        turnEstimateUsd?: number | undefined;
+        transcriptionUsdPerMinute?: number | undefined;
+      }
+    | undefined;
   /** The webhook receiver, secrets still sources; undefined: none. */
   webhooks: WebhooksConfig | undefined;
   /** The gateway's schedule options: time zone, the config's schedules, the grace. */
@@ -202,6 +210,7 @@ export function resolveAgent(raw: RawAgent, base: string, { env }: ConfigEnviron
       mcpConfig: claude.mcpConfig ? abs(claude.mcpConfig) : undefined,
       restartOnExit: claude.restartOnExit ?? true,
       stuckAfterMs: claude.stuckAfterMs ?? 5 * 60_000,
+      waitOutUsageLimit: claude.waitOutUsageLimit ?? true,
     },
     stateDir,
     runtimeDir,

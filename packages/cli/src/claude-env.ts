@@ -2,7 +2,8 @@
  * The environment the Claude process gets: a short allowlist of the service's own variables plus the
  * agent's `claude.env`, never the service's whole environment. Claude runs tools for whoever writes to
  * the bot, so anything in its environment is as good as told to them: the bot token (`token: { env }`),
- * `$CREDENTIALS_DIRECTORY`, other agents' settings and Switchyard's own variables stay out.
+ * the webhook secrets and the voice key read from variables, `$CREDENTIALS_DIRECTORY`, other agents'
+ * settings and Switchyard's own variables stay out.
  */
 import type { AgentConfig } from './agent-config.js';
 
@@ -36,15 +37,27 @@ export const CLAUDE_ENV_NAMES = [
 export const CLAUDE_ENV_PREFIXES = ['ANTHROPIC_', 'CLAUDE_', 'LC_'] as const;
 
 /**
+ * The variables `agent`'s secrets are read from — the bot token's, each webhook's secret's, the voice
+ * key's (`{ env: NAME }`) — which only the gateway reads: neither the bridge nor Claude gets them.
+ */
+export function secretVariables(agent: AgentConfig): Set<string> {
+  const names = new Set<string>();
+  if (agent.token?.kind === 'env') names.add(agent.token.name);
+  for (const hook of agent.webhooks?.hooks ?? []) if (hook.secret.kind === 'env') names.add(hook.secret.name);
+  if (agent.voice?.kind === 'http' && agent.voice.key?.kind === 'env') names.add(agent.voice.key.name);
+  return names;
+}
+
+/**
  * Claude's environment for `agent`, from the service's environment `serviceEnv`: the allowlisted
- * variables, then `claude.env` on top. The variable the agent's bot token is read from is left out even
- * when its name matches the allowlist.
+ * variables, then `claude.env` on top. The variables the agent's secrets are read from
+ * ({@link secretVariables}) are left out even when their names match the allowlist.
  */
 export function claudeEnvironment(agent: AgentConfig, serviceEnv: NodeJS.ProcessEnv): Record<string, string> {
-  const tokenVariable = agent.token?.kind === 'env' ? agent.token.name : undefined;
+  const secrets = secretVariables(agent);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(serviceEnv)) {
-    if (value === undefined || name === tokenVariable) continue;
+    if (value === undefined || secrets.has(name)) continue;
     const allowed =
       (CLAUDE_ENV_NAMES as readonly string[]).includes(name) ||
       CLAUDE_ENV_PREFIXES.some((prefix) => name.startsWith(prefix));
@@ -55,11 +68,12 @@ export function claudeEnvironment(agent: AgentConfig, serviceEnv: NodeJS.Process
 
 /**
  * The environment of the agent's bridge process under `run`, `up` and the sandbox: the service's own,
- * without the bot token's variable and systemd's credentials directory, which only the gateway reads.
+ * without the variables of the agent's secrets ({@link secretVariables}) and systemd's credentials
+ * directory, which only the gateway reads.
  */
 export function bridgeEnvironment(agent: AgentConfig, serviceEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env = { ...serviceEnv };
-  if (agent.token?.kind === 'env') delete env[agent.token.name];
+  for (const name of secretVariables(agent)) delete env[name];
   delete env.CREDENTIALS_DIRECTORY;
   return env;
 }

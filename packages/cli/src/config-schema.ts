@@ -91,6 +91,8 @@ const agentSchema = z.strictObject({
       mcpConfig: z.string().min(1).optional(),
       restartOnExit: z.boolean().optional(),
       stuckAfterMs: z.number().int().positive().optional(),
+      /** Wait for a subscription's usage limit to reset and go on (default true), or fail the turn. */
+      waitOutUsageLimit: z.boolean().optional(),
     })
     .optional(),
   stateDir: z.string().min(1).optional(),

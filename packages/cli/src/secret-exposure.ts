@@ -4,7 +4,8 @@
  * Under the systemd units the bot token comes from a root-only credential loaded into the gateway alone,
  * and `switchyard.yaml` is `root:switchyard 0640`, readable by every agent's user (they need it to
  * start). So a secret written in the YAML is readable by every agent's Claude on the host: an inline
- * token and secret-looking `claude.env` entries are refused there ({@link unitSecretProblems}).
+ * token, webhook secret or voice key and secret-looking `claude.env` entries are refused there
+ * ({@link unitSecretProblems}).
  *
  * Outside the units (`switchyard run`, the sandbox, a hand-started pair) one user runs the gateway, the
  * bridge and Claude: Claude can read the token whatever its source (`/proc/<gateway>/environ`, the YAML,
@@ -66,6 +67,13 @@ function secretsInConfig(agent: AgentConfig): string[] {
       `agent "${agent.name}": the inline secret of webhook ${inlineHooks.join(', ')} is readable by every agent's ` +
         'Claude on this host: put it in a root-only file and write secret: { credential: NAME } with ' +
         `LoadCredential=NAME:FILE in the gateway's unit (systemctl edit switchyard-gateway@${agent.name})`,
+    );
+  }
+  if (agent.voice?.kind === 'http' && agent.voice.key?.kind === 'inline') {
+    problems.push(
+      `agent "${agent.name}": the inline voice.key is readable by every agent's Claude on this host: put it in a ` +
+        "root-only file and write key: { credential: NAME } with LoadCredential=NAME:FILE in the gateway's unit " +
+        `(systemctl edit switchyard-gateway@${agent.name})`,
     );
   }
   const names = secretLookingEnv(agent);

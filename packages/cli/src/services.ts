@@ -37,6 +37,7 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     ...(agent.claude.mcpConfig ? { mcpConfig: agent.claude.mcpConfig } : {}),
     restartOnExit: agent.claude.restartOnExit,
     stuckAfterMs: agent.claude.stuckAfterMs,
+    waitOutUsageLimit: agent.claude.waitOutUsageLimit,
     conversations: agent.conversations,
     maxLiveSessions: agent.maxLiveSessions,
     idleStopMs: agent.idleStopMs,

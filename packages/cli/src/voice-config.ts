@@ -22,6 +22,9 @@ import path from 'node:path';
 import type { VoiceOptions } from '@switchyard/gateway';
 import { z } from 'zod';
 
+/** A host name that stays on this machine: 127.0.0.0/8, ::1 (bracketed in a URL) or localhost. */
+export const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/;
+
 /** A secret's source, in the bot token's forms: inline, `{ file }`, `{ env }` or `{ credential }`. */
 export const keySource = z.union(
   [
@@ -86,6 +89,13 @@ export const voiceSchema = z
       );
     } else if (voice.model === undefined) {
       problem('model', 'is missing: name the model the server transcribes with, like whisper-1');
+    }
+    const url = voice.url === undefined ? undefined : URL.parse(voice.url);
+    if (url?.protocol === 'http:' && voice.key !== undefined && !LOOPBACK.test(url.hostname)) {
+      problem(
+        'url',
+        `is plain http:// to ${url.hostname}, and a key is set: the key and every recording would cross the network unencrypted — use https://, or a server on 127.0.0.1 (or localhost, ::1), or remove key: for a server that needs none`,
+      );
     }
   });
 

@@ -5,11 +5,16 @@
  * ```yaml
  * timezone: Europe/Berlin                      # the agent's; UTC when absent
  * budget: { dailyUsd: 20, perUserDailyUsd: 5 }  # either or both
+ *   # optional: turnEstimateUsd (a running turn's reservation), transcriptionUsdPerMinute (default 0.006)
  * webhooks:
  *   listen: { host: 127.0.0.1, port: 8790 }    # a host beyond loopback needs public: true
+ *   # forwardedFor: true                       # behind a proxy that sets X-Forwarded-For: its last entry
+ *   #                                          # is the address bad signatures are counted against
+ *   # maxConnections: 64                       # connections open at once
  *   hooks:
  *     - name: github
- *       kind: github                           # or generic: X-Signature-256 and X-Delivery-Id
+ *       kind: github                           # or generic: X-Signature-256 over "<timestamp>.<body>",
+ *                                              # X-Signature-Timestamp (Unix s, ±5 min), X-Delivery-Id
  *       secret: { env: GITHUB_WEBHOOK_SECRET } # the bot token's forms
  *       chat: -1001234567890
  *       topic: 42                              # optional
@@ -24,13 +29,20 @@
 import path from 'node:path';
 import type { GatewayOptions } from '@switchyard/gateway';
 import { z } from 'zod';
-import { keySource, readKey, type VoiceKeySource } from './voice-config.js';
+import { keySource, LOOPBACK, readKey, type VoiceKeySource } from './voice-config.js';
 
 /** The `budget:` key. */
 export const budgetSchema = z
   .strictObject({
     dailyUsd: z.number().positive({ error: 'expected a positive amount in USD' }).optional(),
     perUserDailyUsd: z.number().positive({ error: 'expected a positive amount in USD' }).optional(),
+    /** What a running turn is reserved at; default the mean of the last turns' costs. */
+    turnEstimateUsd: z.number().positive({ error: 'expected a positive amount in USD' }).optional(),
+    /** What a minute of voice transcription costs; default $0.006. 0 for a local transcriber. */
+    transcriptionUsdPerMinute: z
+      .number()
+      .nonnegative({ error: 'expected an amount in USD, 0 or more' })
+      .optional(),
   })
   .refine((b) => b.dailyUsd !== undefined || b.perUserDailyUsd !== undefined, {
     error: 'give dailyUsd, perUserDailyUsd or both (or remove budget:)',
@@ -43,8 +55,6 @@ export const budgetSchema = z
 export const EVENTS_REQUIRED =
   'list the GitHub events this hook delivers, e.g. events: [workflow_run, pull_request] ' +
   '(no event is delivered by default: each one lets text from outside reach the agent)';
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 const hookSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, {
@@ -70,6 +80,10 @@ export const webhooksSchema = z
       port: z.number().int().min(1).max(65535),
       /** Says that a host beyond loopback is meant: the receiver is then reachable from the network. */
       public: z.boolean().optional(),
+      /** A request's address is the last `X-Forwarded-For` entry (set by the proxy in front). */
+      forwardedFor: z.boolean().optional(),
+      /** Connections open at once (default 64). */
+      maxConnections: z.number().int().min(1).max(10_000).optional(),
     }),
     hooks: z.array(hookSchema).min(1, { error: 'list at least one hook' }),
   })
@@ -118,7 +132,7 @@ export interface HookConfig {
 
 /** The `webhooks:` block, resolved. */
 export interface WebhooksConfig {
-  listen: { host: string; port: number; public: boolean };
+  listen: { host: string; port: number; public: boolean; forwardedFor: boolean; maxConnections?: number };
   hooks: HookConfig[];
 }
 
@@ -133,6 +147,8 @@ export function resolveWebhooks(
       host: raw.listen.host ?? '127.0.0.1',
       port: raw.listen.port,
       public: raw.listen.public ?? false,
+      forwardedFor: raw.listen.forwardedFor ?? false,
+      ...(raw.listen.maxConnections !== undefined ? { maxConnections: raw.listen.maxConnections } : {}),
     },
     hooks: raw.hooks.map((hook) => ({
       name: hook.name,
@@ -177,7 +193,9 @@ export function webhookOptions(
       ...(hook.rate ? { rate: hook.rate } : {}),
     });
   }
-  return { ok: true, options: { listen: { host: webhooks.listen.host, port: webhooks.listen.port }, hooks } };
+  const { host, port, forwardedFor, maxConnections } = webhooks.listen;
+  const limits = { forwardedFor, ...(maxConnections !== undefined ? { maxConnections } : {}) };
+  return { ok: true, options: { listen: { host, port }, hooks, limits } };
 }
 
 /** The block as `config check` shows it: inline secrets masked, sources named. */

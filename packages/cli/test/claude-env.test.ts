@@ -70,6 +70,35 @@ describe('claude environment', () => {
   });
 });
 
+describe('every secret kept from the bridge and Claude (issue 27)', () => {
+  it('the bridge and its Claude get neither the token, a webhook secret nor the voice key', () => {
+    const config = parseConfig(
+      'agents:\n  - name: demo\n    token: { env: DEMO_BOT_TOKEN }\n    allow: [1]\n    workDir: /srv/demo\n' +
+        '    voice: { url: "https://api.openai.com/v1", model: whisper-1, key: { env: CLAUDE_VOICE_KEY } }\n' +
+        '    webhooks:\n      listen: { port: 8790 }\n      hooks:\n' +
+        '        - { name: github, kind: github, secret: { env: GITHUB_WEBHOOK_SECRET }, chat: 1, events: [push] }\n',
+      '/etc/switchyard/switchyard.yaml',
+      { env: {}, cwd: '/' },
+    );
+    const agent = config.agents[0];
+    if (!agent) throw new Error('no agent');
+    const service = {
+      PATH: '/usr/bin',
+      DEMO_BOT_TOKEN: TOKEN,
+      GITHUB_WEBHOOK_SECRET: 'whsec-hunter2',
+      // A name Claude's allowlist passes (`CLAUDE_*`): still the gateway's alone.
+      CLAUDE_VOICE_KEY: 'sk-voice-hunter2',
+      CREDENTIALS_DIRECTORY: '/run/credentials/x',
+    };
+    const secrets = [TOKEN, 'whsec-hunter2', 'sk-voice-hunter2'];
+    const bridge = bridgeEnvironment(agent, service);
+    const claude = claudeEnvironment(agent, bridge);
+    for (const env of [bridge, claude, claudeEnvironment(agent, service)])
+      expect(Object.values(env).filter((v) => v !== undefined && secrets.includes(v))).toEqual([]);
+    expect(bridge.PATH).toBe('/usr/bin');
+  });
+});
+
 describe('token from a systemd credential', () => {
   it('reads $CREDENTIALS_DIRECTORY/NAME, and says what to do without it', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'sy-cred-'));

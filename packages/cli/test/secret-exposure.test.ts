@@ -47,6 +47,24 @@ describe('secrets the agent unit refuses, since every agent user reads the confi
     expect(problem).not.toContain('ghp_x');
   });
 
+  it('refuses an inline voice.key under systemd, as the other inline secrets (issue 27)', () => {
+    const agent = agentOf(
+      '    token: { credential: telegram-token }\n' +
+        '    voice: { url: "https://api.openai.com/v1", model: whisper-1, key: sk-voice-hunter2 }\n',
+    );
+    const [problem, ...rest] = unitSecretProblems(agent, UNIT);
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(/inline voice\.key is readable by every agent's Claude/);
+    expect(problem).toContain('credential');
+    expect(problem).not.toContain('hunter2');
+    // From a credential it is fine.
+    const kept = agentOf(
+      '    token: { credential: telegram-token }\n' +
+        '    voice: { url: "https://api.openai.com/v1", model: whisper-1, key: { credential: voice-key } }\n',
+    );
+    expect(unitSecretProblems(kept, UNIT)).toEqual([]);
+  });
+
   it('refuses an inline webhook secret under systemd, naming the hook and never the secret', () => {
     const agent = agentOf(
       '    token: { credential: telegram-token }\n    webhooks:\n      listen: { port: 8790 }\n      hooks:\n' +

@@ -141,6 +141,24 @@ describe('the voice block', () => {
     ]);
   });
 
+  it('refuses a key sent over plain http:// beyond this machine, and says what to do', () => {
+    expect(problems('{ url: "http://stt.example.com:8080/v1", model: m, key: { env: K } }')).toEqual([
+      'agents[0].voice.url: is plain http:// to stt.example.com, and a key is set: the key and every recording would cross the network unencrypted — use https://, or a server on 127.0.0.1 (or localhost, ::1), or remove key: for a server that needs none',
+    ]);
+    expect(problems('{ url: "http://10.0.0.7/v1", model: m, key: sk-x }')[0]).toMatch(
+      /plain http:\/\/ to 10\.0\.0\.7/,
+    );
+    // Loopback, https, or no key: taken.
+    for (const ok of [
+      '{ url: "http://127.0.0.1:8080/v1", model: m, key: { env: K } }',
+      '{ url: "http://localhost:8080/v1", model: m, key: { env: K } }',
+      '{ url: "http://[::1]:8080/v1", model: m, key: { env: K } }',
+      '{ url: "https://stt.example.com/v1", model: m, key: { env: K } }',
+      '{ url: "http://stt.example.com:8080/v1", model: m }',
+    ])
+      expect(agentOf(ok).voice?.kind, ok).toBe('http');
+  });
+
   it('config check says whether the key is readable and the recognizer is there, never showing the key', () => {
     const findings = (voice: string, environment: Record<string, string | undefined> = {}) =>
       checkAgentResources(agentOf(voice), 0, '/etc/switchyard/switchyard.yaml', {

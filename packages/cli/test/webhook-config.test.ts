@@ -51,7 +51,12 @@ describe('webhooks, budget and timezone config', () => {
     const a = config.agents[0];
     expect(a?.timezone).toBe('Europe/Berlin');
     expect(a?.budget).toEqual({ dailyUsd: 20, perUserDailyUsd: 5 });
-    expect(a?.webhooks?.listen).toEqual({ host: '127.0.0.1', port: 8790, public: false });
+    expect(a?.webhooks?.listen).toEqual({
+      host: '127.0.0.1',
+      port: 8790,
+      public: false,
+      forwardedFor: false,
+    });
     expect(a?.webhooks?.hooks[1]).toMatchObject({
       secret: { kind: 'file', path: '/etc/switchyard/alerts.secret' },
       route: { chatId: 123456789 },
@@ -78,6 +83,7 @@ describe('webhooks, budget and timezone config', () => {
             events: ['workflow_run', 'pull_request'],
           },
         ],
+        limits: { forwardedFor: false },
       },
     });
     expect(webhookOptions(a?.webhooks, {})).toMatchObject({
@@ -140,7 +146,24 @@ describe('webhooks, budget and timezone config', () => {
       FILE,
       env,
     );
-    expect(config.agents[0]?.webhooks?.listen).toEqual({ host: '0.0.0.0', port: 8790, public: true });
+    expect(config.agents[0]?.webhooks?.listen).toEqual({
+      host: '0.0.0.0',
+      port: 8790,
+      public: true,
+      forwardedFor: false,
+    });
+  });
+
+  it('behind a proxy: forwardedFor and a connection cap reach the receiver as its listener limits', () => {
+    const config = parseConfig(
+      agent(
+        'webhooks:\n  listen: { port: 8790, forwardedFor: true, maxConnections: 8 }\n  hooks:\n    - { name: x, kind: generic, secret: s, chat: 1 }',
+      ),
+      FILE,
+      env,
+    );
+    const read = webhookOptions(config.agents[0]?.webhooks, {});
+    expect(read.ok && read.options?.limits).toEqual({ forwardedFor: true, maxConnections: 8 });
   });
 
   it('config check names an unreadable secret, and where the receiver listens', () => {

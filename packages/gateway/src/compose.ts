@@ -19,11 +19,12 @@ import { join } from 'node:path';
 import { type ExchangeOptions, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { createAccess } from './core/intake/access.js';
 import { createBudget } from './core/telegram/send-pacing.js';
+import { createUsageLimits } from './core/turns/usage-limit.js';
 import { createAutomation } from './io/automation/automation.js';
 import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
 import { createBridgeLink } from './io/bridge/endpoint.js';
-import { createForward } from './io/bridge/forward.js';
+import { createForward, createPass } from './io/bridge/forward.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
 import { createPins } from './io/card/pins.js';
@@ -41,7 +42,8 @@ import { createPrompts } from './io/prompts/prompts.js';
 import { createFileSender } from './io/reply/files.js';
 import { createConversationSettings } from './io/settings/conversation-settings.js';
 import { createSettingsPanel } from './io/settings/settings-panel.js';
-import { budgetGate, createSpendLedger } from './io/spend/spend-ledger.js';
+import { budgetGate } from './io/spend/budget-gate.js';
+import { createSpendLedger } from './io/spend/spend-ledger.js';
 import { createBot, createCallResults } from './io/telegram/bot-api.js';
 import { createChatSender } from './io/telegram/chat-sender.js';
 import { createCourier } from './io/telegram/courier.js';
@@ -151,6 +153,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'prompts' }),
     send: bridge.send,
   });
+  // The conversations waiting out a usage limit: told once, shown in /status, their schedules held.
+  const usageLimits = createUsageLimits(options.spend?.timeZone);
   const board = createStatusBoard({
     store,
     turns,
@@ -158,16 +162,20 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     lastErrors,
     settings: chatSettings,
     spend,
+    limits: usageLimits,
+    timeZone: options.spend?.timeZone,
     connected: bridge.connected,
   });
 
   // A user's message to the bridge, past today's budget; the runs nobody typed enter the same way.
+  const pass = createPass({ send: bridge.send, store, turns, reply: chat.reply, logger });
   const withinBudget = budgetGate(spend, {
     turns,
     reply: chat.reply,
     refused: (scope) => metrics.budgetRefused(scope),
+    pass,
   });
-  const forward = createForward({ withinBudget, send: bridge.send, store, turns, reply: chat.reply, logger });
+  const forward = createForward({ withinBudget, pass });
   const { injector, schedules } = createAutomation({
     schedules: options.schedules,
     store,
@@ -180,6 +188,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     reply: chat.reply,
     replyWithButtons: chat.replyWithButtons,
     allowedUser: (userId) => allowUsers.has(userId),
+    limited: (route) => usageLimits.until(route) !== undefined,
     clock,
     logger,
   });
@@ -219,6 +228,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     operators: options.operators ?? [],
     restartBridge: options.restartBridge,
     settings,
+    spend,
     topics: createTopicOpener({
       bot,
       reply: chat.reply,
@@ -258,6 +268,10 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     notices: createTurnNotices({ api, courier, lastErrors, logger: logger.child({ component: 'notices' }) }),
     onAgentStatus: board.noteStatus,
     allows: (route) => knownChats.allows(route),
+    onUsageLimit: (frame) => {
+      const notice = usageLimits.frame(frame);
+      if (notice) void chat.reply(notice.route, notice.text);
+    },
     onOperatorEvent: alerts.operatorEvent,
     setLastError: (message, route) => lastErrors.note(message, route),
     logger,
@@ -277,6 +291,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     turns,
     prompts,
     forward,
+    spend,
     allowed,
     allowedUser: (userId: number) => allowUsers.has(userId),
     noteChat: (chatId: number) => knownChats.note(chatId),

@@ -127,6 +127,10 @@ export interface GatewayStatus {
   polling: { ok: boolean; error?: string };
   /** One conversation's `/settings` (replies, progress card); absent for the agent's view. */
   settings?: { replies: 'rich' | 'classic'; card: boolean };
+  /** When this conversation's usage limit resets (epoch ms), while its turn waits for it. */
+  usageLimitUntil?: number;
+  /** The agent's time zone (`/status` says the reset time in it). */
+  timeZone?: string;
   /**
    * What turns that ended today (the agent's time zone) cost: this conversation's (with a route) and the
    * agent's.

@@ -78,6 +78,38 @@ describe('/resume and /handoff', () => {
     expect(bridge.received.filter((f) => f.type === 'resume_session')).toEqual([]);
   });
 
+  it('a /resume button works only in the topic it was shown in, not in another topic of the forum (issue 27)', async () => {
+    const world = await startWorld();
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const forum = tg.createGroup({ title: 'forum', supergroup: true, forum: true, topics: ['a', 'b'] });
+    const [topicA, topicB] = forum.topics;
+    if (!topicA || !topicB) throw new Error('no topics');
+    tg.sendText(forum.id, '/resume', { threadId: topicA.threadId });
+    const request = await received(bridge, 'resume_list_request');
+    expect(request.route).toEqual({ chatId: forum.id, threadId: topicA.threadId });
+    await bridge.send({
+      type: 'resume_list',
+      commandId: request.commandId,
+      route: request.route,
+      workDir: '/w',
+      page: 0,
+      pageSize: 6,
+      total: 1,
+      sessions: [{ sessionId: ID1, lastAt: 1, firstText: 'x' }],
+    });
+    const list = await botMessage(tg, forum.id, (t) => t.startsWith('Claude sessions'));
+    const data = list.replyMarkup?.inline_keyboard.flat()[0]?.callback_data ?? '';
+    const inB = tg.sendText(forum.id, 'hi', { threadId: topicB.threadId });
+    const foreign = tg.pressButton(forum.id, inB.messageId, { data }, { force: true });
+    expect((await tg.waitFor(() => tg.callbackQuery(foreign.id)?.answer)).text).toBe(TERMINAL_BUTTON_EXPIRED);
+    await sleep(200);
+    expect(bridge.received.filter((f) => f.type === 'resume_session')).toEqual([]);
+    // In its own topic it works.
+    tg.pressButton(forum.id, list.messageId, { data });
+    expect(await received(bridge, 'resume_session')).toMatchObject({ route: request.route, sessionId: ID1 });
+  });
+
   it('/handoff during a turn offers to stop it now; the finished handoff prints the command in a code block', async () => {
     const world = await startWorld();
     const bridge = await connectBridge(world.socketPath);

@@ -6,7 +6,7 @@
  * slow transcription holds only its own chat's lane.
  */
 import { readFileSync } from 'node:fs';
-import { createTranscriptionServer, SAYS_MARKER, type TranscriptionServer } from '@switchyard/sandbox';
+import { createTranscriptionServer, oggOpusNote, type TranscriptionServer } from '@switchyard/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectBridge, framesOf, startWorld, waitUntil } from './harness.js';
 
@@ -21,16 +21,13 @@ async function transcriber(options: Parameters<typeof createTranscriptionServer>
   return { server, ...(await server.start()) };
 }
 
-const oggSaying = (said: string) =>
-  Buffer.concat([Buffer.from('OggS\0\x02'), Buffer.from(`${SAYS_MARKER}${said}\n`), Buffer.alloc(200, 3)]);
-
 describe('voice notes at intake', () => {
   it('sends the transcript as the user message with its length and the recording, and echoes it quietly as a reply', async () => {
     const { server, url } = await transcriber({ key: 'sk-voice' });
     const world = await startWorld({ voice: { url, model: 'whisper-1', key: 'sk-voice', language: 'en' } });
     const bridge = await connectBridge(world.socketPath);
     const chatId = world.tg.privateChat().id;
-    const bytes = oggSaying('rename the branch to release');
+    const bytes = oggOpusNote('rename the branch to release', 12);
     const note = world.tg.sendVoice(chatId, { data: bytes, duration: 12 });
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     expect(frame.text).toBe(
@@ -65,7 +62,7 @@ describe('voice notes at intake', () => {
     const world = await startWorld();
     const bridge = await connectBridge(world.socketPath);
     const chatId = world.tg.privateChat().id;
-    world.tg.sendVoice(chatId, { data: oggSaying('x'), duration: 3 });
+    world.tg.sendVoice(chatId, { data: oggOpusNote('x', 3), duration: 3 });
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     expect(frame.text).toBe(
       '[voice message, 0:03, not transcribed: no transcriber is configured; the recording is attached as a file]',
@@ -86,7 +83,7 @@ describe('voice notes at intake', () => {
     const world = await startWorld({ voice: { url, model: 'm' } });
     const bridge = await connectBridge(world.socketPath);
     const chatId = world.tg.privateChat().id;
-    world.tg.sendVoice(chatId, { data: oggSaying('x'), duration: 5, caption: 'see this' });
+    world.tg.sendVoice(chatId, { data: oggOpusNote('x', 5), duration: 5, caption: 'see this' });
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     expect(frame.text).toBe(
       `[voice message, 0:05, not transcribed: transcription failed (cannot reach the transcriber at ${url} (ECONNREFUSED)); the recording is attached as a file]\n\nsee this`,
@@ -108,7 +105,7 @@ describe('voice notes at intake', () => {
     const world = await startWorld({ voice: { url, model: 'm' } });
     const bridge = await connectBridge(world.socketPath);
     const chatId = world.tg.privateChat().id;
-    world.tg.sendVoice(chatId, { data: oggSaying('long'), duration: 600 });
+    world.tg.sendVoice(chatId, { data: oggOpusNote('long', 600), duration: 600 });
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     expect(frame.text).toContain('not transcribed: it is longer than the 5:00 transcription limit');
     await waitUntil(() =>
@@ -119,6 +116,30 @@ describe('voice notes at intake', () => {
     expect(server.requests()).toHaveLength(0);
   });
 
+  it('a 10-minute note whose message says 3 s is held to its real length: refused, not transcribed (the client’s duration is not trusted)', async () => {
+    const { server, url } = await transcriber();
+    const world = await startWorld({ voice: { url, model: 'm' } });
+    const bridge = await connectBridge(world.socketPath);
+    const chatId = world.tg.privateChat().id;
+    world.tg.sendVoice(chatId, { data: oggOpusNote('long', 600), duration: 3 });
+    const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
+    expect(frame.text).toContain('[voice message, 10:00, not transcribed: it is longer than the 5:00');
+    expect(server.requests()).toHaveLength(0);
+  });
+
+  it('a 4-second note whose message says 10 minutes is transcribed, and its length is the file’s', async () => {
+    const { server, url } = await transcriber();
+    const world = await startWorld({ voice: { url, model: 'm' } });
+    const bridge = await connectBridge(world.socketPath);
+    const chatId = world.tg.privateChat().id;
+    world.tg.sendVoice(chatId, { data: oggOpusNote('short and sweet', 4), duration: 600 });
+    const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
+    expect(frame.text).toBe(
+      '[voice message, 0:04, transcribed from speech; the recording is attached]\nshort and sweet',
+    );
+    expect(server.requests()).toHaveLength(1);
+  });
+
   it("a slow transcription holds only its own chat's lane: another chat is answered meanwhile, and its own next message waits its turn", async () => {
     const { server, url } = await transcriber({ delayMs: 1_500 });
     const world = await startWorld({ voice: { url, model: 'm', timeoutMs: 20_000 } });
@@ -126,7 +147,7 @@ describe('voice notes at intake', () => {
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const group = tg.createGroup({ title: 'g', supergroup: true });
-    tg.sendVoice(chatId, { data: oggSaying('first'), duration: 2 });
+    tg.sendVoice(chatId, { data: oggOpusNote('first', 2), duration: 2 });
     await waitUntil(() => server.requests().length === 1);
     tg.sendText(chatId, 'second');
     tg.sendText(group.id, `@${tg.botUser.username} elsewhere`);
@@ -142,7 +163,7 @@ describe('voice notes at intake', () => {
     const world = await startWorld({ voice: { url, model: 'm', timeoutMs: 500 } });
     const bridge = await connectBridge(world.socketPath);
     const chatId = world.tg.privateChat().id;
-    world.tg.sendVoice(chatId, { data: oggSaying('x'), duration: 4 });
+    world.tg.sendVoice(chatId, { data: oggOpusNote('x', 4), duration: 4 });
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     expect(frame.text).toContain('not transcribed: the transcriber did not answer within 1 s');
     await waitUntil(() =>

@@ -111,6 +111,37 @@ describe('the OpenAI-compatible backend', () => {
     });
   });
 
+  it('never sends a key over plain http:// beyond loopback: refused before any request, without the key', async () => {
+    const asked: string[] = [];
+    const spy: typeof fetch = async (input) => {
+      asked.push(String(input));
+      return new Response('{"text":"x"}');
+    };
+    const remote = createTranscriber(
+      { url: 'http://stt.example.com:8080/v1', model: 'm', key: 'sk-plain' },
+      { fetch: spy },
+    );
+    const outcome = await remote.transcribe(note(oggSaying('x')));
+    expect(outcome).toEqual({
+      kind: 'failed',
+      reason:
+        "the transcriber's URL is plain http:// to stt.example.com: the key is not sent unencrypted (use https://)",
+    });
+    expect(asked).toEqual([]);
+    // Loopback over http, and a remote server without a key, are asked.
+    await createTranscriber(
+      { url: 'http://127.0.0.1:9/v1', model: 'm', key: 'k' },
+      { fetch: spy },
+    ).transcribe(note(oggSaying('x')));
+    await createTranscriber({ url: 'http://stt.example.com:8080/v1', model: 'm' }, { fetch: spy }).transcribe(
+      note(oggSaying('x')),
+    );
+    expect(asked).toEqual([
+      'http://127.0.0.1:9/v1/audio/transcriptions',
+      'http://stt.example.com:8080/v1/audio/transcriptions',
+    ]);
+  });
+
   it("fails with the server's own message on an HTTP error, and a refused key says where to fix it without showing it", async () => {
     const { server, url } = await standIn({ key: 'right-key' });
     server.failNext(503, 'model is loading');

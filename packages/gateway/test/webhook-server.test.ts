@@ -5,13 +5,14 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AutomationRun } from '../src/io/automation/inject.js';
 import { signBody } from '../src/io/automation/signature.js';
-import type { WebhookHookOptions } from '../src/io/automation/webhook-options.js';
+import type { ListenerLimits, WebhookHookOptions } from '../src/io/automation/webhook-options.js';
 import {
   createWebhookServer,
   type WebhookResult,
@@ -51,8 +52,11 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** A receiver with a fake injector that keeps what it was given and takes each key once. */
-async function start(clock = new ManualClock(1_000_000)) {
+/**
+ * A receiver with a fake injector that keeps what it was given and takes each key, and each hook's
+ * signed content, once (as the store does, `store/automation-runs.ts`).
+ */
+async function start(clock = new ManualClock(1_000_000), limits?: Partial<ListenerLimits>) {
   dir = mkdtempSync(join(tmpdir(), 'hooks-'));
   const runs: AutomationRun[] = [];
   const keys = new Set<string>();
@@ -60,10 +64,13 @@ async function start(clock = new ManualClock(1_000_000)) {
   server = createWebhookServer({
     listen: { host: '127.0.0.1', port: 0 },
     hooks: HOOKS,
+    ...(limits ? { limits } : {}),
     injector: {
       inject(run) {
-        if (keys.has(run.key)) return 'duplicate';
+        const content = run.contentSha256 && `${run.origin.name}:${run.contentSha256}`;
+        if (keys.has(run.key) || (content && keys.has(content))) return 'duplicate';
         keys.add(run.key);
+        if (content) keys.add(content);
         runs.push(run);
         return 'accepted';
       },
@@ -190,13 +197,19 @@ describe('webhook receiver', () => {
   it('a generic hook: its id, or the body’s hash as its id; over its rate 429 with Retry-After', async () => {
     const { url, runs, clock } = await start();
     const body = 'disk 91% full on db-1';
-    const sign = { 'x-signature-256': signBody('other', body) };
+    const at = Math.floor(clock.now() / 1000);
+    const stamp = { 'x-signature-timestamp': String(at) };
+    const sign = { 'x-signature-256': signBody('other', body, at), ...stamp };
     expect((await post(url, '/hooks/alerts', body, sign)).status).toBe(202);
     expect(runs[0]?.key).toMatch(/^webhook:alerts:sha256-[0-9a-f]{64}$/);
     expect(runs[0]?.text).toContain('disk 91% full on db-1');
     expect(runs[0]?.attachments?.[0]).toMatchObject({ mime: 'text/plain' });
     const other = 'disk 95% full on db-1';
-    const otherHeaders = { 'x-signature-256': signBody('other', other), 'x-delivery-id': 'a-2' };
+    const otherHeaders = {
+      'x-signature-256': signBody('other', other, at),
+      'x-delivery-id': 'a-2',
+      ...stamp,
+    };
     const limited = await post(url, '/hooks/alerts', other, otherHeaders);
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
@@ -206,5 +219,113 @@ describe('webhook receiver', () => {
     expect((await post(url, '/hooks/alerts', body, sign)).status).toBe(200);
     expect((await post(url, '/hooks/alerts', other, otherHeaders)).status).toBe(202);
     expect(runs.map((r) => r.key)).toEqual([runs[0]?.key, 'webhook:alerts:a-2']);
+  });
+});
+
+describe('webhook receiver: replays and listener limits', () => {
+  it('a captured GitHub delivery replayed under a new delivery id is not delivered again (200, duplicate)', async () => {
+    const { url, runs, results } = await start();
+    const body = JSON.stringify(RUN);
+    expect((await post(url, '/hooks/github', body, githubHeaders(body))).status).toBe(202);
+    const replay = githubHeaders(body, { 'x-github-delivery': 'delivery-2' });
+    expect((await post(url, '/hooks/github', body, replay)).status).toBe(200);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.contentSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(results.at(-1)).toEqual(['github', 'duplicate']);
+  });
+
+  it('a generic delivery needs its signed timestamp: missing, unsigned, stale or from the future → 401; fresh → 202', async () => {
+    const { url, runs, results, clock } = await start();
+    const body = 'disk 91% full on db-1';
+    const now = Math.floor(clock.now() / 1000);
+    const signed = (at: number, over: Record<string, string> = {}) => ({
+      'x-signature-256': signBody('other', body, at),
+      'x-signature-timestamp': String(at),
+      ...over,
+    });
+    const cases: Array<[Record<string, string>, number, WebhookResult]> = [
+      [{ 'x-signature-256': signBody('other', body) }, 401, 'timestamp_missing'],
+      [
+        { 'x-signature-256': signBody('other', body), 'x-signature-timestamp': 'soon' },
+        401,
+        'timestamp_malformed',
+      ],
+      // The timestamp is part of what is signed: one changed after signing does not match.
+      [signed(now, { 'x-signature-timestamp': String(now + 1) }), 401, 'signature_mismatch'],
+      [signed(now - 301), 401, 'timestamp_stale'],
+      [signed(now + 301), 401, 'timestamp_stale'],
+      [signed(now - 299), 202, 'accepted'],
+    ];
+    for (const [headers, status, result] of cases) {
+      expect((await post(url, '/hooks/alerts', body, headers)).status, result).toBe(status);
+      expect(results.at(-1)).toEqual(['alerts', result]);
+    }
+    expect(runs).toHaveLength(1);
+  });
+
+  it('an address refused for bad signatures 10 times in a minute is refused (429) before its body is read, for 10 minutes', async () => {
+    const { url, runs, results, clock } = await start();
+    const body = JSON.stringify(RUN);
+    const forged = githubHeaders(body, { 'x-hub-signature-256': signBody('guess', body) });
+    for (let i = 0; i < 10; i++) expect((await post(url, '/hooks/github', body, forged)).status).toBe(401);
+    // Blocked now, even with a good signature.
+    const blocked = await post(url, '/hooks/github', body, githubHeaders(body));
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['retry-after']).toBe('600');
+    expect(results.at(-1)).toEqual(['unknown', 'address_blocked']);
+    expect(runs).toEqual([]);
+    clock.advance(600_000);
+    expect((await post(url, '/hooks/github', body, githubHeaders(body))).status).toBe(202);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('bad signatures spread out over more than a minute block nothing', async () => {
+    const { url, clock } = await start();
+    const body = JSON.stringify(RUN);
+    const forged = githubHeaders(body, { 'x-hub-signature-256': signBody('guess', body) });
+    for (let i = 0; i < 20; i++) {
+      expect((await post(url, '/hooks/github', body, forged)).status).toBe(401);
+      clock.advance(7_000);
+    }
+    expect((await post(url, '/hooks/github', body, githubHeaders(body))).status).toBe(202);
+  });
+
+  it('behind a proxy (forwardedFor): the last X-Forwarded-For entry is the address, so one sender does not block the proxy', async () => {
+    const { url } = await start(new ManualClock(1_000_000), { forwardedFor: true });
+    const body = JSON.stringify(RUN);
+    const forged = githubHeaders(body, {
+      'x-hub-signature-256': signBody('guess', body),
+      'x-forwarded-for': '203.0.113.7',
+    });
+    for (let i = 0; i < 10; i++) expect((await post(url, '/hooks/github', body, forged)).status).toBe(401);
+    expect((await post(url, '/hooks/github', body, forged)).status).toBe(429);
+    const other = githubHeaders(body, { 'x-forwarded-for': '198.51.100.1, 203.0.113.9' });
+    expect((await post(url, '/hooks/github', body, other)).status).toBe(202);
+  });
+
+  it('connections over the cap are closed as they come; a sender that never finishes its headers is cut off', async () => {
+    const { url } = await start(new ManualClock(1_000_000), { maxConnections: 2, headersTimeoutMs: 500 });
+    const { port } = new URL(url);
+    const open = () =>
+      new Promise<Socket>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+        socket.on('error', reject);
+      });
+    const closed = (socket: Socket) =>
+      new Promise<number>((resolve) => {
+        const started = Date.now();
+        socket.on('close', () => resolve(Date.now() - started));
+        socket.on('error', () => {});
+        // Read what comes (the 408), or the end and the close never arrive.
+        socket.resume();
+      });
+    // Two senders holding half-written requests: at the cap.
+    const slow = [await open(), await open()];
+    for (const socket of slow) socket.write('POST /hooks/github HTTP/1.1\r\nHost: x\r\n');
+    const slowClosed = slow.map(closed);
+    const third = await open();
+    expect(await closed(third)).toBeLessThan(1_000);
+    // The slow ones are cut off once their headers are overdue (with a 408), not held open for good.
+    for (const ms of await Promise.all(slowClosed)) expect(ms).toBeLessThan(3_000);
   });
 });

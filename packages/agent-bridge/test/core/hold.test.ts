@@ -109,8 +109,33 @@ describe('hold rules: an arriving message or command', () => {
       shared: false,
       want: 'hold',
     },
-  ])('$name', ({ state, frame, turn, shared, want }) => {
-    const step = holdStep(state, { kind: 'arrived', frame, turnRoute: turn, shared });
+    {
+      name: 'message while the usage limit is waited out: held, not sent into the same refusal',
+      state: EMPTY_HOLD,
+      frame: message('m'),
+      turn: chat,
+      shared: false,
+      limited: true,
+      want: 'hold',
+    },
+    {
+      name: '/clear while the usage limit is waited out: held',
+      state: EMPTY_HOLD,
+      frame: clear,
+      turn: undefined,
+      shared: false,
+      limited: true,
+      want: 'hold',
+    },
+  ])('$name', ({ state, frame, turn, shared, want, ...rest }) => {
+    const limited = 'limited' in rest ? rest.limited : undefined;
+    const step = holdStep(state, {
+      kind: 'arrived',
+      frame,
+      turnRoute: turn,
+      shared,
+      ...(limited !== undefined ? { limited } : {}),
+    });
     expect(step.actions).toEqual([{ kind: want, frame }]);
     expect(step.state.held).toEqual(want === 'hold' ? [...state.held, frame] : state.held);
     expect(step.wakeAt).toBeUndefined();
@@ -162,6 +187,13 @@ describe('hold rules: release', () => {
       view: { writable: true, idle: false },
       out: [],
       left: 2,
+    },
+    {
+      name: 'messages while the usage limit is waited out: nothing, until the reset',
+      state: held(message('a')),
+      view: { writable: false, idle: false },
+      out: [],
+      left: 1,
     },
     {
       name: 'a process that does not read: nothing',

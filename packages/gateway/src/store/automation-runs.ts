@@ -23,11 +23,13 @@ export interface AutomationRunRow {
   noteState: NoteState;
   noteMessageId: number | undefined;
   createdAt: number;
+  /** A webhook delivery's SHA-256 of what was signed: unique per hook, like the key. */
+  contentSha256?: string | undefined;
 }
 
 /** The runs. */
 export interface AutomationRuns {
-  /** Records a run; false (and nothing written) when its key is known already. */
+  /** Records a run; false (and nothing written) when its key, or its hook's content hash, is known already. */
   recordRun(row: Omit<AutomationRunRow, 'noteState' | 'noteMessageId' | 'createdAt'>): boolean;
   getRun(key: string): AutomationRunRow | undefined;
   /**
@@ -46,8 +48,9 @@ export function createAutomationRuns(db: Db, now: () => number): AutomationRuns 
   const q = {
     insert: db.prepare(
       `INSERT OR IGNORE INTO automation_runs
-         (key, inbound_id, chat_id, thread_id, origin_kind, origin_name, note, note_state, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'due', ?)`,
+         (key, inbound_id, chat_id, thread_id, origin_kind, origin_name, note, note_state, created_at,
+          content_sha256)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'due', ?, ?)`,
     ),
     get: db.prepare<[string], RunSql>('SELECT * FROM automation_runs WHERE key = ?'),
     sent: db.prepare("UPDATE automation_runs SET note_state = 'sent', note_message_id = ? WHERE key = ?"),
@@ -73,6 +76,7 @@ export function createAutomationRuns(db: Db, now: () => number): AutomationRuns 
         row.origin.name,
         row.note,
         now(),
+        row.contentSha256 ?? null,
       ).changes === 1,
     getRun: (key) => toRun(q.get.get(key)),
     noteSent: db.transaction((key: string, messageId: number) => {

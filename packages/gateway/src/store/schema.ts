@@ -111,8 +111,13 @@ export const SCHEMA = `
     -- due (not yet in the chat), sent (note_message_id is its message) or failed.
     note_state TEXT NOT NULL,
     note_message_id INTEGER,
-    created_at INTEGER NOT NULL);
+    created_at INTEGER NOT NULL,
+    -- A webhook delivery's SHA-256 of what was signed: the same content under a new delivery id is the
+    -- same delivery (a replay), refused by the unique index below as a key seen before is.
+    content_sha256 TEXT);
   CREATE INDEX automation_runs_note_due ON automation_runs (created_at) WHERE note_state = 'due';
+  CREATE UNIQUE INDEX automation_runs_content ON automation_runs (origin_kind, origin_name, content_sha256)
+    WHERE content_sha256 IS NOT NULL;
   -- What /settings changed per conversation (store/conversation-settings.ts); NULL: the agent's default.
   CREATE TABLE conversation_settings (
     conversation TEXT PRIMARY KEY,

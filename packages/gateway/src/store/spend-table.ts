@@ -28,6 +28,8 @@ export interface SpendTable {
   spendEnded(turnId: string, route: Route, usd: number, at: number): void;
   /** What turns ended at or after `since` cost: all of them, or those `userId` opened. */
   spentSince(since: number, userId?: number): number;
+  /** What the last `limit` turns that ended cost, newest first (transcriptions and commands left out). */
+  recentSpend(limit: number): number[];
   /** The same, by conversation, largest first. */
   spentByConversationSince(since: number): ConversationSpend[];
   /** Records a notice as given; false when it was given before. */
@@ -53,6 +55,10 @@ export function createSpendTable(db: Db): SpendTable {
       `SELECT chat_id, thread_id, SUM(usd) AS usd FROM spend WHERE usd IS NOT NULL AND ended_at >= ?
        GROUP BY chat_id, thread_id ORDER BY usd DESC`,
     ),
+    recent: db.prepare<[number], { usd: number }>(
+      `SELECT usd FROM spend WHERE usd IS NOT NULL AND turn_id NOT LIKE 'voice:%' AND turn_id NOT LIKE 'cmd:%'
+       ORDER BY ended_at DESC LIMIT ?`,
+    ),
     notice: db.prepare('INSERT OR IGNORE INTO budget_notices (key, created_at) VALUES (?, ?)'),
     forgetSpend: db.prepare('DELETE FROM spend WHERE ended_at < ?'),
     forgetNotices: db.prepare('DELETE FROM budget_notices WHERE created_at < ?'),
@@ -67,6 +73,7 @@ export function createSpendTable(db: Db): SpendTable {
     }),
     spentSince: (since, userId) =>
       (userId === undefined ? q.all.get(since) : q.user.get(since, userId))?.usd ?? 0,
+    recentSpend: (limit) => q.recent.all(limit).map((r) => r.usd),
     spentByConversationSince: (since) =>
       q.byConversation.all(since).map((r) => ({
         route: r.thread_id === null ? { chatId: r.chat_id } : { chatId: r.chat_id, threadId: r.thread_id },

@@ -93,6 +93,28 @@ describe('inject', () => {
     store.close();
   });
 
+  it('a webhook delivery whose signed content was seen before is a duplicate under any key (a replay under a new id)', async () => {
+    const store = openGatewayStore(':memory:');
+    const { injector, events } = harness(store);
+    const hook = (key: string, contentSha256: string, name = 'github'): AutomationRun => ({
+      ...run(key),
+      origin: { kind: 'webhook', name },
+      contentSha256,
+    });
+    expect(injector.inject(hook('webhook:github:d-1', 'a'.repeat(64)))).toBe('accepted');
+    expect(injector.inject(hook('webhook:github:d-2', 'a'.repeat(64)))).toBe('duplicate');
+    // Another body from the same hook, and the same body at another hook, are deliveries of their own.
+    expect(injector.inject(hook('webhook:github:d-3', 'b'.repeat(64)))).toBe('accepted');
+    expect(injector.inject(hook('webhook:ci:d-1', 'a'.repeat(64), 'ci'))).toBe('accepted');
+    await injector.stop();
+    expect(store.inboxLength()).toBe(3);
+    expect(events.filter((e) => e === 'forward')).toHaveLength(3);
+    // Schedules carry no hash: their keys alone decide.
+    expect(injector.inject(run('schedule:a:1'))).toBe('accepted');
+    expect(injector.inject(run('schedule:a:2'))).toBe('accepted');
+    store.close();
+  });
+
   it('the note goes out first and is the message the answer replies to', async () => {
     const store = openGatewayStore(':memory:');
     const { injector, events, placeholders, forwarded } = harness(store, 501);

@@ -31,6 +31,7 @@ function world(
   let readIn: string[] = [];
   /** The allowlist: 42 and 43 unless a test changes it. */
   const allowed = new Set([42, 43]);
+  let limited = false;
   const schedules = createSchedules({
     options,
     store,
@@ -54,6 +55,7 @@ function world(
       },
     },
     running: () => running,
+    limited: () => limited,
     readIn: () => readIn,
     reply: (_route, text) => said.push(text),
     answer: (frame) => answers.push(frame),
@@ -89,6 +91,10 @@ function world(
     shown: () => shown,
     busy: () => {
       running = 'turn-1';
+    },
+    /** The conversation waits out its usage limit (true), or the wait is over. */
+    limit: (on: boolean) => {
+      limited = on;
     },
     /** The running turn has read these inbound ids. */
     reading: (ids: string[]) => {
@@ -140,6 +146,26 @@ describe('schedules', () => {
       'schedule:tick:2026-12-01T09:00:20Z',
     ]);
     expect(w.runs[1]?.note).toBe('⏰ tick · due 2026-12-01T09:00:20Z · stands for 2 more');
+  });
+
+  it('due times while the conversation waits out its usage limit: one run after the reset, not one each', () => {
+    const w = world();
+    w.schedules.start();
+    w.clock.advance(10_000);
+    w.finish(); // run 1 answered before the limit
+    w.limit(true);
+    for (let i = 0; i < 6; i++) w.clock.advance(10_000); // :20 … :70 due while limited
+    expect(w.runs).toHaveLength(1);
+    expect(w.said).toEqual([
+      '⏰ tick: the usage limit is reached; the run due 2026-12-01T09:00:20Z runs once it resets, and later due times are merged into it.',
+    ]);
+    w.limit(false);
+    w.clock.advance(1_000);
+    expect(w.runs.map((r) => r.key)).toEqual([
+      'schedule:tick:2026-12-01T09:00:10Z',
+      'schedule:tick:2026-12-01T09:00:20Z',
+    ]);
+    expect(w.runs[1]?.note).toBe('⏰ tick · due 2026-12-01T09:00:20Z · stands for 5 more');
   });
 
   it('state prepared before start: the newest missed run inside the grace runs once, older ones are said skipped', () => {

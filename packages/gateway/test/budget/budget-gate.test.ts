@@ -41,7 +41,9 @@ async function costTurn(
   });
   await bridge.send({ type: 'text', turnId, blockId: 'b', text: 'done' });
   await bridge.send({ type: 'turn_ended', turnId, outcome: 'success', costUsd: usd });
-  await waitUntil(() => world.gateway.status().costToday?.agentUsd === before + usd, 5000, 'cost recorded');
+  // Sums of cents in binary floating point: equal to a rounding's width.
+  const recorded = () => Math.abs((world.gateway.status().costToday?.agentUsd ?? 0) - (before + usd)) < 1e-9;
+  await waitUntil(recorded, 5000, 'cost recorded');
 }
 
 /** A first message whose turn costs $1.25, over the $1 budget of the tests' worlds. */
@@ -101,6 +103,78 @@ describe('daily budget gate', () => {
       conversationUsd: 0,
       dailyUsd: 1,
     });
+  });
+
+  it('ten topics written at once under a $1 budget: the turns that may start do, the rest wait, none runs past one estimate (issue 27)', async () => {
+    const world = await startWorld({ spend: { dailyUsd: 1, turnEstimateUsd: 0.3 } });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const topics = Array.from({ length: 10 }, (_, i) => `t${i}`);
+    const forum = tg.createGroup({ title: 'forum', supergroup: true, forum: true, topics });
+    for (const [i, topic] of forum.topics.entries())
+      tg.sendText(forum.id, `@switchyard_sandbox_bot question ${i}`, { threadId: topic.threadId });
+    // $0, $0.30, $0.60 and $0.90 reserved as each was admitted: a fifth would start at $1.20.
+    await waitUntil(() => framesOf(bridge, 'user_message')[3], 5000, 'four messages');
+    await sleep(500);
+    expect(framesOf(bridge, 'user_message')).toHaveLength(4);
+    // The first turn ends cheap: a waiting one may start now ($0.05 spent + three reserved).
+    const [first, second, third, fourth] = framesOf(bridge, 'user_message');
+    if (!first || !second || !third || !fourth) throw new Error('four messages expected');
+    await costTurn(world, bridge, first, 'x1', 0.05);
+    await waitUntil(() => framesOf(bridge, 'user_message')[4], 5000, 'a waiting message let in');
+    await sleep(300);
+    expect(framesOf(bridge, 'user_message')).toHaveLength(5);
+    // The rest cost the estimate: once the spending alone reached the budget, the waiting ones are refused.
+    for (const [i, frame] of [second, third, fourth, framesOf(bridge, 'user_message')[4]].entries())
+      if (frame) await costTurn(world, bridge, frame, `x${i + 2}`, 0.3);
+    await sleep(500);
+    const spent = world.gateway.status().costToday?.agentUsd ?? 0;
+    expect(spent).toBeLessThanOrEqual(1 + 0.3);
+    const passed = framesOf(bridge, 'user_message').length;
+    const unread = tg.messages(forum.id).filter((m) => m.from === 'bot' && m.text.includes('✗ Not read'));
+    expect(passed + unread.length).toBe(10);
+    expect(passed).toBeLessThan(10);
+    await world.close();
+  });
+
+  it('once the budget is used up, a typed answer is not taken and /compact is not sent (issue 27)', async () => {
+    const world = await startWorld({ spend: { dailyUsd: 1 } });
+    const bridge = await connectBridge(world.socketPath);
+    const { tg } = world;
+    const chatId = tg.privateChat().id;
+    await spendTheBudget(world, bridge, chatId);
+    await bridge.send({
+      type: 'question',
+      requestId: 'q1',
+      route: { chatId },
+      questions: [{ question: 'Which database?', options: [{ label: 'Postgres' }], multiSelect: false }],
+    });
+    await tg.waitFor(
+      () => tg.messages(chatId).find((m) => m.from === 'bot' && m.text.includes('Which database?')),
+      {
+        timeoutMs: 5000,
+      },
+    );
+    // Typed, it would let the turn go on spending: it is a message like any other, and refused.
+    tg.sendText(chatId, 'MySQL, and then rewrite everything');
+    await tg.waitFor(
+      () =>
+        tg.messages(chatId).find((m) => m.from === 'bot' && m.text.startsWith('The agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    tg.sendText(chatId, '/compact');
+    await tg.waitFor(
+      () =>
+        tg
+          .messages(chatId)
+          .find((m) => m.from === 'bot' && m.text.startsWith('Not compacted: the agent’s daily budget')),
+      { timeoutMs: 5000 },
+    );
+    await sleep(300);
+    expect(framesOf(bridge, 'question_answer')).toEqual([]);
+    expect(framesOf(bridge, 'compact')).toEqual([]);
+    expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['first']);
+    await world.close();
   });
 
   it('in a rich private chat (drafts, no placeholders) each refused message still gets its "not read" marker', async () => {
@@ -183,12 +257,14 @@ describe('daily budget gate', () => {
     };
     await world.restart();
     const bridge = await connectBridge(world.socketPath);
-    const send = (body: string) =>
-      fetch(`http://127.0.0.1:${port}/hooks/alerts`, {
+    const send = (body: string) => {
+      const at = Math.floor(Date.now() / 1000);
+      return fetch(`http://127.0.0.1:${port}/hooks/alerts`, {
         method: 'POST',
         body,
-        headers: { 'x-signature-256': signBody('k', body) },
+        headers: { 'x-signature-256': signBody('k', body, at), 'x-signature-timestamp': String(at) },
       }).then((r) => r.status);
+    };
     expect(await send('disk full')).toBe(202);
     const run = await waitUntil(() => framesOf(bridge, 'user_message')[0], 5000, 'the first run');
     await costTurn(world, bridge, run, 'w1', 2);

@@ -5,6 +5,7 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { budgetGate, meteredTranscriber } from '../../src/io/spend/budget-gate.js';
 import { createSpendLedger } from '../../src/io/spend/spend-ledger.js';
 import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
@@ -102,5 +103,153 @@ describe('spend ledger', () => {
     turn(ADA, 100);
     expect(ledger.check(message(ADA))).toEqual({ admit: true });
     expect(ledger.today().agentUsd).toBe(100);
+  });
+});
+
+describe('budgets that hold while turns run at once (issue 27)', () => {
+  /**
+   * Ten topics written at once under a $1 budget, each turn costing `usd`: the gate passes what it
+   * admits to a bridge that starts the turn at once and ends it later, oldest first.
+   */
+  function tenAtOnce(usd: number, estimate: number | undefined) {
+    const { ledger, clock } = world({
+      dailyUsd: 1,
+      ...(estimate !== undefined ? { turnEstimateUsd: estimate } : {}),
+    });
+    const s = store as GatewayStore;
+    const unread: string[] = [];
+    const running: FrameOf<'user_message'>[] = [];
+    let turns = 0;
+    const start = (frame: FrameOf<'user_message'>) => {
+      running.push(frame);
+      ledger.observe({
+        type: 'turn_started',
+        turnId: `turn-${++turns}`,
+        route: frame.route,
+        inboundIds: [frame.inboundId],
+        request: frame.text,
+        startedAt: clock.now(),
+      });
+    };
+    const gate = budgetGate(ledger, {
+      turns: { refused: (ids) => unread.push(...ids) },
+      reply: () => {},
+      refused: () => {},
+      pass: start,
+    });
+    const frames = Array.from({ length: 10 }, (_, i): FrameOf<'user_message'> => {
+      const frame: FrameOf<'user_message'> = {
+        type: 'user_message',
+        inboundId: `topic-${i}`,
+        route: { chatId: -100, threadId: i + 1 },
+        telegramMessageId: i + 1,
+        sender: { id: ADA, name: 'Ada' },
+        text: `question ${i}`,
+        attachments: [],
+        sentAt: clock.now(),
+      };
+      s.addInbound({ inboundId: frame.inboundId, frame });
+      return frame;
+    });
+    for (const frame of frames) if (gate(frame)) start(frame);
+    const admittedAtOnce = running.length;
+    // The turns end one by one, each ending letting the held messages be weighed again.
+    let ended = 0;
+    while (running.length > 0) {
+      running.shift();
+      clock.advance(1000);
+      ledger.observe({ type: 'turn_ended', turnId: `turn-${++ended}`, outcome: 'success', costUsd: usd });
+    }
+    return { admittedAtOnce, turns, unread, spent: ledger.today().agentUsd };
+  }
+
+  it('ten concurrent turns costing the estimate stop at the cap plus at most one estimate', () => {
+    const run = tenAtOnce(0.3, 0.3);
+    // $0, $0.30, $0.60, $0.90 reserved when each was admitted: the fifth would start at $1.20.
+    expect(run.admittedAtOnce).toBe(4);
+    expect(run.turns).toBe(4);
+    expect(run.spent).toBeCloseTo(1.2, 10);
+    expect(run.spent).toBeLessThanOrEqual(1 + 0.3);
+    // The rest were held while the four ran, then refused once the budget was used up: none is lost.
+    expect(run.unread).toHaveLength(6);
+  });
+
+  it('turns cheaper than the estimate let the held messages in as they end, still within one estimate', () => {
+    const run = tenAtOnce(0.1, 0.3);
+    expect(run.admittedAtOnce).toBe(4);
+    expect(run.turns + run.unread.length).toBe(10);
+    expect(run.turns).toBeGreaterThan(4);
+    expect(run.spent).toBeLessThanOrEqual(1 + 0.3);
+  });
+
+  it('a turn that ended without a result is charged the estimate, never nothing', () => {
+    const { ledger } = world({ dailyUsd: 5, turnEstimateUsd: 0.4 });
+    ledger.observe({
+      type: 'turn_started',
+      turnId: 't-died',
+      route: CHAT,
+      inboundIds: [],
+      request: 'x',
+      startedAt: 0,
+    });
+    ledger.observe({ type: 'turn_ended', turnId: 't-died', outcome: 'error', error: 'the process exited' });
+    expect(ledger.today().agentUsd).toBeCloseTo(0.4, 10);
+  });
+
+  it('/compact and a transcription count against the budget, and /compact is refused once it is used up', () => {
+    const { ledger } = world({ dailyUsd: 1, turnEstimateUsd: 0.2 });
+    expect(ledger.admitCommand('c1', CHAT, ADA)).toEqual({ admit: true });
+    ledger.observe({ type: 'command_result', commandId: 'c1', ok: true, costUsd: 0.7 });
+    ledger.chargeTranscription('voice-1', CHAT, ADA, 600); // ten minutes at $0.006
+    expect(ledger.today().agentUsd).toBeCloseTo(0.76, 10);
+    ledger.observe({ type: 'command_result', commandId: 'c2', ok: true, costUsd: 5 }); // not a gated command
+    expect(ledger.today().agentUsd).toBeCloseTo(0.76, 10);
+    expect(ledger.admitCommand('c3', CHAT, ADA)).toEqual({ admit: true });
+    ledger.observe({ type: 'command_result', commandId: 'c3', ok: true, costUsd: 0.3 });
+    expect(ledger.admitCommand('c4', CHAT, ADA)).toMatchObject({ admit: false, scope: 'agent' });
+    expect(ledger.allows(CHAT, ADA)).toMatchObject({ admit: false });
+  });
+
+  it('a transcription is booked at its length, and none is made once the budget is used up', async () => {
+    const { ledger } = world({ dailyUsd: 1 });
+    let heard = 0;
+    const inner = {
+      transcribe: async () => {
+        heard++;
+        return { kind: 'text' as const, text: 'hello' };
+      },
+    };
+    const who = { id: 'voice-1', route: CHAT, userId: ADA };
+    const note = { path: '/tmp/note.ogg', durationSeconds: 120 };
+    expect(await meteredTranscriber(inner, ledger, who).transcribe(note)).toEqual({
+      kind: 'text',
+      text: 'hello',
+    });
+    expect(ledger.today().agentUsd).toBeCloseTo(0.012, 10);
+    ledger.chargeTranscription('big', CHAT, ADA, 60 * 200); // $1.20 of minutes: the budget is used up
+    expect(await meteredTranscriber(inner, ledger, { ...who, id: 'voice-2' }).transcribe(note)).toEqual({
+      kind: 'unconfigured',
+    });
+    expect(heard).toBe(1);
+  });
+
+  it('a turn still running when the gateway restarted is reserved again by the new ledger', () => {
+    const { clock, message } = world({ dailyUsd: 0.3, turnEstimateUsd: 0.3 });
+    const s = store as GatewayStore;
+    s.upsertTurn({
+      turnId: 'running-1',
+      route: { chatId: -200 },
+      request: 'x',
+      startedAt: clock.now() - 60_000,
+    });
+    const after = createSpendLedger({
+      store: s,
+      spend: { dailyUsd: 0.3, turnEstimateUsd: 0.3 },
+      clock,
+      logger: silentLogger,
+    });
+    expect(after.check(message(ADA))).toMatchObject({ admit: 'hold', scope: 'agent' });
+    after.observe({ type: 'turn_ended', turnId: 'running-1', outcome: 'success', costUsd: 0.1 });
+    expect(after.check(message(ADA))).toEqual({ admit: true });
   });
 });

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { budgetNotice, noticeKey, type SpendLimits, spendVerdict } from '../../src/core/spend/spend-gate.js';
+import {
+  budgetNotice,
+  noticeKey,
+  type SpendLimits,
+  type SpentToday,
+  spendVerdict,
+} from '../../src/core/spend/spend-gate.js';
 
 const BOTH: SpendLimits = { dailyUsd: 20, perUserDailyUsd: 5 };
 
 describe('the daily budgets’ rule', () => {
-  it.each<[string, SpendLimits, { agentUsd: number; userUsd: number | undefined }, unknown]>([
+  it.each<[string, SpendLimits, SpentToday, unknown]>([
     ['under both', BOTH, { agentUsd: 19.99, userUsd: 4.99 }, { admit: true }],
     ['no budgets', {}, { agentUsd: 1e6, userUsd: 1e6 }, { admit: true }],
     [
@@ -50,6 +56,42 @@ describe('the daily budgets’ rule', () => {
       { admit: true },
     ],
     ['only a per-user budget', { perUserDailyUsd: 1 }, { agentUsd: 100, userUsd: 0.5 }, { admit: true }],
+    [
+      'turns running elsewhere would reach the agent’s: held until one ends',
+      BOTH,
+      { agentUsd: 19, userUsd: 0, reservedUsd: 1 },
+      {
+        admit: 'hold',
+        scope: 'agent',
+        spentUsd: 19,
+        limitUsd: 20,
+        reason: 'the turns running now may use up the agent’s daily budget of $20.00',
+      },
+    ],
+    [
+      'reserved, still under the agent’s',
+      BOTH,
+      { agentUsd: 18, userUsd: 0, reservedUsd: 1.99 },
+      { admit: true },
+    ],
+    [
+      'the sender’s own running turns would reach theirs',
+      BOTH,
+      { agentUsd: 1, userUsd: 4, reservedUsd: 1, userReservedUsd: 1 },
+      {
+        admit: 'hold',
+        scope: 'user',
+        spentUsd: 4,
+        limitUsd: 5,
+        reason: 'your turns running now may use up your daily budget of $5.00',
+      },
+    ],
+    [
+      'spent is refused before reserved is held',
+      BOTH,
+      { agentUsd: 20, userUsd: 0, reservedUsd: 5 },
+      expect.objectContaining({ admit: false, scope: 'agent' }),
+    ],
   ])('%s', (_what, limits, spent, expected) => {
     expect(spendVerdict(limits, spent)).toEqual(expected);
   });

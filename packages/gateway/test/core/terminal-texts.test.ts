@@ -1,6 +1,7 @@
 import type { FrameOf } from '@switchyard/protocol';
 import { describe, expect, it } from 'vitest';
 import {
+  handoffHtml,
   resumeCommand,
   resumeListView,
   shellWord,
@@ -73,5 +74,41 @@ describe('terminal texts', () => {
       { kind: 'page', page: 0 },
       { kind: 'page', page: 2 },
     ]);
+  });
+
+  it('in a group no session’s first words, working directory or config path are shown (issue 27)', () => {
+    const list: FrameOf<'resume_list'> = {
+      type: 'resume_list',
+      commandId: 'c',
+      route: { chatId: -100123 },
+      workDir: '/home/ada/secret-project',
+      page: 0,
+      pageSize: 6,
+      total: 1,
+      sessions: [{ sessionId: 'a', lastAt: 0, firstText: 'my salary negotiation notes' }],
+    };
+    const view = resumeListView(list, () => 'tm:x');
+    expect(view.text).not.toContain('salary');
+    expect(view.text).not.toContain('/home/ada');
+    expect(view.text).toContain('1. 1970-01-01 00:00 UTC');
+    expect(resumeListView({ ...list, total: 0, sessions: [] }, () => 'tm:x').text).not.toContain('/home/ada');
+    expect(resumeListView({ ...list, error: 'EACCES /home/ada/x' }, () => 'tm:x').text).not.toContain(
+      '/home/ada',
+    );
+    const handoff = {
+      type: 'handoff_result' as const,
+      commandId: 'h',
+      outcome: 'done' as const,
+      sessionId: 'abc',
+      workDir: '/home/ada/secret-project',
+      configDir: '/home/ada/.claude-work',
+    };
+    const inGroup = handoffHtml({ ...handoff, route: { chatId: -100123 } });
+    expect(inGroup).toContain('claude --resume abc');
+    expect(inGroup).not.toContain('/home/ada');
+    // The private chat still gets the whole command.
+    expect(handoffHtml({ ...handoff, route: { chatId: 7 } })).toContain(
+      'cd /home/ada/secret-project &amp;&amp; CLAUDE_CONFIG_DIR=/home/ada/.claude-work claude --resume abc',
+    );
   });
 });

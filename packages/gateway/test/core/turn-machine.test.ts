@@ -434,6 +434,23 @@ describe('bookkeeping', () => {
     sim.answer('t', 'x');
     expect(sim.clock.pending).toBe(0);
   });
+
+  it('typing stops while the turn waits out a usage limit (hours of "typing…" for nothing), and comes back when it goes on', () => {
+    const sim = new TurnSim();
+    const route = { chatId: 5 };
+    sim.message(route, 'a');
+    sim.started('t', route, ['a']);
+    expect(sim.actions('typing')).toHaveLength(1);
+    const limit = { type: 'usage_limit', turnId: 't', route, resetsAt: 3_600_000 } as const;
+    sim.frame({ ...limit, state: 'limited' });
+    sim.clock.advance(3_600_000);
+    expect(sim.actions('typing')).toHaveLength(1);
+    sim.frame({ ...limit, state: 'resumed' });
+    expect(sim.actions('typing')).toHaveLength(2);
+    sim.answer('t', 'x');
+    expect(sim.reaction('a')).toBe('👌');
+    expect(sim.clock.pending).toBe(0);
+  });
 });
 
 describe('a message the agent will never read', () => {

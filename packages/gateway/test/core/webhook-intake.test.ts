@@ -6,6 +6,8 @@ import {
   judgeDelivery,
   routeHookRequest,
   signatureDigest,
+  signedTimestamp,
+  TIMESTAMP_TOLERANCE_MS,
 } from '../../src/core/automation/webhook-intake.js';
 import { fullBucket } from '../../src/core/telegram/token-bucket.js';
 
@@ -65,7 +67,13 @@ describe('judging a delivery', () => {
     [
       'a signed GitHub delivery',
       {},
-      { kind: 'deliver', key: 'webhook:github:d-1', deliveryId: 'd-1', event: 'workflow_run' },
+      {
+        kind: 'deliver',
+        key: 'webhook:github:d-1',
+        deliveryId: 'd-1',
+        event: 'workflow_run',
+        contentSha256: HEX,
+      },
     ],
     ['no signature', { signature: 'missing' }, { kind: 'refuse', status: 401, reason: 'signature_missing' }],
     [
@@ -116,17 +124,64 @@ describe('judging a delivery', () => {
     [
       'an event it takes',
       { hook: filtered },
-      { kind: 'deliver', key: 'webhook:ci:d-1', deliveryId: 'd-1', event: 'workflow_run' },
+      {
+        kind: 'deliver',
+        key: 'webhook:ci:d-1',
+        deliveryId: 'd-1',
+        event: 'workflow_run',
+        contentSha256: HEX,
+      },
     ],
     [
       'a generic delivery with its id',
-      { hook: generic, headers: { 'x-delivery-id': 'abc' } },
-      { kind: 'deliver', key: 'webhook:alerts:abc', deliveryId: 'abc', event: undefined },
+      { hook: generic, headers: { 'x-delivery-id': 'abc' }, timestamp: 0 },
+      { kind: 'deliver', key: 'webhook:alerts:abc', deliveryId: 'abc', event: undefined, contentSha256: HEX },
     ],
     [
       'a generic delivery without one: the body’s hash',
-      { hook: generic, headers: {} },
-      { kind: 'deliver', key: `webhook:alerts:sha256-${HEX}`, deliveryId: `sha256-${HEX}`, event: undefined },
+      { hook: generic, headers: {}, timestamp: 0 },
+      {
+        kind: 'deliver',
+        key: `webhook:alerts:sha256-${HEX}`,
+        deliveryId: `sha256-${HEX}`,
+        event: undefined,
+        contentSha256: HEX,
+      },
+    ],
+    [
+      'a generic delivery without its signed timestamp: refused before the signature is looked at',
+      { hook: generic, headers: {}, timestamp: 'missing', signature: 'mismatch' },
+      { kind: 'refuse', status: 401, reason: 'timestamp_missing' },
+    ],
+    [
+      'a generic delivery whose timestamp is not Unix seconds',
+      { hook: generic, headers: {}, timestamp: 'malformed' },
+      { kind: 'refuse', status: 401, reason: 'timestamp_malformed' },
+    ],
+    [
+      'a generic delivery signed more than 5 minutes ago (a captured one replayed)',
+      { hook: generic, headers: {}, timestamp: 1_000, now: 1_000_000 + TIMESTAMP_TOLERANCE_MS + 1 },
+      { kind: 'refuse', status: 401, reason: 'timestamp_stale' },
+    ],
+    [
+      'a generic delivery signed for more than 5 minutes from now',
+      { hook: generic, headers: {}, timestamp: 1_000, now: 1_000_000 - TIMESTAMP_TOLERANCE_MS - 1 },
+      { kind: 'refuse', status: 401, reason: 'timestamp_stale' },
+    ],
+    [
+      'a generic delivery within the tolerance',
+      {
+        hook: generic,
+        headers: { 'x-delivery-id': 'in' },
+        timestamp: 1_000,
+        now: 1_000_000 + TIMESTAMP_TOLERANCE_MS,
+      },
+      { kind: 'deliver', key: 'webhook:alerts:in', deliveryId: 'in', event: undefined, contentSha256: HEX },
+    ],
+    [
+      'a stale generic delivery with a forged signature: the signature is what it is refused for',
+      { hook: generic, headers: {}, timestamp: 1, now: 1_000_000_000, signature: 'mismatch' },
+      { kind: 'refuse', status: 401, reason: 'signature_mismatch' },
     ],
     [
       'over the rate',
@@ -140,6 +195,17 @@ describe('judging a delivery', () => {
     ],
   ])('%s', (_what, over, expected) => {
     expect(judgeDelivery(input(over))).toEqual(expected);
+  });
+
+  it.each<[string, Record<string, string>, unknown]>([
+    ['digits', { 'x-signature-timestamp': '1764662400' }, 1_764_662_400],
+    ['missing', {}, 'missing'],
+    ['empty', { 'x-signature-timestamp': ' ' }, 'missing'],
+    ['milliseconds written as a fraction', { 'x-signature-timestamp': '1764662400.5' }, 'malformed'],
+    ['a date', { 'x-signature-timestamp': '2026-12-02T10:00:00Z' }, 'malformed'],
+  ])('a generic hook’s signed timestamp: %s', (_what, headers, expected) => {
+    expect(signedTimestamp('generic', headers)).toBe(expected);
+    expect(signedTimestamp('github', headers)).toBeUndefined();
   });
 
   it('answers 202 for an accepted delivery and 200 for one seen before', () => {

@@ -51,7 +51,7 @@ export {
   type SessionInfo,
   type TerminalSession,
 } from './messages/to-gateway.js';
-export { PROMPT_SUMMARY_MAX, SUGGESTION_KINDS, type Usage } from './messages/turn.js';
+export { PROMPT_INPUT_MAX, PROMPT_SUMMARY_MAX, SUGGESTION_KINDS, type Usage } from './messages/turn.js';
 export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
 export type { Refusal } from './refusal.js';
 export type {

@@ -10,10 +10,17 @@ export function scriptedClaudeEnv(options: {
   configDir: string;
   /** Any value; the CLI sends it as `x-api-key` and the scripted model ignores it. */
   apiKey?: string;
+  /**
+   * `api-key` (default): `ANTHROPIC_API_KEY`. `subscription`: `CLAUDE_CODE_OAUTH_TOKEN`, as a claude.ai
+   * login, which the CLI sends as a bearer token and under which a usage limit is not retried.
+   */
+  login?: 'api-key' | 'subscription';
 }): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: options.baseUrl,
-    ANTHROPIC_API_KEY: options.apiKey ?? 'sk-scripted',
+    ...(options.login === 'subscription'
+      ? { CLAUDE_CODE_OAUTH_TOKEN: options.apiKey ?? 'sk-ant-oat01-scripted' }
+      : { ANTHROPIC_API_KEY: options.apiKey ?? 'sk-scripted' }),
     CLAUDE_CONFIG_DIR: options.configDir,
     // No telemetry, update checks or other calls off this machine.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

@@ -41,6 +41,7 @@ export {
   text,
   thinkThenSay,
   toolUse,
+  usageLimited,
   write,
 } from './script.js';
 export { createScriptedModel } from './scripted-model.js';

@@ -34,6 +34,8 @@ export interface ErrorStep {
   readonly retryAfterSeconds?: number;
   /** Serve this error for this many consecutive requests (default 1), e.g. to outlast the CLI's retries. */
   readonly times?: number;
+  /** More response headers (the unified rate-limit headers of {@link usageLimited}, say). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Never answers: the request stays open until the client gives up or the model is stopped. */
@@ -209,6 +211,30 @@ export function overloaded(times = 1): ErrorStep {
 /** HTTP 429 `rate_limit_error` with a `retry-after` header. */
 export function rateLimited(retryAfterSeconds = 1, times = 1): ErrorStep {
   return { type: 'error', status: 429, retryAfterSeconds, times };
+}
+
+/**
+ * HTTP 429 as a subscription's usage limit answers it: the unified rate-limit headers with status
+ * `rejected` and the reset at `resetsAtSeconds` (epoch s), the five-hour window named, no overage. A CLI
+ * logged in with `CLAUDE_CODE_OAUTH_TOKEN` reports it as `rate_limit_event` rejected and does not retry;
+ * one with an API key retries after `retry-after` (measured on 2.1.328, `reference/claude-cli-probe.md`).
+ */
+export function usageLimited(resetsAtSeconds: number, nowSeconds = Math.floor(Date.now() / 1000)): ErrorStep {
+  const reset = String(Math.floor(resetsAtSeconds));
+  return {
+    type: 'error',
+    status: 429,
+    message: "This request would exceed your account's rate limit. Please try again later.",
+    retryAfterSeconds: Math.max(1, Math.ceil(resetsAtSeconds - nowSeconds)),
+    headers: {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': reset,
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'anthropic-ratelimit-unified-5h-status': 'rejected',
+      'anthropic-ratelimit-unified-5h-reset': reset,
+      'anthropic-ratelimit-unified-overage-status': 'rejected',
+    },
+  };
 }
 
 /** Any API error: 500 `api_error`, 401 `authentication_error`, … */

@@ -193,6 +193,7 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
         recorded.answer = { type: 'error', status: chosen.status, errorType };
         const headers: Record<string, string> = { 'x-should-retry': String(chosen.status >= 429) };
         if (chosen.retryAfterSeconds !== undefined) headers['retry-after'] = String(chosen.retryAfterSeconds);
+        Object.assign(headers, chosen.headers);
         sendJson(
           res,
           chosen.status,

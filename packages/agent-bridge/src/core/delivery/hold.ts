@@ -8,10 +8,13 @@
  * - **Hold.** A `/clear` or `/compact` is held while a turn runs: the CLI would otherwise fold later
  *   messages into the running turn past the command. Everything after a held item is held too (order is
  *   kept). With `conversations: shared`, a message from another chat than the running turn's is held
- *   until that turn ends, instead of being steered into a turn that answers elsewhere.
+ *   until that turn ends, instead of being steered into a turn that answers elsewhere. While the login's
+ *   usage limit is waited out (`limited`), every message and command is held: written now, the CLI would
+ *   send it into the same refusal.
  * - **Release.** Held items are released in order, only into a process that reads, and not while a write
  *   a crash interrupted is being settled (they must not overtake it): a message whenever no command waits
- *   before it (it lands after the command, in its new conversation), a command only into an idle CLI.
+ *   before it (it lands after the command, in its new conversation), a command only into an idle CLI;
+ *   nothing while the usage limit is waited out (the shell says the CLI is not writable then).
  *   Whatever is written makes the CLI busy, so at most one command goes per release.
  * - **Settle.** A write that was in progress when the last bridge died (the intent in the snapshot) is
  *   settled from stdout alone: read (its `queued` seen) → not written again; else a fence (`initialize`)
@@ -65,8 +68,13 @@ export type HoldEvent =
       readonly frame: HeldFrame;
       readonly turnRoute: Route | undefined;
       readonly shared: boolean;
+      /** The usage limit is being waited out (absent: not). */
+      readonly limited?: boolean;
     }
-  /** The CLI may take input: `writable` (a live process reads the fifo), `idle` (no turn runs). */
+  /**
+   * The CLI may take input: `writable` (a live process reads the fifo, and no usage limit is being
+   * waited out), `idle` (no turn runs).
+   */
   | { readonly kind: 'release'; readonly writable: boolean; readonly idle: boolean }
   /** Messages the last process never took, for the next one: ahead of everything held. */
   | { readonly kind: 'kept_first'; readonly messages: readonly FrameOf<'user_message'>[] }
@@ -199,7 +207,7 @@ export function holdStep(state: HoldState, event: HoldEvent): HoldStep {
 
 /** Whether an arriving message or command is held rather than written now. */
 function holds(state: HoldState, arrival: Extract<HoldEvent, { kind: 'arrived' }>): boolean {
-  if (state.held.length > 0) return true;
+  if (state.held.length > 0 || arrival.limited === true) return true;
   const turn = arrival.turnRoute;
   if (arrival.frame.type !== 'user_message') return turn !== undefined;
   const route = arrival.frame.route;

@@ -11,17 +11,17 @@
  * - Recovery: the prompts an `initialize` answer lists that this side does not hold (lost with a crashed
  *   bridge) are replayed as the same `permission` events stdout would have carried.
  */
-import { cutEnd } from '@switchyard/card';
-import type { AppFrame, FrameOf, Route } from '@switchyard/protocol/common';
+import { cutEnd, cutMiddle } from '@switchyard/card';
+import { type AppFrame, type FrameOf, PROMPT_INPUT_MAX, type Route } from '@switchyard/protocol/common';
 import type { SessionState } from '../session/state.js';
 import {
   chosenSuggestions,
   describeSuggestion,
+  describeToolCall,
   MAX_SUGGESTIONS,
   shortenInput,
   suggestionKind,
   suggestionWhere,
-  summarizeToolCall,
 } from '../translate/summary.js';
 import { type CliEvent, translateMessage } from '../translate/translator.js';
 import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy, scopedSuggestions } from './permission-policy.js';
@@ -62,6 +62,7 @@ export function openPrompt(
   if (questions) {
     return { type: 'question', requestId: event.requestId, turnId: turn.id, route: turn.route, questions };
   }
+  const said = describeToolCall(event.toolName, event.input, event.description);
   return {
     type: 'permission_request',
     requestId: event.requestId,
@@ -69,8 +70,9 @@ export function openPrompt(
     route: turn.route,
     toolName: cutEnd(event.toolName, 200),
     ...(event.toolUseId !== undefined ? { toolUseId: event.toolUseId } : {}),
-    summary: summarizeToolCall(event.toolName, event.input, event.description),
+    summary: said.summary,
     input: shortenInput(event.input),
+    ...(said.cut ? { fullInput: cutMiddle(JSON.stringify(event.input, null, 2), PROMPT_INPUT_MAX) } : {}),
     suggestions: suggestions.slice(0, MAX_SUGGESTIONS).map((suggestion) => {
       const where = suggestionWhere(suggestion, context.workDir);
       return {

@@ -27,7 +27,8 @@ import {
 import { shortenInput } from '../translate/summary.js';
 import { type CliEvent, classifyApiError } from '../translate/translator.js';
 import { controlAnswered, refuseControlRequest } from './controls.js';
-import type { SessionState, Step, Turn } from './state.js';
+import { enterLimit, holdForReset } from './limit.js';
+import { recordSession, type SessionState, type Step, type Turn } from './state.js';
 
 /** The session's turn bookkeeping, as the event handlers use it (implemented by `Session`). */
 export interface SessionOps {
@@ -44,6 +45,8 @@ export interface SessionOps {
   status(state: AgentState, detail?: string): AppFrame[];
   /** No message waits to be read any more. */
   clearAwaiting(): void;
+  /** Whether a usage limit is waited out (the turn held open until its reset) rather than failing the turn. */
+  readonly waitOutLimit: boolean;
 }
 
 export function applyEvent(session: SessionOps, event: CliEvent, now: number, step: Step): void {
@@ -53,6 +56,7 @@ export function applyEvent(session: SessionOps, event: CliEvent, now: number, st
       const resumedBySelf = s.initSeen && !session.running;
       s.initSeen = true;
       s.sessionId = event.sessionId;
+      recordSession(s, event.sessionId);
       if (event.model !== undefined) s.model = event.model;
       if (event.permissionMode !== undefined) s.mode = event.permissionMode;
       // The CLI re-announces the session when it picks the conversation back up by itself (after a
@@ -227,9 +231,22 @@ export function applyEvent(session: SessionOps, event: CliEvent, now: number, st
     }
     case 'compacted':
       return;
+    case 'usage_limit': {
+      if (!session.waitOutLimit) {
+        step.frames.push({
+          type: 'operator_event',
+          kind: 'rate_limit',
+          message: 'usage limit reached',
+          ...(s.turn ? { turnId: s.turn.id, route: s.turn.route } : {}),
+          ...(event.resetsAt !== undefined ? { retryAfterMs: Math.max(0, event.resetsAt - now) } : {}),
+        });
+        return;
+      }
+      enterLimit(session, step, now, event.resetsAt, event.limitType);
+      return;
+    }
     case 'api_error': {
-      const retryAfterMs =
-        event.retryAfterMs ?? (event.retryAt !== undefined ? Math.max(0, event.retryAt - now) : undefined);
+      const retryAfterMs = event.retryAfterMs;
       step.frames.push({
         type: 'operator_event',
         kind: event.category,
@@ -276,12 +293,18 @@ function endTurn(
   }
   const ok = event.subtype === 'success' && !event.isError;
   const cost = chargeCost(s, event.costUsd);
+  if (event.usageLimited === true && session.waitOutLimit && turn.commandId === undefined) {
+    holdForReset(session, turn, step, now);
+    return;
+  }
   if (turn.commandId !== undefined) {
     step.frames.push({
       type: 'command_result',
       commandId: turn.commandId,
       ok,
       ...(ok ? {} : { message: safeSlice(event.text ?? event.subtype, 0, 4000) }),
+      // `/compact` runs the model: the daily budgets count it as they count a turn.
+      ...(cost !== undefined ? { costUsd: cost } : {}),
     });
   } else {
     const outcome = turn.interruptRequested ? 'interrupted' : ok ? 'success' : 'error';

@@ -37,6 +37,7 @@ import { killSubagents } from '../subagents/subagents.js';
 import type { CliEvent } from '../translate/translator.js';
 import { failPendingControls, requestControl } from './controls.js';
 import { applyEvent, type SessionOps } from './events.js';
+import { resetLimit, stopLimitWait } from './limit.js';
 import {
   initialSessionState,
   type PendingControl,
@@ -55,6 +56,11 @@ export interface SessionIdentity {
   permissions?: PermissionPolicy;
   /** The working directory, for saying where a rule applies. */
   workDir?: string;
+  /**
+   * Whether a turn the login's usage limit refuses waits for the reset (default) instead of failing
+   * (see {@link Session.limitReset}).
+   */
+  waitOutUsageLimit?: boolean | undefined;
 }
 
 /**
@@ -94,6 +100,7 @@ export class Session {
       proveTurn: (now, step) => this.#proveTurn(now, step),
       status: (reported, detail) => this.#status(reported, detail),
       clearAwaiting: () => this.#clearAwaiting(),
+      waitOutLimit: identity.waitOutUsageLimit ?? true,
     };
   }
 
@@ -129,7 +136,36 @@ export class Session {
     if (s.exited) return 'exited';
     if (s.compacting) return 'compacting';
     if (Object.keys(s.prompts).length > 0) return 'awaiting_input';
+    if (s.limit) return 'limited';
     return this.running ? 'running' : 'idle';
+  }
+
+  /**
+   * `/stop` while the usage limit is waited out: the CLI is idle (its turn was refused), so nothing is
+   * written to it; the waiting turn ends as interrupted and the wait with it. `undefined` when not waiting.
+   */
+  stopLimitWait(commandId: string): Step | undefined {
+    return stopLimitWait(this.#ops, commandId);
+  }
+
+  /** When the usage limit the conversation waits for resets (epoch ms); `undefined` when not limited. */
+  get limitedUntil(): number | undefined {
+    return this.state.limit?.resetsAt;
+  }
+
+  /** Whether a usage limit is being waited out: then nothing is written to the CLI. */
+  get limited(): boolean {
+    return this.state.limit !== undefined;
+  }
+
+  /**
+   * The usage limit's reset time has come (`now` at or past it): the wait is over (`usage_limit`
+   * `resumed`). With nothing `held` to write, the CLI is told to go on (`limit.ts`), so the waiting
+   * turn answers the messages it was refused for; held messages, written next, do that.
+   * `undefined` when nothing waits or it is too early.
+   */
+  limitReset(now: number, held: boolean): Step | undefined {
+    return resetLimit(this.#ops, now, held);
   }
 
   /**

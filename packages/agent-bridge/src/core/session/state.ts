@@ -91,8 +91,41 @@ export interface SessionState {
   processCostUsd?: number;
   /** What the conversation has cost in all its processes so far (USD). */
   costUsd?: number;
-  /** When `/handoff` gave the session to the terminal; cleared once this bridge's process has it again. */
+  /**
+   * When `/handoff` gave the session to the terminal, or `/resume` took one a terminal may still hold;
+   * cleared once this bridge's process has it again.
+   */
   handedOffAt?: number;
+  /**
+   * The login's usage limit refused the running turn: it stays open, messages are held, and at
+   * `resetsAt` (epoch ms) the conversation goes on (`Session.limitReset`). Absent while not limited.
+   */
+  limit?: { resetsAt: number; limitType?: string };
+  /**
+   * Every Claude session this conversation has had (its own, and those `/resume` continued here), oldest
+   * first, at most {@link SESSIONS_KEPT}: `/resume` elsewhere never lists them. Optional: snapshots from
+   * before it existed have only `sessionId`.
+   */
+  sessions?: string[];
+}
+
+/** How many of a conversation's sessions it remembers as its own. */
+export const SESSIONS_KEPT = 200;
+
+/** Records `sessionId` as one of the conversation's own sessions (see {@link SessionState.sessions}). */
+export function recordSession(s: SessionState, sessionId: string): void {
+  if (s.sessions === undefined) s.sessions = [];
+  const sessions = s.sessions;
+  if (sessions.includes(sessionId)) return;
+  sessions.push(sessionId);
+  if (sessions.length > SESSIONS_KEPT) sessions.splice(0, sessions.length - SESSIONS_KEPT);
+}
+
+/** The sessions the conversation holds as its own: those recorded, and the current one. */
+export function ownSessions(s: Pick<SessionState, 'sessions' | 'sessionId'>): string[] {
+  return s.sessionId !== undefined && !(s.sessions ?? []).includes(s.sessionId)
+    ? [...(s.sessions ?? []), s.sessionId]
+    : [...(s.sessions ?? [])];
 }
 
 /** What one step produced: frames for the gateway (in order) and lines for the CLI's stdin. */

@@ -37,38 +37,99 @@ function shortenValue(value: unknown, depth: number): unknown {
   return value;
 }
 
+/** The model's (or the CLI's) description of a call, as a prompt shows it: about this long at most. */
+export const DESCRIPTION_MAX = 200;
+
+/** What a permission prompt says a call will do, and whether any of its input was left out to say it. */
+export interface ToolCallText {
+  /** Words that follow "Claude wants to", at most {@link PROMPT_SUMMARY_MAX} long. */
+  summary: string;
+  /**
+   * Something of the input is not in `summary` (a part cut in the middle, a long description cut): the
+   * gateway then sends the whole input as a file before the prompt, so Allow never approves unseen text.
+   */
+  cut: boolean;
+}
+
 /**
  * What a tool call will do, in words that follow "Claude wants to" on a permission prompt: `run this
- * command: …`, `write hello.md (/work/hello.md)`. Nothing of the input is hidden: whitespace runs are
- * collapsed and invisible characters shown ({@link visibleText}), and a summary still over
- * {@link PROMPT_SUMMARY_MAX} keeps its head and its tail around a count of what is not shown. The
- * `description` is the CLI's own or the model's words about the call, so it is labelled as such.
+ * command: …`, `write hello.md (/work/hello.md): …`. Nothing that Allow approves is hidden:
+ * - the description (the CLI's own or the model's words about the call, labelled as such) comes first,
+ *   cut to {@link DESCRIPTION_MAX}, so it can never push the end of the command out of view;
+ * - head and tail are kept of the thing approved alone (the command, the content written, the tool's
+ *   whole input as JSON for any other tool), around a count of what is not shown ({@link cutMiddle});
+ * - whitespace runs are collapsed and invisible characters shown ({@link visibleText}).
+ * `cut` says whether anything was left out, so the whole input can be shown beside the prompt.
  */
+export function describeToolCall(
+  toolName: string,
+  input: Record<string, unknown>,
+  description?: string,
+): ToolCallText {
+  const pick = (key: string): string | undefined =>
+    typeof input[key] === 'string' ? visibleText(input[key] as string) : undefined;
+  const file = pick('file_path') ?? pick('notebook_path') ?? pick('path');
+  const verb = FILE_VERBS[toolName];
+  const said = visibleText(description ?? (toolName === 'Bash' ? (pick('description') ?? '') : ''));
+  const shownSaid = said === '' || (file !== undefined && said === baseName(file)) ? '' : said;
+  const note = shownSaid === '' ? '' : ` (described as: ${cutEnd(shownSaid, DESCRIPTION_MAX)})`;
+  let cut = shownSaid.length > DESCRIPTION_MAX;
+  /** `head`, then each part cut in the middle to share what room the summary has left. */
+  const compose = (head: string, parts: readonly { label: string; text: string }[]): string => {
+    const fixed = head.length + parts.reduce((n, p) => n + p.label.length, 0);
+    let room = Math.max(0, PROMPT_SUMMARY_MAX - fixed);
+    let out = head;
+    parts.forEach((part, i) => {
+      const share = Math.floor(room / (parts.length - i));
+      const shown = cutMiddle(part.text, share);
+      if (shown !== part.text) cut = true;
+      room -= shown.length;
+      out += `${part.label}${shown}`;
+    });
+    return out;
+  };
+  let summary: string;
+  if (toolName === 'Bash' && pick('command') !== undefined)
+    summary = compose(`run this command${note}`, [{ label: ': ', text: pick('command') ?? '' }]);
+  else if (verb && file !== undefined) {
+    const head = `${verb} ${baseName(file)} (${file})${note}`;
+    const content = pick('content') ?? pick('new_source');
+    const edits = Array.isArray(input.edits) ? input.edits : undefined;
+    if (toolName === 'Write' || toolName === 'NotebookEdit')
+      summary = content === undefined ? head : compose(head, [{ label: ': ', text: content }]);
+    else if (toolName === 'Edit' && pick('new_string') !== undefined)
+      summary = compose(head, [
+        { label: ', replacing: ', text: pick('old_string') ?? '' },
+        { label: ' with: ', text: pick('new_string') ?? '' },
+      ]);
+    else if (edits !== undefined)
+      summary = compose(head, [{ label: ': ', text: visibleText(JSON.stringify(edits)) }]);
+    else summary = head;
+  } else if (toolName === 'WebFetch' && pick('url') !== undefined)
+    summary = compose(`fetch${note}`, [{ label: ' ', text: pick('url') ?? '' }]);
+  else if (toolName === 'WebSearch' && pick('query') !== undefined)
+    summary = compose(`search the web${note} for`, [{ label: ' ', text: pick('query') ?? '' }]);
+  else if ((toolName === 'Grep' || toolName === 'Glob') && pick('pattern') !== undefined)
+    summary = compose(`search${note} for`, [
+      { label: ' ', text: `${pick('pattern')}${file !== undefined ? ` in ${file}` : ''}` },
+    ]);
+  // Any other tool (an MCP server's, say) shows its whole input: one field of it (`command: "ls"`) once
+  // hid the `args` that made it `ls && curl … | sh`.
+  else
+    summary = compose(`use ${visibleText(toolName)}${note}`, [
+      { label: ': ', text: visibleText(JSON.stringify(input)) },
+    ]);
+  const fitted = cutMiddle(summary, PROMPT_SUMMARY_MAX);
+  return { summary: fitted, cut: cut || fitted !== summary };
+}
+
+/** {@link describeToolCall}'s words alone. */
 export function summarizeToolCall(
   toolName: string,
   input: Record<string, unknown>,
   description?: string,
 ): string {
-  const pick = (key: string): string | undefined =>
-    typeof input[key] === 'string' ? visibleText(input[key] as string) : undefined;
-  const file = pick('file_path') ?? pick('notebook_path') ?? pick('path');
-  const verb = FILE_VERBS[toolName];
-  let action: string;
-  if (toolName === 'Bash' && pick('command') !== undefined) action = `run this command: ${pick('command')}`;
-  else if (verb && file !== undefined) action = `${verb} ${baseName(file)} (${file})`;
-  else if (toolName === 'WebFetch' && pick('url') !== undefined) action = `fetch ${pick('url')}`;
-  else if (toolName === 'WebSearch' && pick('query') !== undefined)
-    action = `search the web for ${pick('query')}`;
-  else if ((toolName === 'Grep' || toolName === 'Glob') && pick('pattern') !== undefined)
-    action = `search for ${pick('pattern')}${file !== undefined ? ` in ${file}` : ''}`;
-  else {
-    const subject = pick('command') ?? file ?? pick('url') ?? pick('query') ?? pick('prompt');
-    action = `use ${visibleText(toolName)}: ${subject ?? visibleText(JSON.stringify(input))}`;
-  }
-  const said = description === undefined ? '' : visibleText(description);
-  const note =
-    said === '' || (file !== undefined && said === baseName(file)) ? '' : ` (described as: ${said})`;
-  return cutMiddle(`${action}${note}`, PROMPT_SUMMARY_MAX);
+  return describeToolCall(toolName, input, description).summary;
 }
 
 /** The file tools, as the verb a prompt says for each. */

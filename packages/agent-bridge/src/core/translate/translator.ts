@@ -45,6 +45,8 @@ export type CliEvent =
       text?: string;
       /** HTTP status of the API failure that ended the turn (`api_error_status`), when it was one. */
       apiErrorStatus?: number;
+      /** The turn ended on the login's usage limit (`api_error: usage_limit_reached`, or the CLI's text). */
+      usageLimited?: boolean;
       usage?: CliUsage;
       costUsd?: number;
       durationMs?: number;
@@ -58,6 +60,12 @@ export type CliEvent =
       toolUseId?: string;
       description?: string;
     }
+  /**
+   * The subscription's usage limit refused a model call: `rate_limit_event` with `status: rejected`, or
+   * the synthetic assistant message the CLI prints for it ("You've hit your limit · resets 5:37am (UTC)").
+   * `resetsAt` (epoch ms) when the CLI said it.
+   */
+  | { kind: 'usage_limit'; resetsAt?: number; limitType?: string }
   | { kind: 'control_request_other'; requestId: string; subtype: string }
   | {
       kind: 'control_response';
@@ -77,11 +85,6 @@ export type CliEvent =
       message: string;
       /** How long until a retry may work, when the CLI said so as a delay. */
       retryAfterMs?: number;
-      /**
-       * When (epoch ms) a retry may work, when the CLI said so as a time: the session machine turns it
-       * into a delay at its `now`.
-       */
-      retryAt?: number;
     }
   /**
    * The CLI read a stdin `user` line that carried a `uuid` and queued it (`command_lifecycle`, state
@@ -193,17 +196,9 @@ export function translateMessage(message: Json): CliEvent[] {
       return [{ kind: 'conversation_reset' }];
     case 'rate_limit_event': {
       const info = isObject(message.rate_limit_info) ? message.rate_limit_info : {};
-      // `allowed` and `allowed_warning` are informational; only a refusal is worth an operator's time.
+      // `allowed` and `allowed_warning` are informational; only a refusal stops the work.
       if (info.status !== 'rejected') return [];
-      const resetsAt = num(info.resetsAt);
-      return [
-        {
-          kind: 'api_error',
-          category: 'rate_limit',
-          message: 'usage limit reached',
-          ...(resetsAt !== undefined ? { retryAt: resetsAt * 1000 } : {}),
-        },
-      ];
+      return [usageLimitOf(info)];
     }
     default:
       return [];
@@ -281,6 +276,20 @@ function translateSystem(message: Json): CliEvent[] {
   }
 }
 
+/** The CLI's words for a refused usage limit (2.1.328: "You've hit your limit · resets 5:37am (UTC)"). */
+export const USAGE_LIMIT_TEXT = /\byou(?:'|’)ve hit your (?:usage )?limit\b/i;
+
+/** A `usage_limit` event from a `rate_limit_info` object (its `resetsAt` is in epoch seconds). */
+function usageLimitOf(info: Json): CliEvent {
+  const resetsAt = num(info.resetsAt);
+  const limitType = str(info.rateLimitType);
+  return {
+    kind: 'usage_limit',
+    ...(resetsAt !== undefined ? { resetsAt: resetsAt * 1000 } : {}),
+    ...(limitType !== undefined ? { limitType: limitType.slice(0, 100) } : {}),
+  };
+}
+
 /** Maps an HTTP status and the CLI's error label onto the operator event kinds. */
 export function classifyApiError(
   status: number | undefined,
@@ -326,11 +335,21 @@ function translateAssistant(message: Json, parent: string | null): CliEvent[] {
   // The CLI marks a synthetic assistant message carrying an API failure. Its text ("API Error: 529 …
   // check your inference gateway (host:port)") is for an operator, not a Telegram reply: it becomes an
   // operator event only, and the failed `result` that follows tells the user in plain words.
-  if (message.isApiErrorMessage === true || typeof message.error === 'string') {
+  if (
+    message.isApiErrorMessage === true ||
+    message.is_api_error_message === true ||
+    typeof message.error === 'string'
+  ) {
     const text = msg.content
       .map((block) => (isObject(block) ? (str(block.text) ?? '') : ''))
       .join('')
       .slice(0, 2000);
+    // The usage limit's own message (2.1.328 prints it for every turn the limit refuses, after one
+    // `rate_limit_event`): the limit's reset, not an error for anyone to read.
+    if (message.api_error === 'usage_limit_reached' || USAGE_LIMIT_TEXT.test(text)) {
+      const params = isObject(message.api_error_params) ? message.api_error_params : {};
+      return [usageLimitOf(isObject(params.rate_limit_info) ? params.rate_limit_info : {})];
+    }
     return [
       {
         kind: 'api_error',
@@ -428,6 +447,10 @@ function translateResult(message: Json): CliEvent {
     isError: message.is_error === true,
     ...(text !== undefined ? { text } : {}),
     ...(apiErrorStatus !== undefined ? { apiErrorStatus } : {}),
+    ...(message.api_error === 'usage_limit_reached' ||
+    (message.is_error === true && USAGE_LIMIT_TEXT.test(text ?? ''))
+      ? { usageLimited: true }
+      : {}),
     ...(usage
       ? {
           usage: {

@@ -210,11 +210,12 @@ export class Delivery {
   }
 
   /**
-   * The hold rules' verdict on an arriving message or `/clear`, `/compact` (`core/delivery/hold.ts`): `held` (kept
-   * for later, durably before the gateway's acknowledgement) or `write` (the caller writes it now).
+   * The hold rules' verdict on an arriving message or `/clear`, `/compact` (`core/delivery/hold.ts`): `held`
+   * (kept for later, durably before the gateway's acknowledgement; always while a usage limit is waited
+   * out, `limited`) or `write` (the caller writes it now).
    */
-  admit(frame: HeldFrame, turnRoute: Route | undefined, shared: boolean): 'held' | 'write' {
-    const actions = this.#step({ kind: 'arrived', frame, turnRoute, shared });
+  admit(frame: HeldFrame, turnRoute: Route | undefined, shared: boolean, limited = false): 'held' | 'write' {
+    const actions = this.#step({ kind: 'arrived', frame, turnRoute, shared, limited });
     return actions.some((a) => a.kind === 'hold') ? 'held' : 'write';
   }
 
@@ -250,7 +251,8 @@ export class Delivery {
   releaseHeld(): void {
     const { record, session, supervisor } = this.#host;
     if (record.held.length === 0) return;
-    this.#step({ kind: 'release', writable: supervisor.writable(), idle: !session.running });
+    const writable = supervisor.writable() && !session.limited; // waiting out a usage limit: nothing goes in
+    this.#step({ kind: 'release', writable, idle: !session.running });
   }
 
   /** Reports every held item as not done (the process is gone, or it never started). */

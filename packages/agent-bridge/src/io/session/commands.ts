@@ -72,7 +72,7 @@ export function createCommandHandler(
   const { session, supervisor, delivery, emit } = host;
   /** The hold rules' verdict (`core/delivery/hold.ts`, performed by delivery): kept for later, or written now. */
   const admit = (frame: HeldFrame): 'held' | 'write' =>
-    delivery.admit(frame, session.state.turn?.route, host.shared);
+    delivery.admit(frame, session.state.turn?.route, host.shared, session.limited);
   /** Answers a command that cannot be carried out. */
   const failCommand = (commandId: string, message: string): void =>
     emit([{ type: 'command_result', commandId, ok: false, message }]);
@@ -106,6 +106,13 @@ export function createCommandHandler(
     host.beforeWrite();
     if (frame.type === 'interrupt' && !session.running) {
       failCommand(frame.commandId, 'Nothing is running in this conversation.');
+      return;
+    }
+    const stopped = frame.type === 'interrupt' ? session.stopLimitWait(frame.commandId) : undefined;
+    if (stopped) {
+      // The CLI is idle behind the usage limit: nothing to write; what was held meanwhile goes in now.
+      emit(stopped.frames);
+      delivery.releaseHeld();
       return;
     }
     // The gateway refuses these too; a frame from any other sender is held to the same list.

@@ -22,6 +22,8 @@ export interface ConversationSettings {
   permissions?: PermissionPolicy | undefined;
   /** Its own git worktree (`worktree: true`); `workDir` is then the worktree's path. */
   worktree?: WorktreeSpec | undefined;
+  /** A turn the login's usage limit refuses waits for the reset (default) or fails (false). */
+  waitOutUsageLimit?: boolean | undefined;
 }
 
 /** A conversation's config overrides: its settings, and `worktree: true` for a worktree of its own. */

@@ -20,6 +20,7 @@ import { claudeConfigDir, findMarker } from '../transcript/files.js';
 import { HistoryTail } from '../transcript/history-tail.js';
 import { type ConversationFrame, createCommandHandler } from './commands.js';
 import type { ConversationOptions } from './conversation-options.js';
+import { createLimitWait, type LimitWait } from './limit-wait.js';
 import type { Snapshot } from './snapshot.js';
 
 /** What the parts ask of the conversation that owns them. */
@@ -57,6 +58,8 @@ export interface ConversationParts {
   supervisor: Supervisor;
   delivery: Delivery;
   commands: (frame: ConversationFrame, receipt?: Receipt) => Promise<void>;
+  /** The wait for a usage limit's reset (`limit-wait.ts`). */
+  limit: LimitWait;
 }
 
 /** Builds the parts around a restored snapshot (read only: its session state, history, cursors); starts nothing. */
@@ -73,6 +76,7 @@ export function assembleParts(
     ...(options.route ? { route: options.route } : {}),
     ...(options.settings.permissions ? { permissions: options.settings.permissions } : {}),
     workDir: options.settings.workDir,
+    waitOutUsageLimit: options.settings.waitOutUsageLimit,
   });
   const tail = new HistoryTail({
     configDir,
@@ -183,5 +187,13 @@ export function assembleParts(
     rename: (name) => port.rename(name),
     terminal,
   });
-  return { session, sink, tail, files, supervisor, delivery, commands };
+  const limit = createLimitWait({
+    session,
+    delivery,
+    supervisor,
+    emit,
+    persist: (force) => port.persist(force),
+    clock: options.clock,
+  });
+  return { session, sink, tail, files, supervisor, delivery, commands, limit };
 }

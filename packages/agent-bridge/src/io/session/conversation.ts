@@ -37,6 +37,7 @@ import {
   type Route,
   type SessionInfo,
 } from '@switchyard/protocol';
+import { ownSessions } from '../../core/session/state.js';
 import { translateLine, translateOversized } from '../../core/translate/translator.js';
 import { type Liveness, liveness, STDOUT_LOG } from '../process/child.js';
 import { type StdoutLine, StdoutReader } from '../process/stdout-reader.js';
@@ -285,11 +286,13 @@ export class Conversation {
 
   /** Once nothing is left to read: held items, the snapshot, the transcript, liveness, a turn's end. */
   #afterReading(): void {
-    const { session, supervisor, tail } = this.#parts;
+    const { session, supervisor, tail, limit } = this.#parts;
     // Also here, not only after a line: a bridge restarted with held items next to an idle CLI.
     this.#releaseHeldIfIdle();
     if (this.#snapshotFile.dirty) this.#persist(false);
     tail.follow(session.state.sessionId);
+    // A usage limit's reset, from the state (the snapshot's, after a restart): its timer is armed.
+    limit.arm();
     supervisor.check();
     const running = session.running;
     if (this.#wasRunning && !running) this.#options.onSettled();
@@ -312,6 +315,7 @@ export class Conversation {
     this.#watcher?.close();
     const started = this.#started;
     if (started) {
+      started.limit.stop();
       started.tail.stop();
       await started.files.stop();
       await started.supervisor.stop(kind, this.#options.stopGraceMs);
@@ -323,6 +327,9 @@ export class Conversation {
     }
     this.#reader?.close();
   }
+
+  /** The Claude sessions this conversation holds as its own (`/resume` elsewhere never lists them). */
+  readonly ownSessions = (): string[] => ownSessions(this.#parts.session.state);
 
   /** The conversation as `/sessions` lists it. */
   info(): SessionInfo {

@@ -8,12 +8,14 @@
  * Invariants:
  * - Never two CLIs on one session: a session another process may be writing (`core/terminal/session-claim.ts`,
  *   probed by `process-scan.ts`) is refused, and so is one another conversation of this agent has live.
- * - `/resume` names only sessions of the conversation's own working directory (its transcripts), and a
- *   press naming any other session is refused.
+ * - `/resume` names only sessions of the conversation's own working directory (its transcripts) that are
+ *   its own or no conversation's (a terminal's), never another conversation's, and a press naming any
+ *   other session is refused.
  * - A handoff waiting for its turn to end is kept in `handoffs.json` (`frame-files.ts`) before the
  *   gateway's frame is acknowledged, until it is done: a restarted bridge finishes it once that turn
  *   has ended, and its chat gets the resume command as if nothing had happened.
  */
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AppFrame,
@@ -29,6 +31,7 @@ import {
 } from '@switchyard/protocol';
 import { dirtyText } from '../../core/process/worktree.js';
 import type { FrameHandlers } from '../../core/session/frame-handlers.js';
+import { ownSessions } from '../../core/session/state.js';
 import { type ClaimRules, claimOf, claimText } from '../../core/terminal/session-claim.js';
 import { RESUME_PAGE_SIZE } from '../../core/terminal/session-list.js';
 import { type BridgeOptions, CONVERSATIONS_DIR, conversationDir, settingsOf } from '../../options.js';
@@ -96,6 +99,44 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
   let timer: TimerHandle | undefined;
   let stopped = false;
 
+  /**
+   * Whether conversation `key` may see and continue `sessionId`: one it recorded as its own, or one no
+   * conversation of this agent recorded (a terminal's). Every chat shares the working directory's
+   * transcripts, so without this a group's `/resume` listed each private chat's sessions.
+   */
+  const mayContinue = (key: string): ((sessionId: string) => boolean) => {
+    const owners = new Map<string, Set<string>>();
+    const own = (sessionId: string, dir: string): void => {
+      const set = owners.get(sessionId) ?? new Set<string>();
+      set.add(dir);
+      owners.set(sessionId, set);
+    };
+    const open = new Map([...pool.conversations.values()].map((c) => [conversationDir(c.key), c]));
+    let dirs: string[] = [];
+    try {
+      dirs = readdirSync(conversationsDir);
+    } catch {
+      // No conversation has state yet.
+    }
+    for (const dir of new Set([...dirs, ...open.keys()])) {
+      const conversation = open.get(dir);
+      let sessions: string[] = [];
+      try {
+        sessions =
+          conversation?.ownSessions() ??
+          ownSessions(readSnapshot(join(conversationsDir, dir, SNAPSHOT_FILE))?.session ?? {});
+      } catch {
+        // An unreadable snapshot names no session.
+      }
+      for (const sessionId of sessions) own(sessionId, dir);
+    }
+    const mine = conversationDir(key);
+    return (sessionId) => {
+      const by = owners.get(sessionId);
+      return by === undefined || by.has(mine);
+    };
+  };
+
   /** The session the conversation has, whether or not its object is open. */
   const sessionOf = (key: string): string | undefined =>
     pool.conversations.get(key)?.info().sessionId ??
@@ -155,6 +196,7 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
         frame.page ?? 0,
         (sessionId) => busyReason(key, workDir, sessionId, processes),
         sessionOf(key),
+        mayContinue(key),
       );
       send({ type: 'resume_list', commandId: frame.commandId, route: frame.route, workDir, ...page });
     } catch (err) {
@@ -180,6 +222,11 @@ export function createTerminalCommands(config: TerminalCommandsConfig): Terminal
       return fail(
         frame.commandId,
         `There is no session ${frame.sessionId} in ${workDir}: send /resume again.`,
+      );
+    if (!mayContinue(key)(frame.sessionId))
+      return fail(
+        frame.commandId,
+        `Session ${frame.sessionId} belongs to another conversation of this agent: continue it there.`,
       );
     const current = pool.conversations.get(key);
     if (current?.live && !current.evictable)

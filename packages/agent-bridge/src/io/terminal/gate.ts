@@ -5,8 +5,9 @@
  * before it may start a process.
  *
  * The gate: a message that would start `claude --resume <id>` while another process may be writing that
- * session (`core/terminal/session-claim.ts`: one whose command line names it; after a handoff also one in the
- * working directory, or a transcript still growing) is held (durably, `delivery.hold`), the chat is told
+ * session (`core/terminal/session-claim.ts`: one whose command line names it; after a handoff or a
+ * `/resume` also one in the working directory, or a transcript still growing) is held (durably,
+ * `delivery.hold`), the chat is told
  * once (`operator_event` `terminal_session`), and the session is asked again with backoff on the bridge's
  * clock; once it is free the process starts and the held messages go in, in order. Messages arriving
  * meanwhile queue behind. Nothing starts once the conversation has stopped (`supervisor.stopped`). A
@@ -16,6 +17,7 @@ import type { AppFrame, Clock, FrameOf, Logger, TimerHandle } from '@switchyard/
 import { describeError } from '@switchyard/protocol';
 import type { WorktreeSpec } from '../../core/process/worktree.js';
 import type { Session } from '../../core/session/session.js';
+import { recordSession } from '../../core/session/state.js';
 import { type ClaimRules, claimRetryMs, claimText } from '../../core/terminal/session-claim.js';
 import type { Delivery } from '../delivery/delivery.js';
 import type { Supervisor } from '../process/supervisor.js';
@@ -143,7 +145,10 @@ export function createTerminalGate(host: TerminalGateHost): TerminalGate {
       switch (frame.type) {
         case 'resume_session':
           s.sessionId = frame.sessionId;
-          delete s.handedOffAt;
+          recordSession(s, frame.sessionId);
+          // The session came from the terminal, which may take it up again (`claude --continue` names no
+          // session): watched as after a handoff until this bridge's process has it.
+          s.handedOffAt = clock.now();
           // The old session's exchanges are not this one's; the tail reads the new one's recent end.
           host.history.entries.length = 0;
           host.history.follow(frame.sessionId);

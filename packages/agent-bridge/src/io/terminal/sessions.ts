@@ -51,15 +51,20 @@ export function transcriptFiles(configDir: string, workDir: string): TranscriptF
   });
 }
 
-/** One page of `workDir`'s sessions, summarised; `busy` says which may not be continued now. */
+/**
+ * One page of `workDir`'s sessions, summarised; `busy` says which may not be continued now, and only
+ * those `listed` are counted and shown (a conversation sees its own and the terminal's, not another's).
+ */
 export function listTerminalSessions(
   configDir: string,
   workDir: string,
   page: number,
   busy: (sessionId: string, file: TranscriptFile) => string | undefined,
   current: string | undefined,
+  listed: (sessionId: string) => boolean = () => true,
 ): { page: number; pageSize: number; total: number; sessions: TerminalSession[] } {
-  const shown = resumePage(transcriptFiles(configDir, workDir), page, RESUME_PAGE_SIZE);
+  const files = transcriptFiles(configDir, workDir).filter((file) => listed(file.sessionId));
+  const shown = resumePage(files, page, RESUME_PAGE_SIZE);
   const sessions = shown.files.map((file): TerminalSession => {
     const head = summariseHead(readHead(join(projectDir(configDir, workDir), `${file.sessionId}.jsonl`)));
     const why = busy(file.sessionId, file);

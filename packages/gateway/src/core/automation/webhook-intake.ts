@@ -5,14 +5,21 @@
  * The order is fixed and each step answers before the next is looked at:
  * 1. the path and method ({@link routeHookRequest}): `POST /hooks/<name>` of a configured hook, else 404
  *    (unknown hook or path) or 405 (another method);
+ * 0. the sender's address (the shell, `core/automation/refusal-limit.ts`): one that was refused too often
+ *    lately → 429 with `Retry-After`, before anything else is read;
  * 2. the body's size (the shell, against the hook's limit): 413, reading stopped;
- * 3. the signature ({@link judgeDelivery}): missing, malformed or not matching → 401, nothing else done;
+ * 3. the signature ({@link judgeDelivery}): missing, malformed or not matching → 401, nothing else done.
+ *    A generic hook signs `<timestamp>.<body>` with the timestamp (Unix seconds) in
+ *    `X-Signature-Timestamp` ({@link TIMESTAMP_HEADER}): one missing or malformed is refused before the
+ *    HMAC, one more than {@link TIMESTAMP_TOLERANCE_MS} off the clock (stale or from the future) after;
  * 4. what the delivery is: GitHub's `ping` and events the hook does not list (a hook that lists none
  *    takes none) → 200, not delivered; a GitHub delivery without its event or id header → 400;
  * 5. the hook's rate ({@link judgeDelivery}, with the hook's bucket): over it → 429 with `Retry-After`,
  *    nothing delivered;
- * 6. the delivery is handed to the injector under its key `webhook:<hook>:<deliveryId>`
- *    ({@link deliveredStatus}): 202 when accepted (durable before the answer), 200 for a key seen before.
+ * 6. the delivery is handed to the injector under its key `webhook:<hook>:<deliveryId>` and the SHA-256 of
+ *    what was signed ({@link deliveredStatus}): 202 when accepted (durable before the answer), 200 for a
+ *    key or a signed content seen before — a captured delivery replayed under a new id is not delivered
+ *    again.
  *
  * Contract: a refused request (401, 404, 405, 413, 429, 400) and an ignored one (ping, filtered) deliver
  * nothing and take no rate token; the token is taken only for an accepted delivery.
@@ -71,6 +78,25 @@ function decodeName(part: string): string | undefined {
   }
 }
 
+/** The header a generic hook's signed timestamp comes in (Unix seconds), lower-case. */
+export const TIMESTAMP_HEADER = 'x-signature-timestamp';
+/** How far a generic delivery's signed timestamp may be from the receiver's clock, either way: 5 minutes. */
+export const TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
+
+/**
+ * A generic delivery's signed timestamp (Unix seconds, digits only), `missing` or `malformed`; `undefined`
+ * for a GitHub hook (GitHub signs no time: its deliveries are told apart by id and content).
+ */
+export function signedTimestamp(
+  kind: HookKind,
+  headers: DeliveryInput['headers'],
+): number | 'missing' | 'malformed' | undefined {
+  if (kind !== 'generic') return undefined;
+  const value = header(headers, TIMESTAMP_HEADER);
+  if (value === undefined) return 'missing';
+  return /^\d{1,12}$/.test(value) ? Number(value) : 'malformed';
+}
+
 /** The header a hook's signature comes in, lower-case as Node gives headers. */
 export function signatureHeader(kind: HookKind): string {
   return kind === 'github' ? 'x-hub-signature-256' : 'x-signature-256';
@@ -94,7 +120,13 @@ export type DeliveryVerdict =
   | {
       kind: 'refuse';
       status: 401;
-      reason: 'signature_missing' | 'signature_malformed' | 'signature_mismatch';
+      reason:
+        | 'signature_missing'
+        | 'signature_malformed'
+        | 'signature_mismatch'
+        | 'timestamp_missing'
+        | 'timestamp_malformed'
+        | 'timestamp_stale';
     }
   | { kind: 'refuse'; status: 400; reason: 'event_missing' | 'delivery_id_missing' | 'delivery_id_malformed' }
   | { kind: 'refuse'; status: 429; reason: 'rate_limited'; retryAfterSec: number }
@@ -106,6 +138,8 @@ export type DeliveryVerdict =
       deliveryId: string;
       /** The GitHub event; undefined for a generic hook. */
       event: string | undefined;
+      /** SHA-256 of what was signed (hex): a second key, so a replay under a new id is a duplicate. */
+      contentSha256: string;
     };
 
 /** What {@link judgeDelivery} looks at. */
@@ -114,7 +148,12 @@ export interface DeliveryInput {
   /** The request's headers, lower-case names (Node's `IncomingHttpHeaders`). */
   headers: Readonly<Record<string, string | string[] | undefined>>;
   signature: SignatureCheck;
-  /** SHA-256 of the body, hex: a generic delivery's id when it names none. */
+  /** A generic delivery's signed timestamp ({@link signedTimestamp}); undefined for GitHub. */
+  timestamp?: number | 'missing' | 'malformed' | undefined;
+  /**
+   * SHA-256 of what was signed, hex — the body (GitHub), `<timestamp>.<body>` (generic): a generic
+   * delivery's id when it names none, and the delivery's second key.
+   */
   bodySha256: string;
   /** The hook's bucket as it is now. */
   bucket: BucketState;
@@ -127,8 +166,15 @@ const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Judges a request whose body was read whole (see the module comment). */
 export function judgeDelivery(input: DeliveryInput): DeliveryVerdict {
   const { hook, headers } = input;
+  const stamp = input.timestamp;
+  if (stamp === 'missing' || stamp === 'malformed') {
+    return { kind: 'refuse', status: 401, reason: `timestamp_${stamp}` };
+  }
   if (input.signature !== 'valid') {
     return { kind: 'refuse', status: 401, reason: `signature_${input.signature}` };
+  }
+  if (stamp !== undefined && Math.abs(input.now - stamp * 1000) > TIMESTAMP_TOLERANCE_MS) {
+    return { kind: 'refuse', status: 401, reason: 'timestamp_stale' };
   }
   let event: string | undefined;
   let deliveryId: string | undefined;
@@ -154,7 +200,13 @@ export function judgeDelivery(input: DeliveryInput): DeliveryVerdict {
       retryAfterSec: Math.max(1, Math.ceil(rate.retryAfterMs / 1000)),
     };
   }
-  return { kind: 'deliver', key: `webhook:${hook.name}:${deliveryId}`, deliveryId, event };
+  return {
+    kind: 'deliver',
+    key: `webhook:${hook.name}:${deliveryId}`,
+    deliveryId,
+    event,
+    contentSha256: input.bodySha256,
+  };
 }
 
 /** The answer once the injector has the delivery: 202 accepted, 200 for a delivery seen before. */

@@ -44,6 +44,7 @@ export const FRAME_OWNER = {
   message_taken: 'turn',
   messages_unread: 'turn',
   session_waiting: 'turn',
+  usage_limit: 'turn',
   permission_request: 'prompt',
   question: 'prompt',
   prompt_closed: 'prompt',

@@ -4,6 +4,7 @@
  */
 import { type FrameOf, type Route, readsUntrustedInput, type SessionInfo } from '@switchyard/protocol/common';
 import { settingsLine } from '../settings/settings.js';
+import { usageLimitStatus } from '../turns/usage-limit.js';
 import type { InlineButton } from './inline-button.js';
 
 /** What a `/sessions` button does to its conversation. */
@@ -23,6 +24,9 @@ export interface StatusFacts {
   polling: { ok: boolean; error?: string };
   /** The conversation's `/settings`, when `/status` is about one. */
   settings?: { replies: 'rich' | 'classic'; card: boolean } | undefined;
+  /** When the conversation's usage limit resets, while its turn waits for it; and the agent's time zone. */
+  usageLimitUntil?: number | undefined;
+  timeZone?: string | undefined;
   /** Today's cost (the agent's time zone): this conversation's and the agent's, and the agent's budget. */
   costToday?: { conversationUsd: number | undefined; agentUsd: number; dailyUsd: number | undefined };
 }
@@ -49,6 +53,7 @@ export function statusText(
     ...(costUsd !== undefined
       ? [`Cost so far: ${formatUsd(costUsd)}${simulated ? ' (simulated: nothing was spent)' : ''}`]
       : []),
+    ...(s.usageLimitUntil !== undefined ? [usageLimitStatus(s.usageLimitUntil, s.timeZone)] : []),
     ...(s.costToday ? [costTodayText(s.costToday, simulated)] : []),
     `Bridge: ${s.bridgeConnected ? 'connected' : 'disconnected (restarting?)'}`,
     `Model: ${model ?? 'unknown'}${simulated ? ' (simulated by the scripted model)' : ''} · Mode: ${mode ?? 'unknown'}`,

@@ -3,6 +3,10 @@
  * button for each one that may be continued (and paging), and the command that continues a handed-off
  * session at the terminal. The shell (`io/commands/terminal-commands.ts`) sends them and keeps the buttons'
  * tokens.
+ *
+ * In a group every member reads along: a session's first words, the working directory and the CLI's
+ * config directory are the operator's and the session owner's, so a group is shown none of them
+ * ({@link inGroup}); the private chat's `/resume` and `/handoff` say them.
  */
 import { escapeHtml } from '@switchyard/card';
 import type { FrameOf, SessionInfo } from '@switchyard/protocol/common';
@@ -47,6 +51,11 @@ export function shortDuration(ms: number): string {
   return `${Math.round(h / 24)} d`;
 }
 
+/** Whether `route` is a group's (or a channel's): its members read what the bot says there. */
+export function inGroup(route: { chatId: number }): boolean {
+  return route.chatId < 0;
+}
+
 /** Buttons per row on a `/resume` page. */
 const BUTTONS_PER_ROW = 3;
 
@@ -60,15 +69,24 @@ export function resumeListView(
   button: (action: TerminalAction) => string,
 ): { text: string; buttons: InlineButton[][] } {
   const { pageSize } = list;
-  if (list.error) return { text: `Could not list the sessions: ${list.error}`, buttons: [] };
-  if (list.total === 0) return { text: `No Claude sessions in ${list.workDir} yet.`, buttons: [] };
+  const group = inGroup(list.route);
+  const where = group ? 'this conversation’s working directory' : list.workDir;
+  if (list.error)
+    return {
+      text: group
+        ? 'Could not list the sessions (the agent’s log says why).'
+        : `Could not list the sessions: ${list.error}`,
+      buttons: [],
+    };
+  if (list.total === 0) return { text: `No Claude sessions in ${where} yet.`, buttons: [] };
   const first = list.page * pageSize;
   const lines = list.sessions.map((s, i) => {
     const when = s.startedAt !== undefined ? utcStamp(s.startedAt) : utcStamp(s.lastAt);
     const long = s.startedAt !== undefined ? ` · ${shortDuration(s.lastAt - s.startedAt)}` : '';
-    const words = s.firstText ? `“${s.firstText}”` : '(no message)';
+    // A session's words are its owner's: not read out to a group.
+    const words = group ? '' : s.firstText ? ` — “${s.firstText}”` : ' — (no message)';
     const note = s.current ? ' · this conversation’s' : s.busy ? ` · 🔒 ${s.busy}` : '';
-    return `${first + i + 1}. ${when} UTC${long} — ${words}${note}`;
+    return `${first + i + 1}. ${when} UTC${long}${words}${note}`;
   });
   const pressable = list.sessions.flatMap((s, i) =>
     s.busy || s.current
@@ -90,7 +108,7 @@ export function resumeListView(
   if (nav.length > 0) rows.push(nav);
   return {
     text: [
-      `Claude sessions in ${list.workDir} (${list.total}, newest first${pages > 1 ? `, page ${list.page + 1} of ${pages}` : ''}):`,
+      `Claude sessions in ${where} (${list.total}, newest first${pages > 1 ? `, page ${list.page + 1} of ${pages}` : ''}):`,
       ...lines,
       '',
       'Press ▶ N to continue that session here: this conversation’s Claude process stops, and your next message resumes it.',
@@ -114,6 +132,12 @@ export function resumeCommand(workDir: string, sessionId: string, configDir?: st
 export function handoffHtml(
   result: FrameOf<'handoff_result'> & { sessionId: string; workDir: string },
 ): string {
+  if (inGroup(result.route))
+    return [
+      'Handed off: no Claude process runs on this conversation’s session here, and none starts until your next message. Continue it at the terminal, in the agent’s working directory (with its CLAUDE_CONFIG_DIR, if it sets one: /handoff in a private chat with me shows both), with:',
+      `<pre><code class="language-sh">${escapeHtml(`claude --resume ${shellWord(result.sessionId)}`)}</code></pre>`,
+      'When you are back here, just write: if the terminal still has the session open, I say so and wait for it.',
+    ].join('\n');
   return [
     'Handed off: no Claude process runs on this conversation’s session here, and none starts until your next message. Continue at the terminal with:',
     `<pre><code class="language-sh">${escapeHtml(resumeCommand(result.workDir, result.sessionId, result.configDir))}</code></pre>`,

@@ -6,10 +6,17 @@
  * Rules:
  * - A budget is used up once today's spending reached it (`spent >= limit`); the agent's budget is looked
  *   at first, then the sender's own. A turn nobody typed (a schedule's, a webhook's) has no sender and
- *   answers only to the agent's budget.
- * - Only messages are held back (one that would start a turn, or steer a running one and so extend it);
- *   a running turn is never cut, and what it costs after the budget was reached still counts (so
- *   spending may end a little over the budget).
+ *   answers only to the agent's budget (or its schedule's creator's, when the shell knows who that is).
+ * - A running turn holds a reservation of one estimate of a turn's cost until it ends, and so does a
+ *   message admitted but not yet begun (the shell, `io/spend/spend-ledger.ts`, keeps one per conversation
+ *   with work open). A new turn is admitted only while what was spent plus the other conversations'
+ *   reservations is under the budget; otherwise it is held ({@link SpendVerdict} `admit: 'hold'`) until a
+ *   running turn ends, or refused once the spending alone reached the budget. So however many turns
+ *   start at once, spending ends at most one estimate over the budget (when no turn costs more than
+ *   the estimate): ten topics written at once under a $1 budget no longer run ten turns.
+ * - Only messages are held back (one that would start a turn, or steer a running one and so extend it),
+ *   with `/compact`, a typed answer and a voice note's transcription, which spend too; a running turn is
+ *   never cut, and what it costs after the budget was reached still counts.
  * - The person is told once per local day and budget ({@link noticeKey}); every refused message is
  *   still marked as not read, with the short {@link SpendVerdict} reason.
  */
@@ -25,6 +32,13 @@ export interface SpendLimits {
 export interface SpendOptions extends SpendLimits {
   /** The agent's IANA time zone; default UTC. */
   timeZone?: string | undefined;
+  /**
+   * What a turn is reserved at while it runs (USD); default the mean cost of the last turns, or $0.25
+   * before any ended. The budget can be passed by at most this much, as long as no turn costs more.
+   */
+  turnEstimateUsd?: number | undefined;
+  /** What a minute of voice transcription costs (USD); default $0.006, OpenAI's price. */
+  transcriptionUsdPerMinute?: number | undefined;
 }
 
 /** Today's spending the rule looks at. */
@@ -32,12 +46,25 @@ export interface SpentToday {
   agentUsd: number;
   /** The sender's own; undefined for a turn nobody typed. */
   userUsd: number | undefined;
+  /** What the other conversations' running turns (and admitted messages) hold reserved; default 0. */
+  reservedUsd?: number;
+  /** The part of `reservedUsd` the sender's own turns hold; default 0. */
+  userReservedUsd?: number;
 }
 
-/** May the turn start, and if not, which budget is used up. */
-export type SpendVerdict =
-  | { admit: true }
-  | { admit: false; scope: 'agent' | 'user'; spentUsd: number; limitUsd: number; reason: string };
+/** A budget that refuses or holds a turn, and how far it is used. */
+interface Limited {
+  scope: 'agent' | 'user';
+  spentUsd: number;
+  limitUsd: number;
+  reason: string;
+}
+
+/**
+ * May the turn start; if not, which budget is used up (`false`: refused for the day) or would be if the
+ * running turns cost what they are expected to (`'hold'`: it waits until one of them ends).
+ */
+export type SpendVerdict = { admit: true } | ({ admit: false } & Limited) | ({ admit: 'hold' } & Limited);
 
 /** Decides whether a new turn may start (see the module comment). */
 export function spendVerdict(limits: SpendLimits, spent: SpentToday): SpendVerdict {
@@ -61,6 +88,30 @@ export function spendVerdict(limits: SpendLimits, spent: SpentToday): SpendVerdi
       spentUsd: spent.userUsd,
       limitUsd: limits.perUserDailyUsd,
       reason: `your daily budget of ${formatUsd(limits.perUserDailyUsd)} is used up`,
+    };
+  }
+  const reserved = spent.reservedUsd ?? 0;
+  if (limits.dailyUsd !== undefined && spent.agentUsd + reserved >= limits.dailyUsd) {
+    return {
+      admit: 'hold',
+      scope: 'agent',
+      spentUsd: spent.agentUsd,
+      limitUsd: limits.dailyUsd,
+      reason: `the turns running now may use up the agent’s daily budget of ${formatUsd(limits.dailyUsd)}`,
+    };
+  }
+  const userReserved = spent.userReservedUsd ?? 0;
+  if (
+    limits.perUserDailyUsd !== undefined &&
+    spent.userUsd !== undefined &&
+    spent.userUsd + userReserved >= limits.perUserDailyUsd
+  ) {
+    return {
+      admit: 'hold',
+      scope: 'user',
+      spentUsd: spent.userUsd,
+      limitUsd: limits.perUserDailyUsd,
+      reason: `your turns running now may use up your daily budget of ${formatUsd(limits.perUserDailyUsd)}`,
     };
   }
   return { admit: true };

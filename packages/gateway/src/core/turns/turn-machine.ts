@@ -45,6 +45,9 @@ import type { StoredTurn, TurnEvent, TurnMachine, TurnMachineOptions } from './t
 
 export type { TurnMachine, TurnMachineOptions } from './turn-steps.js';
 
+/** What a turn waits on while the usage limit is waited out (beside its open prompts' request ids). */
+const USAGE_LIMIT_WAIT = 'usage-limit';
+
 /** Creates the machine; one per gateway, over all conversations. */
 export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine {
   const graceMs = options.graceMs ?? BRIDGE_GRACE_MS;
@@ -255,6 +258,22 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
           turn.typingAt = undefined;
         }
         if (turn) l.actions.push({ kind: 'card', route: turn.route, turnId: turn.id, frame });
+        return;
+      }
+      case 'usage_limit': {
+        // The turn waits for the limit's reset (the bridge holds it open): no typing until it goes on.
+        const turn = frame.turnId === undefined ? undefined : l.turns.get(frame.turnId);
+        if (!turn) return;
+        if (frame.state === 'limited') {
+          if (!turn.waitingOn.includes(USAGE_LIMIT_WAIT))
+            turn.waitingOn = [...turn.waitingOn, USAGE_LIMIT_WAIT];
+          turn.typingAt = undefined;
+          return;
+        }
+        turn.waitingOn = turn.waitingOn.filter((id) => id !== USAGE_LIMIT_WAIT);
+        if (turn.waitingOn.length > 0 || turn.ended || turn.stage === 'rendering') return;
+        turn.typingAt = at + typingEvery;
+        l.actions.push({ kind: 'typing', route: turn.route });
         return;
       }
       case 'prompt_closed': {

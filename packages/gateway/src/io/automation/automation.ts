@@ -28,6 +28,8 @@ export interface AutomationOptions {
   forward(frame: FrameOf<'user_message'>): void;
   /** The bridge may address this chat. */
   noteChat(chatId: number): void;
+  /** Whether a conversation waits out its usage limit (`core/turns/usage-limit.ts`): its schedules wait too. */
+  limited?(route: Route): boolean;
   reply(route: Route, text: string): Promise<unknown>;
   replyWithButtons(route: Route, text: string, buttons: InlineButton[][]): Promise<unknown>;
   /** Whether a user is on the allowlist now (a chat schedule's creator who is not has it paused). */
@@ -60,6 +62,7 @@ export function createAutomation(o: AutomationOptions): { injector: InjectorHand
     store: o.store,
     injector,
     running: (route) => o.turns.running(route),
+    ...(o.limited ? { limited: o.limited } : {}),
     readIn: (route) => o.turns.readIn(route),
     answer: (frame) => void o.send(frame).catch(() => {}),
     reply: (route, text) => void o.reply(route, text),

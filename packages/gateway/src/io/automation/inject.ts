@@ -50,6 +50,11 @@ export interface AutomationRun {
   note: string;
   /** What reaches Claude as the message's text. */
   text: string;
+  /**
+   * A webhook delivery's SHA-256 of what was signed: a run with the same hash from the same hook is a
+   * duplicate whatever its key (a captured delivery replayed under a new delivery id).
+   */
+  contentSha256?: string;
   attachments?: Attachment[];
   /**
    * The allowed user its cost counts against (a chat schedule's creator): the frame's sender id, which
@@ -177,7 +182,14 @@ export function createInjector(options: InjectorOptions): InjectorHandle {
       const accepted = store.atomically(() => {
         const inboundId = frame.inboundId;
         if (
-          !store.recordRun({ key: run.key, inboundId, route: run.route, origin: run.origin, note: run.note })
+          !store.recordRun({
+            key: run.key,
+            inboundId,
+            route: run.route,
+            origin: run.origin,
+            note: run.note,
+            contentSha256: run.contentSha256,
+          })
         )
           return false;
         store.addInbound({ inboundId, frame });

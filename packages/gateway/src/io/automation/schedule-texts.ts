@@ -78,8 +78,15 @@ export function runNote(s: Pick<ScheduleFacts, 'name'>, due: number, merged: num
   return `⏰ ${s.name} · due ${dueIso(due)}${merged > 0 ? ` · stands for ${merged} more` : ''}`;
 }
 
-/** What the chat is told of a `missed` or `waiting` action; undefined for a run (it has its note). */
-export function actionNote(s: Pick<ScheduleFacts, 'name'>, action: ScheduleAction): string | undefined {
+/**
+ * What the chat is told of a `missed` or `waiting` action; undefined for a run (it has its note). `limited`:
+ * the conversation waits out its usage limit, which is what the run waits for.
+ */
+export function actionNote(
+  s: Pick<ScheduleFacts, 'name'>,
+  action: ScheduleAction,
+  limited = false,
+): string | undefined {
   switch (action.kind) {
     case 'run':
       return undefined;
@@ -92,6 +99,8 @@ export function actionNote(s: Pick<ScheduleFacts, 'name'>, action: ScheduleActio
       return `⏰ ${s.name}: ${count} missed while Switchyard was down (${span}) were skipped.`;
     }
     case 'waiting':
+      if (limited)
+        return `⏰ ${s.name}: the usage limit is reached; the run due ${dueIso(action.held)} runs once it resets, and later due times are merged into it.`;
       return `⏰ ${s.name}: the previous run is still going; the run due ${dueIso(action.held)} waits for it, and later due times are merged into it.`;
   }
 }

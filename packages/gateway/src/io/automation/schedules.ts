@@ -92,6 +92,11 @@ export interface SchedulesOptions {
   injector: Injector;
   /** The turn running in a conversation, if any (`Turns.running`). */
   running(route: Route): string | undefined;
+  /**
+   * Whether a conversation waits out its usage limit: its schedules are busy meanwhile, so the due times
+   * of the wait become one run after the reset (held, the later ones merged into it), not one each.
+   */
+  limited?(route: Route): boolean;
   /** The inbound ids the running turn of a conversation has read (`Turns.readIn`). */
   readIn(route: Route): readonly string[];
   reply(route: Route, text: string): void;
@@ -161,7 +166,12 @@ export function createSchedules(options: SchedulesOptions): Schedules {
     const step = decideSchedules({
       schedules: views,
       states: recorded as ReadonlyMap<string, ScheduleState>,
-      busy: (id) => busy(recorded.get(id)?.lastInbound),
+      busy: (id) => {
+        const route = byId.get(id)?.route;
+        return (
+          busy(recorded.get(id)?.lastInbound) || (route !== undefined && options.limited?.(route) === true)
+        );
+      },
       now,
       ...(options.options?.graceMs !== undefined ? { graceMs: options.options.graceMs } : {}),
     });
@@ -173,7 +183,7 @@ export function createSchedules(options: SchedulesOptions): Schedules {
           const s = byId.get(action.id);
           if (!s) continue;
           if (action.kind !== 'run') {
-            const text = actionNote(s.facts, action);
+            const text = actionNote(s.facts, action, options.limited?.(s.route) === true);
             if (text) notes.push({ route: s.route, text });
             continue;
           }

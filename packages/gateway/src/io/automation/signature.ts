@@ -1,5 +1,6 @@
 /**
- * A webhook's signature check: the HMAC-SHA256 of the raw body under the hook's secret, compared with
+ * A webhook's signature check: the HMAC-SHA256 of what was signed — the raw body, or for a generic hook
+ * `<timestamp>.<raw body>` ({@link signedContent}) — under the hook's secret, compared with
  * the header's digest in constant time (`timingSafeEqual` over the 32 bytes), so the answer's timing says
  * nothing about how much of a forged digest was right. What the header must look like is the core's
  * (`core/automation/webhook-intake.ts`).
@@ -7,7 +8,12 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type SignatureCheck, signatureDigest } from '../../core/automation/webhook-intake.js';
 
-/** Checks `header` (e.g. `sha256=…`) against the body's HMAC under `secret`. */
+/** What a hook signs: the body, or with a timestamp (generic hooks) `<timestamp>.<body>`. */
+export function signedContent(body: Uint8Array, timestamp?: number): Uint8Array {
+  return timestamp === undefined ? body : Buffer.concat([Buffer.from(`${timestamp}.`), body]);
+}
+
+/** Checks `header` (e.g. `sha256=…`) against the HMAC under `secret` of what was signed ({@link signedContent}). */
 export function checkSignature(header: string | undefined, secret: string, body: Uint8Array): SignatureCheck {
   const digest = signatureDigest(header);
   if (!digest.ok) return digest.problem;
@@ -16,9 +22,13 @@ export function checkSignature(header: string | undefined, secret: string, body:
   return given.length === expected.length && timingSafeEqual(given, expected) ? 'valid' : 'mismatch';
 }
 
-/** The header value a sender computes for `body`: `sha256=<hex HMAC>` (tests and the README's examples). */
-export function signBody(secret: string, body: Uint8Array | string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/**
+ * The header value a sender computes for `body`: `sha256=<hex HMAC>` (tests and the README's examples);
+ * with `timestamp` (a generic hook's `X-Signature-Timestamp`), of `<timestamp>.<body>`.
+ */
+export function signBody(secret: string, body: Uint8Array | string, timestamp?: number): string {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  return `sha256=${createHmac('sha256', secret).update(signedContent(bytes, timestamp)).digest('hex')}`;
 }
 
 /** SHA-256 of the body, hex. */

@@ -3,6 +3,7 @@
  * already read from their sources). Types only, so `options.ts` may import it without a cycle.
  */
 import type { Route } from '@switchyard/protocol';
+import { DEFAULT_REFUSAL_LIMITS, type RefusalLimits } from '../../core/automation/refusal-limit.js';
 import type { HookKind } from '../../core/automation/webhook-intake.js';
 
 /** The largest body a hook takes unless it says otherwise: 1 MiB. */
@@ -14,7 +15,10 @@ export const DEFAULT_WEBHOOK_RATE = { perMinute: 30, burst: 10 } as const;
 export interface WebhookHookOptions {
   /** Served as `POST /hooks/<name>`. */
   name: string;
-  /** `github`: X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery. `generic`: X-Signature-256. */
+  /**
+   * `github`: X-Hub-Signature-256, X-GitHub-Event, X-GitHub-Delivery. `generic`: X-Signature-256 over
+   * `<timestamp>.<body>` with the timestamp (Unix seconds, within 5 minutes) in X-Signature-Timestamp.
+   */
   kind: HookKind;
   /** The HMAC-SHA256 key both sides share. Never logged. */
   secret: string;
@@ -39,6 +43,8 @@ export interface WebhookOptions {
    */
   listen: { host: string; port: number };
   hooks: readonly WebhookHookOptions[];
+  /** The listener's own limits; each has a default ({@link DEFAULT_LISTENER_LIMITS}). */
+  limits?: Partial<ListenerLimits>;
 }
 
 /**
@@ -55,3 +61,31 @@ export function webhookOptionsProblem(options: WebhookOptions): string | undefin
   }
   return undefined;
 }
+/** What one listener takes at once and how long it waits, and how bad signatures from one address end. */
+export interface ListenerLimits {
+  /** Connections open at once; more are closed as they come. */
+  maxConnections: number;
+  /** How long a request's headers may take to arrive (a slow sender holds a connection no longer). */
+  headersTimeoutMs: number;
+  /** How long a whole request (headers and body) may take. */
+  requestTimeoutMs: number;
+  /**
+   * Refusals for a bad signature or timestamp from one address that block it (`refusals.strikes` within
+   * `refusals.windowMs`), and for how long (`refusals.blockMs`): 429 before its body is read.
+   */
+  refusals: RefusalLimits;
+  /**
+   * Whose address a request is: the connection's (default), or — behind a proxy that sets it — the last
+   * entry of `X-Forwarded-For`. Without it, behind a proxy every request is the proxy's.
+   */
+  forwardedFor: boolean;
+}
+
+/** The listener's defaults: 64 connections, 10 s for the headers, 30 s for a request. */
+export const DEFAULT_LISTENER_LIMITS: ListenerLimits = {
+  maxConnections: 64,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  refusals: DEFAULT_REFUSAL_LIMITS,
+  forwardedFor: false,
+};

@@ -12,7 +12,13 @@
  * takes once. The payload file is written before `inject` and removed again when the run was a
  * duplicate or could not be injected; a file a crash orphaned is deleted by the exchange's retention.
  *
- * Ownership: the per-hook rate buckets live here, one per hook, for the server's life.
+ * Ownership: the per-hook rate buckets and the per-address refusal limit (`core/automation/refusal-limit.ts`)
+ * live here, for the server's life.
+ *
+ * Listener limits ({@link ListenerLimits}): at most `maxConnections` open at once (more are closed as
+ * they come), headers within `headersTimeoutMs` and a whole request within `requestTimeoutMs` (Node's
+ * own timers, answered 408), and an address refused for bad signatures too often is answered 429 before
+ * its body is read.
  */
 import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
@@ -26,6 +32,7 @@ import {
   systemClock,
   writeExchangeFile,
 } from '@switchyard/protocol';
+import { createRefusalLimit } from '../../core/automation/refusal-limit.js';
 import {
   type DeliveryVerdict,
   deliveredStatus,
@@ -33,6 +40,7 @@ import {
   judgeDelivery,
   routeHookRequest,
   signatureHeader,
+  signedTimestamp,
 } from '../../core/automation/webhook-intake.js';
 import {
   genericRunText,
@@ -43,10 +51,12 @@ import {
 } from '../../core/automation/webhook-summary.js';
 import { type BucketState, bucketTake, fullBucket } from '../../core/telegram/token-bucket.js';
 import type { AutomationRun, Injector } from './inject.js';
-import { bodySha256, checkSignature } from './signature.js';
+import { bodySha256, checkSignature, signedContent } from './signature.js';
 import {
+  DEFAULT_LISTENER_LIMITS,
   DEFAULT_WEBHOOK_BODY_BYTES,
   DEFAULT_WEBHOOK_RATE,
+  type ListenerLimits,
   type WebhookHookOptions,
   type WebhookOptions,
 } from './webhook-options.js';
@@ -63,6 +73,10 @@ export type WebhookResult =
   | 'signature_missing'
   | 'signature_malformed'
   | 'signature_mismatch'
+  | 'timestamp_missing'
+  | 'timestamp_malformed'
+  | 'timestamp_stale'
+  | 'address_blocked'
   | 'event_missing'
   | 'delivery_id_missing'
   | 'delivery_id_malformed'
@@ -110,8 +124,21 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
     [...hooks.values()].map((h) => [h.rule.name, fullBucket(h.rule.limits, clock.now())]),
   );
   const result = (hook: string, r: WebhookResult) => options.onResult?.(hook, r);
+  const limits: ListenerLimits = { ...DEFAULT_LISTENER_LIMITS, ...options.limits };
+  const refusals = createRefusalLimit(limits.refusals);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const address = addressOf(req, limits.forwardedFor);
+    const allowed = refusals.check(address, clock.now());
+    if (!allowed.ok) {
+      result('unknown', 'address_blocked');
+      answer(res, 429, 'address_blocked', {
+        'retry-after': String(allowed.retryAfterSec),
+        connection: 'close',
+      });
+      res.once('finish', () => req.destroy());
+      return;
+    }
     const routed = routeHookRequest(req.method, req.url, rules);
     if (!routed.ok) {
       result('unknown', routed.reason);
@@ -131,20 +158,25 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       return;
     }
     const headerValue = req.headers[signatureHeader(rule.kind)];
+    const timestamp = signedTimestamp(rule.kind, req.headers);
+    const signed = signedContent(body.data, typeof timestamp === 'number' ? timestamp : undefined);
     const verdict = judgeDelivery({
       hook: rule,
       headers: req.headers,
       signature: checkSignature(
         Array.isArray(headerValue) ? headerValue[0] : headerValue,
         config.secret,
-        body.data,
+        signed,
       ),
-      bodySha256: bodySha256(body.data),
+      timestamp,
+      bodySha256: bodySha256(signed),
       bucket: buckets.get(rule.name) ?? fullBucket(rule.limits, clock.now()),
       now: clock.now(),
     });
     if (verdict.kind !== 'deliver') {
       result(rule.name, verdict.reason);
+      if (verdict.status === 401 && refusals.refused(address, clock.now()))
+        logger.warn({ event: 'webhook_address_blocked', hook: rule.name, address }, 'refused too often');
       logger.info({
         event: 'webhook_refused',
         hook: rule.name,
@@ -207,6 +239,7 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
         : line(body.subarray(0, 400).toString('utf8'));
     return {
       key: verdict.key,
+      contentSha256: verdict.contentSha256,
       route: rule.route,
       origin: { kind: 'webhook', name: rule.name },
       note: webhookNote(rule.name, summary),
@@ -230,12 +263,24 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
   let stopping: Promise<void> | undefined;
   return {
     async start() {
-      const s = createServer((req, res) => {
-        handle(req, res).catch((error: unknown) => {
-          logger.error({ event: 'webhook_failed', error: describeError(error) });
-          if (!res.headersSent) answer(res, 500, 'failed');
-        });
-      });
+      const s = createServer(
+        {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          // Node looks at the two timeouts only this often (default 30 s): a tenth of the shorter one.
+          connectionsCheckingInterval: Math.max(
+            100,
+            Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 10,
+          ),
+        },
+        (req, res) => {
+          handle(req, res).catch((error: unknown) => {
+            logger.error({ event: 'webhook_failed', error: describeError(error) });
+            if (!res.headersSent) answer(res, 500, 'failed');
+          });
+        },
+      );
+      s.maxConnections = limits.maxConnections;
       server = s;
       await new Promise<void>((resolve, reject) => {
         s.once('error', reject);
@@ -258,6 +303,16 @@ export function createWebhookServer(options: WebhookServerOptions): WebhookServe
       return stopping;
     },
   };
+}
+
+/**
+ * Whose request it is: the connection's address, or with `forwardedFor` the last `X-Forwarded-For` entry
+ * (the one the proxy in front wrote; earlier ones are the client's to invent).
+ */
+function addressOf(req: IncomingMessage, forwardedFor: boolean): string {
+  const forwarded = forwardedFor ? req.headers['x-forwarded-for'] : undefined;
+  const last = (Array.isArray(forwarded) ? forwarded.at(-1) : forwarded)?.split(',').at(-1)?.trim();
+  return last || req.socket.remoteAddress || 'unknown';
 }
 
 /**

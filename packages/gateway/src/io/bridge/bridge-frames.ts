@@ -33,6 +33,8 @@ export interface FrameDispatchOptions {
    * A running turn's API trouble, shown and taken back (see `io/turns/turn-notices.ts`); without it, a reply.
    */
   notices?: TurnNotices | undefined;
+  /** A conversation's usage limit was reached or is over (`core/turns/usage-limit.ts`): its notice, here. */
+  onUsageLimit?(frame: FrameOf<'usage_limit'>): void;
   /** An operator event arrived (for alerts; see `io/ops/alerts.ts`). */
   onOperatorEvent?(event: FrameOf<'operator_event'>): void;
   /**
@@ -70,6 +72,7 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
           options.setLastError(turnFrame.error, turn?.route);
         }
         if (turnFrame.type === 'turn_ended') options.notices?.turnEnded(turnFrame);
+        if (turnFrame.type === 'usage_limit') options.onUsageLimit?.(turnFrame);
         options.turns.frame(turnFrame);
         return;
       }

@@ -9,10 +9,8 @@ import { reportNotForwarded } from '../../core/intake/message-fit.js';
 import type { GatewayStore } from '../../store/store.js';
 import type { Turns } from '../turns/turns.js';
 
-/** What forwarding needs. */
-export interface ForwardOptions {
-  /** Today's budget: false when it refused the message (and said so). */
-  withinBudget(frame: FrameOf<'user_message'>): boolean;
+/** What handing a frame to the bridge needs. */
+export interface PassOptions {
   /** Hands a frame to the bridge's channel. */
   send(frame: GatewayToBridge): Promise<void>;
   store: Pick<GatewayStore, 'getInbound'>;
@@ -21,11 +19,25 @@ export interface ForwardOptions {
   logger: Logger;
 }
 
-/** Creates the forward; it never throws and never rejects. */
-export function createForward(options: ForwardOptions): (frame: FrameOf<'user_message'>) => void {
+/** What forwarding needs: the hand-over, and today's budget in front of it. */
+export interface ForwardOptions {
+  /**
+   * Today's budget: false when it refused the message (and said so), or holds it until a running turn
+   * ends (and then hands it to `pass` itself).
+   */
+  withinBudget(frame: FrameOf<'user_message'>): boolean;
+  /** The hand-over, {@link createPass}. */
+  pass(frame: FrameOf<'user_message'>): void;
+}
+
+/**
+ * Hands a message the budget admitted to the bridge's channel, reporting one it will not take; it never
+ * throws and never rejects.
+ */
+export function createPass(options: PassOptions): (frame: FrameOf<'user_message'>) => void {
   const { logger } = options;
   return (frame) =>
-    void (options.withinBudget(frame) ? options.send(frame) : Promise.resolve()).catch((error: unknown) => {
+    void options.send(frame).catch((error: unknown) => {
       logger.error({ event: 'forward_refused', error: String(error) }, 'message not queued');
       reportNotForwarded(frame, error, {
         turns: options.turns,
@@ -33,4 +45,11 @@ export function createForward(options: ForwardOptions): (frame: FrameOf<'user_me
         reply: (route, text) => void options.reply(route, text),
       });
     });
+}
+
+/** Creates the forward: the budget, then the hand-over; it never throws and never rejects. */
+export function createForward(options: ForwardOptions): (frame: FrameOf<'user_message'>) => void {
+  return (frame) => {
+    if (options.withinBudget(frame)) options.pass(frame);
+  };
 }

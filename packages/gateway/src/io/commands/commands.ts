@@ -33,6 +33,7 @@ import { markdownToRuns, runsToText } from '../../core/text/markdown.js';
 import type { GatewayStatus } from '../../options.js';
 import type { PinRow } from '../../store/store.js';
 import { SCHEDULE_BUTTON_PREFIX, type Schedules } from '../automation/schedules.js';
+import type { SpendLedger } from '../spend/spend-ledger.js';
 import { errorText } from '../telegram/bot-api.js';
 import { createSessionButtons, SESSION_BUTTON_EXPIRED } from './session-buttons.js';
 import type { TerminalCommands } from './terminal-commands.js';
@@ -90,6 +91,8 @@ export interface CommandRunnerOptions {
   clock?: Clock;
   /** `/resume`, `/handoff` and the `/sessions` worktree buttons (`terminal-commands.ts`). */
   terminal?: Pick<TerminalCommands, 'run' | 'owns' | 'press' | 'sessionButtons' | 'stop'> | undefined;
+  /** The daily budgets: `/compact` runs the model, so it is admitted as a turn is (`io/spend/spend-ledger.ts`). */
+  spend?: Pick<SpendLedger, 'admitCommand'> | undefined;
 }
 
 /** Executes commands and routes the bridge's answers back to the chat that asked. */
@@ -204,8 +207,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             quiet: true,
             commit,
           });
-        case 'compact':
+        case 'compact': {
+          const admitted = options.spend?.admitCommand(commandId, route, from) ?? { admit: true };
+          if (admitted.admit !== true) return reply(route, `Not compacted: ${admitted.reason}.`);
           return toBridge({ type: 'compact', commandId, route }, route, 'Compacting…', { commit });
+        }
         case 'new':
           if (options.topics && (await options.topics.open(route)) !== 'clear') return;
           return toBridge({ type: 'clear', commandId, route }, route, 'Starting a new conversation…', {

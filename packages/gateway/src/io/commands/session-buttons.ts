@@ -2,7 +2,7 @@
  * The server side of the `/sessions` buttons. A Stop or Reset button's callback data is only a random
  * token (`ss:<token>`); what it does — the action, the conversation it acts on, and the chat it was shown
  * in — is kept here, so callback data that names a conversation itself (a forged `ss:reset:<chatId>`)
- * does nothing, and a token is honoured only from the chat whose `/sessions` list carried it.
+ * does nothing, and a token is honoured only from the chat (and topic) whose `/sessions` list carried it.
  *
  * Tokens live in memory (`io/telegram/button-tokens.ts`): each leaves after {@link SESSION_BUTTON_TTL_MS}, or
  * when more than {@link MAX_SESSION_BUTTONS} are kept (the oldest first), or with the process; a press on a
@@ -29,7 +29,8 @@ export interface SessionButtons {
   /** A new token for `action` on `target`, pressable in `shownIn`'s chat; returns its callback data. */
   issue(action: SessionAction, target: Route, shownIn: Route): string;
   /**
-   * The press's action and target, or `undefined` when the token is unknown, expired or from another chat.
+   * The press's action and target, or `undefined` when the token is unknown, expired or from another chat
+   * or topic.
    */
   resolve(data: string, from: Route): { action: SessionAction; route: Route } | undefined;
 }
@@ -39,5 +40,6 @@ export function createSessionButtons(now: () => number): SessionButtons {
   return createButtonTokens<SessionAction>(SESSION_BUTTON_PREFIX, now, {
     ttlMs: SESSION_BUTTON_TTL_MS,
     max: MAX_SESSION_BUTTONS,
+    within: 'conversation',
   });
 }

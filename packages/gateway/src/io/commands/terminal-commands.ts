@@ -4,7 +4,7 @@
  * processes), showing its answer with buttons, and turning a press into the bridge's command.
  *
  * Buttons carry only a server-side token (`tm:<token>`, `io/telegram/button-tokens.ts`): the session, page or
- * conversation a press acts on is kept here with the chat the button was shown in, so a forged press
+ * conversation a press acts on is kept here with the chat and topic the button was shown in, so a forged press
  * does nothing. Strangers never reach this (the allowlist runs first), so only allowed users see a list.
  *
  * Durability as for the other commands: `resume_session`, `handoff` and `worktree_remove` are reliable
@@ -75,9 +75,11 @@ export interface TerminalCommands {
 export function createTerminalCommands(options: TerminalCommandsOptions): TerminalCommands {
   const { reply, logger } = options;
   const clock = options.clock ?? systemClock;
+  // A topic is a conversation of its own: a button works only in the topic whose message carried it.
   const tokens = createButtonTokens<TerminalAction>(TERMINAL_BUTTON_PREFIX, () => clock.now(), {
     ttlMs: 60 * 60_000,
     max: 400,
+    within: 'conversation',
   });
   /** `/resume` lists asked for and not yet answered: their chat and fallback timer. */
   const lists = new Map<string, { route: Route; timer: TimerHandle }>();

@@ -39,6 +39,8 @@ import { TERMINAL_BUTTON_PREFIX } from '../commands/terminal-commands.js';
 import type { Prompts } from '../prompts/prompts.js';
 import { SETTINGS_BUTTON_PREFIX } from '../settings/settings-buttons.js';
 import type { SettingsPanel } from '../settings/settings-panel.js';
+import { meteredTranscriber } from '../spend/budget-gate.js';
+import type { SpendLedger } from '../spend/spend-ledger.js';
 import { errorText } from '../telegram/bot-api.js';
 import type { NewerParts } from '../telegram/server-parts.js';
 import type { Turns } from '../turns/turns.js';
@@ -54,6 +56,8 @@ export interface TelegramHandlerOptions {
   prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
   /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
+  /** The daily budgets, for typed answers and transcriptions (messages pass them in `forward`). */
+  spend?: Pick<SpendLedger, 'allows' | 'chargeTranscription'>;
   /** The allowlist. */
   allowed(update: Update): boolean;
   /** Whether a Telegram user is on the allowlist (the author of a quoted message). */
@@ -181,9 +185,23 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       await reply(route, `${unsupported} are not supported yet. Please send text, a photo or a document.`);
       return;
     }
-    if (message.text && (await options.prompts.typedAnswer(route, message.text))) return;
+    const spender = message.from?.id;
+    // A typed answer lets a turn go on spending, so it is not taken once the budget is used up: it is then
+    // a message like any other, and the gate says why it is not passed on. Turns running elsewhere do not
+    // hold it back (`'hold'`): its own turn already holds a reservation.
+    const mayAnswer = options.spend === undefined || options.spend.allows(route, spender).admit !== false;
+    if (message.text && mayAnswer && (await options.prompts.typedAnswer(route, message.text))) return;
     const recording = await takeRecording(message, text, {
       ...options.voice,
+      ...(options.spend !== undefined
+        ? {
+            transcriber: meteredTranscriber(options.voice.transcriber, options.spend, {
+              id: inboundIdOf(message),
+              route,
+              userId: spender,
+            }),
+          }
+        : {}),
       attachments: options.attachments,
     });
     const saved = recording ?? (await saveAttachments(message, options.attachments));

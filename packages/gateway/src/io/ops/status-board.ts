@@ -1,11 +1,12 @@
 /**
  * What `/status`, `switchyard status` and the settings panel read: the bridge's latest `status` of each
  * conversation and of the agent, polling's health, and the gateway's own view — the bridge connected or
- * not, the running turns, the inbox, open prompts, pins, the conversation's last error, its settings and
- * today's cost. The board owns the first two (the frames and the health reports write them here and
- * nowhere else); the rest it reads from their owners when asked.
+ * not, the running turns, the inbox, open prompts, pins, the conversation's last error, its settings,
+ * today's cost and a usage limit it waits out. The board owns the first two (the frames and the health
+ * reports write them here and nowhere else); the rest it reads from their owners when asked.
  */
 import { conversationKey, type FrameOf, type Route } from '@switchyard/protocol';
+import type { UsageLimits } from '../../core/turns/usage-limit.js';
 import type { GatewayStatus } from '../../options.js';
 import type { GatewayStore } from '../../store/store.js';
 import type { Prompts } from '../prompts/prompts.js';
@@ -22,6 +23,10 @@ export interface StatusBoardOptions {
   lastErrors: Pick<LastErrors, 'of'>;
   settings: Pick<ConversationSettingsService, 'get'>;
   spend: Pick<SpendLedger, 'costToday'>;
+  /** The conversations waiting out a usage limit (`core/turns/usage-limit.ts`). */
+  limits?: Pick<UsageLimits, 'until'>;
+  /** The agent's time zone, in which `/status` says a reset time. */
+  timeZone?: string | undefined;
   /** Whether the bridge is connected now. */
   connected(): boolean;
 }
@@ -48,6 +53,7 @@ export function createStatusBoard(options: StatusBoardOptions): StatusBoard {
       const key = route ? conversationKey(route) : undefined;
       const own = key !== undefined ? conversationStatus.get(key) : latest.agent;
       const running = options.turns.live();
+      const limitedUntil = route ? options.limits?.until(route) : undefined;
       return {
         bridgeConnected: options.connected(),
         agentState: own?.state,
@@ -61,6 +67,8 @@ export function createStatusBoard(options: StatusBoardOptions): StatusBoard {
         polling: latest.polling,
         ...(route ? { settings: options.settings.get(route) } : {}),
         costToday: options.spend.costToday(route),
+        ...(limitedUntil !== undefined ? { usageLimitUntil: limitedUntil } : {}),
+        ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
       };
     },
     noteStatus(frame) {

@@ -125,6 +125,8 @@ export function permissionPrompt(
   token: string,
 ): { html: string; keyboard: InlineKeyboardMarkup } {
   const lines = [permissionTitle(frame)];
+  if (frame.fullInput !== undefined)
+    lines.push('<i>📎 Not all of it fits here: the whole input is in input.json, just above.</i>');
   const { always, separate } = permissionChoices(frame);
   const words = (i: number) => suggestionWords(frame.suggestions[i]);
   if (always.length > 0) {

@@ -12,9 +12,15 @@
  *
  * What a press or a typed answer means is decided by the pure `core/prompts/prompt-press.ts`; this shell
  * reads the row, performs the decision (answers the callback, writes, edits the message) and nothing else.
+ *
+ * A permission prompt whose summary could not show the whole input (the bridge cut something) comes with
+ * `fullInput`: it is sent as a file (`input.json`) first, and the prompt, saying so, only after that send
+ * settled, so what Allow approves is always in the chat above its buttons. The row keeps the frame
+ * without it: the file is in the chat, and a megabyte of input need not sit in SQLite.
  */
 import { escapeHtml } from '@switchyard/card';
 import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
+import { InputFile } from 'grammy';
 import type { CallbackQuery, InlineKeyboardMarkup } from 'grammy/types';
 import { threadParams } from '../../core/intake/route.js';
 import { decidePress, decideTypedAnswer, isComplete } from '../../core/prompts/prompt-press.js';
@@ -42,7 +48,7 @@ export const UNDELIVERED = 'Your answer could not be passed on: the gateway is s
 
 /** What the prompt handler needs. */
 export interface PromptsOptions {
-  api: Pick<BotApi, 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery'>;
+  api: Pick<BotApi, 'editMessageText' | 'editMessageReplyMarkup' | 'answerCallbackQuery' | 'sendDocument'>;
   /** Sends the prompt's message as the prompt's own (see `io/telegram/send-journal.ts`). */
   journal: Pick<SendJournal, 'send'>;
   courier: Courier;
@@ -181,30 +187,59 @@ export function createPrompts(options: PromptsOptions): Prompts {
         return;
       }
       if (store.getPromptByRequest(frame.requestId)) return; // resent after a reconnect: already shown
+      const { fullInput, ...payload } =
+        frame.type === 'permission_request' ? frame : { ...frame, fullInput: undefined };
       const row = store.addPrompt({
         requestId: frame.requestId,
         kind: frame.type === 'question' ? 'question' : 'permission',
         route: frame.route,
-        payload: frame,
+        payload,
       });
       const view =
         frame.type === 'question'
           ? questionPrompt(frame, row.token, {}, {})
           : permissionPrompt(frame, row.token);
-      void courier
-        .call(
-          frame.route.chatId,
-          () =>
-            options.journal.send(
-              frame.route.chatId,
-              view.html,
-              { ...threadParams(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
-              {
-                owner: { kind: 'prompt', token: row.token },
-                adopt: (id) => store.setPromptMessage(row.token, id),
-              },
-            ),
-          { priority: 'prompt' },
+      const attached =
+        fullInput === undefined
+          ? Promise.resolve()
+          : courier
+              .call(
+                frame.route.chatId,
+                () =>
+                  api.sendDocument(
+                    frame.route.chatId,
+                    new InputFile(Buffer.from(fullInput, 'utf8'), 'input.json'),
+                    {
+                      ...threadParams(frame.route),
+                      caption: 'The whole input of the request below: read it before you allow it.',
+                    },
+                  ),
+                { priority: 'prompt' },
+              )
+              .then(
+                () => undefined,
+                (error: unknown) =>
+                  logger.warn(
+                    { event: 'prompt_input_not_sent', error: errorText(error) },
+                    'input file not sent',
+                  ),
+              );
+      void attached
+        .then(() =>
+          courier.call(
+            frame.route.chatId,
+            () =>
+              options.journal.send(
+                frame.route.chatId,
+                view.html,
+                { ...threadParams(frame.route), parse_mode: 'HTML', reply_markup: view.keyboard },
+                {
+                  owner: { kind: 'prompt', token: row.token },
+                  adopt: (id) => store.setPromptMessage(row.token, id),
+                },
+              ),
+            { priority: 'prompt' },
+          ),
         )
         .then((sent) => {
           if (!sent) return;

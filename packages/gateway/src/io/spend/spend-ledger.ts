@@ -7,9 +7,21 @@
  * Where it gates: {@link SpendLedger.check} is called where a message is handed to the bridge — the one
  * `forward` of a Telegram message and of a run (`compose.ts`), and the boot's re-send of the inbox
  * (`io/ops/boot.ts`) — so no new turn starts over a budget by any path. A refused message is marked not read
- * by the caller (the turn machine's `messages_unread`), so it leaves the inbox and is never re-sent.
+ * by the caller (the turn machine's `messages_unread`), so it leaves the inbox and is never re-sent. A
+ * held one (`budget-gate.ts`) stays in the inbox and is offered again, in order, when a running turn
+ * ends. `/compact` asks {@link SpendLedger.admitCommand}, a typed answer and a voice note's
+ * transcription {@link SpendLedger.allows}; a transcription's cost is booked by
+ * {@link SpendLedger.chargeTranscription}.
  *
- * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds nothing but options.
+ * Reservations (`core/spend/spend-reservations.ts`): every conversation with a message admitted or a turn
+ * running holds one estimate of a turn's cost ({@link SpendLedger.estimateUsd}: `turnEstimateUsd`, else
+ * the mean of the last turns' costs), so turns started at once cannot pass the budget by more than one
+ * estimate. A turn that ended without a cost (its process died before a `result`) is charged the
+ * estimate, never nothing. A run counts against the person its frame names as sender (a schedule's
+ * creator, when the schedule records one), else against the agent's budget alone ({@link spenderOf}).
+ *
+ * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds the reservations, in
+ * memory, and the options.
  */
 import {
   type AppFrame,
@@ -24,8 +36,10 @@ import {
   noticeKey,
   type SpendLimits,
   type SpendOptions,
+  type SpendVerdict,
   spendVerdict,
 } from '../../core/spend/spend-gate.js';
+import { createReservations } from '../../core/spend/spend-reservations.js';
 import type { GatewayStatus } from '../../options.js';
 import type { ConversationSpend } from '../../store/spend-table.js';
 import type { GatewayStore } from '../../store/store.js';
@@ -42,10 +56,26 @@ export type { SpendOptions } from '../../core/spend/spend-gate.js';
  */
 export const SPEND_KEPT_MS = 35 * 24 * 3600_000;
 
-/** Whether a message may start a turn; when not, why (short), and the notice when it is due today. */
+/** What a turn is taken to cost before any has ended: a short one with a large model's context. */
+export const DEFAULT_TURN_ESTIMATE_USD = 0.25;
+
+/** The smallest estimate, whatever the recent turns cost: a free turn must not make reservations free. */
+const MIN_TURN_ESTIMATE_USD = 0.01;
+
+/** The recent turns whose mean cost is the estimate when `turnEstimateUsd` is not set. */
+const ESTIMATE_TURNS = 20;
+
+/** What a transcription costs a minute unless `transcriptionUsdPerMinute` says otherwise (OpenAI's). */
+export const DEFAULT_TRANSCRIPTION_USD_PER_MINUTE = 0.006;
+
+/**
+ * Whether a message may start a turn: now, never today (`false`: why, short, and the notice when it is
+ * due), or once a running turn has ended (`'hold'`).
+ */
 export type SpendCheck =
   | { admit: true }
-  | { admit: false; scope: 'agent' | 'user'; reason: string; notice: string | undefined };
+  | { admit: false; scope: 'agent' | 'user'; reason: string; notice: string | undefined }
+  | { admit: 'hold'; scope: 'agent' | 'user'; reason: string };
 
 /** Today's cost, as `/status` and the metrics show it. */
 export interface SpendToday {
@@ -63,8 +93,24 @@ export interface SpendLedger {
   observe(frame: AppFrame): void;
   /** Wraps a frame handler so {@link SpendLedger.observe} sees each frame first. */
   observeFrames<F extends AppFrame>(handler: (frame: F) => void): (frame: F) => void;
-  /** Whether `frame` may start a new turn now (see the module comment). */
-  check(frame: Pick<FrameOf<'user_message'>, 'route' | 'sender'>): SpendCheck;
+  /**
+   * Whether `frame` may start a new turn now (see the module comment); when it is admitted, its
+   * conversation holds a reservation until the turn it opens or joins has ended.
+   */
+  check(frame: Pick<FrameOf<'user_message'>, 'route' | 'sender' | 'inboundId'>): SpendCheck;
+  /**
+   * Whether `userId` may spend in `route` now (a typed answer, a transcription); reserves nothing, and
+   * leaves the day's notice for the gate to give.
+   */
+  allows(route: Route, userId: number | undefined): SpendCheck;
+  /** Whether `/compact` (`commandId`) may run; when it may, it is reserved and its cost booked. */
+  admitCommand(commandId: string, route: Route, userId: number | undefined): SpendCheck;
+  /** Books a voice note's transcription (`id` names it once) of `seconds` for `userId` in `route`. */
+  chargeTranscription(id: string, route: Route, userId: number | undefined, seconds: number): void;
+  /** What a turn is taken to cost until it has ended (see the module comment). */
+  estimateUsd(): number;
+  /** Calls `listener` whenever a reservation leaves: held messages may be admitted now. */
+  onRelease(listener: () => void): void;
   today(): SpendToday;
   /** `/status`'s cost today: the conversation's (with a route) and the agent's, and the agent's budget. */
   costToday(route?: Route): NonNullable<GatewayStatus['costToday']>;
@@ -81,6 +127,8 @@ export interface SpendLedgerOptions {
     | 'spentSince'
     | 'spentByConversationSince'
     | 'noteBudgetNotice'
+    | 'recentSpend'
+    | 'unfinishedTurns'
   >;
   spend?: SpendOptions | undefined;
   clock: Pick<Clock, 'now'>;
@@ -102,20 +150,107 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     perUserDailyUsd: options.spend?.perUserDailyUsd,
   };
 
+  const reservations = createReservations();
+  const listeners: (() => void)[] = [];
+  const released = (): void => {
+    for (const listener of listeners) listener();
+  };
+  const estimateUsd = (): number => {
+    if (options.spend?.turnEstimateUsd !== undefined) return options.spend.turnEstimateUsd;
+    const recent = store.recentSpend(ESTIMATE_TURNS);
+    if (recent.length === 0) return DEFAULT_TURN_ESTIMATE_USD;
+    return Math.max(MIN_TURN_ESTIMATE_USD, recent.reduce((a, b) => a + b, 0) / recent.length);
+  };
+  /** Books `usd` for work `workId` (a turn, a command) that ended, and lets go of its reservation. */
+  const ended = (workId: string, usd: number | undefined): void => {
+    // The route matters only for work whose start was never recorded; the turn table knows it.
+    const route = store.getTurn(workId)?.route ?? { chatId: 0 };
+    // No figure from the CLI (its process died before a `result`): the estimate, never nothing.
+    store.spendEnded(workId, route, usd ?? estimateUsd(), clock.now());
+    if (reservations.ended(workId)) released();
+  };
+
   const observe = (frame: AppFrame): void => {
-    if (frame.type === 'turn_started') {
-      const opener = frame.inboundIds[0];
-      const row = opener === undefined ? undefined : store.getInbound(opener);
-      // An automation's inbound row (a schedule, a webhook) has no message in the chat to reply to.
-      const message = row && row.telegramMessageId > 0 ? row.telegramMessageId : undefined;
-      store.spendStarted(frame.turnId, frame.route, row ? spenderOf(row.frame) : undefined, message);
-    } else if (frame.type === 'turn_ended') {
-      if (frame.costUsd === undefined) return;
-      // The route matters only for a turn whose start was never recorded; the turn table knows it.
-      const route = store.getTurn(frame.turnId)?.route ?? { chatId: 0 };
-      store.spendEnded(frame.turnId, route, frame.costUsd, clock.now());
+    switch (frame.type) {
+      case 'turn_started': {
+        const opener = frame.inboundIds[0];
+        const row = opener === undefined ? undefined : store.getInbound(opener);
+        // An automation's inbound row (a schedule, a webhook) has no message in the chat to reply to.
+        const message = row && row.telegramMessageId > 0 ? row.telegramMessageId : undefined;
+        const userId = row ? spenderOf(row.frame) : undefined;
+        store.spendStarted(frame.turnId, frame.route, userId, message);
+        reservations.began(conversationKey(frame.route), frame.turnId, frame.inboundIds, userId, clock.now());
+        return;
+      }
+      case 'turn_ended':
+        ended(frame.turnId, frame.costUsd);
+        return;
+      case 'command_result':
+        if (reservations.holds(commandWork(frame.commandId)))
+          ended(commandWork(frame.commandId), frame.costUsd);
+        return;
+      case 'message_taken':
+      case 'messages_unread':
+        if (reservations.settled(frame.inboundIds, clock.now())) released();
+        return;
+      default:
+        return;
     }
   };
+
+  /** The rule's verdict for `userId` in `route`, the reservations of the other conversations counted. */
+  const verdictFor = (route: Route, userId: number | undefined, now: number): SpendVerdict => {
+    const day = localDay(now, timeZone);
+    if (reservations.sweep(now)) released();
+    const key = conversationKey(route);
+    const estimate = estimateUsd();
+    return spendVerdict(limits, {
+      agentUsd: store.spentSince(day.start),
+      userUsd: userId === undefined ? undefined : store.spentSince(day.start, userId),
+      reservedUsd: reservations.others(key) * estimate,
+      userReservedUsd: userId === undefined ? 0 : reservations.others(key, userId) * estimate,
+    });
+  };
+
+  /**
+   * The check's answer for a verdict: a hold logged, a refusal with the day's notice when it is due
+   * (`tell`: the caller says it, so it counts as given; else the notice is left for the gate to give).
+   */
+  const answer = (
+    verdict: SpendVerdict,
+    route: Route,
+    userId: number | undefined,
+    now: number,
+    tell = true,
+  ): SpendCheck => {
+    if (verdict.admit === true) return verdict;
+    if (verdict.admit === 'hold') {
+      logger.info({ event: 'budget_held', scope: verdict.scope, user: userId, chat: route.chatId });
+      return { admit: 'hold', scope: verdict.scope, reason: verdict.reason };
+    }
+    const day = localDay(now, timeZone);
+    const first =
+      tell && store.noteBudgetNotice(noticeKey(day.day, verdict, { userId, chatId: route.chatId }), now);
+    logger.info({ event: 'budget_refused', scope: verdict.scope, user: userId, chat: route.chatId });
+    return {
+      admit: false,
+      scope: verdict.scope,
+      reason: verdict.reason,
+      notice: first ? budgetNotice(verdict, localTimeText(day.end, timeZone)) : undefined,
+    };
+  };
+  const limited = limits.dailyUsd !== undefined || limits.perUserDailyUsd !== undefined;
+
+  // Turns a previous gateway saw start today and not end run on (the bridge keeps them): reserved again,
+  // so a restart does not forget what is under way. Older ones are not: a turn lost for good holds at
+  // most a day's reservation.
+  if (limited) {
+    const now = clock.now();
+    const dayStart = localDay(now, timeZone).start;
+    for (const turn of store.unfinishedTurns())
+      if (turn.state === 'running' && turn.startedAt >= dayStart)
+        reservations.began(conversationKey(turn.route), turn.turnId, [], undefined, now);
+  }
 
   const today = (): SpendToday => {
     const day = localDay(clock.now(), timeZone);
@@ -153,51 +288,44 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       handler(frame);
     },
     check(frame) {
-      if (limits.dailyUsd === undefined && limits.perUserDailyUsd === undefined) return { admit: true };
+      if (!limited) return { admit: true };
       const now = clock.now();
-      const day = localDay(now, timeZone);
       const userId = spenderOf(frame);
-      const verdict = spendVerdict(limits, {
-        agentUsd: store.spentSince(day.start),
-        userUsd: userId === undefined ? undefined : store.spentSince(day.start, userId),
-      });
-      if (verdict.admit) return verdict;
-      const first = store.noteBudgetNotice(
-        noticeKey(day.day, verdict, { userId, chatId: frame.route.chatId }),
-        now,
-      );
-      logger.info({ event: 'budget_refused', scope: verdict.scope, user: userId, chat: frame.route.chatId });
-      return {
-        admit: false,
-        scope: verdict.scope,
-        reason: verdict.reason,
-        notice: first ? budgetNotice(verdict, localTimeText(day.end, timeZone)) : undefined,
-      };
+      const verdict = answer(verdictFor(frame.route, userId, now), frame.route, userId, now);
+      if (verdict.admit === true)
+        reservations.admitted(conversationKey(frame.route), frame.inboundId, userId, now);
+      return verdict;
+    },
+    allows(route, userId) {
+      if (!limited) return { admit: true };
+      const now = clock.now();
+      return answer(verdictFor(route, userId, now), route, userId, now, false);
+    },
+    admitCommand(commandId, route, userId) {
+      const now = clock.now();
+      const verdict = limited
+        ? answer(verdictFor(route, userId, now), route, userId, now)
+        : { admit: true as const };
+      if (verdict.admit !== true) return verdict;
+      const work = commandWork(commandId);
+      store.spendStarted(work, route, userId);
+      reservations.began(conversationKey(route), work, [], userId, now);
+      return verdict;
+    },
+    chargeTranscription(id, route, userId, seconds) {
+      const perMinute = options.spend?.transcriptionUsdPerMinute ?? DEFAULT_TRANSCRIPTION_USD_PER_MINUTE;
+      const work = `voice:${id}`;
+      store.spendStarted(work, route, userId);
+      store.spendEnded(work, route, (Math.max(0, seconds) / 60) * perMinute, clock.now());
+    },
+    estimateUsd,
+    onRelease(listener) {
+      listeners.push(listener);
     },
   };
 }
 
-/**
- * The gate where a message is handed to the bridge: whether the budgets let `frame` start a turn. When
- * not, the turn machine marks it not read (its marker says why, and it leaves the inbox, so it is never
- * re-sent) and its sender gets the day's notice when one is due.
- */
-export function budgetGate(
-  spend: Pick<SpendLedger, 'check'>,
-  deps: {
-    turns: { refused(inboundIds: readonly string[], reason: string): void };
-    reply(route: Route, text: string): void;
-    refused(scope: 'agent' | 'user'): void;
-  },
-): (frame: FrameOf<'user_message'>) => boolean {
-  return (frame) => {
-    const check = spend.check(frame);
-    if (check.admit) return true;
-    deps.refused(check.scope);
-    // Every caller hands the turn machine the message before the frame (the handler, the injector), or
-    // the machine adopts it from the store (the boot's re-send): it is marked at once.
-    deps.turns.refused([frame.inboundId], check.reason);
-    if (check.notice) deps.reply(frame.route, check.notice);
-    return false;
-  };
+/** The spend row and reservation of a command (`/compact`), by its id. */
+function commandWork(commandId: string): string {
+  return `cmd:${commandId}`;
 }

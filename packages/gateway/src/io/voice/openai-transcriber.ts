@@ -6,11 +6,15 @@
  *
  * Every failure is a reason a person can act on (the server unreachable, the key refused, an HTTP
  * error with the server's own message); the key is sent only as the `Authorization` header and never
- * appears in a reason.
+ * appears in a reason, and never over plain `http://` to a host beyond loopback (the config refuses such
+ * a block; this refuses it again for options built elsewhere).
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { HttpVoiceOptions, Transcription, VoiceFile } from './voice-types.js';
+
+/** Hosts a key may be sent to over plain `http://`: this machine's (127.0.0.0/8, ::1, localhost). */
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/;
 
 /** How much of a server's error message a reason carries. */
 const REASON_CHARS = 300;
@@ -22,6 +26,13 @@ export async function transcribeByHttp(
   signal: AbortSignal,
   fetchFn: typeof fetch,
 ): Promise<Transcription> {
+  const url = URL.parse(options.url);
+  if (options.key !== undefined && url?.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+    return {
+      kind: 'failed',
+      reason: `the transcriber's URL is plain http:// to ${url.hostname}: the key is not sent unencrypted (use https://)`,
+    };
+  }
   let bytes: Uint8Array;
   try {
     bytes = await readFile(file.path);

@@ -9,9 +9,15 @@
  * update unhandled and the next boot takes the note again. A note that is not transcribed still goes to
  * the agent, as a file with the reason; only a download that fails (or a file over the Bot API's
  * limit) ends with a reply and no message, as for any attachment.
+ *
+ * The length the cap, the text and the cost are held to is read from the downloaded file
+ * (`core/voice/duration.ts`), never the message's `duration`, which the sender's app writes; a file
+ * whose length cannot be read is held to the bound its size gives.
  */
+import { readFile } from 'node:fs/promises';
 import type { Attachment } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
+import { durationBound, recordingDuration } from '../../core/voice/duration.js';
 import { type SpokenNote, type VoiceText, voiceText } from '../../core/voice/voice-text.js';
 import { type AttachmentOptions, DOWNLOAD_LIMIT_BYTES, download, TOO_BIG } from '../intake/attachments.js';
 import { errorText } from '../telegram/bot-api.js';
@@ -85,9 +91,20 @@ export async function takeRecording(
     if (/file is too big/i.test(errorText(error))) return { ok: false, reply: TOO_BIG };
     return { ok: false, reply: 'Downloading that recording failed. Please send it again.' };
   }
+  const durationSeconds = await measuredSeconds(attachment.path);
   const heard = await options.transcriber.transcribe(
-    { path: attachment.path, durationSeconds: recording.durationSeconds, mime: recording.mime },
+    { path: attachment.path, durationSeconds, mime: recording.mime },
     options.attachments.signal,
   );
-  return { ok: true, attachments: [attachment], ...voiceText(recording, heard, caption) };
+  return {
+    ok: true,
+    attachments: [attachment],
+    ...voiceText({ ...recording, durationSeconds }, heard, caption),
+  };
+}
+
+/** The saved recording's length, read from its bytes, or the bound its size gives (see the module comment). */
+async function measuredSeconds(path: string): Promise<number> {
+  const bytes = await readFile(path).catch(() => new Uint8Array(0));
+  return Math.round(recordingDuration(bytes) ?? durationBound(bytes.length));
 }

@@ -45,7 +45,7 @@ export const DEFAULT_VOICE_TIMEOUT_MS = 120_000;
 export interface VoiceFile {
   /** Absolute path of the saved file. */
   path: string;
-  /** Its length in seconds, as Telegram reports it. */
+  /** Its length in seconds, read from the file (`core/voice/duration.ts`), not the client's `duration`. */
   durationSeconds: number;
   /** Its MIME type, when known (`audio/ogg` for voice notes). */
   mime?: string;

@@ -104,6 +104,7 @@ export const RELIABLE_TYPES = new Set<FrameType>([
   'message_taken',
   'messages_unread',
   'operator_event',
+  'usage_limit',
   'session_waiting',
   'command_result',
   'file_sent',

@@ -1,6 +1,6 @@
 /**
  * What the bridge sends the gateway besides a turn's events: status, what the CLI read, operator events,
- * the process queue, `/sessions` and `/resume`, command results, files and schedules.
+ * the usage limit's wait, the process queue, `/sessions` and `/resume`, command results, files and schedules.
  */
 import { z } from 'zod';
 import { id, routeSchema, seq, turnId } from './fields.js';
@@ -12,6 +12,8 @@ export const AGENT_STATES = [
   'running',
   'compacting',
   'awaiting_input',
+  /** A subscription's usage limit was reached: the turn waits for its reset (`usage_limit`). */
+  'limited',
   'exited',
   'unknown',
 ] as const;
@@ -76,6 +78,23 @@ const operatorEvent = z.object({
   route: routeSchema.optional(),
   turnId: turnId.optional(),
   retryAfterMs: z.number().nonnegative().optional(),
+});
+
+/**
+ * The conversation's Claude login hit its usage limit (`limited`, once when it is reached) and the turn
+ * waits for `resetsAt` with every message kept, or the wait is over and the turn goes on (`resumed`).
+ */
+const usageLimit = z.object({
+  type: z.literal('usage_limit'),
+  seq: seq.optional(),
+  route: routeSchema,
+  /** The turn that waits (it stays open across the wait). */
+  turnId: turnId.optional(),
+  state: z.enum(['limited', 'resumed']),
+  /** When the limit resets (epoch ms), as the CLI said, or the bridge's guess when it said none. */
+  resetsAt: z.number().nonnegative(),
+  /** Which limit, as the CLI names it (`five_hour`, `seven_day`…). */
+  limitType: z.string().max(100).optional(),
 });
 
 /** A conversation's message waits for a free Claude process (`maxLiveSessions` are all busy). */
@@ -168,6 +187,8 @@ const commandResult = z.object({
   commandId: id,
   ok: z.boolean(),
   message: z.string().max(4000).optional(),
+  /** What a command that ran the model (`/compact`) cost, as the CLI's `result` said (USD). */
+  costUsd: z.number().nonnegative().optional(),
 });
 
 // Files the agent sends to its conversation (its `send_file`/`send_photo`/`send_files` tools).
@@ -238,6 +259,7 @@ export const BRIDGE_FRAMES = [
   messageTaken,
   messagesUnread,
   operatorEvent,
+  usageLimit,
   sessionWaiting,
   sessions,
   commandResult,

@@ -134,6 +134,12 @@ const permissionSuggestion = z.object({
  * tail around a mark of how much is not shown, so the gateway never has to cut it blind.
  */
 export const PROMPT_SUMMARY_MAX = 1500;
+/**
+ * The longest `fullInput` of a prompt: the whole input of a call whose summary had to leave something
+ * out, which the gateway sends as a file before the prompt. An input longer than this (a huge Write) is
+ * cut in the middle too, with a count of what is not shown.
+ */
+export const PROMPT_INPUT_MAX = 1_000_000;
 const permissionRequest = z.object({
   type: z.literal('permission_request'),
   seq: seq.optional(),
@@ -145,6 +151,11 @@ const permissionRequest = z.object({
   /** What the tool will do, in words that follow "Claude wants to" ({@link PROMPT_SUMMARY_MAX}). */
   summary: z.string().max(4000),
   input: z.record(z.string(), z.unknown()),
+  /**
+   * The whole input as JSON, present when `summary` could not show all of it ({@link PROMPT_INPUT_MAX}):
+   * the gateway posts it as a file before the prompt, so what Allow approves is always there to read.
+   */
+  fullInput: z.string().max(PROMPT_INPUT_MAX).optional(),
   /** Present when the CLI offered rules for "always allow". */
   suggestions: z.array(permissionSuggestion).max(20),
 });
