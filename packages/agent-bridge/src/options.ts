@@ -153,6 +153,9 @@ export function settingsOf(options: BridgeOptions, route: Route | undefined): Co
       ...(settings.permissions ?? DEFAULT_PERMISSION_POLICY),
       alwaysAllowScope: 'session',
     };
+    // Nor the rules people pressed in chats under `alwaysAllowScope: project` (they land only in the
+    // working directory's settings.local.json, see `scopedSuggestions`); the operator's settings.json stays.
+    settings.settingSources = 'user,project';
   }
   if (worktree !== true || !route) return settings;
   const spec = worktreeSpec(options.stateDir, settings.workDir, conversationDir(conversationKey(route)));

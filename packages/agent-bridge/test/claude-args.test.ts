@@ -13,4 +13,13 @@ describe('claudeArgs', () => {
     ]);
     expect(UNTRUSTED_INPUT_RULE).toContain('<untrusted_input source="...">');
   });
+
+  it('names the settings files to read only when told (a lane reads user and project, not local)', () => {
+    expect(claudeArgs({})).not.toContain('--setting-sources');
+    const args = claudeArgs({ settingSources: 'user,project' });
+    expect(args.slice(args.indexOf('--setting-sources'), args.indexOf('--setting-sources') + 2)).toEqual([
+      '--setting-sources',
+      'user,project',
+    ]);
+  });
 });

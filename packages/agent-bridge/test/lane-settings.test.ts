@@ -38,4 +38,9 @@ describe('a lane’s settings', () => {
     });
     expect(settingsOf({ ...base, automationMode: 'plan' }, lane).permissionMode).toBe('plan');
   });
+
+  it('does not read the working directory’s settings.local.json, where chats’ project-wide rules land', () => {
+    expect(settingsOf(base, lane).settingSources).toBe('user,project');
+    expect(settingsOf(base, { chatId: -100, threadId: 7 }).settingSources).toBeUndefined();
+  });
 });

@@ -4,7 +4,11 @@
  * directory), and never one past those offered. Pure functions on the session state.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from '../src/core/prompts/permission-policy.js';
+import {
+  DEFAULT_PERMISSION_POLICY,
+  type PermissionPolicy,
+  scopedSuggestions,
+} from '../src/core/prompts/permission-policy.js';
 import { answerPrompt, openPrompt } from '../src/core/prompts/prompts.js';
 import type { SessionState } from '../src/core/session/state.js';
 
@@ -119,5 +123,26 @@ describe('permission suggestions', () => {
     expect(applied('allow_always')).toEqual([suggestions[0], suggestions[3]]);
     expect(applied('allow_always', [7])).toBeUndefined();
     expect(applied('allow', [1])).toBeUndefined();
+  });
+});
+
+describe('the reach of a project-wide "always allow"', () => {
+  it('lands in the working directory’s settings.local.json whatever file the CLI proposed', () => {
+    const policy: PermissionPolicy = { ...DEFAULT_PERMISSION_POLICY, alwaysAllowScope: 'project' };
+    const proposed = ['projectSettings', 'userSettings', 'localSettings'].map((destination) => ({
+      type: 'addRules',
+      rules: [{ toolName: 'Bash', ruleContent: 'make *' }],
+      behavior: 'allow',
+      destination,
+    }));
+    // Never settings.json, which a webhook's or schedule's own conversation reads (it skips the local file).
+    expect(
+      scopedSuggestions(policy, proposed).map((s) => (s as { destination: string }).destination),
+    ).toEqual(['localSettings', 'localSettings', 'localSettings']);
+    expect(
+      scopedSuggestions(DEFAULT_PERMISSION_POLICY, proposed).map(
+        (s) => (s as { destination: string }).destination,
+      ),
+    ).toEqual(['session', 'session', 'session']);
   });
 });

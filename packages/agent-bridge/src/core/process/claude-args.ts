@@ -31,6 +31,8 @@ export interface ClaudeArgsOptions {
   resume?: string | undefined;
   model?: string | undefined;
   permissionMode?: string | undefined;
+  /** The settings files the CLI reads (`--setting-sources`, e.g. `user,project`); all when unset. */
+  settingSources?: string | undefined;
   /** Path of an MCP config file (`--mcp-config`). */
   mcpConfig?: string | undefined;
 
@@ -48,6 +50,7 @@ export function claudeArgs(options: ClaudeArgsOptions): string[] {
   if (options.resume) args.push('--resume', options.resume);
   if (options.model) args.push('--model', options.model);
   if (options.permissionMode) args.push('--permission-mode', options.permissionMode);
+  if (options.settingSources) args.push('--setting-sources', options.settingSources);
   if (options.mcpConfig) args.push('--mcp-config', options.mcpConfig);
   // Every process knows what an untrusted block is: any conversation may be given one.
   args.push('--append-system-prompt', UNTRUSTED_INPUT_RULE);

@@ -9,8 +9,9 @@
  * - With `alwaysAllowScope: session` (the default) every suggestion the CLI would write to a settings
  *   file (`localSettings`, `projectSettings`, `userSettings`) is kept to the conversation's own session:
  *   one person's press must not widen what Claude may do in other people's conversations. With
- *   `project` a rule may land in the working directory's settings, never in the user's own (which
- *   every agent of that user reads).
+ *   `project` a rule lands in the working directory's `settings.local.json` (`localSettings`): never in
+ *   the user's own (which every agent of that user reads), nor in the project's `settings.json`, which a
+ *   webhook's or schedule's own conversation still reads (it skips the local file: `--setting-sources`).
  */
 import { DEFAULT_ALLOWED_MODES, type PermissionMode } from '@switchyard/protocol/common';
 
@@ -66,12 +67,7 @@ export function scopedSuggestions(policy: PermissionPolicy, suggestions: readonl
     if (s.type === 'setMode' && !modeAllowed(policy, String(s.mode))) return [];
     const destination = typeof s.destination === 'string' ? s.destination : undefined;
     if (destination === undefined || !SETTINGS_FILES.has(destination)) return [suggestion];
-    const narrowed =
-      policy.alwaysAllowScope === 'session'
-        ? 'session'
-        : destination === 'userSettings'
-          ? 'localSettings'
-          : destination;
+    const narrowed = policy.alwaysAllowScope === 'session' ? 'session' : 'localSettings';
     return [narrowed === destination ? suggestion : { ...s, destination: narrowed }];
   });
 }

@@ -16,6 +16,8 @@ export interface SupervisorOptions {
   env: NodeJS.ProcessEnv;
   model?: string | undefined;
   permissionMode?: string | undefined;
+  /** `--setting-sources` (see `ConversationSettings.settingSources`). */
+  settingSources?: string | undefined;
   mcpConfig?: string | undefined;
   restartOnExit: boolean;
   stuckAfterMs: number;

@@ -98,6 +98,7 @@ export class Supervisor {
       // the operator still allows it).
       model: session.state.model ?? this.#options.model,
       permissionMode: startMode(session.permissions, session.state.mode, this.#options.permissionMode),
+      settingSources: this.#options.settingSources,
       mcpConfig: this.#options.mcpConfig,
       extra: this.#options.claudeArgs,
     });

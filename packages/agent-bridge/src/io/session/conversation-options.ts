@@ -24,6 +24,12 @@ export interface ConversationSettings {
   worktree?: WorktreeSpec | undefined;
   /** A turn the login's usage limit refuses waits for the reset (default) or fails (false). */
   waitOutUsageLimit?: boolean | undefined;
+  /**
+   * The settings files the CLI reads (`--setting-sources`); all of them when unset. A webhook's or
+   * schedule's own conversation reads `user,project`: not the working directory's `settings.local.json`,
+   * where the "always allow" rules people press in chats land under `alwaysAllowScope: project`.
+   */
+  settingSources?: string | undefined;
 }
 
 /** A conversation's config overrides: its settings, and `worktree: true` for a worktree of its own. */

@@ -115,6 +115,7 @@ export function assembleParts(
       env: files.claudeEnv(options.env),
       model: options.settings.model,
       permissionMode: options.settings.permissionMode,
+      settingSources: options.settings.settingSources,
       mcpConfig: files.mcpConfig,
       restartOnExit: options.restartOnExit,
       stuckAfterMs: options.stuckAfterMs,
