@@ -54,7 +54,7 @@ try {
   if (step === 'gateway-save') {
     const exchange = gatewayExchange();
     prepareExchange(exchange);
-    const { saveAttachments } = await import(dist('gateway', 'attachments.js'));
+    const { saveAttachments } = await import(dist('gateway', 'io/intake/attachments.js'));
     const server = createServer((_req, res) => res.end(Buffer.from(data)));
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const message = { message_id: 1, date: 0, chat: { id: 1, type: 'private' },
@@ -71,7 +71,7 @@ try {
   } else if (step === 'agent-send') {
     const exchange = bridgeExchange();
     prepareExchange(exchange);
-    const { FileOutbox } = await import(dist('agent-bridge', 'file-outbox.js'));
+    const { FileOutbox } = await import(dist('agent-bridge', 'io/mcp/file-outbox.js'));
     let frame;
     const outbox = new FileOutbox({
       dir: agent.stateDir + '/bridge/files', exchange, workDir: agent.workDir, waitMs: 10,

@@ -106,7 +106,10 @@ true
   it.skipIf(!noSystemd)(
     'uninstall.sh removes the files, says there were no units to stop, and --purge removes users and state',
     async () => {
-      // What an install leaves (made by hand: packing takes minutes), and an agent made by add-agent.
+      // What an install leaves (made by hand: packing takes minutes), and an agent made by add-agent. The
+      // users get uids of their own: a test beside this one makes its users in a private copy of the same
+      // /etc/passwd, so `useradd --system` hands both the same uid, and `userdel` refuses a user whose uid
+      // runs a process there (seen: "removed user sy-demo" missing).
       const result = await contained(
         host,
         `mkdir -p "$H/opt/releases/20260101T000000Z" "$H/bin" "$H/systemd" /etc/switchyard/credentials /var/lib/switchyard/demo/bridge
@@ -114,8 +117,8 @@ ln -s releases/20260101T000000Z "$H/opt/current"
 echo '#!/bin/sh' >"$H/bin/switchyard"
 touch "$H/systemd/switchyard-gateway@.service" "$H/systemd/switchyard-agent@.service"
 printf 'agents:\\n  - name: demo\\n    workDir: %s\\n' "$H/srv/demo" >/etc/switchyard/switchyard.yaml
-useradd --system --user-group --home-dir /var/lib/switchyard --no-create-home switchyard
-useradd --system --user-group --home-dir /var/lib/switchyard/demo/bridge --no-create-home sy-demo
+useradd --system --user-group --uid 59998 --home-dir /var/lib/switchyard --no-create-home switchyard
+useradd --system --user-group --uid 59999 --home-dir /var/lib/switchyard/demo/bridge --no-create-home sy-demo
 echo "=== uninstall"
 bash "$REPO/deploy/uninstall.sh"
 echo "status=$?"
