@@ -2,40 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig, validateConfig } from '../src/config.js';
 import { ConfigError } from '../src/config-error.js';
 import { editDistance, nearestKey } from '../src/config-messages.js';
+import { configProblems } from './config-problems.js';
 
 const env = { env: {}, cwd: '/srv' };
 const FILE = '/etc/switchyard/switchyard.yaml';
 const agent = (extra: string) => `agents:\n  - name: demo\n    allow: [1]\n    workDir: /w\n${extra}`;
-
-function problems(text: string): string[] {
-  try {
-    parseConfig(text, FILE, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('config was accepted');
-}
 
 /** Wording the validator uses on its own: none of it may reach the operator. */
 const VALIDATOR_WORDS = /Invalid input|Too small|Too big|expected \w+, received|Unrecognized key|\(file\)/;
 
 describe('config messages say what is wrong, where, and what to do', () => {
   it('gives the line of the opening quote of a quote never closed, not the end of the file', () => {
-    const found = problems('agents:\n  - name: demo\n    workDir: "/srv/work\n    allow: [1]\n\n\n');
+    const found = configProblems('agents:\n  - name: demo\n    workDir: "/srv/work\n    allow: [1]\n\n\n');
     expect(found).toEqual([
       'line 3, column 14: the double quote opened here is never closed: end the value with " on the same line',
     ]);
-    expect(problems("agents:\n  - name: 'demo\n    allow: [1]\n")[0]).toMatch(
+    expect(configProblems("agents:\n  - name: 'demo\n    allow: [1]\n")[0]).toMatch(
       /^line 2, column 11: the single quote opened here is never closed/,
     );
-    expect(problems('agents:\n  - name: demo\n    allow: [1\n    workDir: /w\n')).toEqual([
+    expect(configProblems('agents:\n  - name: demo\n    allow: [1\n    workDir: /w\n')).toEqual([
       'line 3, column 12: the [ opened here is never closed: end the list with ] (on one line, or with its items indented under the key)',
     ]);
   });
 
   it('suggests the key a near-miss was meant to be', () => {
-    const found = problems(agent('    workdri: /x\n    maxLiveSesions: 3\n    claude: { modle: opus }\n'));
+    const found = configProblems(
+      agent('    workdri: /x\n    maxLiveSesions: 3\n    claude: { modle: opus }\n'),
+    );
     expect(found).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
@@ -45,7 +38,7 @@ describe('config messages say what is wrong, where, and what to do', () => {
       ]),
     );
     // Nothing near: the settings that exist there are listed instead.
-    expect(problems(agent('    colour: blue\n'))[0]).toMatch(
+    expect(configProblems(agent('    colour: blue\n'))[0]).toMatch(
       /unknown setting "colour": .*the settings here are name, token/,
     );
   });
@@ -59,7 +52,7 @@ describe('config messages say what is wrong, where, and what to do', () => {
   });
 
   it('says wrong types in words, with the value found and how to write it', () => {
-    const found = problems(
+    const found = configProblems(
       'agents:\n  - name: demo\n    allow: [1]\n    workDir: 5\n    replies: fancy\n    claude: { restartOnExit: "yes" }\n    card: { showDelayMs: -5 }\n    metrics: { port: 0 }\n',
     );
     expect(found).toEqual(
@@ -76,14 +69,14 @@ describe('config messages say what is wrong, where, and what to do', () => {
 
   it('explains an empty file and a missing required setting', () => {
     for (const text of ['', 'null\n', '# nothing yet\n']) {
-      expect(problems(text)).toEqual([
+      expect(configProblems(text)).toEqual([
         'the file is empty: it should hold "agents:" with at least one agent (see deploy/switchyard.example.yaml)',
       ]);
     }
-    expect(problems('agents:\n  - name: demo\n    allow: [1]\n')).toEqual([
+    expect(configProblems('agents:\n  - name: demo\n    allow: [1]\n')).toEqual([
       'agents[0].workDir: is missing: add it, as text',
     ]);
-    expect(problems('agent:\n  - name: demo\n')).toEqual(
+    expect(configProblems('agent:\n  - name: demo\n')).toEqual(
       expect.arrayContaining([expect.stringContaining('unknown setting "agent" (did you mean agents?)')]),
     );
   });

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { silentLogger } from '@switchyard/protocol';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../src/config.js';
-import { ConfigError } from '../src/config-error.js';
 import { createLink, sshLinkArgs } from '../src/link.js';
 import { remoteBridgeFindings } from '../src/remote-bridge-config.js';
 import { createSupervisor } from '../src/supervisor.js';
+import { configProblems } from './config-problems.js';
 
 const env = { env: {}, cwd: '/srv' };
 const FILE = '/etc/switchyard/switchyard.yaml';
@@ -15,16 +15,6 @@ const yaml = (bridge: string, extra = '') =>
   `agents:\n  - name: demo\n    token: { credential: telegram-token }\n    allow: [1]\n    workDir: /w\n    stateDir: /var/lib/switchyard/demo\n    runtimeDir: /run/switchyard/demo\n${bridge}${extra}`;
 const SSH =
   '    bridge:\n      host: build-box\n      ssh: { identityFile: ssh/demo.key, knownHosts: ssh/known_hosts }\n';
-
-function problems(text: string): string[] {
-  try {
-    parseConfig(text, FILE, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('config was accepted');
-}
 
 describe('a bridge on another host: config', () => {
   it('resolves the bridge: block with its defaults; none means the bridge is beside the gateway', () => {
@@ -44,16 +34,18 @@ describe('a bridge on another host: config', () => {
   });
 
   it('explains a bad bridge: block, and refuses a host or user ssh would take for an option', () => {
-    expect(problems(yaml('    bridge: { host: build-box }\n'))).toEqual([
+    expect(configProblems(yaml('    bridge: { host: build-box }\n'))).toEqual([
       'agents[0].bridge.ssh: expected ssh: { identityFile, knownHosts } (and optionally user, port)',
     ]);
     expect(
-      problems(yaml('    bridge: { host: "-oProxyCommand=sh", ssh: { identityFile: k, knownHosts: h } }\n')),
+      configProblems(
+        yaml('    bridge: { host: "-oProxyCommand=sh", ssh: { identityFile: k, knownHosts: h } }\n'),
+      ),
     ).toEqual([
       expect.stringMatching(/^agents\[0\]\.bridge\.host: expected a host name.*not starting with "-"/),
     ]);
     expect(
-      problems(
+      configProblems(
         yaml('    bridge: { host: b, ssh: { user: "-l", port: 70000, identityFile: k, knownHosts: h } }\n'),
       ),
     ).toEqual([
@@ -61,12 +53,12 @@ describe('a bridge on another host: config', () => {
       expect.stringMatching(/^agents\[0\]\.bridge\.ssh\.port: /),
     ]);
     expect(
-      problems(
+      configProblems(
         yaml('    bridge: { host: b, socket: relative.sock, ssh: { identityFile: k, knownHosts: h } }\n'),
       ),
     ).toEqual(['agents[0].bridge.socket: expected an absolute path on the worker host, without ":"']);
     expect(
-      problems(
+      configProblems(
         yaml(
           `    bridge: { host: b, socket: /${'x'.repeat(120)}, ssh: { identityFile: k, knownHosts: h } }\n`,
         ),
@@ -76,7 +68,7 @@ describe('a bridge on another host: config', () => {
 
   it('refuses a secret of the gateway written in a config the worker host holds too', () => {
     const inline = `agents:\n  - name: demo\n    token: "123456:AAH-abcdefghijklmnopqrstuvwxyz"\n    allow: [1]\n    workDir: /w\n${SSH}    voice: { url: "http://127.0.0.1:1/v1", model: whisper-1, key: sk-inline }\n`;
-    expect(problems(inline)).toEqual([
+    expect(configProblems(inline)).toEqual([
       expect.stringMatching(
         /^agents\[0\]\.token: the inline bot token is in the config file, which the worker host holds too/,
       ),

@@ -6,25 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
 import { checkConfigResources } from '../src/config-check.js';
-import { ConfigError } from '../src/config-error.js';
 import { describeConfig } from '../src/masked-config.js';
 import { webhookOptions } from '../src/webhook-config.js';
+import { configProblems } from './config-problems.js';
 
 const env = { env: {}, cwd: '/srv' };
 const FILE = '/etc/switchyard/switchyard.yaml';
 
 const agent = (extra: string) =>
   `agents:\n  - name: demo\n    allow: [1001]\n    workDir: ./work\n${extra.replace(/^/gm, '    ')}\n`;
-
-function problems(text: string): string[] {
-  try {
-    parseConfig(text, FILE, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error('config was accepted');
-}
 
 const HOOKS = `webhooks:
   listen: { port: 8790 }
@@ -135,7 +125,7 @@ describe('webhooks, budget and timezone config', () => {
       'agents[0].budget: give dailyUsd, perUserDailyUsd or both (or remove budget:)',
     ],
   ])('refuses %s', (_what, extra, problem) => {
-    expect(problems(agent(extra))).toContain(problem);
+    expect(configProblems(agent(extra))).toContain(problem);
   });
 
   it('takes a wider bind when it is said to be meant', () => {
