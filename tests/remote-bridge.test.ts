@@ -71,6 +71,18 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
       },
     });
 
+  /** Starts the gateway, the link and the bridge, asks for the long answer, and waits until it streams. */
+  const startStreaming = async (system: System): Promise<void> => {
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('link');
+    system.start('bridge');
+    telegram.sendText(chatId, 'long please');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 3')), {
+      timeoutMs: 60_000,
+    });
+  };
+
   it('answers a conversation through the remote bridge, and the worker side holds no secret of the gateway', async () => {
     const system = await start([rule('hello', say('Hello from the worker host.'))]);
     const { telegram, chatId } = system;
@@ -98,13 +110,7 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
       rule('after', say('Got your second message.')),
     ]);
     const { telegram, chatId } = system;
-    system.start('gateway');
-    system.start('link');
-    system.start('bridge');
-    telegram.sendText(chatId, 'long please');
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 3')), {
-      timeoutMs: 60_000,
-    });
+    await startStreaming(system);
     const first = sshClientOf(system);
     expect(first).toBeDefined();
     process.kill(first as number, 'SIGKILL');
@@ -129,13 +135,7 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
   it("survives the worker's bridge killed and restarted mid-stream: the running claude adopted, the answer once", async () => {
     const system = await start([rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 }))]);
     const { telegram, chatId } = system;
-    system.start('gateway');
-    system.start('link');
-    system.start('bridge');
-    telegram.sendText(chatId, 'long please');
-    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text.includes('Line 3')), {
-      timeoutMs: 60_000,
-    });
+    await startStreaming(system);
     const claude = system.claudePid(chatId);
     expect(claude).toBeDefined();
     await system.kill('bridge');
