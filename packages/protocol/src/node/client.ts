@@ -12,6 +12,7 @@ import {
   type Endpoint,
   type EndpointOptions,
   newInstanceId,
+  peerOf,
   sendThrough,
 } from './endpoint.js';
 
@@ -86,7 +87,7 @@ export function createProtocolClient(options: ClientOptions): Endpoint {
           attempt = 0;
           lastFailure = '';
           warned = false;
-          options.onConnectionChange?.({ connected: true, peerInstanceId: peer.instanceId });
+          options.onConnectionChange?.({ connected: true, ...peerOf(peer) });
         },
         onClose(reason) {
           if (current === connection) current = undefined;

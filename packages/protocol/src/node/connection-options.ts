@@ -43,6 +43,13 @@ export interface ConnectionOptions {
   onReady?(peer: FrameOf<'hello'> | FrameOf<'welcome'>): void;
   /** Called once, when the connection is gone for any reason. */
   onClose?(reason: string): void;
+  /** Told of each ping's round trip: ms from the ping written to its pong read. Must not throw. */
+  onRoundTrip?(ms: number): void;
+  /**
+   * Told when this side refuses the peer before its handshake completed (another version, another agent,
+   * a bridge already connected, no hello in time), with the words the peer is sent. Must not throw.
+   */
+  onHandshakeRefused?(refusal: { code: ProtocolErrorCode; message: string }): void;
   /** Time for pings, the handshake deadline and handler retries; default {@link systemClock}. */
   clock?: Clock;
 }

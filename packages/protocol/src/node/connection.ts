@@ -111,6 +111,8 @@ export class Connection {
   #pingTimer: TimerHandle | undefined;
   #handshakeTimer: TimerHandle | undefined;
   #pingNonce = 0;
+  /** The ping whose pong is awaited, and when it was written (a round trip is measured once per ping). */
+  #pingSentAt: { nonce: number; at: number } | undefined;
   /** Set by each handshake until the first new numbered frame: see the resync invariant. */
   #resync = false;
 
@@ -215,6 +217,7 @@ export class Connection {
     const hint = WHAT_TO_DO[code];
     const message = hint === undefined ? detail : `${detail}; ${hint}`;
     this.#log.warn({ event: 'protocol_error', code, detail: message }, 'refusing peer input');
+    if (!this.#ready) this.#options.onHandshakeRefused?.({ code, message });
     this.#wire.write({ type: 'error', code, message: message.slice(0, 2000) });
     this.close(`${code}: ${message}`);
   }
@@ -263,7 +266,9 @@ export class Connection {
       this.close(`peer silent for ${silentFor} ms`);
       return;
     }
-    if (this.#ready) this.#wire.write({ type: 'ping', nonce: ++this.#pingNonce });
+    if (!this.#ready) return;
+    this.#pingSentAt = { nonce: ++this.#pingNonce, at: this.#clock.now() };
+    this.#wire.write({ type: 'ping', nonce: this.#pingNonce });
   }
 
   #onData(chunk: Buffer): void {
@@ -319,6 +324,11 @@ export class Connection {
         this.#wire.write({ type: 'pong', nonce: frame.nonce });
         return;
       case 'pong':
+        if (frame.nonce === this.#pingSentAt?.nonce) {
+          const ms = this.#clock.now() - this.#pingSentAt.at;
+          this.#pingSentAt = undefined;
+          this.#options.onRoundTrip?.(ms);
+        }
         return;
       case 'refused':
         this.#onPeerRefused(frame);

@@ -8,7 +8,14 @@ import type { Clock } from '../common/clock.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, plainDataProblem, withSeq } from '../common/codec.js';
 import { ProtocolError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
-import { type AppFrame, type FrameType, parseFrame, RELIABLE_TYPES } from '../common/messages/frame.js';
+import {
+  type AppFrame,
+  type FrameOf,
+  type FrameType,
+  type ProtocolErrorCode,
+  parseFrame,
+  RELIABLE_TYPES,
+} from '../common/messages/frame.js';
 import type { Refusal } from '../common/refusal.js';
 import type { ChannelStore, FrameOrigin, Receipt } from '../common/store.js';
 import type { Connection } from './connection.js';
@@ -55,8 +62,20 @@ export interface EndpointOptions {
    * handshake acknowledges the frame without it.
    */
   onRefused?(refusal: Refusal): void;
-  /** Told when a connection becomes ready and when it is lost. */
-  onConnectionChange?(state: { connected: boolean; peerInstanceId?: string }): void;
+  /**
+   * Told when a connection becomes ready (with what the peer's handshake said of it: its instance, and
+   * its release and host when it named them) and when it is lost.
+   */
+  onConnectionChange?(state: {
+    connected: boolean;
+    peerInstanceId?: string;
+    peerRelease?: string;
+    peerHost?: string;
+  }): void;
+  /** Told of each ping's round trip on the ready connection, in ms (see `ConnectionOptions.onRoundTrip`). */
+  onRoundTrip?(ms: number): void;
+  /** Told when this side refuses a peer at its handshake (see `ConnectionOptions.onHandshakeRefused`). */
+  onHandshakeRefused?(refusal: { code: ProtocolErrorCode; message: string }): void;
   logger?: Logger;
   /** Largest frame body accepted, in bytes; default 16 MiB. */
   maxFrameBytes?: number;
@@ -203,6 +222,19 @@ export function newInstanceId(): string {
   return randomUUID();
 }
 
+/** What `onConnectionChange` says of a peer whose handshake completed. */
+export function peerOf(peer: FrameOf<'hello'> | FrameOf<'welcome'>): {
+  peerInstanceId: string;
+  peerRelease?: string;
+  peerHost?: string;
+} {
+  return {
+    peerInstanceId: peer.instanceId,
+    ...(peer.release !== undefined ? { peerRelease: peer.release } : {}),
+    ...(peer.host !== undefined ? { peerHost: peer.host } : {}),
+  };
+}
+
 /** The connection options both ends derive from their endpoint options in the same way. */
 export function connectionOptions(
   options: EndpointOptions,
@@ -220,6 +252,8 @@ export function connectionOptions(
     logger,
     onFrame: options.onFrame,
     ...(options.onRefused !== undefined ? { onRefused: options.onRefused } : {}),
+    ...(options.onRoundTrip !== undefined ? { onRoundTrip: options.onRoundTrip } : {}),
+    ...(options.onHandshakeRefused !== undefined ? { onHandshakeRefused: options.onHandshakeRefused } : {}),
     ...(options.handshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.handshakeTimeoutMs } : {}),
     ...(options.handlerRetryDelaysMs !== undefined
       ? { handlerRetryDelaysMs: options.handlerRetryDelaysMs }

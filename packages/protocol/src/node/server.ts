@@ -18,6 +18,7 @@ import {
   type Endpoint,
   type EndpointOptions,
   newInstanceId,
+  peerOf,
   sendThrough,
 } from './endpoint.js';
 import { MAX_SOCKET_PATH_BYTES, prepareSocketDirectory } from './socket-path.js';
@@ -76,7 +77,7 @@ export function createProtocolServer(options: ServerOptions): Endpoint {
         handshaking.delete(connection);
         current = connection;
         currentPeer = peer.instanceId;
-        options.onConnectionChange?.({ connected: true, peerInstanceId: peer.instanceId });
+        options.onConnectionChange?.({ connected: true, ...peerOf(peer) });
       },
       onClose() {
         handshaking.delete(connection);
