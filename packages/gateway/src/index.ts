@@ -34,6 +34,8 @@ export {
   type MetricsServer,
   noMetrics,
 } from './io/ops/metrics.js';
+/** What the gateway records of its bridge's connection (peer, round trip, refusal), for operator tools. */
+export { PEER_RECORD_FILE, type PeerRecord, readPeerRecord } from './io/ops/peer-record.js';
 export { EXPIRED } from './io/prompts/prompts.js';
 /** The local day of a time zone, as the daily budgets count it (`GatewayOptions.spend`). */
 export { type LocalDay, localDay } from './io/spend/local-day.js';

@@ -1,6 +1,7 @@
 /**
  * The bridge's endpoint: the protocol server on the gateway's socket, with its connection changes
- * logged, and a user message the bridge refused reported in its chat instead of silently gone.
+ * logged and recorded for the operator's commands (`../ops/peer-record.ts`), and a user message the
+ * bridge refused reported in its chat instead of silently gone.
  *
  * Built first and received from last: the services that send to the bridge (the prompts, the commands,
  * the files, the automation) take {@link BridgeLink.send} and {@link BridgeLink.connected} when they are
@@ -12,6 +13,7 @@
 import { type Clock, createProtocolServer, type Endpoint, type Logger } from '@switchyard/protocol';
 import type { GatewayOptions } from '../../options.js';
 import type { GatewayStore } from '../../store/store.js';
+import { createPeerRecorder } from '../ops/peer-record.js';
 import type { Turns } from '../turns/turns.js';
 
 /** Who takes what the bridge sends. */
@@ -43,6 +45,8 @@ export function createBridgeLink(
 ): BridgeLink {
   const { logger } = deps;
   const state: { connected: boolean; receiver?: BridgeReceiver } = { connected: false };
+  // What the operator's commands read of the bridge's connection (status, doctor): see peer-record.ts.
+  const peer = createPeerRecorder({ stateDir: options.stateDir, clock: deps.clock, logger });
   const receiver = (): BridgeReceiver => {
     if (!state.receiver)
       throw new Error('the bridge link has no receiver: compose hands it one before the boot');
@@ -59,12 +63,15 @@ export function createBridgeLink(
     onFrame: (frame, receipt) => receiver().onFrame(frame, receipt),
     onConnectionChange: (change) => {
       state.connected = change.connected;
+      peer.connection(change);
       receiver().onConnectionChange(change.connected);
       logger.info(
         { event: 'bridge_connection', connected: change.connected },
         change.connected ? 'bridge connected' : 'bridge disconnected',
       );
     },
+    onRoundTrip: (ms) => peer.roundTrip(ms),
+    onHandshakeRefused: (refusal) => peer.refused(refusal),
     logger: logger.child({ component: 'protocol' }),
     onRefused: (r) => {
       logger.warn(
