@@ -3,13 +3,15 @@
  * Linux, systemd units), what the config points at (`config-check.ts`), whether `claude` has
  * credentials, the bot token as Telegram sees it (`getMe`), whether another process polls the same bot
  * or a webhook is set (`getUpdates` answers 409), the runtime directory, and the gateway's SQLite file.
+ * For a bridge on another host, the ssh link end to end and what the gateway knows of its peer
+ * (`link-check.ts`); the units checked are then the gateway's and the link's, the bridge's being there.
  *
  * Only reads: it creates no directory, confirms no update (no `offset` is sent) and opens SQLite
  * read-only. An unreachable Telegram is a warning (the host may simply be offline now), never a crash.
  * The verdict is whether each agent can start: any `error` finding says it cannot.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { checkGatewayStore } from '@switchyard/gateway';
@@ -21,6 +23,7 @@ import { checkAgentResources } from './config-check.js';
 import { ConfigError } from './config-error.js';
 import type { Finding } from './finding.js';
 import { findServiceProcesses } from './host-probe.js';
+import { classifySsh, describeSsh, peerFindings, probeLink, probeSocketPath } from './link-check.js';
 import { type PasswdEntry, passwdEntry } from './passwd.js';
 import { serviceStateDir } from './services.js';
 
@@ -36,6 +39,9 @@ export interface DoctorEnvironment extends ConfigEnvironment {
   userEntry?(name: string): Pick<PasswdEntry, 'uid' | 'home'> | undefined;
   /** This process's uid (default `process.getuid()`). */
   uid?: number;
+  /** The ssh client the link's probe runs (default `ssh` on PATH), and how long it may take (15 s). */
+  ssh?: string;
+  sshTimeoutMs?: number;
 }
 
 /** The findings for one agent, host checks first. */
@@ -58,16 +64,24 @@ export async function doctorAgent(
   configFile: string,
   environment: DoctorEnvironment,
 ): Promise<DoctorReport> {
+  const side = hostSide(agent);
   const findings: Finding[] = [
     ...hostFindings(environment),
     { level: 'ok', path: 'config', message: `${configFile} is valid` },
-    ...checkAgentResources(agent, index, configFile, environment),
+    ...checkAgentResources(agent, index, configFile, environment).filter(
+      (f) => side !== 'gateway' || !WORKER_PATHS.some((p) => f.path === `agents[${index}].${p}`),
+    ),
   ];
-  if (agent.token !== undefined) findings.push(loginFinding(agent, index, environment));
-  findings.push(...(await telegramFindings(agent, index, configFile, environment)));
-  findings.push(...runtimeFinding(agent, index, configFile));
-  findings.push(storeFinding(agent));
-  if (environment.systemd ?? existsSync('/run/systemd/system')) findings.push(...(await unitFindings(agent)));
+  if (agent.bridge) findings.push(sideFinding(agent, index, side));
+  if (agent.token !== undefined && side !== 'gateway') findings.push(loginFinding(agent, index, environment));
+  if (side !== 'worker') {
+    findings.push(...(await telegramFindings(agent, index, configFile, environment)));
+    findings.push(...runtimeFinding(agent, index, configFile));
+    findings.push(storeFinding(agent));
+    findings.push(...(await linkFindings(agent, index, configFile, environment)));
+  }
+  if (environment.systemd ?? existsSync('/run/systemd/system'))
+    findings.push(...(await unitFindings(agent, side)));
   return { agent: agent.name, canStart: !findings.some((f) => f.level === 'error'), findings };
 }
 
@@ -260,9 +274,69 @@ function storeFinding(agent: AgentConfig): Finding {
   }
 }
 
-async function unitFindings(agent: AgentConfig): Promise<Finding[]> {
+/**
+ * Which of an agent's sides this host holds. One config serves both hosts of a bridge on another host,
+ * and the key that logs in to the worker is the gateway host's alone (the worker must not hold it): where
+ * it can be read, this is the gateway's host; elsewhere, the worker.
+ */
+export function hostSide(agent: AgentConfig): 'both' | 'gateway' | 'worker' {
+  if (!agent.bridge) return 'both';
+  try {
+    accessSync(agent.bridge.ssh.identityFile, constants.R_OK);
+    return 'gateway';
+  } catch {
+    return 'worker';
+  }
+}
+
+/** What the worker holds, not checked on the gateway's host: the bridge's own doctor checks them there. */
+const WORKER_PATHS = ['workDir', 'claude.bin'] as const;
+
+function sideFinding(agent: AgentConfig, index: number, side: 'both' | 'gateway' | 'worker'): Finding {
+  const host = agent.bridge?.host ?? '';
+  return {
+    level: 'ok',
+    path: `agents[${index}].bridge`,
+    message:
+      side === 'gateway'
+        ? `this is the gateway's host (it holds the ssh key); the working directory, claude and its login are checked on ${host}: switchyard doctor ${agent.name} there`
+        : `this is taken as the worker ${host} (the ssh key is not here, as it should not be); Telegram, the gateway's store and the link are checked on the gateway's host`,
+  };
+}
+
+/** A bridge on another host: the ssh link probed end to end, the gateway's record of its peer, the link's process. */
+async function linkFindings(
+  agent: AgentConfig,
+  index: number,
+  configFile: string,
+  environment: DoctorEnvironment,
+): Promise<Finding[]> {
+  const remote = agent.bridge;
+  if (!remote) return [];
+  const outcome = await probeLink(remote, {
+    ...(environment.ssh !== undefined ? { ssh: environment.ssh } : {}),
+    ...(environment.sshTimeoutMs !== undefined ? { timeoutMs: environment.sshTimeoutMs } : {}),
+  });
+  const ssh: Finding = {
+    path: `agents[${index}].bridge.ssh`,
+    ...describeSsh(classifySsh(outcome), remote, probeSocketPath(remote)),
+  };
+  const links = findServiceProcesses('link', agent.name, configFile);
+  const how =
+    links.length > 0
+      ? `pid ${links.map((l) => l.pid).join(', ')}`
+      : `no \`switchyard link ${agent.name}\` process on this host`;
+  return [
+    ssh,
+    ...peerFindings(agent, index, serviceStateDir(agent, 'gateway'), { running: links.length > 0, how }),
+  ];
+}
+
+async function unitFindings(agent: AgentConfig, side: 'both' | 'gateway' | 'worker'): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const unit of [`switchyard-gateway@${agent.name}.service`, `switchyard-agent@${agent.name}.service`]) {
+  // A bridge on another host: its gateway's host runs the gateway and the link, its worker the bridge.
+  const units = { both: ['gateway', 'agent'], gateway: ['gateway', 'link'], worker: ['agent'] }[side];
+  for (const unit of units.map((u) => `switchyard-${u}@${agent.name}.service`)) {
     let state: string;
     try {
       state = (await promisify(execFile)('systemctl', ['is-enabled', unit])).stdout.trim();

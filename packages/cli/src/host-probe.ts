@@ -26,7 +26,7 @@ const CLOCK_TICKS = 100;
  * cannot be told (its environment unreadable) is counted, as before.
  */
 export function findServiceProcesses(
-  service: 'gateway' | 'bridge',
+  service: 'gateway' | 'bridge' | 'link',
   agent: string,
   configFile?: string,
 ): ServiceProcess[] {
