@@ -5,6 +5,11 @@
  * (queues, running turns, prompts, pins, the last error), and every `bridge.json` under the bridge's
  * state directory (one per conversation, or the single one of a single-session bridge) with the Claude
  * process it records, checked for liveness by pid and start time as the bridge itself does.
+ *
+ * A bridge on another host (`bridge:` in the config) is not seen from here: its state and Claude are on
+ * the worker. What is seen is the link's process, and the gateway's record of its peer
+ * (`bridge-peer.json`): the host and release that connected, and the last ping's round trip over the
+ * channel, which is the link's round trip (measured by the protocol, through ssh).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +20,13 @@ import {
   liveness,
   SHARED_KEY,
 } from '@switchyard/agent-bridge';
-import { formatUsd, type GatewayInspection, inspectGatewayStore, localDay } from '@switchyard/gateway';
+import {
+  formatUsd,
+  type GatewayInspection,
+  inspectGatewayStore,
+  localDay,
+  readPeerRecord,
+} from '@switchyard/gateway';
 import { conversationKey, describeError } from '@switchyard/protocol';
 import type { AgentConfig } from './agent-config.js';
 import { acceptedConnections, findServiceProcesses, type ServiceProcess } from './host-probe.js';
@@ -25,12 +36,32 @@ import { serviceStateDir } from './services.js';
 export interface AgentStatus {
   agent: string;
   gateway: { running: ServiceProcess[]; listening: boolean };
-  bridge: { running: ServiceProcess[]; connected: boolean | undefined };
+  bridge: {
+    running: ServiceProcess[];
+    connected: boolean | undefined;
+    /** `local`, or `user@host` (`:port` unless 22) for a bridge on another host. */
+    where: string;
+  };
+  /** A bridge on another host: its ssh link from this host, and what the gateway knows of the peer. */
+  link?: LinkStatus;
   claude: ClaudeStatus[];
   /** The gateway's store, or why it could not be read. */
   store: GatewayInspection | { unreadable: string } | undefined;
   /** What the agent spent: today (turns ended since local midnight) and in each conversation's session. */
   cost: CostStatus;
+}
+
+/** The link of a bridge on another host, as this host sees it. */
+export interface LinkStatus {
+  running: ServiceProcess[];
+  /** The host and release the connected (or last) bridge named in its handshake. */
+  peerHost?: string | undefined;
+  peerRelease?: string | undefined;
+  /** The last ping's round trip over the channel, and how long ago it was measured. */
+  roundTripMs?: number | undefined;
+  measuredSecondsAgo?: number | undefined;
+  /** The last bridge the gateway refused at its handshake (another version), in its words. */
+  refused?: string | undefined;
 }
 
 /** Costs in USD as the bridge reported them (the CLI's `total_cost_usd`). */
@@ -72,7 +103,8 @@ export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatu
     }
   }
   const connections = acceptedConnections(agent.socketPath);
-  const claude = bridgeRecords(serviceStateDir(agent, 'bridge')).map(claudeStatus);
+  // A remote bridge's records are on its worker: none are read here.
+  const claude = agent.bridge ? [] : bridgeRecords(serviceStateDir(agent, 'bridge')).map(claudeStatus);
   return {
     agent: agent.name,
     gateway: {
@@ -82,13 +114,39 @@ export function agentStatus(agent: AgentConfig, configFile?: string): AgentStatu
     bridge: {
       running: findServiceProcesses('bridge', agent.name, configFile),
       connected: connections === undefined ? undefined : connections > 0,
+      where: bridgeWhere(agent),
     },
+    ...(agent.bridge ? { link: linkStatus(agent, configFile) } : {}),
     claude,
     store,
     cost: {
       ...costStatus(claude, store, agent.conversations === 'shared'),
       dailyUsd: agent.budget?.dailyUsd,
     },
+  };
+}
+
+/** Where the agent's bridge runs, as `status` says it. */
+export function bridgeWhere(agent: Pick<AgentConfig, 'bridge'>): string {
+  const remote = agent.bridge;
+  if (!remote) return 'local';
+  return `${remote.ssh.user}@${remote.host}${remote.ssh.port === 22 ? '' : `:${remote.ssh.port}`}`;
+}
+
+function linkStatus(agent: AgentConfig, configFile: string | undefined, now = Date.now()): LinkStatus {
+  const record = readPeerRecord(serviceStateDir(agent, 'gateway'));
+  const trip = record?.connected ? record.roundTrip : undefined;
+  const refused =
+    record?.refused && !(record.connected && record.since > record.refused.at)
+      ? record.refused.message
+      : undefined;
+  return {
+    running: findServiceProcesses('link', agent.name, configFile),
+    peerHost: record?.peer?.host,
+    peerRelease: record?.peer?.release,
+    roundTripMs: trip?.ms,
+    measuredSecondsAgo: trip ? Math.max(0, Math.round((now - trip.at) / 1000)) : undefined,
+    refused,
   };
 }
 
@@ -176,9 +234,9 @@ function claudeStatus({ conversation, file }: { conversation: string; file: stri
 
 /** Whether the agent is serving: gateway and bridge running and connected. */
 export function isHealthy(status: AgentStatus): boolean {
-  return (
-    status.gateway.running.length > 0 && status.bridge.running.length > 0 && status.bridge.connected !== false
-  );
+  // A bridge on another host is not seen from here; its link is, and the connection through it.
+  const bridgeSide = status.link ? status.link.running.length > 0 : status.bridge.running.length > 0;
+  return status.gateway.running.length > 0 && bridgeSide && status.bridge.connected !== false;
 }
 
 /** `status` for a person: a few lines per agent. */
@@ -190,10 +248,26 @@ export function formatStatus(status: AgentStatus, now = Date.now()): string {
   const lines = [
     `${status.agent}: ${isHealthy(status) ? 'serving' : 'NOT serving'}`,
     `  gateway  ${procs(status.gateway.running)}${status.gateway.listening ? '' : ', no socket'}`,
-    `  bridge   ${procs(status.bridge.running)}${
-      status.bridge.connected === undefined ? '' : status.bridge.connected ? ', connected' : ', not connected'
-    }`,
   ];
+  const connected =
+    status.bridge.connected === undefined ? '' : status.bridge.connected ? ', connected' : ', not connected';
+  const link = status.link;
+  if (link) {
+    const peer = [link.peerHost && `from ${link.peerHost}`, link.peerRelease && `release ${link.peerRelease}`]
+      .filter(Boolean)
+      .join(', ');
+    const trip =
+      link.roundTripMs === undefined
+        ? ''
+        : `; round trip ${link.roundTripMs} ms (${ago((link.measuredSecondsAgo ?? 0) * 1000)} ago)`;
+    lines.push(
+      `  bridge   on ${status.bridge.where}${connected}${status.bridge.connected && peer ? ` (${peer})` : ''}${trip}`,
+    );
+    lines.push(`  link     ${procs(link.running)}`);
+    if (link.refused) lines.push(`  link     the gateway refused a bridge: ${link.refused.slice(0, 300)}`);
+  } else {
+    lines.push(`  bridge   local, ${procs(status.bridge.running)}${connected}`);
+  }
   if (status.claude.length === 0) lines.push('  claude   none recorded');
   for (const c of status.claude) {
     const what =

@@ -3,7 +3,14 @@
  * conversation's bridge record, joined by conversation.
  */
 import { describe, expect, it } from 'vitest';
-import { type AgentStatus, type ClaudeStatus, costStatus, formatStatus } from '../src/status.js';
+import {
+  type AgentStatus,
+  bridgeWhere,
+  type ClaudeStatus,
+  costStatus,
+  formatStatus,
+  isHealthy,
+} from '../src/status.js';
 
 const claude = (conversation: string, sessionCostUsd: number | undefined): ClaudeStatus => ({
   conversation,
@@ -67,7 +74,7 @@ describe('status cost', () => {
     const status: AgentStatus = {
       agent: 'demo',
       gateway: { running: [], listening: false },
-      bridge: { running: [], connected: undefined },
+      bridge: { running: [], connected: undefined, where: 'local' },
       claude: claudes,
       store: gateway,
       cost: costStatus(claudes, gateway, false),
@@ -83,11 +90,54 @@ describe('status cost', () => {
     const status: AgentStatus = {
       agent: 'demo',
       gateway: { running: [], listening: false },
-      bridge: { running: [], connected: undefined },
+      bridge: { running: [], connected: undefined, where: 'local' },
       claude: claudes,
       store: gateway,
       cost: { ...costStatus(claudes, gateway, false), dailyUsd: 20 },
     };
     expect(formatStatus(status).split('\n')).toContain('  cost     $0.500 today of the $20.00 daily budget');
+  });
+});
+
+describe('status of a bridge on another host', () => {
+  const remote = (port: number) => ({
+    bridge: {
+      host: 'build-box',
+      socketPath: '/var/lib/switchyard/demo/bridge/link.sock',
+      ssh: { user: 'sy-demo', port, identityFile: '/k', knownHosts: '/h', aliveIntervalSeconds: 5 },
+    },
+  });
+
+  it('says where the bridge runs: local, or user@host (with the port unless 22)', () => {
+    expect(bridgeWhere({ bridge: undefined })).toBe('local');
+    expect(bridgeWhere(remote(22))).toBe('sy-demo@build-box');
+    expect(bridgeWhere(remote(2222))).toBe('sy-demo@build-box:2222');
+  });
+
+  it("shows the link, the peer's host and release, and the round trip measured over the protocol", () => {
+    const status: AgentStatus = {
+      agent: 'demo',
+      gateway: { running: [{ pid: 1, uptimeSeconds: 60 }], listening: true },
+      bridge: { running: [], connected: true, where: 'sy-demo@build-box' },
+      link: {
+        running: [{ pid: 2, uptimeSeconds: 50 }],
+        peerHost: 'build-box',
+        peerRelease: '0.1.0-x',
+        roundTripMs: 3,
+        measuredSecondsAgo: 4,
+      },
+      claude: [],
+      store: undefined,
+      cost: { todayUsd: 0, conversations: [] },
+    };
+    const lines = formatStatus(status).split('\n');
+    expect(lines).toContain('demo: serving');
+    expect(lines).toContain(
+      '  bridge   on sy-demo@build-box, connected (from build-box, release 0.1.0-x); round trip 3 ms (4s ago)',
+    );
+    expect(lines).toContain('  link     up (pid 2, up 50s)');
+    // No bridge process on this host is expected for it; without its link it does not serve.
+    expect(isHealthy(status)).toBe(true);
+    expect(isHealthy({ ...status, link: { running: [] } })).toBe(false);
   });
 });
