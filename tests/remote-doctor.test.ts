@@ -1,0 +1,194 @@
+/**
+ * `switchyard doctor` and `status` for an agent whose bridge runs on another host, against a real
+ * OpenSSH server (tests/sshd.ts): the link probed end to end with the link's own ssh options, each way
+ * it fails said in words (a key the worker refuses, a wrong port, an unknown host key, the worker's
+ * socket directory missing), and on a good link the bridge's host and release and the round trip the
+ * protocol measured through ssh.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { rule, say } from '@switchyard/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveProcesses, outputOf } from './processes.js';
+import { sshdAvailable, startSshd, type TestSshd } from './sshd.js';
+import { botMessages, MAIN, systemPerTest } from './system.js';
+
+const describeSsh = sshdAvailable || process.env.CI ? describe : describe.skip;
+
+interface Finding {
+  level: string;
+  path: string;
+  message: string;
+  fix?: string;
+}
+
+/** `switchyard ARGS --json`, without blocking this process (the Telegram stand-in runs in it). */
+function cliJson(args: string[]): Promise<{ code: number | null; json: unknown; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args, '--json'], {
+      env: { ...process.env, SWITCHYARD_CONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = outputOf(child);
+    child.once('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(output.out());
+      } catch {
+        json = { unparsed: output.out() };
+      }
+      resolve({ code, json, err: output.err() });
+    });
+  });
+}
+
+async function doctorFindings(config: string, agent: string): Promise<Finding[]> {
+  const { json, err } = await cliJson(['--config', config, 'doctor', agent]);
+  const findings = (json as { agents?: Array<{ findings: Finding[] }> }).agents?.[0]?.findings;
+  if (!findings) throw new Error(`doctor said no findings: ${JSON.stringify(json)} ${err}`);
+  return findings;
+}
+
+const sshFinding = (findings: Finding[]) => findings.find((f) => f.path === 'agents[0].bridge.ssh');
+
+describeSsh('doctor and status: a bridge on another host, through a real sshd', () => {
+  let sshd: TestSshd;
+  let sshDir: string;
+  beforeAll(async () => {
+    sshDir = mkdtempSync(path.join(tmpdir(), 'sy-sshd-'));
+    sshd = await startSshd(sshDir);
+  });
+  afterAll(async () => {
+    await sshd?.stop();
+    const left = liveProcesses().filter((p) => p.command.includes(sshDir));
+    rmSync(sshDir, { recursive: true, force: true });
+    expect(left.map((p) => p.command)).toEqual([]);
+  });
+
+  /** A config of the gateway's host whose bridge is on the test's sshd, with `ssh` overrides. */
+  const gatewayConfig = (name: string, ssh: Record<string, unknown>, socket?: string): string => {
+    const dir = path.join(sshDir, name);
+    mkdirSync(path.join(dir, 'worker', 'bridge'), { recursive: true });
+    writeFileSync(path.join(dir, 'token'), '4242:doctor-token-not-a-secret-0000000\n', { mode: 0o600 });
+    const file = path.join(dir, 'switchyard.yaml');
+    const agent = {
+      name: 'far',
+      token: { file: path.join(dir, 'token') },
+      // Nothing listens there: Telegram is unreachable, which doctor reports as a warning only.
+      apiRoot: 'http://127.0.0.1:9',
+      allow: [1],
+      workDir: path.join(dir, 'work-on-the-worker'),
+      stateDir: path.join(dir, 'state'),
+      runtimeDir: path.join(dir, 'run'),
+      bridge: {
+        host: '127.0.0.1',
+        socket: socket ?? path.join(dir, 'worker', 'bridge', 'link.sock'),
+        ssh: {
+          user: sshd.user,
+          port: sshd.port,
+          identityFile: sshd.identityFile,
+          knownHosts: sshd.knownHosts,
+          ...ssh,
+        },
+      },
+    };
+    writeFileSync(file, JSON.stringify({ agents: [agent] }));
+    return file;
+  };
+
+  it('says the worker refused the key, naming the user and what to put in authorized_keys', async () => {
+    const other = path.join(sshDir, 'other_key');
+    execFileSync('/usr/bin/ssh-keygen', [
+      '-q',
+      '-t',
+      'ed25519',
+      '-N',
+      '',
+      '-C',
+      'not-authorized',
+      '-f',
+      other,
+    ]);
+    const found = sshFinding(await doctorFindings(gatewayConfig('refused', { identityFile: other }), 'far'));
+    expect(found).toMatchObject({
+      level: 'error',
+      message: `127.0.0.1 refused the key ${other} for user ${sshd.user} (Permission denied)`,
+    });
+    expect(found?.fix).toContain('restrict,port-forwarding');
+  });
+
+  it('says nothing accepts ssh on a wrong port', async () => {
+    const found = sshFinding(await doctorFindings(gatewayConfig('port', { port: 9 }), 'far'));
+    expect(found).toMatchObject({
+      level: 'error',
+      message:
+        'nothing accepts ssh at 127.0.0.1 port 9 (connection refused): sshd does not run there, or the port is wrong',
+    });
+  });
+
+  it("says the worker's host key is unknown, and how to learn it", async () => {
+    const empty = path.join(sshDir, 'empty_known_hosts');
+    writeFileSync(empty, '');
+    const found = sshFinding(await doctorFindings(gatewayConfig('hostkey', { knownHosts: empty }), 'far'));
+    expect(found?.level).toBe('error');
+    expect(found?.message).toContain(`${empty} holds no host key for 127.0.0.1 port ${sshd.port}`);
+    expect(found?.fix).toContain(`ssh-keyscan -p ${sshd.port} 127.0.0.1 >> ${empty}`);
+  });
+
+  it("says the worker's sshd would not listen where the socket's directory is missing", async () => {
+    const missing = path.join(sshDir, 'nowhere', 'link.sock');
+    const found = sshFinding(await doctorFindings(gatewayConfig('missing', {}, missing), 'far'));
+    expect(found?.level).toBe('error');
+    expect(found?.message).toContain(`would not listen on ${path.join(sshDir, 'nowhere', 'doctor.sock')}`);
+    expect(found?.message).toContain(`the directory ${path.join(sshDir, 'nowhere')} is missing there`);
+  });
+
+  const startSystem = systemPerTest();
+  it('on a good link: the probe passes, the bridge is connected from its host, and status shows the round trip', async () => {
+    const system = await startSystem({
+      rules: [rule('hello', say('Hello from the worker host.'))],
+      remote: {
+        port: sshd.port,
+        user: sshd.user,
+        identityFile: sshd.identityFile,
+        knownHosts: sshd.knownHosts,
+      },
+    });
+    const { telegram, chatId } = system;
+    system.start('gateway');
+    system.start('link');
+    system.start('bridge');
+    telegram.sendText(chatId, 'hello');
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === 'Hello from the worker host.'),
+      { timeoutMs: 60_000 },
+    );
+    // The first ping goes 5 s after the handshake: wait for its round trip in the gateway's record.
+    type Status = {
+      agents: Array<{ bridge: { where: string; connected: boolean }; link?: Record<string, unknown> }>;
+    };
+    let status: Status | undefined;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      status = (await cliJson(['--config', system.configPath, 'status', 'e2e'])).json as Status;
+      if (status.agents?.[0]?.link?.roundTripMs !== undefined) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const agent = status?.agents[0];
+    expect(agent?.bridge).toMatchObject({ where: `${sshd.user}@127.0.0.1:${sshd.port}`, connected: true });
+    expect(agent?.link).toMatchObject({ peerHost: hostname() });
+    expect(agent?.link?.roundTripMs).toEqual(expect.any(Number));
+    expect(agent?.link?.running).toHaveLength(1);
+
+    const findings = await doctorFindings(system.configPath, 'e2e');
+    expect(sshFinding(findings)).toMatchObject({ level: 'ok' });
+    const bridge = findings.filter((f) => f.path === 'agents[0].bridge').map((f) => f.message);
+    expect(bridge).toContain(`the link runs (pid ${system.pid('link')})`);
+    expect(bridge).toContainEqual(
+      expect.stringMatching(new RegExp(`^the bridge is connected from ${hostname()}, release `)),
+    );
+    expect(findings.filter((f) => f.level === 'error')).toEqual([]);
+  });
+});
