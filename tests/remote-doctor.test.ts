@@ -6,7 +6,16 @@
  * protocol measured through ssh.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
@@ -51,7 +60,14 @@ async function doctorFindings(config: string, agent: string): Promise<Finding[]>
   return findings;
 }
 
-const sshFinding = (findings: Finding[]) => findings.find((f) => f.path === 'agents[0].bridge.ssh');
+/** Every file under `dir`. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+const sshFinding = (findings: Finding[]) => findings.find((f) => f.path.endsWith('].bridge.ssh'));
 
 describeSsh('doctor and status: a bridge on another host, through a real sshd', () => {
   let sshd: TestSshd;
@@ -143,6 +159,94 @@ describeSsh('doctor and status: a bridge on another host, through a real sshd', 
     expect(found?.level).toBe('error');
     expect(found?.message).toContain(`would not listen on ${path.join(sshDir, 'nowhere', 'doctor.sock')}`);
     expect(found?.message).toContain(`the directory ${path.join(sshDir, 'nowhere')} is missing there`);
+  });
+
+  it("add-agent sets up the gateway's side and the worker's files, with no gateway secret in them, and doctor then passes the link", async () => {
+    const dir = path.join(sshDir, 'add');
+    const etc = path.join(dir, 'etc');
+    const worker = path.join(dir, 'worker-root');
+    mkdirSync(etc, { recursive: true });
+    const TOKEN = '4242:add-agent-token-not-a-secret-000000';
+    const OTHER = '4343:another-agents-inline-token-0000000';
+    const config = path.join(etc, 'switchyard.yaml');
+    // Another agent of this gateway, with its token inline: none of it may reach this agent's worker.
+    writeFileSync(
+      config,
+      `agents:\n  - { name: other, token: "${OTHER}", allow: [2], workDir: ${dir}/other }\n`,
+    );
+    writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+    const stateDir = path.join(dir, 'state');
+    const add = await new Promise<{ code: number | null; err: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          MAIN,
+          'add-agent',
+          'far',
+          '--allow',
+          '1',
+          '--token-file',
+          path.join(dir, 'token'),
+          '--api-root',
+          'http://127.0.0.1:9',
+          '--state-dir',
+          stateDir,
+          '--runtime-dir',
+          path.join(dir, 'run'),
+          '--work-dir',
+          path.join(dir, 'work'),
+          '--bridge-host',
+          '127.0.0.1',
+          '--bridge-port',
+          String(sshd.port),
+          '--bridge-user',
+          sshd.user,
+          '--worker-root',
+          worker,
+        ],
+        {
+          env: { ...process.env, SWITCHYARD_CONFIG: '', SWITCHYARD_NO_SYSTEM: '1', SWITCHYARD_ETC: etc },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      const output = outputOf(child);
+      child.once('close', (code) => resolve({ code, err: output.err() }));
+    });
+    expect(add.code, add.err).toBe(0);
+    // The gateway's side: the key generated (0600), the worker's host key learnt, the bridge: block written.
+    const key = path.join(etc, 'ssh', 'far.key');
+    expect(statSync(key).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path.join(etc, 'ssh', 'known_hosts'), 'utf8')).toContain(
+      readFileSync(path.join(sshDir, 'host_ed25519.pub'), 'utf8').split(' ')[1],
+    );
+    expect(readFileSync(config, 'utf8')).toMatch(/bridge:\n\s+host: 127\.0\.0\.1/);
+    // The worker's files: its config, the restricted authorized_keys line, the sshd Match block.
+    const files = filesUnder(worker);
+    const authorized = path.join(worker, stateDir, 'bridge', '.ssh', 'authorized_keys');
+    expect(files.sort()).toEqual(
+      [
+        path.join(worker, 'etc/switchyard/switchyard.yaml'),
+        authorized,
+        path.join(worker, 'etc/ssh/sshd_config.d/switchyard-far.conf'),
+      ].sort(),
+    );
+    const line = readFileSync(authorized, 'utf8');
+    expect(line).toBe(`restrict,port-forwarding ${readFileSync(`${key}.pub`, 'utf8').trim()}\n`);
+    // No gateway secret: no token (this agent's or another's), no private key, in anything for the worker.
+    const privateKey = readFileSync(key, 'utf8');
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toContain(TOKEN);
+      expect(text, file).not.toContain(OTHER);
+      expect(text, file).not.toContain(privateKey.split('\n')[1]);
+      expect(text, file).not.toMatch(/token:/);
+    }
+    expect(add.err).not.toContain(TOKEN);
+    // The worker's side done as its files say (here: the test sshd's authorized keys), doctor passes the link.
+    appendFileSync(path.join(sshDir, 'authorized_keys'), line);
+    mkdirSync(path.join(stateDir, 'bridge'), { recursive: true });
+    const found = sshFinding(await doctorFindings(config, 'far'));
+    expect(found, JSON.stringify(found)).toMatchObject({ level: 'ok' });
   });
 
   const startSystem = systemPerTest();

@@ -15,6 +15,12 @@
  *
  * With `system: false` (`SWITCHYARD_NO_SYSTEM=1`, a staging install) there are no users and no chown:
  * every directory belongs to whoever runs it, and the doctor runs as that user.
+ *
+ * With `remote` (`--bridge-host`) the bridge runs on another host: the entry gets a `bridge:` block, the
+ * working directory and Claude's home are the worker's (not made here), and steps 3 and 5 give way to
+ * `remote-setup.ts` — the link's key and the worker's host key here, the worker's files printed or
+ * written under `--worker-root`. The doctor is then left for after the worker is set up: its link
+ * checks cannot pass before.
  */
 import { execFile, spawn } from 'node:child_process';
 import {
@@ -29,10 +35,19 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { isMap, isSeq, parseDocument } from 'yaml';
+import { isMap, isSeq, parse, parseDocument } from 'yaml';
 import type { ConfigEnvironment } from './agent-config.js';
 import { loadConfig } from './config.js';
 import { BOT_TOKEN } from './config-schema.js';
+import {
+  bridgeBlock,
+  deliverWorkerFiles,
+  ensureLinkKey,
+  learnHostKey,
+  type RemoteSetupOptions,
+  workerFiles,
+  workerSteps,
+} from './remote-setup.js';
 
 /** Options of {@link addAgent}. */
 export interface AddAgentOptions {
@@ -60,6 +75,8 @@ export interface AddAgentOptions {
   mainPath: string;
   /** Where each step's outcome is said (default: stderr). */
   say?(line: string): void;
+  /** The bridge runs on another host (`--bridge-host` and the flags beside it). */
+  remote?: RemoteSetupOptions | undefined;
 }
 
 /** A mistake the operator fixes before add-agent can go on. */
@@ -91,6 +108,7 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
       workDir: options.workDir ?? `/srv/agents/${name}`,
       stateDir: options.stateDir ?? `/var/lib/switchyard/${name}`,
       runtimeDir: options.runtimeDir ?? `/run/switchyard/${name}`,
+      ...(options.remote ? { bridge: bridgeBlock(name, options.etcDir, options.remote) } : {}),
     };
   });
   if (edited !== before) {
@@ -110,6 +128,11 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
   const agent = loadConfig(options.configFile, options.environment).agents.find((a) => a.name === name);
   if (!agent) throw new AddAgentError(`agent "${name}" is not in ${options.configFile}`);
   const home = path.join(agent.stateDir, 'bridge');
+  if (options.remote && !agent.bridge) {
+    throw new AddAgentError(
+      `agent "${name}" is in ${options.configFile} with its bridge beside the gateway: add its bridge: block there by hand (deploy/README.md, "An agent's bridge on another host"), or remove the entry and run add-agent again`,
+    );
+  }
 
   // 2. The user.
   if (system) {
@@ -129,12 +152,14 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
     }
   }
 
-  // 3. Claude's home and the working directory, the agent's own.
+  // 3. Claude's home and the working directory, the agent's own (on the worker, for a remote bridge).
   mkdirSync(agent.stateDir, { recursive: true, mode: 0o755 });
-  for (const [what, dir] of [
-    ["the bridge's state directory (claude's HOME)", home],
-    ['the working directory', agent.workDir],
-  ] as const) {
+  for (const [what, dir] of agent.bridge
+    ? []
+    : ([
+        ["the bridge's state directory (claude's HOME)", home],
+        ['the working directory', agent.workDir],
+      ] as const)) {
     if (existsSync(dir)) {
       say(`${what}: ${dir} exists (kept)`);
       continue;
@@ -171,6 +196,25 @@ export async function addAgent(options: AddAgentOptions): Promise<number> {
     say(`token: wrote ${tokenFile} (0600, read by the gateway unit alone)`);
   }
   say(await tokenVerdict(agent.apiRoot, token));
+
+  if (agent.bridge) {
+    const remote = agent.bridge;
+    const publicKey = await ensureLinkKey(remote.ssh.identityFile, name, system, say);
+    await learnHostKey(remote.ssh.knownHosts, remote.host, remote.ssh.port, system, say);
+    if (system && existsSync('/run/systemd/system')) {
+      await run('systemctl', ['enable', `switchyard-link@${name}.service`]);
+      say(`link: enabled switchyard-link@${name} (started with the gateway's unit below)`);
+    }
+    const entry = (
+      parse(readFileSync(options.configFile, 'utf8')) as { agents: Array<Record<string, unknown>> }
+    ).agents.find((a) => a.name === name) ?? { name };
+    deliverWorkerFiles(workerFiles(entry, agent, remote.ssh, publicKey), options.remote?.workerRoot, say);
+    for (const line of workerSteps(agent, remote.ssh.user, options.remote?.workerRoot)) say(line);
+    say(
+      `then here: systemctl enable --now switchyard-gateway@${name} switchyard-link@${name}; switchyard doctor ${name} checks the link end to end`,
+    );
+    return 0;
+  }
 
   // 5. The doctor, as the bridge will run.
   const doctor = [options.mainPath, '--config', options.configFile, 'doctor', name];

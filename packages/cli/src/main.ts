@@ -37,6 +37,12 @@ async function main(argv: string[]): Promise<number> {
       'state-dir': { type: 'string' },
       'runtime-dir': { type: 'string' },
       'api-root': { type: 'string' },
+      'bridge-host': { type: 'string' },
+      'bridge-user': { type: 'string' },
+      'bridge-port': { type: 'string' },
+      identity: { type: 'string' },
+      'known-hosts': { type: 'string' },
+      'worker-root': { type: 'string' },
     },
     allowPositionals: true,
   });
@@ -146,8 +152,27 @@ async function main(argv: string[]): Promise<number> {
       if (allow.some((id) => !/^-?\d+$/.test(id))) {
         throw new UsageError('--allow takes Telegram user ids (integers), comma-separated');
       }
+      const port = values['bridge-port'];
+      if (port !== undefined && !/^\d{1,5}$/.test(port))
+        throw new UsageError('--bridge-port takes a TCP port');
+      const host = values['bridge-host'];
+      if (host === undefined && (values['bridge-user'] ?? port ?? values['worker-root']) !== undefined) {
+        throw new UsageError(
+          '--bridge-user, --bridge-port and --worker-root need --bridge-host (the worker)',
+        );
+      }
       return addAgent({
         name: arg,
+        remote: host
+          ? {
+              host,
+              user: values['bridge-user'],
+              port: port === undefined ? undefined : Number(port),
+              identityFile: values.identity && path.resolve(values.identity),
+              knownHosts: values['known-hosts'] && path.resolve(values['known-hosts']),
+              workerRoot: values['worker-root'] && path.resolve(values['worker-root']),
+            }
+          : undefined,
         configFile: explicit ? configFile : path.join(etcDir, 'switchyard.yaml'),
         etcDir,
         system,

@@ -20,6 +20,9 @@ commands:
                      --allow ID[,ID] (new entry), --token-file PATH (else the token is read from
                      stdin), --work-dir, --state-dir, --runtime-dir, --api-root; config default
                      $SWITCHYARD_ETC/switchyard.yaml (/etc/switchyard); SWITCHYARD_NO_SYSTEM=1: no users
+                     --bridge-host HOST: its bridge runs on HOST (--bridge-user, --bridge-port,
+                     --identity KEY, --known-hosts FILE; the key is generated, the host key learnt);
+                     prints what the worker needs, or writes it under --worker-root DIR
   stop-claude AGENT  stop AGENT's Claude process for good (a bridge stop leaves it running)
   doctor [AGENT]     check every agent (or AGENT) can start, and say how to fix what is wrong
   status [AGENT]     services, connection, Claude processes, turns, queues, prompts, pins, last error,
