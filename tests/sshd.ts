@@ -87,9 +87,10 @@ export async function startSshd(dir: string): Promise<TestSshd> {
       'PubkeyAuthentication yes',
       'PermitRootLogin prohibit-password',
       'AllowStreamLocalForwarding yes',
-      // OpenSSH applies AllowTcpForwarding to Unix-socket forwards too: "remote" lets -R through, PermitOpen
-      // none keeps -L out.
+      // OpenSSH applies AllowTcpForwarding to Unix-socket forwards too: "remote" lets -R through, PermitListen
+      // none refuses a TCP -R, PermitOpen none keeps -L out.
       'AllowTcpForwarding remote',
+      'PermitListen none',
       'PermitOpen none',
       // deploy/README.md asks the worker's sshd for this: a socket file a dropped link left is replaced.
       'StreamLocalBindUnlink yes',
