@@ -16,6 +16,7 @@ const benches = [
   ['gateway-heap', 'packages/gateway/bench/heap.bench.mjs'],
   ['quiet-chat', 'packages/gateway/bench/quiet.bench.mjs'],
   ['conversations', 'bench/conversations.bench.mjs'],
+  ['remote', 'bench/remote.bench.mjs'],
 ];
 const only = process.argv.slice(2);
 let failed = 0;
