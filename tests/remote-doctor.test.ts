@@ -6,22 +6,13 @@
  * protocol measured through ssh.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import {
-  appendFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveProcesses, outputOf } from './processes.js';
-import { sshdAvailable, startSshd, type TestSshd } from './sshd.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { outputOf } from './processes.js';
+import { sshdAvailable, sshdPerFile, type TestSshd } from './sshd.js';
 import { botMessages, MAIN, systemPerTest } from './system.js';
 
 const describeSsh = sshdAvailable || process.env.CI ? describe : describe.skip;
@@ -70,17 +61,12 @@ function filesUnder(dir: string): string[] {
 const sshFinding = (findings: Finding[]) => findings.find((f) => f.path.endsWith('].bridge.ssh'));
 
 describeSsh('doctor and status: a bridge on another host, through a real sshd', () => {
+  const server = sshdPerFile();
   let sshd: TestSshd;
   let sshDir: string;
-  beforeAll(async () => {
-    sshDir = mkdtempSync(path.join(tmpdir(), 'sy-sshd-'));
-    sshd = await startSshd(sshDir);
-  });
-  afterAll(async () => {
-    await sshd?.stop();
-    const left = liveProcesses().filter((p) => p.command.includes(sshDir));
-    rmSync(sshDir, { recursive: true, force: true });
-    expect(left.map((p) => p.command)).toEqual([]);
+  beforeEach(() => {
+    sshd = server.sshd();
+    sshDir = server.dir();
   });
 
   /** A config of the gateway's host whose bridge is on the test's sshd, with `ssh` overrides. */

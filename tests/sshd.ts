@@ -7,10 +7,11 @@
  * installs `openssh-server`).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { liveProcesses } from './processes.js';
 
 /** Debian's sshd. */
@@ -173,4 +174,30 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A test file's own sshd: started before its tests in a temp directory, stopped after them, and checked
+ * to leave no process behind (no sshd, no ssh client, no session of either). Read `sshd()` inside a test.
+ */
+export function sshdPerFile(): { sshd(): TestSshd; dir(): string } {
+  let server: TestSshd | undefined;
+  let dir = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'sy-sshd-'));
+    server = await startSshd(dir);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    const left = liveProcesses().filter((p) => p.command.includes(dir));
+    rmSync(dir, { recursive: true, force: true });
+    expect(left.map((p) => p.command)).toEqual([]);
+  });
+  return {
+    sshd() {
+      if (!server) throw new Error('sshd is not started: read it inside a test');
+      return server;
+    },
+    dir: () => dir,
+  };
 }
