@@ -117,13 +117,16 @@ export function workerSteps(
   return [
     `on the worker, with Switchyard installed (deploy/README.md, "Install"), as root:`,
     ...(root
-      ? [`  copy ${root}/ to the worker's / (for example: tar -C ${root} -c . | ssh root@WORKER tar -C / -x)`]
+      ? [
+          `  copy ${root}/ to the worker's / (for example: tar -C ${root} -cf - . | ssh root@WORKER tar -C / --no-overwrite-dir -xf -)`,
+        ]
       : []),
     '  (a worker that serves other agents too: add the entry to its switchyard.yaml instead of replacing it)',
     `  useradd --system --user-group --home-dir ${home} --no-create-home --shell /usr/sbin/nologin ${user}`,
     `  install -d -o ${user} -g ${user} -m 0700 ${home} ${home}/.ssh ${agent.workDir}`,
     ...(root ? [] : ['  write each worker: file above, with its mode']),
     `  chown ${user}:${user} ${home}/.ssh/authorized_keys`,
+    '  chgrp switchyard /etc/switchyard/switchyard.yaml   (the bridge reads it through that group)',
     `  systemctl reload ssh`,
     `  sudo -u ${user} -H claude   (log the agent's user in to Claude, then /login)`,
     `  switchyard doctor ${agent.name}; systemctl enable --now switchyard-agent@${agent.name}`,
