@@ -22,7 +22,6 @@ import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 
 const SSHD = '/usr/sbin/sshd';
 const missing = [SSHD, '/usr/bin/ssh', '/usr/bin/scp', '/usr/bin/ssh-keygen'].filter((f) => !existsSync(f));
@@ -235,17 +234,9 @@ try {
   );
 
   // --- part 1: ingress and first words, through the link against the local socket ---------------------
-  const modelThread = new Worker(new URL('../packages/agent-bridge/bench/model-worker.mjs', import.meta.url));
-  const { baseUrl } = await new Promise((resolve) => modelThread.once('message', resolve));
-  const asked = new Map();
-  modelThread.on('message', (message) => {
-    if (message.type === 'arrived') asked.get(message.token)?.(message.at - performance.timeOrigin);
-  });
-  const requestFor = (token) =>
-    new Promise((resolve) => {
-      asked.set(token, resolve);
-      modelThread.postMessage({ type: 'ask', token });
-    });
+  const { startModelThread } = await import(join(root, 'packages/agent-bridge/bench/model-thread.mjs'));
+  const model = await startModelThread();
+  const { baseUrl, requestFor } = model;
   /** One agent: its stand-in Telegram, its config(s), its services as processes. */
   const agent = async (name, viaSsh) => {
     const telegram = createTelegramServer({
@@ -358,7 +349,7 @@ try {
         `${r >= l ? '+' : ''}${(r - l).toFixed(1)} ms, ratio ${(r / l).toFixed(2)}`,
     );
   }
-  modelThread.postMessage({ type: 'stop' });
+  await model.stop();
   await local.telegram.stop();
   await linked.telegram.stop();
 } finally {

@@ -6,13 +6,13 @@
  * answer once and whole when the link is killed mid-stream, a message sent meanwhile delivered, and the
  * worker's bridge killed and restarted adopting the `claude` that kept running.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { liveProcesses } from './processes.js';
-import { descendants, sshdAvailable, startSshd, type TestSshd } from './sshd.js';
+import { remoteOf } from './remote-system.js';
+import { descendants, sshdAvailable, sshdPerFile } from './sshd.js';
 import { botMessages, type System, systemPerTest } from './system.js';
 
 const LONG_ANSWER = Array.from(
@@ -46,30 +46,11 @@ function filesHolding(dir: string, needle: string): string[] {
 }
 
 describeSsh('end to end: the bridge on another host, through a real sshd', () => {
-  let sshd: TestSshd;
-  let sshDir: string;
-  beforeAll(async () => {
-    sshDir = mkdtempSync(path.join(tmpdir(), 'sy-sshd-'));
-    sshd = await startSshd(sshDir);
-  });
-  afterAll(async () => {
-    await sshd?.stop();
-    // Nothing this file started may outlive it: no sshd, no ssh client, no session of either.
-    const left = liveProcesses().filter((p) => p.command.includes(sshDir));
-    rmSync(sshDir, { recursive: true, force: true });
-    expect(left.map((p) => p.command)).toEqual([]);
-  });
+  // Nothing this file started may outlive it: no sshd, no ssh client, no session of either (sshdPerFile).
+  const sshd = sshdPerFile();
   const startSystem = systemPerTest();
   const start = (rules: Parameters<typeof startSystem>[0]['rules']) =>
-    startSystem({
-      rules,
-      remote: {
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHosts,
-      },
-    });
+    startSystem({ rules, remote: remoteOf(sshd.sshd()) });
 
   /** Starts the gateway, the link and the bridge, asks for the long answer, and waits until it streams. */
   const startStreaming = async (system: System): Promise<void> => {

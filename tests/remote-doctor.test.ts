@@ -5,15 +5,16 @@
  * socket directory missing), and on a good link the bridge's host and release and the round trip the
  * protocol measured through ssh.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { outputOf } from './processes.js';
-import { sshdAvailable, sshdPerFile, type TestSshd } from './sshd.js';
-import { botMessages, MAIN, systemPerTest } from './system.js';
+import { remoteOf, startAndAsk } from './remote-system.js';
+import { sshdAvailable, sshdPerFile, sshKeygen, type TestSshd } from './sshd.js';
+import { MAIN, systemPerTest } from './system.js';
 
 const describeSsh = sshdAvailable || process.env.CI ? describe : describe.skip;
 
@@ -102,17 +103,7 @@ describeSsh('doctor and status: a bridge on another host, through a real sshd', 
 
   it('says the worker refused the key, naming the user and what to put in authorized_keys', async () => {
     const other = path.join(sshDir, 'other_key');
-    execFileSync('/usr/bin/ssh-keygen', [
-      '-q',
-      '-t',
-      'ed25519',
-      '-N',
-      '',
-      '-C',
-      'not-authorized',
-      '-f',
-      other,
-    ]);
+    sshKeygen(other, 'not-authorized');
     const found = sshFinding(await doctorFindings(gatewayConfig('refused', { identityFile: other }), 'far'));
     expect(found).toMatchObject({
       level: 'error',
@@ -239,22 +230,9 @@ describeSsh('doctor and status: a bridge on another host, through a real sshd', 
   it('on a good link: the probe passes, the bridge is connected from its host, and status shows the round trip', async () => {
     const system = await startSystem({
       rules: [rule('hello', say('Hello from the worker host.'))],
-      remote: {
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHosts,
-      },
+      remote: remoteOf(sshd),
     });
-    const { telegram, chatId } = system;
-    system.start('gateway');
-    system.start('link');
-    system.start('bridge');
-    telegram.sendText(chatId, 'hello');
-    await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.text === 'Hello from the worker host.'),
-      { timeoutMs: 60_000 },
-    );
+    await startAndAsk(system, 'hello', 'Hello from the worker host.');
     // The first ping goes 5 s after the handshake: wait for its round trip in the gateway's record.
     type Status = {
       agents: Array<{ bridge: { where: string; connected: boolean }; link?: Record<string, unknown> }>;

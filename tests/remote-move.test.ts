@@ -12,6 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
+import { remoteOf, startAndAsk } from './remote-system.js';
 import { sshdAvailable, sshdPerFile } from './sshd.js';
 import { botMessages, MAIN, systemPerTest } from './system.js';
 
@@ -37,24 +38,10 @@ describeSsh('moving a bridge to another host', () => {
         rule('hello', say('Hello from the old host.')),
         rule('moved', say('Answered on the new host.')),
       ],
-      remote: {
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHosts,
-      },
+      remote: remoteOf(sshd),
     });
     const { telegram, chatId } = system;
-    system.start('gateway');
-    system.start('link');
-    system.start('bridge');
-    telegram.sendText(chatId, 'hello');
-    await telegram.waitFor(
-      () => botMessages(telegram, chatId).find((m) => m.text === 'Hello from the old host.'),
-      {
-        timeoutMs: 60_000,
-      },
-    );
+    await startAndAsk(system, 'hello', 'Hello from the old host.');
 
     // 1. The old worker: the bridge stopped, and its Claude with it (what `systemctl stop` does).
     await system.kill('bridge', 'SIGTERM');

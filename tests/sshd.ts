@@ -44,24 +44,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** A new ed25519 key pair at `file` (and `file.pub`), without a passphrase. */
+export function sshKeygen(file: string, comment = 'switchyard-test'): void {
+  execFileSync('/usr/bin/ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', file]);
+}
+
 /** Starts an sshd of the test's own under `dir` (created); resolves once it accepts connections. */
 export async function startSshd(dir: string): Promise<TestSshd> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const hostKey = path.join(dir, 'host_ed25519');
   const identityFile = path.join(dir, 'id_ed25519');
-  for (const key of [hostKey, identityFile]) {
-    execFileSync('/usr/bin/ssh-keygen', [
-      '-q',
-      '-t',
-      'ed25519',
-      '-N',
-      '',
-      '-C',
-      'switchyard-test',
-      '-f',
-      key,
-    ]);
-  }
+  for (const key of [hostKey, identityFile]) sshKeygen(key);
   const user = userInfo().username;
   const port = await freePort();
   const authorized = path.join(dir, 'authorized_keys');

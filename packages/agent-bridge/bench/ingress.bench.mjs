@@ -40,9 +40,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { createTelegramServer, scriptedClaudeEnv } from '../../sandbox/dist/index.js';
 import { CLAUDE_STREAM_ARGS, recordedProcesses } from '../dist/index.js';
+import { startModelThread } from './model-thread.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 41);
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 200);
@@ -53,19 +53,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const dir = mkdtempSync(join(tmpdir(), 'sy-ingress-'));
-const modelThread = new Worker(new URL('./model-worker.mjs', import.meta.url));
-const { baseUrl } = await new Promise((resolve) => modelThread.once('message', resolve));
-/** Asked for, by token: resolves with the moment its main-loop request reached the model. */
-const asked = new Map();
-modelThread.on('message', (message) => {
-  if (message.type === 'arrived') asked.get(message.token)?.(message.at - performance.timeOrigin);
-});
-/** When the main loop's request for the message ending in `token` arrived (this thread's clock). */
-const requestFor = (token) =>
-  new Promise((resolve) => {
-    asked.set(token, resolve);
-    modelThread.postMessage({ type: 'ask', token });
-  });
+const model = await startModelThread();
+const { baseUrl, requestFor } = model;
 
 // --- Switchyard -----------------------------------------------------------------------------------------
 const telegram = createTelegramServer({ token: '4243:ingress-bench-token-0000000000000', rateLimits: false });
@@ -265,8 +254,7 @@ await new Promise((resolve) =>
   ),
 );
 await telegram.stop();
-modelThread.postMessage({ type: 'stop' });
-await new Promise((resolve) => modelThread.once('exit', resolve));
+await model.stop();
 rmSync(dir, { recursive: true, force: true });
 
 const bareMedian = median(bareMs);
