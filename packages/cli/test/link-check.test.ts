@@ -3,8 +3,18 @@
  * against a real sshd with the link's own options) for each way a link fails, and the verdict in
  * words. The probe itself, against a real sshd, is in tests/remote-doctor.test.ts.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifySsh, describeSsh, probeSocketPath, type SshVerdict } from '../src/link-check.js';
+import type { AgentConfig } from '../src/agent-config.js';
+import {
+  classifySsh,
+  describeSsh,
+  peerFindings,
+  probeSocketPath,
+  type SshVerdict,
+} from '../src/link-check.js';
 import type { RemoteBridge } from '../src/remote-bridge-config.js';
 
 const REMOTE: RemoteBridge = {
@@ -138,5 +148,62 @@ describe("doctor's reading of ssh", () => {
     expect(probeSocketPath(REMOTE)).toBe('/var/lib/switchyard/demo/bridge/doctor.sock');
     const deep = { ...REMOTE, socketPath: `/${'d'.repeat(96)}/link.sock` };
     expect(probeSocketPath(deep)).toBe(`/${'d'.repeat(96)}/d.sock`);
+  });
+});
+
+describe("doctor's reading of the gateway's peer record", () => {
+  const agent = { name: 'demo', bridge: REMOTE } as AgentConfig;
+  const withRecord = (record: object | undefined, link = true) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sy-peer-'));
+    try {
+      if (record) writeFileSync(path.join(dir, 'bridge-peer.json'), JSON.stringify({ pid: 1, ...record }));
+      return peerFindings(agent, 0, dir, { running: link, how: link ? 'pid 7' : 'no process' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('says the gateway refused the bridge for another protocol version, in its words, with the fix', () => {
+    const message =
+      'protocol version 9 is not supported by this gateway (release a on gw), which speaks version 8';
+    const found = withRecord({
+      connected: false,
+      since: 1,
+      refused: { code: 'version_mismatch', message, at: 5 },
+    });
+    expect(found).toContainEqual({
+      level: 'error',
+      path: 'agents[0].bridge',
+      message: `the gateway refused the bridge: ${message}`,
+      fix: 'install the same Switchyard release on build-box as here (deploy/README.md, "Install"), then systemctl restart switchyard-agent@demo there',
+    });
+    // A bridge that connected after the refusal (the release was fixed) clears it.
+    const later = withRecord({
+      connected: true,
+      since: 9,
+      peer: { instanceId: 'b', host: 'build-box', release: 'r2' },
+      roundTrip: { ms: 2, at: 10 },
+      refused: { code: 'version_mismatch', message, at: 5 },
+    });
+    expect(later.filter((f) => f.level === 'error')).toEqual([]);
+    expect(later.map((f) => f.message)).toContain(
+      'the bridge is connected from build-box, release r2; round trip 2 ms',
+    );
+  });
+
+  it('says when the link does not run, and when no bridge comes through a running one', () => {
+    expect(withRecord(undefined, false)[0]).toMatchObject({
+      level: 'warn',
+      message:
+        'the link to build-box is not running (no process), so the bridge there cannot reach the gateway',
+    });
+    expect(
+      withRecord({ connected: false, since: 1, peer: { instanceId: 'b', host: 'old-box' } }),
+    ).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'no bridge is connected through the link (the last came from old-box)',
+      }),
+    );
   });
 });
