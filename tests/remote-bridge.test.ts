@@ -4,13 +4,15 @@
  * state and exchange directories on the other, the worker's socket served by sshd. The two "hosts" are
  * this machine; only the ssh link joins them. What a local agent promises holds through the link: the
  * answer once and whole when the link is killed mid-stream, a message sent meanwhile delivered, and the
- * worker's bridge killed and restarted adopting the `claude` that kept running.
+ * worker's bridge killed and restarted adopting the `claude` that kept running; and files cross the link
+ * as protocol transfers, each side with its own exchange directory.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { rule, say } from '@switchyard/sandbox';
+import { rule, say, sendFile } from '@switchyard/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { download, sha256 } from './downloads.js';
 import { liveProcesses } from './processes.js';
 import { descendants, sshdAvailable, startSshd, type TestSshd } from './sshd.js';
 import { botMessages, type System, systemPerTest } from './system.js';
@@ -43,6 +45,13 @@ function filesHolding(dir: string, needle: string): string[] {
   };
   walk(dir);
   return found;
+}
+
+/** The files directly in `dir` whose names start with `prefix`. */
+function filesIn(dir: string, prefix: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(prefix) && !name.endsWith('.part'))
+    .map((name) => path.join(dir, name));
 }
 
 describeSsh('end to end: the bridge on another host, through a real sshd', () => {
@@ -149,5 +158,49 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
     const texts = botMessages(telegram, chatId).map((m) => m.text);
     expect(texts.filter((t) => t.includes('Line 40 of a long answer'))).toHaveLength(1);
     expect(texts.filter((t) => t.includes('Line 1 of a long answer'))).toHaveLength(1);
+  });
+
+  it('carries a document in and a file out over the link, bytes intact, each side with its own exchange', async () => {
+    // Larger than a chunk many times over, so each crosses as a stream of acknowledged chunks.
+    const plan = Buffer.from(`plan line ${Math.random()}\n`.repeat(40_000));
+    const artifact = Buffer.from(`artifact ${Math.random()}\n`.repeat(60_000));
+    const system = await start([
+      rule('read the plan', sendFile('artifact.bin', 'The build'), say('Artifact sent.')),
+    ]);
+    const { telegram, chatId } = system;
+    writeFileSync(path.join(system.dir, 'work', 'artifact.bin'), artifact);
+    system.start('gateway');
+    system.start('link');
+    system.start('bridge');
+    telegram.sendDocument(chatId, { data: plan, fileName: 'plan.txt', caption: 'read the plan' });
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Artifact sent.'), {
+      timeoutMs: 90_000,
+    });
+    // Each side has an exchange of its own: nothing the protocol needs can pass through a shared disk.
+    const gatewayFiles = path.join(system.dir, 'state', 'files');
+    const workerFiles = path.join(system.dir, 'worker', 'state', 'files');
+    expect(statSync(gatewayFiles).ino).not.toBe(statSync(workerFiles).ino);
+
+    // In: Claude was told a path in the worker's exchange, whose bytes are the document's.
+    const told = system.model
+      .messageRequests()
+      .map((r) => r.view?.userText ?? '')
+      .find((t) => t.includes('read the plan'));
+    const seen = /\[file: ([^\s\]]+)/.exec(told ?? '')?.[1];
+    expect(path.dirname(seen ?? '')).toBe(workerFiles);
+    expect(sha256(readFileSync(seen ?? ''))).toBe(sha256(plan));
+    // The gateway's own copy, downloaded from Telegram, is another file.
+    const [downloaded] = filesIn(gatewayFiles, 'in-');
+    expect(sha256(readFileSync(downloaded ?? ''))).toBe(sha256(plan));
+    expect(statSync(downloaded ?? '').ino).not.toBe(statSync(seen ?? '').ino);
+
+    // Out: the chat holds the artifact's bytes, once, uploaded from the gateway's own exchange.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const documents = botMessages(telegram, chatId).filter((m) => m.kind === 'document');
+    expect(documents).toHaveLength(1);
+    expect(sha256(await download(telegram, documents[0]?.file?.fileId ?? ''))).toBe(sha256(artifact));
+    const carried = filesIn(gatewayFiles, 'out-');
+    expect(carried).toHaveLength(1);
+    expect(sha256(readFileSync(carried[0] ?? ''))).toBe(sha256(artifact));
   });
 });

@@ -20,6 +20,7 @@ import {
   type AppFrame,
   conversationKey,
   createProtocolClient,
+  createTransferPeer,
   describeError,
   type Endpoint,
   type FrameOf,
@@ -32,6 +33,8 @@ import {
   type StateLock,
   silentLogger,
   systemClock,
+  TRANSFER_MAX_BYTES,
+  type TransferPeer,
 } from '@switchyard/protocol';
 import type { StartingFrame } from './core/pool/pool.js';
 import { type FrameHandlers, type GatewayFrameType, handleFrame } from './core/session/frame-handlers.js';
@@ -62,6 +65,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     clock,
   });
   let terminal: TerminalCommands | undefined;
+  /** Files to and from a gateway that shares no disk with this side (`filesOverProtocol`). */
+  let transfers: TransferPeer | undefined;
 
   /**
    * Where each gateway frame goes, one entry per type: the pool (a frame that may need a process), the
@@ -135,6 +140,10 @@ export function createBridge(options: BridgeOptions): Bridge {
       async schedule_result(frame) {
         schedules.answer(frame);
       },
+      transfer_offer: (frame) => transfersNow().frame(frame),
+      transfer_chunk: (frame) => transfersNow().frame(frame),
+      transfer_ack: (frame) => transfersNow().frame(frame),
+      transfer_done: (frame) => transfersNow().frame(frame),
       async sessions_request(frame) {
         endpoint
           ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
@@ -143,6 +152,10 @@ export function createBridge(options: BridgeOptions): Bridge {
     };
   };
   let routes: FrameHandlers<GatewayFrameType> | undefined;
+  const transfersNow = (): TransferPeer => {
+    if (!transfers) throw new Error('the bridge is not started');
+    return transfers;
+  };
 
   /** A frame from the gateway; acknowledged once this resolves (routed by {@link routesOf}). */
   const onFrame = (frame: AppFrame, receipt?: Receipt): Promise<void> => {
@@ -227,15 +240,28 @@ export function createBridge(options: BridgeOptions): Bridge {
         onFrame,
         logger: log.child({ component: 'channel' }),
         clock,
-        onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
+        onConnectionChange: (state) => {
+          transfers?.connection(state.connected);
+          log.info({ connected: state.connected }, 'gateway connection');
+        },
         onRefused: (r) =>
           log.warn(
             { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
             'the channel skipped a frame its receiver refused',
           ),
       });
+      const link = endpoint;
+      transfers = createTransferPeer({
+        exchange,
+        maxBytes: TRANSFER_MAX_BYTES,
+        send: (frame) => link.send(frame),
+        connected: () => link.connected,
+        clock,
+        logger: log.child({ component: 'transfers' }),
+      });
+      const carried = options.filesOverProtocol ? { transfers } : {};
       pool = createPool({
-        options: { ...options, files: { ...options.files, schedules } },
+        options: { ...options, files: { ...options.files, schedules, ...carried } },
         log,
         clock,
         store,
@@ -251,6 +277,7 @@ export function createBridge(options: BridgeOptions): Bridge {
 
     async stop(kind) {
       terminal?.stop();
+      transfers?.stop();
       await pool?.stop(kind);
       await endpoint?.stop();
       store?.close();
