@@ -7,7 +7,7 @@
  * worker's bridge killed and restarted adopting the `claude` that kept running; and files cross the link
  * as protocol transfers, each side with its own exchange directory.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { rule, say, sendFile } from '@switchyard/sandbox';
@@ -52,6 +52,17 @@ function filesIn(dir: string, prefix: string): string[] {
   return readdirSync(dir)
     .filter((name) => name.startsWith(prefix) && !name.endsWith('.part'))
     .map((name) => path.join(dir, name));
+}
+
+/** The first value `check` returns, asked every 2 ms (a file's growth raises no sandbox event). */
+async function poll<T>(check: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = check();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`nothing found within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
 }
 
 describeSsh('end to end: the bridge on another host, through a real sshd', () => {
@@ -202,5 +213,44 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
     const carried = filesIn(gatewayFiles, 'out-');
     expect(carried).toHaveLength(1);
     expect(sha256(readFileSync(carried[0] ?? ''))).toBe(sha256(artifact));
+  });
+
+  it('resumes a file out cut by the ssh link dying mid-transfer: the chat gets it once, bytes intact', async () => {
+    // Large enough that the transfer still runs when its first bytes land (under the 20 MB a bot downloads).
+    const artifact = Buffer.from(`big artifact ${Math.random()}\n`.repeat(600_000));
+    const system = await start([rule('ship it', sendFile('big.bin', 'Shipped'), say('Big one sent.'))]);
+    const { telegram, chatId } = system;
+    writeFileSync(path.join(system.dir, 'work', 'big.bin'), artifact);
+    const gatewayFiles = path.join(system.dir, 'state', 'files');
+    system.start('gateway');
+    system.start('link');
+    system.start('bridge');
+    telegram.sendText(chatId, 'ship it');
+    // The gateway holds part of the file, not all of it: the link dies between two chunks.
+    const partial = await poll(() => {
+      const names = existsSync(gatewayFiles) ? readdirSync(gatewayFiles) : [];
+      const [part] = names.filter((n) => n.startsWith('out-') && n.endsWith('.part'));
+      const size = part ? (statSync(path.join(gatewayFiles, part), { throwIfNoEntry: false })?.size ?? 0) : 0;
+      return size > 0 && size < artifact.length / 2 ? size : undefined;
+    }, 60_000);
+    const first = sshClientOf(system);
+    expect(first).toBeDefined();
+    process.kill(first as number, 'SIGKILL');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Big one sent.'), {
+      timeoutMs: 90_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(sshClientOf(system)).not.toBe(first);
+    const documents = botMessages(telegram, chatId).filter((m) => m.kind === 'document');
+    expect(documents).toHaveLength(1);
+    expect(sha256(await download(telegram, documents[0]?.file?.fileId ?? ''))).toBe(sha256(artifact));
+    // Resumed, not restarted: the gateway's transfer log names the resume point past the cut's bytes.
+    expect(partial).toBeGreaterThan(0);
+    const resumed = system
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"event":"transfer_resumed"'))
+      .map((line) => (JSON.parse(line) as { from: number }).from);
+    expect(Math.max(0, ...resumed)).toBeGreaterThanOrEqual(partial);
   });
 });

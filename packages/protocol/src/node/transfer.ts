@@ -210,6 +210,8 @@ export function createTransferPeer(options: TransferPeerOptions): TransferPeer {
         incoming.set(name, entry);
         if (answer.from === 0) await appendFile(partOf(name), '', { mode: 0o600 });
         await truncate(partOf(name), answer.from);
+        if (answer.from > 0)
+          log.info({ event: 'transfer_resumed', name, from: answer.from }, 'resuming a file');
         if (answer.whole) {
           await complete(name, entry);
           return;
