@@ -157,10 +157,16 @@ describe('receiving a file', () => {
       'have',
     ],
     [
-      'whole under another checksum',
+      'another file under the name',
       { size: 50, sha256: SHA },
       { whole: { size: 50, sha256: 'b'.repeat(64) }, partBytes: 0 },
-      'resume 0',
+      'refuse',
+    ],
+    [
+      'another size under the name',
+      { size: 50, sha256: SHA },
+      { whole: { size: 7 }, partBytes: 0 },
+      'refuse',
     ],
     ['a part to resume', { size: 50, sha256: SHA }, { partBytes: 30 }, 'resume 30'],
     ['a part longer than the file', { size: 50, sha256: SHA }, { partBytes: 60 }, 'resume 0'],
@@ -176,7 +182,10 @@ describe('receiving a file', () => {
     const said =
       answer.kind === 'resume' ? `resume ${answer.from}${answer.whole ? ' whole' : ''}` : answer.kind;
     expect(said).toBe(expected);
-    if (answer.kind === 'refuse') expect(answer.error).toMatch(/101 bytes, over the 100-byte limit/);
+    if (answer.kind === 'refuse')
+      expect(answer.error).toMatch(
+        offer.size > 100 ? /101 bytes, over the 100-byte limit/ : /another file of that name/,
+      );
   });
 
   it.each([

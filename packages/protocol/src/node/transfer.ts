@@ -16,12 +16,22 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { appendFile, chmod, type FileHandle, open, rename, stat, truncate, unlink } from 'node:fs/promises';
+import {
+  appendFile,
+  chmod,
+  type FileHandle,
+  lstat,
+  open,
+  rename,
+  stat,
+  truncate,
+  unlink,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Clock, systemClock, type TimerHandle } from '../common/clock.js';
 import { describeError, type Logger } from '../common/logger.js';
 import type { TransferFrame } from '../common/messages/frame.js';
-import { answerChunk, answerOffer } from '../common/transfer/receive.js';
+import { answerChunk, answerOffer, type ReceiverDisk } from '../common/transfer/receive.js';
 import {
   DEFAULT_TRANSFER_LIMITS,
   type SendAction,
@@ -296,14 +306,14 @@ export function createTransferPeer(options: TransferPeerOptions): TransferPeer {
   };
 
   /** What the disk holds for `name` (the whole file is hashed only when its size is the offer's). */
-  const diskOf = async (name: string, size: number) => {
-    const whole = await stat(join(options.exchange.dir, name)).catch(() => undefined);
+  const diskOf = async (name: string, size: number): Promise<ReceiverDisk> => {
+    const path = join(options.exchange.dir, name);
+    const whole = await lstat(path).catch(() => undefined);
     const part = await stat(partOf(name)).catch(() => undefined);
+    const sha256 = whole?.isFile() && whole.size === size ? await hashFile(path) : undefined;
     return {
-      whole:
-        whole?.isFile() && whole.size === size
-          ? { size, sha256: await hashFile(join(options.exchange.dir, name)) }
-          : undefined,
+      // Anything under the name (a link, a directory too) is a file this side must not replace.
+      whole: whole ? { size: whole.isFile() ? whole.size : -1, sha256 } : undefined,
       partBytes: part?.isFile() ? part.size : 0,
     };
   };

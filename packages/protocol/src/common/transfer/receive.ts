@@ -10,12 +10,15 @@
  * - An offer of a file already whole (same size and checksum) is answered `done` at once: a transfer the
  *   sender repeats after a restart or a lost verdict costs nothing and yields the same path.
  * - A file over the receiver's cap is refused before a byte is written.
+ * - A whole file is never replaced: an offer under the name of another file (another size or checksum)
+ *   is refused. Names are unique on the sending side, so only a peer naming this side's own files (an
+ *   attachment, a webhook's payload) to overwrite them meets this.
  */
 
 /** What the receiver's disk holds for one transfer. */
 export interface ReceiverDisk {
-  /** The whole file under its name, if there is one: its size and checksum. */
-  whole?: { size: number; sha256: string } | undefined;
+  /** The whole file under its name, if there is one: its size, and its checksum when that is the offer's. */
+  whole?: { size: number; sha256?: string | undefined } | undefined;
   /** Bytes in `<name>.part` (0 when there is none). */
   partBytes: number;
 }
@@ -41,8 +44,10 @@ export function answerOffer(
       kind: 'refuse',
       error: `the file is ${offer.size} bytes, over the ${maxBytes}-byte limit for files here: send a smaller one`,
     };
-  if (disk.whole && disk.whole.size === offer.size && disk.whole.sha256 === offer.sha256)
-    return { kind: 'have' };
+  if (disk.whole) {
+    if (disk.whole.size === offer.size && disk.whole.sha256 === offer.sha256) return { kind: 'have' };
+    return { kind: 'refuse', error: 'another file of that name is here already: send it under a new name' };
+  }
   // A part longer than the file is not this file's: start again.
   const from = disk.partBytes <= offer.size ? disk.partBytes : 0;
   return { kind: 'resume', from, whole: from === offer.size };
