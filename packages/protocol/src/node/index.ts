@@ -8,6 +8,7 @@ export { HANDSHAKE_MAX_FRAME_BYTES } from './connection-options.js';
 export { type Endpoint, type EndpointOptions, frameProblem } from './endpoint.js';
 export {
   copyIntoExchange,
+  deleteOlderFiles,
   type ExchangeOptions,
   exchangeModes,
   type OpenedExchangeFile,
