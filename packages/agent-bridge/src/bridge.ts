@@ -38,6 +38,7 @@ import {
 } from '@switchyard/protocol';
 import type { StartingFrame } from './core/pool/pool.js';
 import { type FrameHandlers, type GatewayFrameType, handleFrame } from './core/session/frame-handlers.js';
+import { createExchangeSweep, type ExchangeSweep } from './io/files/exchange-sweep.js';
 import { createScheduleAsker } from './io/mcp/schedule-tools.js';
 import { FileChannelStore } from './io/outbox/outbox.js';
 import { createPool, type Pool } from './io/pool/pool.js';
@@ -67,6 +68,8 @@ export function createBridge(options: BridgeOptions): Bridge {
   let terminal: TerminalCommands | undefined;
   /** Files to and from a gateway that shares no disk with this side (`filesOverProtocol`). */
   let transfers: TransferPeer | undefined;
+  /** The worker's own retention of its exchange, when it shares none with the gateway. */
+  let sweep: ExchangeSweep | undefined;
 
   /**
    * Where each gateway frame goes, one entry per type: the pool (a frame that may need a process), the
@@ -273,11 +276,16 @@ export function createBridge(options: BridgeOptions): Bridge {
       const recorded = storedConversations().filter((c) => c.recorded);
       await pool.start(recorded.map(({ key, info }) => ({ key, route: info.route })));
       await endpoint.start();
+      if (options.filesOverProtocol) {
+        sweep = createExchangeSweep({ dir: exchange.dir, days: options.retentionDays ?? 7, clock, log });
+        await sweep.start();
+      }
     },
 
     async stop(kind) {
       terminal?.stop();
       transfers?.stop();
+      await sweep?.stop();
       await pool?.stop(kind);
       await endpoint?.stop();
       store?.close();

@@ -60,6 +60,11 @@ export interface BridgeOptions {
    * (`io/mcp/file-carrier.ts`, protocol's `node/transfer.ts`). Default false: the shared exchange.
    */
   filesOverProtocol?: boolean;
+  /**
+   * With `filesOverProtocol`: days after which files in this side's exchange (attachments received) are
+   * deleted, at start and then daily (`io/files/exchange-sweep.ts`); default 7, the gateway's default.
+   */
+  retentionDays?: number;
   /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
   conversations?: 'per-chat' | 'shared';
   /**
