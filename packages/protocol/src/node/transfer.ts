@@ -120,7 +120,14 @@ export function createTransferPeer(options: TransferPeerOptions): TransferPeer {
       step.wakeAt === undefined
         ? undefined
         : clock.setTimeout(() => event(out, { kind: 'tick' }), Math.max(0, step.wakeAt - clock.now()));
-    for (const action of step.actions) out.work = out.work.then(() => perform(out, action));
+    for (const action of step.actions) {
+      // A failed read or write ends the transfer: the chain must not stop on a rejection, silently.
+      out.work = out.work
+        .then(() => perform(out, action))
+        .catch((err: unknown) =>
+          finish(out, { ok: false, error: `the file could not be sent: ${describeError(err)}` }),
+        );
+    }
   };
   const event = (out: Outgoing, happened: SendEvent): void => {
     if (outgoing.get(out.name) !== out) return;
@@ -176,8 +183,15 @@ export function createTransferPeer(options: TransferPeerOptions): TransferPeer {
     } catch (err) {
       return { ok: false, error: `${source} cannot be read: ${describeError(err)}` };
     }
-    const size = (await handle.stat()).size;
-    const sha256 = await hashFile(source);
+    let size: number;
+    let sha256: string;
+    try {
+      size = (await handle.stat()).size;
+      sha256 = await hashFile(source);
+    } catch (err) {
+      await handle.close().catch(() => {});
+      return { ok: false, error: `${source} cannot be read: ${describeError(err)}` };
+    }
     const first = startSend(size, options.connected(), clock.now(), limits);
     return new Promise<PutOutcome>((resolve) => {
       const out: Outgoing = {
