@@ -253,4 +253,48 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
       .map((line) => (JSON.parse(line) as { from: number }).from);
     expect(Math.max(0, ...resumed)).toBeGreaterThanOrEqual(partial);
   });
+
+  it('delivers a document once when the gateway is killed mid-transfer: resumed at its restart, taken once', async () => {
+    // Under the 20 MB a bot downloads, and large enough that the gateway dies with part of it on the worker.
+    const big = Buffer.from(`report row ${Math.random()}\n`.repeat(600_000));
+    const system = await start([rule('read this', say('Read it.'))]);
+    const { telegram, chatId } = system;
+    const workerFiles = path.join(system.dir, 'worker', 'state', 'files');
+    system.start('gateway');
+    system.start('link');
+    system.start('bridge');
+    telegram.sendDocument(chatId, { data: big, fileName: 'report.txt', caption: 'read this' });
+    const partial = await poll(() => {
+      const names = existsSync(workerFiles) ? readdirSync(workerFiles) : [];
+      const [part] = names.filter((n) => n.startsWith('in-') && n.endsWith('.part'));
+      const size = part ? (statSync(path.join(workerFiles, part), { throwIfNoEntry: false })?.size ?? 0) : 0;
+      return size > 0 && size < big.length / 2 ? size : undefined;
+    }, 60_000);
+    await system.kill('gateway');
+    // Not taken: the message is not the bridge's until its file is whole on the worker.
+    expect(system.model.messageRequests().some((r) => (r.view?.userText ?? '').includes('read this'))).toBe(
+      false,
+    );
+    system.start('gateway');
+    await telegram.waitFor(() => botMessages(telegram, chatId).find((m) => m.text === 'Read it.'), {
+      timeoutMs: 90_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(botMessages(telegram, chatId).filter((m) => m.text === 'Read it.')).toHaveLength(1);
+    const told = system.model
+      .messageRequests()
+      .map((r) => r.view?.userText ?? '')
+      .filter((t) => t.includes('read this'));
+    expect(new Set(told).size).toBe(1);
+    const seen = /\[file: ([^\s\]]+)/.exec(told[0] ?? '')?.[1] ?? '';
+    expect(path.dirname(seen)).toBe(workerFiles);
+    expect(sha256(readFileSync(seen))).toBe(sha256(big));
+    // The restarted gateway's offer went on from the worker's part rather than from nothing.
+    const resumed = system
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"event":"transfer_resumed"') && line.includes('"service":"bridge"'))
+      .map((line) => (JSON.parse(line) as { from: number }).from);
+    expect(Math.max(0, ...resumed)).toBeGreaterThanOrEqual(partial);
+  });
 });
