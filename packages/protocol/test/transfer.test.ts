@@ -1,8 +1,8 @@
 /**
  * Files over the protocol (`node/transfer.ts`) between two real endpoints on a Unix socket: the file
- * arrives whole and checksummed; a link cut between two chunks, or a receiver that dies between two
- * chunks and starts again on its disk, resumes from the bytes already there, never writes one twice, and
- * ends with one verdict; other frames go between the chunks of a transfer.
+ * arrives whole and checksummed; a link cut between two chunks, or a receiver or a sender that dies between
+ * two chunks and starts again, resumes from the bytes already on the receiver's disk, never sends one
+ * twice, and ends with one verdict; other frames go between the chunks of a transfer.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -153,6 +153,36 @@ describe('files over the protocol', () => {
     expect(offsets[0]).toBe(kept);
     expect(offsets).toEqual(Array.from({ length: (16 * 1024 - kept) / 1024 }, (_, i) => kept + i * 1024));
     expect(readdirSync(again.exchange.dir)).toEqual(['in-2.bin']);
+  });
+
+  it('a sender that dies between two chunks sends the rest when it starts again, from the receiver’s part', async () => {
+    const far = await receiver();
+    stops.push(() => far.server.stop());
+    const first = await sender();
+    const bytes = randomBytes(24 * 1024);
+    const source = first.file('out-5', bytes);
+    const cut = first.peer.put(source, 'out-5');
+    await waitFor(
+      () => first.sent.filter((f) => f.type === 'transfer_chunk').length >= 4,
+      5_000,
+      'four chunks',
+    );
+    // The sending process goes: its put ends as stopped (the outbox offers the file again at its next start).
+    first.peer.stop();
+    await first.client.stop();
+    expect(await cut).toMatchObject({ ok: false, stopped: true });
+    const kept = readFileSync(join(far.exchange.dir, 'out-5.part')).length;
+    expect(kept).toBeGreaterThan(0);
+
+    const again = await sender();
+    expect(await again.peer.put(source, 'out-5')).toEqual({
+      ok: true,
+      path: join(far.exchange.dir, 'out-5'),
+    });
+    expect(sha(readFileSync(join(far.exchange.dir, 'out-5')))).toBe(sha(bytes));
+    const offsets = again.sent.flatMap((f) => (f.type === 'transfer_chunk' ? [f.offset] : []));
+    expect(offsets[0]).toBeGreaterThanOrEqual(kept);
+    expect(offsets).toHaveLength((bytes.length - (offsets[0] ?? 0)) / 1024);
   });
 
   it('a link cut between two chunks resumes on the next connection, with one verdict', async () => {
