@@ -155,9 +155,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     };
   };
   let routes: FrameHandlers<GatewayFrameType> | undefined;
-  const transfersNow = (): TransferPeer => {
+  /** The transfers' receiver, only when files cross the protocol: a gateway sharing the exchange sends none. */
+  const transfersNow = (): Pick<TransferPeer, 'frame'> => {
     if (!transfers) throw new Error('the bridge is not started');
-    return transfers;
+    if (options.filesOverProtocol) return transfers;
+    return {
+      frame: async (frame) =>
+        log.warn({ type: frame.type }, 'ignored a file transfer: this bridge shares the exchange'),
+    };
   };
 
   /** A frame from the gateway; acknowledged once this resolves (routed by {@link routesOf}). */

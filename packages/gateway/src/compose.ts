@@ -125,7 +125,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   // The bridge: the link first (everything below sends through it), its receiver handed over last.
   const bridge = createBridgeLink(options, store, { clock, logger });
   const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
-  // Files to and from a bridge that shares no disk with this side; a local bridge never sends these frames.
+  // Files to and from a bridge that shares no disk with this side (taken from no other bridge: the dispatch).
   const transfers = createTransferPeer({
     exchange,
     maxBytes: TRANSFER_MAX_BYTES,
@@ -283,7 +283,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     prompts,
     commands,
     files,
-    transfers,
+    transfers: options.filesOverProtocol ? transfers : undefined,
     schedules,
     terminal,
     reply: (route, text) => void chat.reply(route, text),

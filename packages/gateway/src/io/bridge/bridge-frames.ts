@@ -28,8 +28,11 @@ export interface FrameDispatchOptions {
   commands: Pick<CommandRunner, 'answer'>;
   /** Uploads the files the agent sends. */
   files: Pick<FileSender, 'frame'>;
-  /** Files crossing to and from a bridge on another host (protocol's `node/transfer.ts`). */
-  transfers: Pick<TransferPeer, 'frame'>;
+  /**
+   * Files crossing to and from a bridge on another host (protocol's `node/transfer.ts`); absent for a
+   * local bridge, which shares the exchange directory: its transfer frames are dropped.
+   */
+  transfers?: Pick<TransferPeer, 'frame'> | undefined;
   /** The agent's schedule requests (its schedule_* tools). */
   schedules: Pick<Schedules, 'request'>;
   /** `/resume`'s list and `/handoff`'s answer. */
@@ -112,7 +115,12 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
         options.files.frame(owned.frame);
         return;
       case 'transfer':
-        void options.transfers.frame(owned.frame);
+        if (options.transfers) void options.transfers.frame(owned.frame);
+        else
+          logger.warn(
+            { event: 'unexpected_frame', type: owned.frame.type },
+            'a local bridge sent a file transfer',
+          );
         return;
       case 'schedule':
         options.schedules.request(owned.frame);
