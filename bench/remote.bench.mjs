@@ -9,15 +9,25 @@
 //    packages/agent-bridge/bench/ingress.bench.mjs does); first words from the user's message to the first
 //    answer text the chat shows (a draft or a message). The two are measured alternately, after the same
 //    pause, so that a shared machine's drift falls on both.
-// 2. 20 MB through the forwarded socket against `scp` of the same 20 MB file to the same sshd. Files do
-//    not cross the protocol yet (issue 29's transfers, another branch): until they do, this measures a
-//    20 MB stream written into the worker's end of the link and read whole at the gateway's socket, the
-//    path a transfer's frames will take, and says so. A local socket's time is printed beside it as the
-//    floor.
+// 2. A 20 MB file through the protocol against `scp` of the same file to the same sshd: the linked agent
+//    sends it (`send_file` of a file in its working directory), and the protocol's transfer carries it to
+//    the gateway's exchange over the link, timed from the transfer's first bytes there (its `.part`) to
+//    the whole file renamed into place. Beside it, the link's ceiling: 20 MB written raw into the worker's
+//    end of the forwarded socket and read whole at the gateway's (and a local socket's time, the floor).
+//    scp logs in for each copy, the link once: ssh's login alone is measured too, and the ratios are
+//    given both ways.
 // No sshd (Debian's openssh-server) or ssh/scp: the bench says so and skips, exit 0.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -114,7 +124,7 @@ try {
     },
   });
 
-  // --- part 2 first (no Claude running): 20 MB through the forwarded socket, through a local one, by scp --
+  // --- first, with no Claude running: 20 MB raw through the forwarded socket, through a local one, by scp --
   const payload = randomBytes(FILE_BYTES);
   const digest = createHash('sha256').update(payload).digest('hex');
   writeFileSync(join(dir, 'payload'), payload);
@@ -216,8 +226,7 @@ try {
   const mb = FILE_BYTES / 1024 / 1024;
   const rate = (ms) => `${(mb / (ms / 1000)).toFixed(0)} MB/s`;
   console.log(
-    'remote: 20 MB, medians of 5 — files do not cross the protocol yet (issue 29 transfers, another branch): ' +
-      'this is a 20 MB stream through the forwarded socket, checksummed at the gateway end',
+    "remote: 20 MB raw through the forwarded socket (the link's ceiling), checksummed, medians of 5",
   );
   console.log(`  through the ssh link  ${median(viaLink).toFixed(0)} ms (${rate(median(viaLink))})`);
   console.log(`  scp of the same file  ${median(viaScp).toFixed(0)} ms (${rate(median(viaScp))})`);
@@ -233,7 +242,7 @@ try {
       `against scp without its login ${(median(viaLink) / copyOnly).toFixed(2)}`,
   );
 
-  // --- part 1: ingress and first words, through the link against the local socket ---------------------
+  // --- ingress and first words, through the link against the local socket -------------------------------
   const { startModelThread } = await import(join(root, 'packages/agent-bridge/bench/model-thread.mjs'));
   const model = await startModelThread();
   const { baseUrl, requestFor } = model;
@@ -316,6 +325,20 @@ try {
     const answers = () => telegram.messages(chatId).filter((m) => m.from === 'bot' && m.text === 'ok').length;
     return {
       telegram,
+      work,
+      /** The gateway's exchange directory, where a file the agent sends lands. */
+      gatewayFiles: join(base, 'gateway', 'state', 'files'),
+      /** Asks for `big.bin`; resolves once the chat shows the answer after it. */
+      async ship(i) {
+        const before = telegram.messages(chatId).filter((m) => m.from === 'bot' && m.text === 'Sent.').length;
+        telegram.sendText(chatId, `ship ${i}`);
+        await telegram.waitFor(
+          () =>
+            telegram.messages(chatId).filter((m) => m.from === 'bot' && m.text === 'Sent.').length > before ||
+            undefined,
+          { timeoutMs: 120_000 },
+        );
+      },
       /** One message; resolves with its ingress and first-words latency once its answer is in the chat. */
       async turn(i) {
         const token = `ingress ${name} ${i}`;
@@ -349,6 +372,38 @@ try {
         `${r >= l ? '+' : ''}${(r - l).toFixed(1)} ms, ratio ${(r / l).toFixed(2)}`,
     );
   }
+  // --- the 20 MB file out through the protocol's transfer over the link, against scp ----------------------
+  // Timed from the first bytes of the transfer in the gateway's exchange (its `.part`) to the whole file
+  // renamed into place there: the transfer alone, not Claude's tool call before it or the upload after.
+  writeFileSync(join(linked.work, 'big.bin'), payload);
+  const transfers = [];
+  for (let i = 0; i < 3; i++) {
+    const seen = new Set(existsSync(linked.gatewayFiles) ? readdirSync(linked.gatewayFiles) : []);
+    let startedAt;
+    let doneAt;
+    const watch = setInterval(() => {
+      const names = existsSync(linked.gatewayFiles) ? readdirSync(linked.gatewayFiles) : [];
+      for (const name of names) {
+        if (seen.has(name) || !name.startsWith('out-')) continue;
+        if (name.endsWith('.part')) startedAt ??= performance.now();
+        else {
+          doneAt ??= performance.now();
+          seen.add(name);
+        }
+      }
+    }, 2);
+    await linked.ship(i);
+    clearInterval(watch);
+    if (startedAt === undefined || doneAt === undefined)
+      throw new Error('the transfer was not seen in the exchange');
+    transfers.push(doneAt - startedAt);
+  }
+  console.log('remote: the 20 MB file out through the protocol (a transfer over the ssh link), medians of 3');
+  console.log(`  transfer over the link ${median(transfers).toFixed(0)} ms (${rate(median(transfers))})`);
+  console.log(
+    `  ratio transfer / scp   ${(median(transfers) / median(viaScp)).toFixed(2)}; against scp without its login ` +
+      `${(median(transfers) / copyOnly).toFixed(2)}`,
+  );
   await model.stop();
   await local.telegram.stop();
   await linked.telegram.stop();

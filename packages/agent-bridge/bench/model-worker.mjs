@@ -2,11 +2,12 @@
 // bench's event loop, and the gateway's Telegram calls of a turn (its placeholder, its typing) would
 // otherwise delay the moment a model request is seen — a cost real Telegram, far away, never adds.
 import { parentPort } from 'node:worker_threads';
-import { createScriptedModel, rule, say } from '../../sandbox/dist/index.js';
+import { createScriptedModel, rule, say, sendFile } from '../../sandbox/dist/index.js';
 
 const arrivedAt = [];
 const model = createScriptedModel({
-  script: [rule('ingress', say('ok'))],
+  // `ship`: the remote bench's file out, `big.bin` of the agent's working directory (bench/remote.bench.mjs).
+  script: [rule('ingress', say('ok')), rule('ship', sendFile('big.bin', 'Shipped'), say('Sent.'))],
   chunkSize: 64,
   onRequest: (request) => {
     arrivedAt[request.index] = performance.timeOrigin + performance.now();
