@@ -162,4 +162,48 @@ describe('doctor', () => {
       ]);
     });
   });
+
+  describe('a bridge on another host: which side this host is', () => {
+    /** A remote agent whose working directory and claude are the worker's (absent here). */
+    const remote = async (key: string) => {
+      const file = path.join(dir, 'switchyard.yaml');
+      const yaml = `agents:\n  - name: far\n    token: { file: ${path.join(dir, 'token')} }\n    apiRoot: "${apiRoot}"\n    allow: [1]\n    workDir: /nowhere/far\n    claude: { bin: /nowhere/claude }\n    bridge: { host: build-box, ssh: { identityFile: ${key}, knownHosts: ${path.join(dir, 'kh')} } }\n`;
+      writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+      const env = { PATH: path.join(dir, 'bin'), HOME: dir, ANTHROPIC_API_KEY: 'sk-test' };
+      const agent = parseConfig(yaml, file, { env, cwd: dir }).agents[0];
+      if (!agent) throw new Error('no agent');
+      // ssh itself is not run here: `false` fails as ssh would, with nothing to classify.
+      return doctorAgent(agent, 0, file, {
+        env,
+        cwd: dir,
+        systemd: false,
+        userEntry: () => undefined,
+        ssh: 'false',
+      });
+    };
+
+    it("on the gateway's host (the key is here) it does not ask for the worker's directory or claude, and probes the link", async () => {
+      writeFileSync(path.join(dir, 'link.key'), 'not really a key\n', { mode: 0o600 });
+      const report = await remote(path.join(dir, 'link.key'));
+      expect(at(report, 'ok')).toContainEqual(
+        expect.stringMatching(/^agents\[0\]\.bridge: this is the gateway's host/),
+      );
+      expect(at(report, 'error').filter((f) => /workDir|claude/.test(f))).toEqual([]);
+      expect(at(report, 'error')).toContainEqual(
+        expect.stringMatching(/^agents\[0\]\.bridge\.ssh: ssh to sy-far@build-box:22 failed/),
+      );
+      expect(at(report, 'ok')).toContain('agents[0].token: the token is bot @switchyard_sandbox_bot');
+    });
+
+    it('on the worker (no key here) it checks the working directory and claude, and not Telegram or the link', async () => {
+      const report = await remote(path.join(dir, 'absent.key'));
+      expect(at(report, 'ok')).toContainEqual(
+        expect.stringMatching(/^agents\[0\]\.bridge: this is taken as the worker build-box/),
+      );
+      expect(at(report, 'error')).toContainEqual(expect.stringMatching(/^agents\[0\]\.workDir: /));
+      expect(report.findings.filter((f) => f.path === 'telegram' || f.path.endsWith('.bridge.ssh'))).toEqual(
+        [],
+      );
+    });
+  });
 });
