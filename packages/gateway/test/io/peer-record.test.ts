@@ -3,12 +3,17 @@
  * and `doctor` read from outside: the peer named, the round trip kept fresh without a write per ping,
  * a refusal at the handshake kept with its words, and the round trip forgotten when the bridge is gone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { silentLogger, systemClock } from '@switchyard/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPeerRecorder, ROUND_TRIP_WRITE_MS, readPeerRecord } from '../../src/io/ops/peer-record.js';
+import {
+  createPeerRecorder,
+  PEER_RECORD_FILE,
+  ROUND_TRIP_WRITE_MS,
+  readPeerRecord,
+} from '../../src/io/ops/peer-record.js';
 
 describe('the peer record', () => {
   let dir: string;
@@ -68,6 +73,19 @@ describe('the peer record', () => {
       message: 'protocol version 9 is not supported by this gateway',
       at: now,
     });
+  });
+
+  it('says not connected when the gateway that wrote it is gone, not what it said then', () => {
+    writeFileSync(
+      path.join(dir, PEER_RECORD_FILE),
+      JSON.stringify({
+        connected: true,
+        since: 1,
+        pid: 2 ** 22 + 1,
+        peer: { instanceId: 'b', host: 'build-box' },
+      }),
+    );
+    expect(readPeerRecord(dir)).toMatchObject({ connected: false, peer: { host: 'build-box' } });
   });
 
   it('reads nothing from a missing or foreign file', () => {

@@ -98,14 +98,28 @@ export function createPeerRecorder(options: {
   };
 }
 
-/** The record in `stateDir`, or undefined when there is none or it cannot be read as one. */
+/**
+ * The record in `stateDir`, or undefined when there is none or it cannot be read as one. A record whose
+ * gateway is gone (its pid runs no more) says not connected, whatever it said when that gateway wrote it.
+ */
 export function readPeerRecord(stateDir: string): PeerRecord | undefined {
+  let value: PeerRecord;
   try {
-    const value = JSON.parse(readFileSync(path.join(stateDir, PEER_RECORD_FILE), 'utf8')) as PeerRecord;
-    return typeof value === 'object' && value !== null && typeof value.connected === 'boolean'
-      ? value
-      : undefined;
+    value = JSON.parse(readFileSync(path.join(stateDir, PEER_RECORD_FILE), 'utf8')) as PeerRecord;
   } catch {
     return undefined;
+  }
+  if (typeof value !== 'object' || value === null || typeof value.connected !== 'boolean') return undefined;
+  return value.connected && !running(value.pid) ? { ...value, connected: false } : value;
+}
+
+function running(pid: unknown): boolean {
+  if (typeof pid !== 'number') return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user (the gateway's, read by root or the operator).
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
