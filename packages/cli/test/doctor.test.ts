@@ -29,11 +29,16 @@ async function doctor(
     token?: string;
     apiRoot?: string;
     env?: Record<string, string>;
-    host?: Pick<DoctorEnvironment, 'userEntry' | 'uid'>;
+    host?: Pick<DoctorEnvironment, 'userEntry' | 'uid' | 'ssh'>;
+    /** The agent's entry after its name, instead of the default's token, apiRoot, allow and workDir. */
+    entry?: string;
   } = {},
 ) {
   const file = path.join(dir, 'switchyard.yaml');
-  const yaml = `agents:\n  - name: doctor-unit-test\n    token: "${options.token ?? TOKEN}"\n    apiRoot: "${options.apiRoot ?? apiRoot}"\n    allow: [1]\n    workDir: work\n`;
+  const entry =
+    options.entry ??
+    `    token: "${options.token ?? TOKEN}"\n    apiRoot: "${options.apiRoot ?? apiRoot}"\n    allow: [1]\n    workDir: work\n`;
+  const yaml = `agents:\n  - name: doctor-unit-test\n${entry}`;
   const env = { PATH: path.join(dir, 'bin'), HOME: dir, ANTHROPIC_API_KEY: 'sk-test', ...options.env };
   const agent = parseConfig(yaml, file, { env, cwd: dir }).agents[0];
   if (!agent) throw new Error('no agent');
@@ -166,19 +171,11 @@ describe('doctor', () => {
   describe('a bridge on another host: which side this host is', () => {
     /** A remote agent whose working directory and claude are the worker's (absent here). */
     const remote = async (key: string) => {
-      const file = path.join(dir, 'switchyard.yaml');
-      const yaml = `agents:\n  - name: far\n    token: { file: ${path.join(dir, 'token')} }\n    apiRoot: "${apiRoot}"\n    allow: [1]\n    workDir: /nowhere/far\n    claude: { bin: /nowhere/claude }\n    bridge: { host: build-box, ssh: { identityFile: ${key}, knownHosts: ${path.join(dir, 'kh')} } }\n`;
       writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
-      const env = { PATH: path.join(dir, 'bin'), HOME: dir, ANTHROPIC_API_KEY: 'sk-test' };
-      const agent = parseConfig(yaml, file, { env, cwd: dir }).agents[0];
-      if (!agent) throw new Error('no agent');
       // ssh itself is not run here: `false` fails as ssh would, with nothing to classify.
-      return doctorAgent(agent, 0, file, {
-        env,
-        cwd: dir,
-        systemd: false,
-        userEntry: () => undefined,
-        ssh: 'false',
+      return doctor({
+        host: { ssh: 'false' },
+        entry: `    token: { file: ${path.join(dir, 'token')} }\n    apiRoot: "${apiRoot}"\n    allow: [1]\n    workDir: /nowhere/far\n    claude: { bin: /nowhere/claude }\n    bridge: { host: build-box, ssh: { identityFile: ${key}, knownHosts: ${path.join(dir, 'kh')} } }\n`,
       });
     };
 
@@ -190,7 +187,7 @@ describe('doctor', () => {
       );
       expect(at(report, 'error').filter((f) => /workDir|claude/.test(f))).toEqual([]);
       expect(at(report, 'error')).toContainEqual(
-        expect.stringMatching(/^agents\[0\]\.bridge\.ssh: ssh to sy-far@build-box:22 failed/),
+        expect.stringMatching(/^agents\[0\]\.bridge\.ssh: ssh to sy-doctor-unit-test@build-box:22 failed/),
       );
       expect(at(report, 'ok')).toContain('agents[0].token: the token is bot @switchyard_sandbox_bot');
     });
