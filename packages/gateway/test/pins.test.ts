@@ -98,7 +98,8 @@ describe('pinned progress card', () => {
   // and behind the replies queued meanwhile, so it completes 1-4 s after the second turn starts. The
   // second card may not be sent before the first closed (pins never overlap), so a second turn of
   // 900 ms ended before its card could show: correctly no card, no pin (I6) — and the test waited for a
-  // second unpin that could not come. The second turn now runs long enough to outlive the first close.
+  // second unpin that could not come. The second turn now runs until its own card is pinned, so it
+  // outlives the first close however long that takes (a fixed 5 s did too, at 5 s a run).
 
   it('T4/I7: two turns in one chat get independent cards; the second closes the first before pinning', async () => {
     world = await startWorld({ card: CARD });
@@ -107,7 +108,13 @@ describe('pinned progress card', () => {
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'a', route: { chatId } });
     const first = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
-    await turn(bridge, chatId, 'b', 5000);
+    await turn(bridge, chatId, 'b', () =>
+      waitUntil(
+        () => pinEvents(world as World).some((e) => e.fields.event === 'pin' && e.fields.turnKey === 'b'),
+        8000,
+        'the second card pinned',
+      ),
+    );
     await bridge.send({ type: 'turn_ended', turnId: 'a', outcome: 'success' });
     await waitUntil(
       () => pinEvents(world as World).length === 4 && tg.chat(chatId).pinned.length === 0,
