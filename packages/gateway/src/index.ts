@@ -39,9 +39,9 @@ export { EXPIRED } from './io/prompts/prompts.js';
 export { type LocalDay, localDay } from './io/spend/local-day.js';
 export type { SpendOptions } from './io/spend/spend-ledger.js';
 /** Speech to text for voice notes (`GatewayOptions.voice`): the backends' options and the outcomes. */
+export { createTranscriber } from './io/voice/transcriber.js';
 export {
   type CommandVoiceOptions,
-  createTranscriber,
   DEFAULT_VOICE_MAX_SECONDS,
   DEFAULT_VOICE_TIMEOUT_MS,
   type HttpVoiceOptions,
@@ -49,7 +49,7 @@ export {
   type Transcription,
   type VoiceFile,
   type VoiceOptions,
-} from './io/voice/transcriber.js';
+} from './io/voice/voice-types.js';
 export type { GatewayOptions, GatewayStatus } from './options.js';
 /** Read-only inspection, integrity check and online backup of a gateway's SQLite file, for operator tools. */
 export {

@@ -10,7 +10,7 @@ import type { ScheduleOptions } from './io/automation/schedule-options.js';
 import type { WebhookOptions } from './io/automation/webhook-options.js';
 import type { CardOptions } from './io/card/card-driver.js';
 import type { GatewayMetrics } from './io/ops/metrics.js';
-import type { VoiceOptions } from './io/voice/transcriber.js';
+import type { VoiceOptions } from './io/voice/voice-types.js';
 
 /** Everything the gateway needs; the cli maps the config file onto this. */
 export interface GatewayOptions {

@@ -44,8 +44,8 @@ import type { SpendLedger } from '../spend/spend-ledger.js';
 import { errorText } from '../telegram/bot-api.js';
 import type { NewerParts } from '../telegram/server-parts.js';
 import type { Turns } from '../turns/turns.js';
-import type { Transcriber } from '../voice/transcriber.js';
 import { takeRecording } from '../voice/voice-intake.js';
+import type { Transcriber } from '../voice/voice-types.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
 

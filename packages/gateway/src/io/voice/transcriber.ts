@@ -24,18 +24,6 @@ import {
   type VoiceOptions,
 } from './voice-types.js';
 
-export {
-  type Backend,
-  type CommandVoiceOptions,
-  DEFAULT_VOICE_MAX_SECONDS,
-  DEFAULT_VOICE_TIMEOUT_MS,
-  type HttpVoiceOptions,
-  type Transcriber,
-  type Transcription,
-  type VoiceFile,
-  type VoiceOptions,
-} from './voice-types.js';
-
 /** What the transcriber runs on. */
 export interface TranscriberDeps {
   /** Arms the deadline; default {@link systemClock}. */

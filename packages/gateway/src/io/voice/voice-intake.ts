@@ -21,7 +21,7 @@ import { durationBound, recordingDuration } from '../../core/voice/duration.js';
 import { type SpokenNote, type VoiceText, voiceText } from '../../core/voice/voice-text.js';
 import { type AttachmentOptions, DOWNLOAD_LIMIT_BYTES, download, TOO_BIG } from '../intake/attachments.js';
 import { errorText } from '../telegram/bot-api.js';
-import type { Transcriber } from './transcriber.js';
+import type { Transcriber } from './voice-types.js';
 
 /** A recording in a message: what the rules need, and what the download needs. */
 export interface Recording extends SpokenNote {
