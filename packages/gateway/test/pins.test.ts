@@ -59,14 +59,15 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    const running = turn(bridge, chatId, 't1', 900);
-    await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
-    tg.failNext(
-      'unpinChatMessage',
-      { errorCode: 400, description: 'Bad Request: message to unpin not found' },
-      { times: 2 },
-    );
-    await running;
+    // The turn ends once its card is pinned and both unpins are set to fail.
+    await turn(bridge, chatId, 't1', async () => {
+      await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
+      tg.failNext(
+        'unpinChatMessage',
+        { errorCode: 400, description: 'Bad Request: message to unpin not found' },
+        { times: 2 },
+      );
+    });
     await waitUntil(() => tg.calls('unpinChatMessage').length === 2, 5000, 'unpin retry');
     await waitUntil(() => world?.gateway.status().pins === 0, 2000, 'record cleared');
     // The pin is still on Telegram; the next boot's bot-authored sweep removes it.
