@@ -232,6 +232,29 @@ describe('translator on recorded output', () => {
     for (const frame of frames) expect(parseFrame(frame).ok).toBe(true);
   });
 
+  it('a new process after one nobody saw end (stop-claude with no bridge running): its open turn and prompts are reported first', () => {
+    const session = new Session();
+    session.processStarted();
+    const opened = session
+      .acceptUserMessage(userMessage('in-1', 'go'), 1)
+      .frames.find((f) => f.type === 'turn_started');
+    session.acceptUserMessage(userMessage('in-2', 'and'), 1);
+    // The record was cleared under the bridge: the next thing it sees is a new process.
+    const frames = session.processStarted().frames;
+    expect(frames).toContainEqual(
+      expect.objectContaining({
+        type: 'turn_ended',
+        turnId: opened?.type === 'turn_started' && opened.turnId,
+        outcome: 'error',
+      }),
+    );
+    expect(frames).toContainEqual(expect.objectContaining({ type: 'messages_unread', inboundIds: ['in-2'] }));
+    expect(frames.at(-1)).toMatchObject({ type: 'status', state: 'idle' });
+    expect(session.running).toBe(false);
+    // A process started after a seen exit reports nothing twice.
+    expect(session.processStarted().frames.filter((f) => f.type !== 'status')).toEqual([]);
+  });
+
   it('a process that dies before a model call took a message: written again to the next one unless the transcript has it', () => {
     const session = new Session();
     session.processStarted();

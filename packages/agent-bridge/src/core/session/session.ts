@@ -110,6 +110,13 @@ export class Session {
    */
   processStarted(): Step {
     const s = this.state;
+    // What an earlier process held and nobody saw end: `stop-claude` ended it while no bridge ran and
+    // cleared its record, so no exit was read. Reported as that exit first — a turn left open here kept
+    // the gateway waiting for its answer, and every later answer of the chat behind it, for ever.
+    const held = s.turn !== undefined || s.awaiting.length > 0 || Object.keys(s.prompts).length > 0;
+    const ended = held
+      ? this.processExited('the Claude process was stopped while no bridge was running').frames
+      : [];
     s.generation += 1;
     delete s.untaken;
     s.initSeen = false;
@@ -122,7 +129,7 @@ export class Session {
     delete s.messageId;
     // The CLI's `total_cost_usd` counts from zero again in a new process.
     s.processCostUsd = 0;
-    return { frames: this.#status('idle'), writes: [] };
+    return { frames: [...ended, ...this.#status('idle')], writes: [] };
   }
 
   /** Whether a turn (or a slash command) is running: then a message is a steer and a command waits. */
