@@ -45,20 +45,12 @@ describe('gateway wiring', () => {
     ]);
   });
 
-  // Five shells kept a single timer of their own beside the protocol's createWakeTimer (issue 28). The
-  // schedules use it now; these keep their own still, each for a reason of its shape: the alerts' and the
-  // retention's are periodic, the reply's is cleared when the machine wants no wake-up, the transcriber's
-  // is a deadline. The list only shrinks.
-  it('shells with one timer use the wake timer; the rest are these', () => {
+  // Five shells kept a single timer of their own beside the protocol's createWakeTimer (issue 28): the
+  // schedules, then the alerts' and the retention's periods, the reply's next draft (cleared when its
+  // machine wants no wake-up: `set`) and the transcriber's deadline. Every one is on the wake timer now.
+  it('no shell keeps a timer of its own beside the wake timer', () => {
     const own = shells.filter((f) => /\blet timer\b/.test(read(f))).sort();
-    expect(own).toEqual(
-      [
-        join('io', 'ops', 'alerts.ts'),
-        join('io', 'ops', 'retention.ts'),
-        join('io', 'reply', 'reply.ts'),
-        join('io', 'voice', 'transcriber.ts'),
-      ].sort(),
-    );
+    expect(own).toEqual([]);
   });
 
   // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of
