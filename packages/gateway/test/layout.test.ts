@@ -53,6 +53,12 @@ describe('gateway wiring', () => {
     expect(own).toEqual([]);
   });
 
+  // The turns' shell started acknowledgements and reactions in a queueMicrotask, so the order of a
+  // message's requests was the event loop's (issue 28); a step's actions now run in an order it states.
+  it('no microtask holds the message path in order: no queueMicrotask in the gateway', () => {
+    expect(shells.filter((f) => /\bqueueMicrotask\b/.test(read(f)))).toEqual([]);
+  });
+
   // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of
   // its own, and reached the alerts, the endpoint, the settings panel and the schedules from closures
   // written above their declarations (issue 28): the order of the code was not the order of the build.

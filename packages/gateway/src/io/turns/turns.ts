@@ -108,6 +108,9 @@ export interface Turns {
   stop(): Promise<void>;
 }
 
+/** A message's acknowledgement and its reactions: what a step performs after its other actions. */
+const SHOWN_LAST: ReadonlySet<TurnAction['kind']> = new Set(['send_placeholder', 'thinking', 'react']);
+
 /** The reply of a turn, from `track` until its finish is reported. */
 interface Reply {
   text: ReplyText;
@@ -173,12 +176,14 @@ export function createTurns(options: TurnsOptions): Turns {
     return step;
   };
   /**
-   * Performs a step's actions. `later` starts an acknowledgement's and a reaction's Telegram request: by
-   * default after the caller's synchronous work (a frame's, which the channel acknowledges); at once for
-   * an arrival, whose caller says when (see {@link Turns.arrive}).
+   * Performs a step's actions in the order they must run: the step's own work first (the replies, the
+   * cards, typing, marker edits), then what the messages show — their acknowledgements (a marker
+   * message, a "Thinking…" draft) and reactions, cosmetic calls the courier would put behind the others
+   * anyway. The order is this loop's, not the event loop's: no request waits for a microtask.
    */
-  const perform = (step: TurnStep, later: (work: () => void) => void = queueMicrotask): void => {
-    for (const action of step.actions) act(action, later);
+  const perform = (step: TurnStep): void => {
+    for (const action of step.actions) if (!SHOWN_LAST.has(action.kind)) act(action);
+    for (const action of step.actions) if (SHOWN_LAST.has(action.kind)) act(action);
     wake.arm(step.wakeAt);
   };
   const run = (event: TurnEvent): void => perform(decide(event));
@@ -194,15 +199,15 @@ export function createTurns(options: TurnsOptions): Turns {
     now,
   });
 
-  const act = (action: TurnAction, later: (work: () => void) => void): void => {
+  const act = (action: TurnAction): void => {
     switch (action.kind) {
-      // An acknowledgement's request starts when `later` says (see `perform`); the machine's state is
-      // already decided.
+      // An acknowledgement's request starts after the step's other actions (see `perform`); the
+      // machine's state is already decided.
       case 'send_placeholder':
-        later(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
+        void arrivals.send(action).catch(failed('placeholder_outcome_failed'));
         return;
       case 'thinking':
-        later(() => arrivals.thinking(action));
+        arrivals.thinking(action);
         return;
       case 'edit_marker':
         void editMarker(action)
@@ -244,7 +249,7 @@ export function createTurns(options: TurnsOptions): Turns {
       }
       case 'react':
         // Cosmetic, and started when an acknowledgement's is (see `perform`).
-        later(() => reactions.show(action.route, action.messageId, action.state));
+        reactions.show(action.route, action.messageId, action.state);
         return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
@@ -316,7 +321,7 @@ export function createTurns(options: TurnsOptions): Turns {
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });
-      return { acknowledge: () => perform(step, (work) => work()) };
+      return { acknowledge: () => perform(step) };
     },
 
     frame(f) {
