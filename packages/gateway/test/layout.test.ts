@@ -53,6 +53,21 @@ describe('gateway wiring', () => {
     expect(own).toEqual([]);
   });
 
+  // Whether a reply is a draft, rich edits or classic was worked out in four places (issue 28): the reply
+  // factory, the arrival, the inbound ledger and the turn machine. One decision now, carried on the turn.
+  it("a reply's presentation is decided in one place, once, and carried: no second place decides it", () => {
+    const decision = join('core', 'reply', 'presentation.ts');
+    // A conditional that picks a presentation: `? 'draft' :`, `? 'edit' :`, `? 'classic' :` …
+    const picks = /\?\s*'(?:draft|edit|classic)'\s*:\s*(?:'(?:draft|edit|classic)'|\w+\s*[?;,)\n])/;
+    expect(shells.filter((f) => f !== decision && picks.test(read(f)))).toEqual([]);
+    // It is asked once, as a message comes in to the turns; the reply factory has no `mode` of its own.
+    expect(shells.filter((f) => /\bdecidePresentation\(/.test(read(f)) && f !== decision)).toEqual([
+      join('io', 'turns', 'turns.ts'),
+    ]);
+    expect(read(join('io', 'turns', 'turns.ts')).match(/\bdecidePresentation\(/g)).toHaveLength(1);
+    expect(shells.filter((f) => /\bmode\(route\)|\breplies\.mode\(/.test(read(f)))).toEqual([]);
+  });
+
   // The turns' shell started acknowledgements and reactions in a queueMicrotask, so the order of a
   // message's requests was the event loop's (issue 28); a step's actions now run in an order it states.
   it('no microtask holds the message path in order: no queueMicrotask in the gateway', () => {

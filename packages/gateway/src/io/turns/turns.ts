@@ -14,6 +14,7 @@
 import { type Clock, createWakeTimer, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { laneKey, threadParams } from '../../core/intake/route.js';
 import { finalText } from '../../core/reply/final-text.js';
+import { decidePresentation, type ReplyPresentation } from '../../core/reply/presentation.js';
 import { ReplyText } from '../../core/reply/reply-text.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
 import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
@@ -133,8 +134,6 @@ export function createTurns(options: TurnsOptions): Turns {
     journal: options.journal,
     courier,
     store,
-    replies: options.replies,
-    repliesOf: options.repliesOf,
     logger,
     clock,
     serverParts: options.serverParts,
@@ -228,7 +227,7 @@ export function createTurns(options: TurnsOptions): Turns {
         const reply = texts.get(action.turnId);
         if (!reply) return;
         reply.order = order.link(laneKey(action.route));
-        const stream = replies.stream(action, action.messageIds, action.opener, reply.order.after);
+        const stream = replies.stream(action, reply.order.after);
         if (action.thinking && 'thinking' in stream) stream.thinking();
         reply.stream = stream;
         return;
@@ -311,13 +310,20 @@ export function createTurns(options: TurnsOptions): Turns {
       return row ? [row] : [];
     });
   const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
+  /** The one call of the decision, as a message (or a turn the machine has not met) comes in. */
+  const presentationOf = (route: Route): ReplyPresentation =>
+    decidePresentation({
+      route,
+      replies: options.repliesOf?.(route) ?? options.replies ?? 'rich',
+      richMissing: replies.richMissing(),
+    });
 
   return {
     arrive(row) {
       const step = decide({
         type: 'arrived',
         row,
-        drafts: replies.mode(row.route) === 'draft',
+        presentation: presentationOf(row.route),
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });
@@ -332,8 +338,9 @@ export function createTurns(options: TurnsOptions): Turns {
       if (f.type === 'text_delta' && !texts.get(f.turnId)?.text.delta(f.blockId, f.delta)) return;
       if (f.type === 'text') texts.get(f.turnId)?.text.block(f.blockId, f.text);
       const route = 'route' in f ? f.route : turn?.route;
-      const drafts = route !== undefined && replies.mode(route) === 'draft';
-      run({ type: 'frame', frame: f, inbound, turn, drafts, at: now() });
+      // Read only for what the machine meets here first; a frame without a route opens no turn.
+      const presentation = route === undefined ? 'classic' : presentationOf(route);
+      run({ type: 'frame', frame: f, inbound, turn, presentation, at: now() });
     },
 
     refused(inboundIds, reason) {
@@ -376,7 +383,10 @@ export function createTurns(options: TurnsOptions): Turns {
               ],
         ),
       );
-      run({ type: 'resume', turns: store.unfinishedTurns(), at: now() });
+      const turns = store
+        .unfinishedTurns()
+        .map((row) => ({ ...row, presentation: presentationOf(row.route) }));
+      run({ type: 'resume', turns, at: now() });
     },
 
     async stop() {
