@@ -3,8 +3,8 @@
  * messages, the bridge's connection and the outcome of every action, each stamped with the clock's
  * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
  * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits
- * (`markers.ts`), the replies (through `Replies`, `io/reply/replies.ts`), typing, cards — and arms
- * one timer for the step's wake-up.
+ * (`markers.ts`), the replies (`turn-replies.ts`, over `Replies` in `io/reply/replies.ts`), typing,
+ * cards — and arms one timer for the step's wake-up.
  *
  * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
  * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
@@ -12,16 +12,13 @@
  * After a restart, `resume` hands the machine the turns left running or ended but not yet rendered.
  */
 import { type Clock, createWakeTimer, type Logger, type Route, systemClock } from '@switchyard/protocol';
-import { laneKey, threadParams } from '../../core/intake/route.js';
-import { finalText } from '../../core/reply/final-text.js';
+import { threadParams } from '../../core/intake/route.js';
 import { decidePresentation, type ReplyPresentation } from '../../core/reply/presentation.js';
-import { ReplyText } from '../../core/reply/reply-text.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
 import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
 import type { GatewayStore, InboundRow } from '../../store/store.js';
 import type { CardDriver } from '../card/card-driver.js';
-import { type AnswerLink, createAnswerOrder } from '../reply/answer-order.js';
-import { createReplies, type Replies } from '../reply/replies.js';
+import { createReplies } from '../reply/replies.js';
 import { type BotApi, errorText } from '../telegram/bot-api.js';
 import type { Courier } from '../telegram/courier.js';
 import type { SendJournal } from '../telegram/send-journal.js';
@@ -29,6 +26,7 @@ import type { ServerPartsState } from '../telegram/server-parts.js';
 import { createArrivals } from './arrivals.js';
 import { createMarkerEdits } from './markers.js';
 import { createReactions } from './reactions.js';
+import { createTurnReplies } from './turn-replies.js';
 import { writeTurnStep } from './turn-writes.js';
 
 /** What the turn tracker needs. */
@@ -112,14 +110,6 @@ export interface Turns {
 /** A message's acknowledgement and its reactions: what a step performs after its other actions. */
 const SHOWN_LAST: ReadonlySet<TurnAction['kind']> = new Set(['send_placeholder', 'thinking', 'react']);
 
-/** The reply of a turn, from `track` until its finish is reported. */
-interface Reply {
-  text: ReplyText;
-  stream: ReturnType<Replies['stream']> | undefined;
-  /** Its place in the conversation's answer order (`io/reply/answer-order.ts`), once opened. */
-  order: AnswerLink | undefined;
-}
-
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
   const { api, courier, store, cards, logger } = options;
@@ -138,6 +128,14 @@ export function createTurns(options: TurnsOptions): Turns {
     clock,
     serverParts: options.serverParts,
   });
+  const turnReplies = createTurnReplies({
+    replies,
+    api,
+    courier,
+    logger,
+    clock,
+    rendered: (turnId, ok) => run({ type: 'rendered', turnId, ok, at: now() }),
+  });
   const editMarker = createMarkerEdits({ api, courier, logger });
   const reactions = createReactions({
     api,
@@ -146,16 +144,6 @@ export function createTurns(options: TurnsOptions): Turns {
     clock,
     ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
   });
-  const texts = new Map<string, Reply>();
-  const order = createAnswerOrder({
-    clock,
-    onOvertake: (lane, waitedMs) =>
-      logger.warn(
-        { event: 'answer_order_overtaken', lane, waitedMs },
-        'a reply stopped waiting for the previous reply of its conversation: that render hangs',
-      ),
-  });
-  const finishing = new Set<Promise<void>>();
   let stopped = false;
 
   /** Feeds one event and applies its writes in one transaction; the actions are the caller's to run. */
@@ -217,35 +205,20 @@ export function createTurns(options: TurnsOptions): Turns {
           .catch(failed('marker_outcome_failed'));
         return;
       case 'track':
-        texts.set(action.turnId, {
-          text: new ReplyText(action.blocks),
-          stream: undefined,
-          order: undefined,
-        });
+        turnReplies.track(action);
         return;
-      case 'open': {
-        const reply = texts.get(action.turnId);
-        if (!reply) return;
-        reply.order = order.link(laneKey(action.route));
-        const stream = replies.stream(action, reply.order.after);
-        if (action.thinking && 'thinking' in stream) stream.thinking();
-        reply.stream = stream;
+      case 'open':
+        turnReplies.open(action);
         return;
-      }
-      case 'show': {
-        const reply = texts.get(action.turnId);
-        // Read when the stream edits, not at each delta (see `core/reply/reply-text.ts`).
-        reply?.stream?.show(() => reply.text.text);
+      case 'show':
+        turnReplies.show(action.turnId);
         return;
-      }
       case 'finish':
-        finish(action);
+        turnReplies.finish(action);
         return;
-      case 'stop_drafts': {
-        const stream = texts.get(action.turnId)?.stream;
-        if (stream && 'stopDrafts' in stream) stream.stopDrafts();
+      case 'stop_drafts':
+        turnReplies.stopDrafts(action.turnId);
         return;
-      }
       case 'react':
         // Cosmetic, and started when an acknowledgement's is (see `perform`).
         reactions.show(action.route, action.messageId, action.state);
@@ -261,40 +234,6 @@ export function createTurns(options: TurnsOptions): Turns {
         run({ type: 'due_markers', rows: store.duePlaceholders(), at: now() });
         return;
     }
-  };
-
-  const finish = (action: TurnAction & { kind: 'finish' }): void => {
-    const reply = texts.get(action.turnId);
-    const work = (async () => {
-      const s = reply?.stream;
-      if (!reply || !s) throw new Error('a turn finished without its reply');
-      const final = finalText(
-        { text: reply.text.text, outcome: action.outcome, error: action.error },
-        s.notesInline,
-      );
-      await s.finish(final.reply);
-      const note = final.separateNote;
-      if (note)
-        await courier.call(action.route.chatId, () =>
-          api.sendMessage(action.route.chatId, note, threadParams(action.route)),
-        );
-      return true;
-    })()
-      .catch((error: unknown) => {
-        logger.error(
-          { event: 'turn_render_failed', turn: action.turnId, error: errorText(error) },
-          'final render failed',
-        );
-        return false;
-      })
-      .then((ok) => {
-        reply?.order?.settle();
-        texts.delete(action.turnId);
-        run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
-      })
-      .catch(failed('turn_rendered_failed'))
-      .finally(() => finishing.delete(work));
-    finishing.add(work);
   };
 
   /** Logs an outcome the store could not record (it stays due, or the turn unrendered, for the next boot). */
@@ -335,8 +274,8 @@ export function createTurns(options: TurnsOptions): Turns {
       const turnId = 'turnId' in f ? f.turnId : undefined;
       const turn = turnId === undefined || machine.holdsTurn(turnId) ? undefined : store.getTurn(turnId);
       // A delta is applied here (the shell holds the reply's text); an outdated one changes nothing.
-      if (f.type === 'text_delta' && !texts.get(f.turnId)?.text.delta(f.blockId, f.delta)) return;
-      if (f.type === 'text') texts.get(f.turnId)?.text.block(f.blockId, f.text);
+      if (f.type === 'text_delta' && !turnReplies.delta(f.turnId, f.blockId, f.delta)) return;
+      if (f.type === 'text') turnReplies.block(f.turnId, f.blockId, f.text);
       const route = 'route' in f ? f.route : turn?.route;
       // Read only for what the machine meets here first; a frame without a route opens no turn.
       const presentation = route === undefined ? 'classic' : presentationOf(route);
@@ -392,7 +331,7 @@ export function createTurns(options: TurnsOptions): Turns {
     async stop() {
       stopped = true;
       wake.stop();
-      await Promise.all([...finishing]);
+      await turnReplies.drain();
     },
   };
 }
