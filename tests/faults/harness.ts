@@ -100,9 +100,10 @@ export interface FaultWorld {
   settled(timeoutMs?: number): Promise<void>;
   /**
    * Writes what a failure needs to be understood to a file under the OS temp directory and returns its
-   * path: every conversation's bot messages (id, keyboard, text), the Bot API calls and the services' logs.
+   * path: every conversation's bot messages (id, keyboard, text), the Bot API calls and the services' logs,
+   * with the caller's own `sections` (lines) before the logs.
    */
-  dump(label: string): string;
+  dump(label: string, sections?: string[]): string;
   /** The invariant checker's verdict over everything so far. */
   verdict(): { violations: Violation[]; tally: ReturnType<typeof checkInvariants>['tally'] };
   stop(): Promise<void>;
@@ -242,7 +243,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     telegram.waitFor(check, { timeoutMs }).catch((error: unknown) => {
       throw new Error(`${what}: not within ${timeoutMs} ms (see ${dump(label)}): ${String(error)}`);
     });
-  const dump = (label: string): string => {
+  const dump = (label: string, sections: string[] = []): string => {
     const file = path.join(tmpdir(), `switchyard-${label.replace(/[^\w.-]+/g, '-')}-${Date.now()}.txt`);
     const chats = conversations.map((c) => {
       const lines = messages(c).map((m) => {
@@ -261,7 +262,41 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
         (call) =>
           `${call.at.toFixed(0)} ${call.method} ${call.chatId ?? ''} ${call.ok ? 'ok' : `${call.errorCode} ${call.description ?? ''}`}`,
       );
-    writeFileSync(file, [...chats, '', '== calls', ...calls, '', '== logs', system.logs()].join('\n'));
+    // What the model was asked and said: the tokens of the newest user text, and the answer's text.
+    const model = system.model.messageRequests().map((r) => {
+      const asked = tokensIn(r.view?.userText ?? '').join(' ');
+      const a = r.answer;
+      const said =
+        a === undefined
+          ? 'pending'
+          : a.type === 'reply'
+            ? `${a.completed ? '' : '(cut) '}${a.blocks
+                .map((b) => ('text' in b ? String(b.text) : b.type))
+                .join(' ')
+                .slice(0, 160)
+                .replace(/\n/g, '⏎')}`
+            : a.type === 'error'
+              ? `error ${a.status}`
+              : a.type;
+      return `${r.index} [${r.view?.kind ?? '?'}] ${asked} → ${said}`;
+    });
+    writeFileSync(
+      file,
+      [
+        ...chats,
+        '',
+        '== calls',
+        ...calls,
+        '',
+        '== model',
+        ...model,
+        '',
+        ...sections,
+        '',
+        '== logs',
+        system.logs(),
+      ].join('\n'),
+    );
     return file;
   };
   const evidence = () =>

@@ -10,9 +10,6 @@
  * by the time the run is judged; a leak too slow for that is what the 30-minute run is for. Shorter
  * would not save the run's time: the soak runs beside the rest of the suite, which takes longer.
  */
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect, it } from 'vitest';
 import { describeViolations } from '../faults/invariants.js';
 import { runSoak, SOAK_FAULTS } from './soak.js';
@@ -30,11 +27,8 @@ it(
     });
     console.log(result.line);
     console.log(`soak faults by kind: ${JSON.stringify(result.byKind)}`);
-    if (result.violations.length > 0) {
-      const file = path.join(tmpdir(), `switchyard-soak-${process.pid}.log`);
-      writeFileSync(file, result.logs);
-      console.log(`soak: the services' logs are in ${file}`);
-    }
+    if (result.evidence)
+      console.log(`soak: the chats, Bot API calls, faults and logs are in ${result.evidence}`);
     expect(describeViolations(result.violations)).toBe('');
     expect(result.tally.answeredOnce).toBe(result.tally.sent);
     // The deck deals every kind once in each twelve draws; a soak that missed one proved less than it says.

@@ -25,7 +25,11 @@ export interface SoakResult {
   violations: Violation[];
   /** The one line the soak prints. */
   line: string;
-  logs: string;
+  /**
+   * When the verdict found a violation: the file holding what it needs to be understood (every
+   * conversation's bot messages, the Bot API calls, the services' logs, and the faults with their times).
+   */
+  evidence?: string;
 }
 
 /** A small deterministic generator (mulberry32). */
@@ -54,8 +58,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     card: { showDelayMs: 2_000 },
   });
   const byKind: Record<string, number> = {};
-  const count = (kind: string) => {
+  /** Each fault as it was injected, with its time and target, for the evidence file. */
+  const injected: string[] = [];
+  const count = (kind: string, target: string) => {
     byKind[kind] = (byKind[kind] ?? 0) + 1;
+    injected.push(`${new Date().toISOString()} ${kind} (${target})`);
   };
   try {
     const deadline = Date.now() + options.durationMs;
@@ -73,7 +80,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       `soak ${Math.round(options.durationMs / 1000)} s: messages sent ${tally.sent}, answered once ${tally.answeredOnce}, ` +
       `lost ${tally.lost}, duplicated ${tally.duplicated}, stray placeholders ${tally.strayPlaceholders}, ` +
       `faults injected ${faults}`;
-    return { tally, faults, byKind, violations, line, logs: world.system.logs() };
+    const evidence = violations.length > 0 ? world.dump('soak', ['== faults', ...injected]) : undefined;
+    return { tally, faults, byKind, violations, line, ...(evidence ? { evidence } : {}) };
   } finally {
     await world.stop();
   }
@@ -146,7 +154,7 @@ async function injectOne(
   world: FaultWorld,
   pick: <T>(items: readonly T[]) => T,
   deck: ReturnType<typeof faultDeck>,
-  count: (kind: string) => void,
+  count: (kind: string, target: string) => void,
 ): Promise<void> {
   const { system } = world;
   const { telegram } = system;
@@ -210,8 +218,9 @@ async function injectOne(
         return;
       }
       process.kill(pid, 'SIGKILL');
-      break;
+      count(kind, `pid ${pid}`);
+      return;
     }
   }
-  count(kind);
+  count(kind, kind.startsWith('Messages API') ? world.nextToken(c) : c.name);
 }
