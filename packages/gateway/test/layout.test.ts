@@ -68,6 +68,17 @@ describe('gateway wiring', () => {
     expect(shells.filter((f) => /\bmode\(route\)|\breplies\.mode\(/.test(read(f)))).toEqual([]);
   });
 
+  // Three pacers (issue 28): the windows, the send budget over them, and two token buckets — the webhooks'
+  // and the draft pacer's own arithmetic. The budget is the windows'; every bucket is token-bucket.ts's.
+  it('pacing has two shapes, each written once: only pace-windows.ts counts windows, only token-bucket.ts refills', () => {
+    const bucket = join('core', 'telegram', 'token-bucket.ts');
+    const refills = /\btokens\s*[-+]=|\.tokens\s*\+\s*[\w(]/;
+    expect(shells.filter((f) => f !== bucket && refills.test(read(f)))).toEqual([]);
+    const windows = join('core', 'telegram', 'pace-windows.ts');
+    const counts = /> now - \w+\.periodMs/;
+    expect(shells.filter((f) => f !== windows && counts.test(read(f)))).toEqual([]);
+  });
+
   // The turns' shell started acknowledgements and reactions in a queueMicrotask, so the order of a
   // message's requests was the event loop's (issue 28); a step's actions now run in an order it states.
   it('no microtask holds the message path in order: no queueMicrotask in the gateway', () => {
