@@ -263,6 +263,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     commands,
     files,
     schedules,
+    spend,
     terminal,
     reply: (route, text) => void chat.reply(route, text),
     notices: createTurnNotices({ api, courier, lastErrors, logger: logger.child({ component: 'notices' }) }),
@@ -277,7 +278,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger,
   });
   bridge.receive({
-    onFrame: metrics.observeFrames(spend.observeFrames(onFrame)),
+    onFrame: metrics.observeFrames(onFrame),
     onConnectionChange: (connected) => {
       turns.connection(connected);
       metrics.bridgeConnected(connected);

@@ -5,12 +5,13 @@
  * the table in `core/bridge/frame-owner.ts`; the switch here is exhaustive over its owners.
  */
 import { type AppFrame, assertNever, type FrameOf, type Logger, type Route } from '@switchyard/protocol';
-import { ownerOf } from '../../core/bridge/frame-owner.js';
+import { ownerOf, readBySpend } from '../../core/bridge/frame-owner.js';
 import type { Schedules } from '../automation/schedules.js';
 import type { CommandRunner } from '../commands/commands.js';
 import type { TerminalCommands } from '../commands/terminal-commands.js';
 import type { Prompts } from '../prompts/prompts.js';
 import type { FileSender } from '../reply/files.js';
+import type { SpendLedger } from '../spend/spend-ledger.js';
 import type { TurnNotices } from '../turns/turn-notices.js';
 import type { Turns } from '../turns/turns.js';
 
@@ -23,6 +24,8 @@ export interface FrameDispatchOptions {
   files: Pick<FileSender, 'frame'>;
   /** The agent's schedule requests (its schedule_* tools). */
   schedules: Pick<Schedules, 'request'>;
+  /** The daily budgets' ledger: sees the frames it reads before their owner does. */
+  spend: Pick<SpendLedger, 'observe'>;
   /** `/resume`'s list and `/handoff`'s answer. */
   terminal?: Pick<TerminalCommands, 'frame'> | undefined;
   /** Sends a plain message to a chat (an operator event's warning). */
@@ -53,6 +56,8 @@ export interface FrameDispatchOptions {
 export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppFrame) => void {
   const { commands, logger } = options;
   return (frame) => {
+    // Before the owner (a turn's start is recorded before the turn opens), and only what it reads.
+    if (readBySpend(frame)) options.spend.observe(frame);
     const route = 'route' in frame ? frame.route : undefined;
     if (route && !options.allows(route)) {
       // The bridge may speak only for this agent's own conversations.
