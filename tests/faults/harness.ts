@@ -245,10 +245,26 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
     });
   const dump = (label: string, sections: string[] = []): string => {
     const file = path.join(tmpdir(), `switchyard-${label.replace(/[^\w.-]+/g, '-')}-${Date.now()}.txt`);
+    const start = telegram.calls()[0]?.at ?? 0;
+    const seconds = (at: number) => ((at - start) / 1000).toFixed(2);
+    const oneLine = (text: string) => text.slice(0, 200).replace(/\n/g, '⏎');
     const chats = conversations.map((c) => {
-      const lines = messages(c).map((m) => {
+      // Every bot message, deleted ones too, with each version it had and when (seconds from the first call):
+      // an answer overwritten by a later edit, or deleted, is still there to see.
+      const all = telegram
+        .messages(c.chatId, { includeDeleted: true })
+        .filter(
+          (m) =>
+            m.from === 'bot' &&
+            m.kind !== 'service' &&
+            (c.threadId === undefined || m.threadId === c.threadId),
+        );
+      const lines = all.flatMap((m) => {
         const buttons = m.replyMarkup?.inline_keyboard.flat().length ?? 0;
-        return `  #${m.messageId}${buttons > 0 ? ` [${buttons} buttons]` : ''} ${m.text.slice(0, 200).replace(/\n/g, '⏎')}`;
+        const head = `  #${m.messageId}${m.deleted ? ` (deleted at ${seconds(m.deletedAt ?? 0)})` : ''}${buttons > 0 ? ` [${buttons} buttons]` : ''} ${oneLine(m.text)}`;
+        const versions =
+          m.history.length > 1 ? m.history.map((v) => `      @${seconds(v.at)} ${oneLine(v.text)}`) : [];
+        return [head, ...versions];
       });
       return [
         `${c.name} (chat ${c.chatId}${c.threadId === undefined ? '' : `, topic ${c.threadId}`}) sent ${c.sent.join(' ')}`,
@@ -260,7 +276,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
       .filter((call) => call.method !== 'getUpdates')
       .map(
         (call) =>
-          `${call.at.toFixed(0)} ${call.method} ${call.chatId ?? ''} ${call.ok ? 'ok' : `${call.errorCode} ${call.description ?? ''}`}`,
+          `${seconds(call.at)} ${call.method} ${call.chatId ?? ''} ${call.ok ? 'ok' : `${call.errorCode} ${call.description ?? ''}`}`,
       );
     // What the model was asked and said: the tokens of the newest user text, and the answer's text.
     const model = system.model.messageRequests().map((r) => {
@@ -278,7 +294,7 @@ export async function startWorld(options: WorldOptions): Promise<FaultWorld> {
             : a.type === 'error'
               ? `error ${a.status}`
               : a.type;
-      return `${r.index} [${r.view?.kind ?? '?'}] ${asked} → ${said}`;
+      return `${r.index} @${seconds(r.at)} [${r.view?.kind ?? '?'}] ${asked} → ${said}`;
     });
     writeFileSync(
       file,

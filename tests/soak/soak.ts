@@ -67,7 +67,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   try {
     const deadline = Date.now() + options.durationMs;
     const senders = sendSteadily(world, options, pick);
-    while (Date.now() < deadline - 5_000) {
+    // Faults until the deadline and until every kind has come once: on a loaded machine a restart takes
+    // longer and twelve draws may not fit in the duration (a run dealt ten), so the last kinds come while
+    // the final messages are still in flight, within a minute past the deadline at most.
+    const missing = () => SOAK_FAULTS.some((kind) => !byKind[kind]);
+    while (Date.now() < deadline - 5_000 || (missing() && Date.now() < deadline + 60_000)) {
       await pause(3_000 + next() * 6_000);
       await injectOne(world, pick, deck, count);
     }

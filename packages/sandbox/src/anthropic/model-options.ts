@@ -24,6 +24,8 @@ export type Answer =
 export interface RecordedRequest {
   /** Position in `requests`. */
   readonly index: number;
+  /** When it arrived (`Date.now()`): the order of events across the model and Telegram, when a run fails. */
+  readonly at: number;
   readonly method: string;
   /** Path and query as sent, e.g. `/v1/messages?beta=true`. */
   readonly url: string;

@@ -228,7 +228,7 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): Scripte
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const path = url.split('?')[0] ?? '/';
-    const recorded: RecordedRequest = { index: requests.length, method, url, headers, body };
+    const recorded: RecordedRequest = { index: requests.length, at: Date.now(), method, url, headers, body };
     record(recorded);
 
     if (method === 'POST' && path === '/v1/messages') {
