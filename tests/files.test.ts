@@ -5,11 +5,11 @@
  * the user's message, with the caption rendered. A gateway killed between the tool call and the upload
  * must send the file exactly once after it is back.
  */
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { rule, say, sendFile, sendPhoto, type TelegramServer } from '@switchyard/sandbox';
+import { rule, say, sendFile, sendPhoto } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
+import { download, sha256 } from './downloads.js';
 import { botMessages, systemPerTest } from './system.js';
 
 // A 1x1 PNG.
@@ -19,17 +19,6 @@ const PNG = Buffer.from(
 );
 const allowOf = (m: { replyMarkup?: { inline_keyboard: { text: string }[][] } }) =>
   m.replyMarkup?.inline_keyboard.flat().find((b) => b.text.includes('Allow'))?.text;
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-/** The bytes Telegram holds for a file id, downloaded the way a bot does (getFile, then /file/). */
-async function download(telegram: TelegramServer, fileId: string): Promise<Buffer> {
-  const api = `${telegram.apiRoot}/bot${telegram.token}`;
-  const info = (await (await fetch(`${api}/getFile?file_id=${encodeURIComponent(fileId)}`)).json()) as {
-    result: { file_path: string };
-  };
-  const file = await fetch(`${telegram.apiRoot}/file/bot${telegram.token}/${info.result.file_path}`);
-  return Buffer.from(await file.arrayBuffer());
-}
 
 describe('end to end: files the agent sends', () => {
   const startSystem = systemPerTest();

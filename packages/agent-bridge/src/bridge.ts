@@ -20,6 +20,7 @@ import {
   type AppFrame,
   conversationKey,
   createProtocolClient,
+  createTransferPeer,
   describeError,
   type Endpoint,
   type FrameOf,
@@ -32,9 +33,12 @@ import {
   type StateLock,
   silentLogger,
   systemClock,
+  TRANSFER_MAX_BYTES,
+  type TransferPeer,
 } from '@switchyard/protocol';
 import type { StartingFrame } from './core/pool/pool.js';
 import { type FrameHandlers, type GatewayFrameType, handleFrame } from './core/session/frame-handlers.js';
+import { createExchangeSweep, type ExchangeSweep } from './io/files/exchange-sweep.js';
 import { createScheduleAsker } from './io/mcp/schedule-tools.js';
 import { FileChannelStore } from './io/outbox/outbox.js';
 import { createPool, type Pool } from './io/pool/pool.js';
@@ -62,6 +66,10 @@ export function createBridge(options: BridgeOptions): Bridge {
     clock,
   });
   let terminal: TerminalCommands | undefined;
+  /** Files to and from a gateway that shares no disk with this side (`filesOverProtocol`). */
+  let transfers: TransferPeer | undefined;
+  /** The worker's own retention of its exchange, when it shares none with the gateway. */
+  let sweep: ExchangeSweep | undefined;
 
   /**
    * Where each gateway frame goes, one entry per type: the pool (a frame that may need a process), the
@@ -135,6 +143,10 @@ export function createBridge(options: BridgeOptions): Bridge {
       async schedule_result(frame) {
         schedules.answer(frame);
       },
+      transfer_offer: (frame) => transfersNow().frame(frame),
+      transfer_chunk: (frame) => transfersNow().frame(frame),
+      transfer_ack: (frame) => transfersNow().frame(frame),
+      transfer_done: (frame) => transfersNow().frame(frame),
       async sessions_request(frame) {
         endpoint
           ?.send({ type: 'sessions', commandId: frame.commandId, sessions: listSessions() })
@@ -143,6 +155,15 @@ export function createBridge(options: BridgeOptions): Bridge {
     };
   };
   let routes: FrameHandlers<GatewayFrameType> | undefined;
+  /** The transfers' receiver, only when files cross the protocol: a gateway sharing the exchange sends none. */
+  const transfersNow = (): Pick<TransferPeer, 'frame'> => {
+    if (!transfers) throw new Error('the bridge is not started');
+    if (options.filesOverProtocol) return transfers;
+    return {
+      frame: async (frame) =>
+        log.warn({ type: frame.type }, 'ignored a file transfer: this bridge shares the exchange'),
+    };
+  };
 
   /** A frame from the gateway; acknowledged once this resolves (routed by {@link routesOf}). */
   const onFrame = (frame: AppFrame, receipt?: Receipt): Promise<void> => {
@@ -227,15 +248,28 @@ export function createBridge(options: BridgeOptions): Bridge {
         onFrame,
         logger: log.child({ component: 'channel' }),
         clock,
-        onConnectionChange: (state) => log.info({ connected: state.connected }, 'gateway connection'),
+        onConnectionChange: (state) => {
+          transfers?.connection(state.connected);
+          log.info({ connected: state.connected }, 'gateway connection');
+        },
         onRefused: (r) =>
           log.warn(
             { event: 'frame_skipped', direction: r.direction, seq: r.seq, type: r.frameType, code: r.code },
             'the channel skipped a frame its receiver refused',
           ),
       });
+      const link = endpoint;
+      transfers = createTransferPeer({
+        exchange,
+        maxBytes: TRANSFER_MAX_BYTES,
+        send: (frame) => link.send(frame),
+        connected: () => link.connected,
+        clock,
+        logger: log.child({ component: 'transfers' }),
+      });
+      const carried = options.filesOverProtocol ? { transfers } : {};
       pool = createPool({
-        options: { ...options, files: { ...options.files, schedules } },
+        options: { ...options, files: { ...options.files, schedules, ...carried } },
         log,
         clock,
         store,
@@ -247,10 +281,16 @@ export function createBridge(options: BridgeOptions): Bridge {
       const recorded = storedConversations().filter((c) => c.recorded);
       await pool.start(recorded.map(({ key, info }) => ({ key, route: info.route })));
       await endpoint.start();
+      if (options.filesOverProtocol) {
+        sweep = createExchangeSweep({ dir: exchange.dir, days: options.retentionDays ?? 7, clock, log });
+        await sweep.start();
+      }
     },
 
     async stop(kind) {
       terminal?.stop();
+      transfers?.stop();
+      await sweep?.stop();
       await pool?.stop(kind);
       await endpoint?.stop();
       store?.close();

@@ -54,6 +54,17 @@ export interface BridgeOptions {
    * `<stateDir>/files`, for one user only.
    */
   exchange?: ExchangeOptions;
+  /**
+   * The gateway runs on another host and shares no disk with the bridge (config's `bridge:` block): the
+   * agent's files go to it, and users' attachments come from it, as protocol transfers
+   * (`io/mcp/file-carrier.ts`, protocol's `node/transfer.ts`). Default false: the shared exchange.
+   */
+  filesOverProtocol?: boolean;
+  /**
+   * With `filesOverProtocol`: days after which files in this side's exchange (attachments received) are
+   * deleted, at start and then daily (`io/files/exchange-sweep.ts`); default 7, the gateway's default.
+   */
+  retentionDays?: number;
   /** `per-chat` (default): each chat and forum topic is its own session. `shared`: one for the agent. */
   conversations?: 'per-chat' | 'shared';
   /**

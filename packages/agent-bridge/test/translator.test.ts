@@ -170,6 +170,68 @@ describe('translator on recorded output', () => {
     for (const frame of frames) expect(parseFrame(frame).ok).toBe(true);
   });
 
+  it('two messages that waited for the same turn end are read one turn each: the second keeps a turn open until the CLI reads it', () => {
+    // The soak lost an answer here: both written while turn 1 ran, both announced for the turn opened at its
+    // end; the CLI read only the first in that turn (the second came during its one call) and started one
+    // more turn for the second. Between those two turns this side saw no turn running, so the pool stopped
+    // the process for a slot while the CLI was asking the model, and the second answer never came.
+    const echo = (id: string): string =>
+      JSON.stringify({
+        type: 'user',
+        isReplay: true,
+        parent_tool_use_id: null,
+        message: {
+          role: 'user',
+          content: (
+            JSON.parse(renderUserMessage(userMessage(id, `text of ${id}`))) as {
+              message: { content: unknown[] };
+            }
+          ).message.content,
+        },
+      });
+    const start = (id: string) =>
+      JSON.stringify({
+        type: 'stream_event',
+        parent_tool_use_id: null,
+        event: { type: 'message_start', message: { id } },
+      });
+    const result = linesOf('streamed-answer').find((l) => l.includes('"type":"result"')) as string;
+    const session = new Session();
+    const frames: AppFrame[] = [...session.processStarted().frames];
+    const feed = (line: string) => frames.push(...session.onEvents(translateLine(line), 2).frames);
+    frames.push(...session.acceptUserMessage(userMessage('in-1', 'go'), 1).frames);
+    feed(start('msg_1'));
+    frames.push(...session.acceptUserMessage(userMessage('in-2', 'two'), 1).frames);
+    frames.push(...session.acceptUserMessage(userMessage('in-3', 'three'), 1).frames);
+    feed(result);
+    const second = frames.filter((f) => f.type === 'turn_started').at(-1);
+    expect(second).toMatchObject({ inboundIds: ['in-2', 'in-3'] });
+    // The CLI's next turn reads only in-2.
+    feed(echo('in-2'));
+    feed(start('msg_2'));
+    feed(result);
+    // in-3 is still unread: a turn stays open for it (the process is not idle, nor stoppable).
+    expect(session.running).toBe(true);
+    const third = frames.filter((f) => f.type === 'turn_started').at(-1);
+    expect(third).toMatchObject({ inboundIds: ['in-3'] });
+    expect(third?.type === 'turn_started' && third.turnId).not.toBe(
+      second?.type === 'turn_started' && second.turnId,
+    );
+    feed(echo('in-3'));
+    feed(start('msg_3'));
+    feed(result);
+    expect(session.running).toBe(false);
+    // A turn that reads nothing (its one call failed before any echo) claims no more turns after it.
+    frames.push(...session.acceptUserMessage(userMessage('in-4', 'four'), 3).frames);
+    feed(start('msg_4'));
+    frames.push(...session.acceptUserMessage(userMessage('in-5', 'five'), 3).frames);
+    feed(result);
+    expect(session.running).toBe(true);
+    feed(result);
+    expect(session.running).toBe(false);
+    for (const frame of frames) expect(parseFrame(frame).ok).toBe(true);
+  });
+
   it('a process that dies before a model call took a message: written again to the next one unless the transcript has it', () => {
     const session = new Session();
     session.processStarted();

@@ -48,6 +48,8 @@ export function makeGateway(
     release: releaseName(),
     ...socketAccess(agent, environment.env),
     exchange: exchangeFor(agent, 'gateway', environment.env),
+    // A bridge on another host shares no disk with this one: files cross the link as transfers.
+    filesOverProtocol: agent.bridge !== undefined,
     card: simulated ? { ...agent.card, simulatedCost: true } : agent.card,
     ...(simulated ? { simulatedModel: true } : {}),
     retentionDays: agent.retention.days,

@@ -160,12 +160,11 @@ export function remoteBridgeFindings(remote: RemoteBridge | undefined, index: nu
       message: `the bridge runs on ${remote.host}, reached as ${ssh.user}@${remote.host}:${ssh.port}; its socket there is ${remote.socketPath}`,
     },
     {
-      level: 'warn',
+      level: 'ok',
       path: at,
       message:
-        'files do not cross the link yet: attachments users send and files the agent sends travel through the ' +
-        'exchange directory (<stateDir>/files), which the two hosts share only if it is one directory mounted at the same path on both',
-      fix: `mount the gateway host's ${'<stateDir>/files'} at the same path on ${remote.host} (NFS, sshfs), or expect send_file and attachments to fail for this agent`,
+        'files cross the link as protocol transfers (chunked, checksummed, resumed after a dropped link): ' +
+        'attachments users send and files the agent sends; each host keeps its own exchange directory (<stateDir>/files)',
     },
   ];
   const file = (field: string, what: string, name: string, fix: string): void => {

@@ -26,6 +26,9 @@ export function makeBridge(agent: AgentConfig, logger: Logger, env: NodeJS.Proce
     release: releaseName(),
     stateDir: serviceStateDir(agent, 'bridge'),
     exchange: exchangeFor(agent, 'bridge', env),
+    // A bridge on another host shares no disk with its gateway: files cross the link as transfers.
+    filesOverProtocol: agent.bridge !== undefined,
+    retentionDays: agent.retention.days,
     workDir: agent.workDir,
     claudeBin: agent.claude.bin,
     claudeArgs: agent.claude.args,

@@ -104,14 +104,14 @@ describe('a bridge on another host: config', () => {
     const findings = remoteBridgeFindings(remote, 0);
     expect(findings.map((f) => [f.level, f.path])).toEqual([
       ['ok', 'agents[0].bridge'],
-      ['warn', 'agents[0].bridge'],
+      ['ok', 'agents[0].bridge'],
       ['error', 'agents[0].bridge.ssh.identityFile'],
       ['warn', 'agents[0].bridge.ssh.knownHosts'],
     ]);
     expect(findings[0]?.message).toBe(
       'the bridge runs on build-box, reached as sy-demo@build-box:22; its socket there is /s.sock',
     );
-    expect(findings[1]?.message).toMatch(/^files do not cross the link yet/);
+    expect(findings[1]?.message).toMatch(/^files cross the link as protocol transfers/);
     expect(findings[2]?.fix).toBe(`chmod 600 ${key}`);
     expect(findings[3]?.fix).toBe(`ssh-keyscan -p 22 build-box >> ${path.join(dir, 'none')}`);
   });

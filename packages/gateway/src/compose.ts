@@ -16,7 +16,14 @@
  * (`bridge.receive`), as grammY's `bot.use` hands the handlers to a bot that exists.
  */
 import { join } from 'node:path';
-import { type ExchangeOptions, type Logger, type Route, systemClock } from '@switchyard/protocol';
+import {
+  createTransferPeer,
+  type ExchangeOptions,
+  type Logger,
+  type Route,
+  systemClock,
+  TRANSFER_MAX_BYTES,
+} from '@switchyard/protocol';
 import { createAccess } from './core/intake/access.js';
 import { createBudget } from './core/telegram/send-pacing.js';
 import { createUsageLimits } from './core/turns/usage-limit.js';
@@ -24,6 +31,7 @@ import { createAutomation } from './io/automation/automation.js';
 import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
 import { createBridgeLink } from './io/bridge/endpoint.js';
+import { createFileCarrier } from './io/bridge/file-carrier.js';
 import { createForward, createPass } from './io/bridge/forward.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
@@ -117,6 +125,15 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   // The bridge: the link first (everything below sends through it), its receiver handed over last.
   const bridge = createBridgeLink(options, store, { clock, logger });
   const knownChats = createKnownChats(store, [...options.allowUsers, ...(options.allowChats ?? [])]);
+  // Files to and from a bridge that shares no disk with this side (taken from no other bridge: the dispatch).
+  const transfers = createTransferPeer({
+    exchange,
+    maxBytes: TRANSFER_MAX_BYTES,
+    send: (frame) => bridge.send(frame),
+    connected: bridge.connected,
+    clock,
+    logger: logger.child({ component: 'transfers' }),
+  });
 
   // The turns and what they show.
   const cards = createCardDriver({
@@ -168,7 +185,11 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   });
 
   // A user's message to the bridge, past today's budget; the runs nobody typed enter the same way.
-  const pass = createPass({ send: bridge.send, store, turns, reply: chat.reply, logger });
+  const carry = createFileCarrier({
+    send: bridge.send,
+    transfers: options.filesOverProtocol ? transfers : undefined,
+  });
+  const pass = createPass({ send: carry, store, turns, reply: chat.reply, logger });
   const withinBudget = budgetGate(spend, {
     turns,
     reply: chat.reply,
@@ -262,6 +283,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     prompts,
     commands,
     files,
+    transfers: options.filesOverProtocol ? transfers : undefined,
     schedules,
     spend,
     terminal,
@@ -280,6 +302,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   bridge.receive({
     onFrame: metrics.observeFrames(onFrame),
     onConnectionChange: (connected) => {
+      transfers.connection(connected);
       turns.connection(connected);
       metrics.bridgeConnected(connected);
     },
@@ -343,6 +366,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     prompts,
     commands,
     files,
+    transfers,
     alerts,
     retention,
     endpoint: bridge.endpoint,

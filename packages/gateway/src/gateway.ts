@@ -112,6 +112,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await s.injector.stop();
         await s.turns.stop();
         await s.files.stop();
+        s.transfers.stop();
         await s.courier.drain();
         await s.endpoint.stop();
         await s.retention.stop();

@@ -46,6 +46,12 @@ export interface GatewayOptions {
    * directory. Default `<stateDir>/files`, for one user only.
    */
   exchange?: ExchangeOptions;
+  /**
+   * The bridge runs on another host and shares no disk with the gateway (config's `bridge:` block):
+   * attachments go to it, and its files come back, as protocol transfers (`io/bridge/file-carrier.ts`)
+   * instead of paths in the exchange directory. Default false: the bridge reads this side's exchange.
+   */
+  filesOverProtocol?: boolean;
   /** The Unix socket the bridge connects to. */
   socketPath: string;
   /** This Switchyard release, named in the handshake so that a version mismatch says what each side runs. */

@@ -1,7 +1,8 @@
 /**
  * `@switchyard/protocol/common`: the protocol's pure part, which a core may import: the frames and their
  * validation, the byte codec, the clock's types, the refusal rules, the logger's type, secret redaction,
- * the wake timer and the store's interface. Nothing here imports `node:`; biome keeps it so.
+ * the wake timer, the store's interface and the rules of a file transfer. Nothing here imports `node:`;
+ * biome keeps it so.
  */
 export { type Clock, ManualClock, systemClock, type TimerHandle } from './clock.js';
 export {
@@ -36,6 +37,7 @@ export {
   parseFrame,
   RELIABLE_TYPES,
   type RefusalCode,
+  type TransferFrame,
 } from './messages/frame.js';
 export {
   type Attachment,
@@ -51,6 +53,7 @@ export {
   type SessionInfo,
   type TerminalSession,
 } from './messages/to-gateway.js';
+export { TRANSFER_CHUNK_BYTES, TRANSFER_MAX_BYTES } from './messages/transfer.js';
 export { PROMPT_INPUT_MAX, PROMPT_SUMMARY_MAX, SUGGESTION_KINDS, type Usage } from './messages/turn.js';
 export { describeStderr, REDACTED, redactSecrets, type StderrClass } from './redact.js';
 export type { Refusal } from './refusal.js';
@@ -61,6 +64,23 @@ export type {
   PendingFrame,
   Receipt,
 } from './store.js';
+export {
+  answerChunk,
+  answerOffer,
+  type ChunkAnswer,
+  type OfferAnswer,
+  type ReceiverDisk,
+} from './transfer/receive.js';
+export {
+  DEFAULT_TRANSFER_LIMITS,
+  type SendAction,
+  type SendEvent,
+  type SendState,
+  type SendStep,
+  startSend,
+  stepSend,
+  type TransferLimits,
+} from './transfer/send.js';
 export {
   UNTRUSTED_CLOSE,
   UNTRUSTED_INPUT_RULE,

@@ -19,7 +19,7 @@
  * directory before they start (`ExecStartPre=+install -d …`) and {@link prepareExchange} finds it right.
  */
 import { chmodSync, chownSync, constants, mkdirSync, statSync } from 'node:fs';
-import { chmod, copyFile, type FileHandle, open, rename } from 'node:fs/promises';
+import { chmod, copyFile, type FileHandle, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** Where files cross between the two services of one agent, and with whom they are shared. */
@@ -102,6 +102,40 @@ export async function copyIntoExchange(
   await chmod(part, exchangeModes(options).fileMode);
   await rename(part, path);
   return path;
+}
+
+/**
+ * Deletes the regular files directly in `dir` last written before `before` (ms), except the paths
+ * `inUse()` names (read after the listing: a file saved meanwhile is younger than `before` anyway), and a
+ * `.part` a crash left is one of them. A missing directory has nothing to delete. Returns how many went.
+ */
+export async function deleteOlderFiles(
+  dir: string,
+  before: number,
+  inUse: () => ReadonlySet<string> = () => new Set(),
+): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+  const kept = inUse();
+  let deleted = 0;
+  for (const name of names) {
+    const path = join(dir, name);
+    if (kept.has(path)) continue;
+    try {
+      const st = await stat(path);
+      if (!st.isFile() || st.mtimeMs >= before) continue;
+      await unlink(path);
+      deleted += 1;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return deleted;
 }
 
 /** A file of the exchange opened for reading (close `handle` when done), or why it cannot be. */

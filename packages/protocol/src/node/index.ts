@@ -1,13 +1,14 @@
 /**
  * `@switchyard/protocol/node`: the protocol's Node part, for shells only: the connection over a socket,
- * the server and client endpoints, the socket path, the state directory's lock, the file exchange and the
- * in-memory store.
+ * the server and client endpoints, the socket path, the state directory's lock, the file exchange, files
+ * over the protocol (`transfer.ts`) and the in-memory store.
  */
 export { type ClientOptions, createProtocolClient } from './client.js';
 export { HANDSHAKE_MAX_FRAME_BYTES } from './connection-options.js';
 export { type Endpoint, type EndpointOptions, frameProblem } from './endpoint.js';
 export {
   copyIntoExchange,
+  deleteOlderFiles,
   type ExchangeOptions,
   exchangeModes,
   type OpenedExchangeFile,
@@ -38,3 +39,9 @@ export {
   type StateLock,
   stateLockHolder,
 } from './state-lock.js';
+export {
+  createTransferPeer,
+  type PutOutcome,
+  type TransferPeer,
+  type TransferPeerOptions,
+} from './transfer.js';

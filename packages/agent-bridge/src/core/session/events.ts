@@ -82,6 +82,12 @@ export function applyEvent(session: SessionOps, event: CliEvent, now: number, st
       return;
     }
     case 'input_taken': {
+      if (s.turn) {
+        s.turn.read = true;
+        const unread = s.turn.unread?.filter((id) => !event.inboundIds.includes(id)) ?? [];
+        if (unread.length > 0) s.turn.unread = unread;
+        else delete s.turn.unread;
+      }
       // The proof a steer was read: the model call being made now has it.
       const taken = s.awaiting.filter((id) => event.inboundIds.includes(id));
       if (taken.length > 0) {
@@ -322,19 +328,29 @@ function endTurn(
   s.compacting = false;
   // Messages no model call of this turn read (written during its last call, before an interrupt, or
   // while a command ran) are the CLI's next turn: open it now, announced as taken (module comment).
-  if (s.awaiting.length > 0) {
+  // So are those this turn was opened for and the CLI has not echoed, when it echoed another: it reads
+  // its queue one turn at a time when a message came during the turn's call. A turn that echoed nothing
+  // (its call failed first) proves nothing about its queue: its unread messages are not carried on.
+  const carried = turn.read === true ? (turn.unread ?? []) : [];
+  const next = [...carried, ...s.awaiting.filter((id) => !carried.includes(id))];
+  if (next.length > 0) {
+    const request =
+      carried.length > 0
+        ? safeSlice(s.untaken?.find((m) => m.inboundId === carried[0])?.text ?? '', 0, 4096)
+        : (s.awaitingRequest ?? '');
     // The chat the waiting messages came from (the last one's, as `acceptUserMessage` keeps it).
-    const next = session.openTurn(s.lastRoute ?? turn.route);
+    const opened = session.openTurn(s.lastRoute ?? turn.route);
+    opened.unread = [...next];
     step.frames.push(
       {
         type: 'turn_started',
-        turnId: next.id,
-        route: next.route,
-        inboundIds: [...s.awaiting],
-        request: s.awaitingRequest ?? '',
+        turnId: opened.id,
+        route: opened.route,
+        inboundIds: next,
+        request,
         startedAt: now,
       },
-      { type: 'message_taken', turnId: next.id, inboundIds: [...s.awaiting] },
+      { type: 'message_taken', turnId: opened.id, inboundIds: [...next] },
     );
     session.clearAwaiting();
   }

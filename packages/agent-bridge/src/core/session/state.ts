@@ -29,6 +29,14 @@ export interface Turn {
   /** Set for `/compact`, `/clear`, `/rename`: a CLI turn that answers a command, not a chat turn. */
   commandId?: string;
   interruptRequested: boolean;
+  /**
+   * Messages that waited for the previous turn's end and were announced for this one, which the CLI has
+   * not echoed yet. It may read them over several turns (one that came during this turn's only call waits
+   * for the next): those still here when this turn ends, after it read at least one, open the next turn.
+   */
+  unread?: string[];
+  /** The CLI echoed a message in this turn: its queue was read, so what it did not read is still queued. */
+  read?: boolean;
 }
 
 /** A control request this side sent and the command it answers. */

@@ -19,9 +19,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock, ExchangeOptions, FrameOf, Logger } from '@switchyard/protocol';
+import type { Clock, ExchangeOptions, FrameOf, Logger, TransferPeer } from '@switchyard/protocol';
 import { writeFileAtomic } from '../outbox/atomic-file.js';
 import { createMcpEndpoint, MCP_PATH, type McpEndpoint } from './endpoint.js';
+import { createFileCarrier } from './file-carrier.js';
 import { FileOutbox, type FileTarget } from './file-outbox.js';
 import { SCHEDULE_TOOL_NAMES, type ScheduleAsker } from './schedule-tools.js';
 import { FILE_TOOL_NAMES, MCP_SERVER_NAME } from './server.js';
@@ -38,6 +39,11 @@ export interface FilesConfig {
   retryMs?: number | undefined;
   /** The schedule tools' way to the gateway (the bridge's); absent: they answer that schedules are off. */
   schedules?: ScheduleAsker | undefined;
+  /**
+   * The way files reach a gateway on another host (the bridge's transfers, `file-carrier.ts`); absent:
+   * the gateway reads them from the shared exchange directory.
+   */
+  transfers?: Pick<TransferPeer, 'put'> | undefined;
 }
 
 /**
@@ -126,7 +132,14 @@ export function createFileTools(options: FileToolsOptions): FileTools {
         workDir: options.workDir,
         extraDirs: options.extraDirs,
         waitMs: options.waitMs,
-        emit: options.emit,
+        emit: options.transfers
+          ? createFileCarrier({
+              transfers: options.transfers,
+              emit: options.emit,
+              settle: (frame) => outbox?.settle(frame),
+              log,
+            })
+          : options.emit,
         clock: options.clock,
         log,
       });

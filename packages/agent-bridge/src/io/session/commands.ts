@@ -9,7 +9,7 @@
  * Contract: the channel acknowledges a frame once the handler resolves, so anything the handler must
  * not lose (delivered keys, intents, held items) is on disk by then (`delivery.ts`).
  */
-import type { Clock, FrameOf, Receipt } from '@switchyard/protocol';
+import type { Clock, FrameOf, GatewayToBridge, Receipt, TransferFrame } from '@switchyard/protocol';
 import type { HeldFrame } from '../../core/delivery/hold.js';
 import { modeAllowed, refusedModeText } from '../../core/prompts/permission-policy.js';
 import { type FrameHandlers, handleFrame } from '../../core/session/frame-handlers.js';
@@ -22,21 +22,14 @@ import type { Supervisor } from '../process/supervisor.js';
 import type { TerminalGate } from '../terminal/gate.js';
 import type { HistoryTail } from '../transcript/history-tail.js';
 
-/** The gateway's frames a conversation takes (the bridge routes the others; see `bridge.ts`). */
-export type ConversationFrame = FrameOf<
-  | 'user_message'
-  | 'permission_answer'
-  | 'question_answer'
-  | 'interrupt'
-  | 'set_model'
-  | 'set_mode'
-  | 'compact'
-  | 'clear'
-  | 'resume_session'
-  | 'handoff'
-  | 'worktree_remove'
-  | 'status_request'
-  | 'rename'
+/**
+ * The gateway's frames a conversation takes: all of the protocol's `GatewayToBridge` but those the bridge
+ * routes itself (see `bridge.ts`), so a new gateway frame is a conversation's unless it is listed here.
+ */
+export type ConversationFrame = Exclude<
+  GatewayToBridge,
+  | FrameOf<'stop_session' | 'sessions_request' | 'resume_list_request' | 'file_sent' | 'schedule_result'>
+  | TransferFrame
 >;
 
 /** What the command handler needs of the bridge around it. */

@@ -14,6 +14,7 @@ import type { AppFrame } from '@switchyard/protocol/common';
  * - `command`: the command runner's pending answer;
  * - `operator`: an operator event (logged, alerted, said in its chat);
  * - `file`: the file sender;
+ * - `transfer`: the transfers of files with a bridge on another host (protocol's `node/transfer.ts`);
  * - `schedule`: the schedules (`io/automation/schedules.ts`), the agent's own schedule requests;
  * - `terminal`: `/resume`'s list and `/handoff`'s answer (`io/commands/terminal-commands.ts`);
  * - `wrong_way`: a gateway-to-bridge frame the bridge has no business sending (logged, dropped).
@@ -25,6 +26,7 @@ export type FrameOwner =
   | 'command'
   | 'operator'
   | 'file'
+  | 'transfer'
   | 'schedule'
   | 'terminal'
   | 'wrong_way';
@@ -55,6 +57,10 @@ export const FRAME_OWNER = {
   command_result: 'command',
   operator_event: 'operator',
   file_send: 'file',
+  transfer_offer: 'transfer',
+  transfer_chunk: 'transfer',
+  transfer_ack: 'transfer',
+  transfer_done: 'transfer',
   schedule_request: 'schedule',
   resume_list: 'terminal',
   handoff_result: 'terminal',

@@ -4,7 +4,14 @@
  * (the card shows the wait), command results and status to the command runner. Who owns which frame is
  * the table in `core/bridge/frame-owner.ts`; the switch here is exhaustive over its owners.
  */
-import { type AppFrame, assertNever, type FrameOf, type Logger, type Route } from '@switchyard/protocol';
+import {
+  type AppFrame,
+  assertNever,
+  type FrameOf,
+  type Logger,
+  type Route,
+  type TransferPeer,
+} from '@switchyard/protocol';
 import { ownerOf, readBySpend } from '../../core/bridge/frame-owner.js';
 import type { Schedules } from '../automation/schedules.js';
 import type { CommandRunner } from '../commands/commands.js';
@@ -22,6 +29,11 @@ export interface FrameDispatchOptions {
   commands: Pick<CommandRunner, 'answer'>;
   /** Uploads the files the agent sends. */
   files: Pick<FileSender, 'frame'>;
+  /**
+   * Files crossing to and from a bridge on another host (protocol's `node/transfer.ts`); absent for a
+   * local bridge, which shares the exchange directory: its transfer frames are dropped.
+   */
+  transfers?: Pick<TransferPeer, 'frame'> | undefined;
   /** The agent's schedule requests (its schedule_* tools). */
   schedules: Pick<Schedules, 'request'>;
   /** The daily budgets' ledger: sees the frames it reads before their owner does. */
@@ -106,6 +118,14 @@ export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppF
       }
       case 'file':
         options.files.frame(owned.frame);
+        return;
+      case 'transfer':
+        if (options.transfers) void options.transfers.frame(owned.frame);
+        else
+          logger.warn(
+            { event: 'unexpected_frame', type: owned.frame.type },
+            'a local bridge sent a file transfer',
+          );
         return;
       case 'schedule':
         options.schedules.request(owned.frame);

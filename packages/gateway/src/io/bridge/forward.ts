@@ -4,15 +4,15 @@
  * told by the gate itself), then the frame goes to the bridge's channel. A frame the channel will not
  * take (it fails the protocol's checks) is reported in its chat instead of silently gone.
  */
-import type { FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
+import type { FrameOf, Logger, Route } from '@switchyard/protocol';
 import { reportNotForwarded } from '../../core/intake/message-fit.js';
 import type { GatewayStore } from '../../store/store.js';
 import type { Turns } from '../turns/turns.js';
 
 /** What handing a frame to the bridge needs. */
 export interface PassOptions {
-  /** Hands a frame to the bridge's channel. */
-  send(frame: GatewayToBridge): Promise<void>;
+  /** Hands a message to the bridge's channel (its files carried first to a remote bridge: `file-carrier.ts`). */
+  send(frame: FrameOf<'user_message'>): Promise<void>;
   store: Pick<GatewayStore, 'getInbound'>;
   turns: Pick<Turns, 'refused'>;
   reply(route: Route, text: string): Promise<unknown>;

@@ -12,9 +12,13 @@
  * `.part` left by a crash mid-write is deleted by the same rule. The bridge deletes its own copies once
  * Telegram has them; what a crash left behind is swept here.
  */
-import { readdir, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type Clock, createWakeTimer, type Logger, systemClock } from '@switchyard/protocol';
+import {
+  type Clock,
+  createWakeTimer,
+  deleteOlderFiles,
+  type Logger,
+  systemClock,
+} from '@switchyard/protocol';
 import type { Forgotten, GatewayStore } from '../../store/store.js';
 import { SPEND_KEPT_MS } from '../spend/spend-ledger.js';
 
@@ -62,38 +66,13 @@ export function createRetention(options: RetentionOptions): Retention {
   /** Between `stop` and the next `start`: a pass that ends then arms no next one. */
   let stopped = false;
 
-  const deleteFiles = async (dir: string, before: number): Promise<number> => {
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw err;
-    }
-    // Read after the listing: a file saved meanwhile is younger than `before` anyway.
-    const inUse = options.store.filesInUse();
-    let deleted = 0;
-    for (const name of names) {
-      const path = join(dir, name);
-      if (inUse.has(path)) continue;
-      try {
-        const st = await stat(path);
-        if (!st.isFile() || st.mtimeMs >= before) continue;
-        await unlink(path);
-        deleted += 1;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-    }
-    return deleted;
-  };
-
   const pass = async (): Promise<RetentionReport> => {
     const before = now() - ageMs;
     const forgotten = options.store.forgetFinishedBefore(before);
     const spend = options.store.forgetSpendBefore(now() - SPEND_KEPT_MS);
     let files = 0;
-    for (const dir of options.dirs) files += await deleteFiles(dir, before);
+    for (const dir of options.dirs)
+      files += await deleteOlderFiles(dir, before, () => options.store.filesInUse());
     const report = { ...forgotten, files, spend };
     log.info({ event: 'retention', ...report }, 'deleted finished rows and attachments past retention');
     return report;

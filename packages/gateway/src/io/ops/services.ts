@@ -2,7 +2,7 @@
  * What a started gateway is made of: the services `compose.ts` builds, `boot.ts` starts in order and
  * `gateway.ts` stops. Types only.
  */
-import type { Endpoint, FrameOf, Route } from '@switchyard/protocol';
+import type { Endpoint, FrameOf, Route, TransferPeer } from '@switchyard/protocol';
 import type { Bot } from 'grammy';
 import type { createAccess } from '../../core/intake/access.js';
 import type { GatewayStatus } from '../../options.js';
@@ -37,6 +37,8 @@ export interface Services {
   prompts: Prompts;
   commands: CommandRunner;
   files: FileSender;
+  /** Files crossing to and from a bridge on another host; stopped with the services. */
+  transfers: Pick<TransferPeer, 'stop'>;
   alerts: Alerts;
   retention: Retention;
   endpoint: Endpoint;

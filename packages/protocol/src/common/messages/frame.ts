@@ -11,17 +11,19 @@
  * fire-and-forget (live text deltas, pings, acks).
  *
  * The members are declared by family, a file each: `control.ts` (both directions), `to-bridge.ts` (what
- * the gateway sends), `turn.ts` (a turn's events) and `to-gateway.ts` (the bridge's other frames), on the
- * shared fields of `fields.ts`; this file is their union and what is derived from it.
+ * the gateway sends), `turn.ts` (a turn's events), `to-gateway.ts` (the bridge's other frames) and
+ * `transfer.ts` (files, both directions, when the two sides share no disk), on the shared fields of
+ * `fields.ts`; this file is their union and what is derived from it.
  */
 import { z } from 'zod';
 import { CONTROL_FRAMES } from './control.js';
 import { GATEWAY_FRAMES } from './to-bridge.js';
 import { BRIDGE_FRAMES } from './to-gateway.js';
+import { TRANSFER_FRAMES } from './transfer.js';
 import { TURN_FRAMES } from './turn.js';
 
 /** Bumped on any incompatible change to a frame (`messages/`). Peers with different versions refuse each other. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Runtime schema of every frame; `parseFrame` is the only way input becomes a `Frame`. */
 export const frameSchema = z.discriminatedUnion('type', [
@@ -29,6 +31,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   ...GATEWAY_FRAMES,
   ...TURN_FRAMES,
   ...BRIDGE_FRAMES,
+  ...TRANSFER_FRAMES,
 ]);
 /** Any frame on the wire. */
 export type Frame = z.infer<typeof frameSchema>;
@@ -39,29 +42,33 @@ export type FrameOf<T extends FrameType> = Extract<Frame, { type: T }>;
 
 /** Frames the channel itself uses: handshake, acknowledgement, liveness, refusal. */
 export type ControlFrame = FrameOf<'hello' | 'welcome' | 'ack' | 'ping' | 'pong' | 'error' | 'refused'>;
+/** A file crossing between the two sides (`transfer.ts`): sent by either, so a member of both directions. */
+export type TransferFrame = FrameOf<'transfer_offer' | 'transfer_chunk' | 'transfer_ack' | 'transfer_done'>;
 /** What the gateway sends the bridge. */
-export type GatewayToBridge = FrameOf<
-  | 'user_message'
-  | 'permission_answer'
-  | 'question_answer'
-  | 'interrupt'
-  | 'set_model'
-  | 'set_mode'
-  | 'compact'
-  | 'clear'
-  | 'status_request'
-  | 'rename'
-  | 'stop_session'
-  | 'sessions_request'
-  | 'resume_list_request'
-  | 'resume_session'
-  | 'handoff'
-  | 'worktree_remove'
-  | 'file_sent'
-  | 'schedule_result'
->;
+export type GatewayToBridge =
+  | TransferFrame
+  | FrameOf<
+      | 'user_message'
+      | 'permission_answer'
+      | 'question_answer'
+      | 'interrupt'
+      | 'set_model'
+      | 'set_mode'
+      | 'compact'
+      | 'clear'
+      | 'status_request'
+      | 'rename'
+      | 'stop_session'
+      | 'sessions_request'
+      | 'resume_list_request'
+      | 'resume_session'
+      | 'handoff'
+      | 'worktree_remove'
+      | 'file_sent'
+      | 'schedule_result'
+    >;
 /** What the bridge sends the gateway. */
-export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge>;
+export type BridgeToGateway = Exclude<Frame, ControlFrame | GatewayToBridge> | TransferFrame;
 /** Why a peer's input was refused. */
 export type ProtocolErrorCode = FrameOf<'error'>['code'];
 /** Why a receiver refused one reliable frame (see the `refused` frame). */
