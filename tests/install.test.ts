@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTelegramServer } from '@switchyard/sandbox';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { outputOf } from './processes.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +48,26 @@ const env = {
 };
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * The artifact `deploy/pack.sh` makes of this checkout, packed once for the file: a pack installs the
+ * production dependencies, most of a test's time here. Every install below takes it, except the first,
+ * which packs the checkout itself (`install.sh` with no artifact) to show that path.
+ */
+let packed: { status: number | null; stdout: string; stderr: string } = {
+  status: null,
+  stdout: '',
+  stderr: '',
+};
+let artifact = '';
+beforeAll(() => {
+  packed = spawnSync('bash', [path.join(repo, 'deploy/pack.sh'), path.join(dir, 'out')], {
+    env,
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
+  artifact = packed.stdout.trim();
+}, 300_000);
 const TOKEN = '4242:staging-token-not-a-secret-0000000';
 
 /** Like spawnSync, without blocking this process: the fake Telegram server answers from here. */
@@ -82,7 +102,8 @@ function walk(root: string, at = ''): string[] {
 const current = () => readlinkSync(path.join(dir, 'opt', 'current'));
 
 it('installs only what runs, upgrades beside the previous release and rolls back', () => {
-  install();
+  // From the built checkout: install.sh packs it first.
+  expect(install()).toContain('no artifact given: packing this checkout');
   const first = current();
   const release = path.join(dir, 'opt', first);
   const files = walk(release);
@@ -145,7 +166,8 @@ it('installs only what runs, upgrades beside the previous release and rolls back
   // The operator's config survives an upgrade.
   const config = path.join(dir, 'etc', 'switchyard.yaml');
   writeFileSync(config, '# mine\n');
-  install();
+  // The upgrade from an artifact given by its path, as an operator copies one to the host.
+  expect(install(artifact)).not.toContain('packing this checkout');
   expect(readFileSync(config, 'utf8')).toBe('# mine\n');
   const second = current();
   expect(second).not.toBe(first);
@@ -162,14 +184,8 @@ it('packs an artifact that installs with no checkout; add-agent takes an agent f
   const telegram = createTelegramServer({ token: TOKEN, bot: { username: 'staging_bot' } });
   const { apiRoot } = await telegram.start();
   try {
-    // The build machine packs; the host gets only the tarball.
-    const packed = spawnSync('bash', [path.join(repo, 'deploy/pack.sh'), path.join(host, 'out')], {
-      env,
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
+    // The build machine packs (once for the file, above); the host gets only the tarball.
     expect(packed.status, packed.stderr).toBe(0);
-    const artifact = packed.stdout.trim();
     expect(path.basename(artifact)).toMatch(/^switchyard-0\.1\.0-\d{8}T\d{6}Z\.tar\.gz$/);
     expect(spawnSync('tar', ['-xzf', artifact, '-C', host]).status).toBe(0);
     const unpacked = path.join(host, path.basename(artifact, '.tar.gz'));
@@ -299,13 +315,13 @@ mount --bind "$H/var-lib" /var/lib
 # (the checkout may sit in a directory only its owner may enter).
 mkdir -p "$H/checkout"
 mount --bind "$REPO" "$H/checkout"
-bash "$REPO/deploy/install.sh"
+bash "$REPO/deploy/install.sh" "$ARTIFACT"
 add() {
   printf '%s\\n' "$TOKEN" | "$H/bin/switchyard" add-agent bot1 --allow 42 --work-dir "$H/srv/bot1" --api-root "$API"
 }
 echo "=== first"; add
 echo "=== second"; add
-echo "=== reinstall"; bash "$REPO/deploy/install.sh"
+echo "=== reinstall"; bash "$REPO/deploy/install.sh" "$ARTIFACT"
 echo "=== facts"
 getent passwd sy-bot1 | cut -d: -f1,6,7
 stat -c '%n %U:%G %a' /var/lib/switchyard /var/lib/switchyard/bot1/bridge "$H/srv/bot1" /etc/switchyard/credentials /etc/switchyard/credentials/bot1.token /etc/switchyard/switchyard.yaml
@@ -316,6 +332,7 @@ runuser -u sy-bot1 -- cat /etc/switchyard/credentials/bot1.token 2>/dev/null && 
           ...process.env,
           H: host,
           REPO: repo,
+          ARTIFACT: artifact,
           TOKEN,
           API: apiRoot,
           PATH: `${path.join(host, 'fake-bin')}:${path.join(host, 'checkout/node_modules/.bin')}:${process.env.PATH}`,

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { openGatewayStore } from '@switchyard/gateway';
 import { callTool, rule, say, type TelegramServer } from '@switchyard/sandbox';
-import { describe, expect, it } from 'vitest';
+import { assert, describe, expect, it, vi } from 'vitest';
 import { botMessages, type System, systemPerTest } from './system.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,6 +28,19 @@ function dueTimesAsked(system: System, name: string): string[] {
     if (match?.[1] && request.view?.repliesSoFar === 0) asked.push(match[1]);
   }
   return asked;
+}
+/**
+ * When the gateway said it started, from the time on its `gateway started` log lines (the `n`th start, from
+ * 0), or `undefined` before it has. Its schedules start in the same step, so a config schedule's due times
+ * count from there.
+ */
+function gatewayStartedAt(system: System, n = 0): number | undefined {
+  const times = system
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('"gateway started"'))
+    .map((line) => Date.parse((JSON.parse(line) as { time: string }).time));
+  return times[n];
 }
 /** The notes the chat shows (bot messages starting with ⏰). */
 const notes = (telegram: TelegramServer, chatId: number): string[] =>
@@ -57,8 +70,17 @@ describe('end to end: schedules', () => {
     const { telegram, chatId } = system;
     system.start('gateway');
     system.start('bridge');
-    const first = nextTen(Date.now(), 4_000);
-    // The first due time after the start is answered.
+    // The first due time after the gateway's start is answered. It is counted from when the gateway says
+    // it started, not from the spawn: on a loaded machine starting takes longer than any margin guessed
+    // here, and a due time before the start never runs.
+    const startedAt = await vi.waitFor(
+      () => gatewayStartedAt(system) ?? assert.fail('the gateway has not started'),
+      {
+        timeout: 60_000,
+        interval: 50,
+      },
+    );
+    const first = nextTen(Math.max(Date.now(), startedAt));
     await telegram.waitFor(() => dueTimesAsked(system, 'tick').includes(iso(first)) || undefined, {
       timeoutMs: 60_000,
     });
@@ -83,6 +105,8 @@ describe('end to end: schedules', () => {
     // answer takes well under 10 s, and the chat would have said so).
     expect(new Set(asked).size).toBe(asked.length);
     const start = Date.parse(asked[0] ?? '');
+    // Nothing from before the gateway's first start ran.
+    expect(start).toBeGreaterThan(startedAt);
     const end = Date.parse(asked.at(-1) ?? '');
     const expected = Array.from({ length: (end - start) / 10_000 + 1 }, (_, i) => iso(start + i * 10_000));
     if (notes(telegram, chatId).some((n) => n.includes('merged'))) {

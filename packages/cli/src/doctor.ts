@@ -28,6 +28,11 @@ import { serviceStateDir } from './services.js';
 export interface DoctorEnvironment extends ConfigEnvironment {
   /** Per Telegram request. Default 5000 ms. */
   telegramTimeoutMs?: number;
+  /**
+   * How long the doctor's own poll waits for another poller to cut it short, in whole seconds (Telegram's
+   * `timeout`). Default 2; tests against a local Telegram, whose other poller polls again at once, pass 1.
+   */
+  pollProbeSeconds?: number;
   /** Whether systemd runs this host (default: `/run/systemd/system` exists). */
   systemd?: boolean;
   nodeVersion?: string;
@@ -45,7 +50,7 @@ export interface DoctorReport {
   findings: Finding[];
 }
 
-/** How long the doctor's own poll waits for another poller to cut it short. */
+/** How long the doctor's own poll waits for another poller to cut it short (see `pollProbeSeconds`). */
 const POLL_PROBE_SECONDS = 2;
 
 /** The minimum Node version, as package.json's `engines` says. */
@@ -155,9 +160,10 @@ async function telegramFindings(
     throw err;
   }
   if (!token) return [];
+  const probeSeconds = environment.pollProbeSeconds ?? POLL_PROBE_SECONDS;
   const call = async (method: string, query = '') => {
     const res = await fetch(`${agent.apiRoot}/bot${token}/${method}${query}`, {
-      signal: AbortSignal.timeout((environment.telegramTimeoutMs ?? 5000) + POLL_PROBE_SECONDS * 1000),
+      signal: AbortSignal.timeout((environment.telegramTimeoutMs ?? 5000) + probeSeconds * 1000),
     });
     return { status: res.status, body: (await res.json().catch(() => ({}))) as TelegramReply };
   };
@@ -200,7 +206,7 @@ async function telegramFindings(
     // timeout 0 meets a webhook (409 at once); a short long poll meets a live poller, whose next
     // getUpdates ends ours with 409 (it sees one 409 itself and polls again, as pollers do).
     let updates = await call('getUpdates', '?timeout=0&limit=1');
-    if (updates.status !== 409) updates = await call('getUpdates', `?timeout=${POLL_PROBE_SECONDS}&limit=1`);
+    if (updates.status !== 409) updates = await call('getUpdates', `?timeout=${probeSeconds}&limit=1`);
     if (updates.status === 409) {
       findings.push({
         level: 'error',

@@ -42,6 +42,8 @@ async function doctor(
     cwd: dir,
     systemd: false,
     telegramTimeoutMs: 2000,
+    // Each doctor run long-polls for another poller; the one test that has one polls again at once.
+    pollProbeSeconds: 1,
     userEntry: () => undefined,
     ...options.host,
   });

@@ -258,6 +258,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     }),
     schedules,
     simulatedModel: options.simulatedModel === true,
+    ...(options.statusTimeoutMs !== undefined ? { statusTimeoutMs: options.statusTimeoutMs } : {}),
     routes: {
       add: (commandId, route) => store.addCommandRoute(commandId, route),
       take: (commandId) => store.takeCommandRoute(commandId),

@@ -100,6 +100,11 @@ export interface GatewayOptions {
    */
   placeholderRetryMs?: number;
   /**
+   * How long `/status` waits for the bridge's answer before replying from the gateway's view; default 3 s
+   * (tests shorten it).
+   */
+  statusTimeoutMs?: number;
+  /**
    * How voice notes, audio files and video notes are transcribed (`io/voice/transcriber.ts`): an
    * OpenAI-compatible server or a local program. Absent: they reach the agent as files, with a reply
    * saying no transcriber is configured.

@@ -284,7 +284,7 @@ describe('commands', () => {
   });
 
   it('/status answers from the gateway’s view when the bridge does not answer', async () => {
-    world = await startWorld();
+    world = await startWorld({ statusTimeoutMs: 300 });
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;

@@ -10,12 +10,15 @@ export const pinEvents = (w: World) =>
     (l) => l.msg === 'pin-event' && (l.fields.event === 'pin' || l.fields.event === 'unpin'),
   );
 
-/** A turn that runs one Bash tool for `runMs`, then answers "done". */
+/**
+ * A turn that runs one Bash tool for `runMs` (or until `runMs` resolves, for a turn that must outlive
+ * something the test waits for), then answers "done".
+ */
 export async function turn(
   b: FakeBridge,
   chatId: number,
   turnId: string,
-  runMs: number,
+  runMs: number | (() => Promise<unknown>),
   threadId?: number,
 ): Promise<void> {
   const route = threadId === undefined ? { chatId } : { chatId, threadId };
@@ -27,7 +30,7 @@ export async function turn(
     name: 'Bash',
     input: { command: 'ls' },
   });
-  await sleep(runMs);
+  await (typeof runMs === 'number' ? sleep(runMs) : runMs());
   await b.send({ type: 'tool_finished', turnId, toolUseId: `${turnId}-u1`, isError: false });
   await b.send({ type: 'text', turnId, blockId: `${turnId}-b`, text: 'done' });
   await b.send({ type: 'turn_ended', turnId, outcome: 'success' });

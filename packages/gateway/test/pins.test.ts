@@ -59,14 +59,15 @@ describe('pinned progress card', () => {
     bridge = await connectBridge(world.socketPath);
     const { tg } = world;
     const chatId = tg.privateChat().id;
-    const running = turn(bridge, chatId, 't1', 900);
-    await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
-    tg.failNext(
-      'unpinChatMessage',
-      { errorCode: 400, description: 'Bad Request: message to unpin not found' },
-      { times: 2 },
-    );
-    await running;
+    // The turn ends once its card is pinned and both unpins are set to fail.
+    await turn(bridge, chatId, 't1', async () => {
+      await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
+      tg.failNext(
+        'unpinChatMessage',
+        { errorCode: 400, description: 'Bad Request: message to unpin not found' },
+        { times: 2 },
+      );
+    });
     await waitUntil(() => tg.calls('unpinChatMessage').length === 2, 5000, 'unpin retry');
     await waitUntil(() => world?.gateway.status().pins === 0, 2000, 'record cleared');
     // The pin is still on Telegram; the next boot's bot-authored sweep removes it.
@@ -98,7 +99,8 @@ describe('pinned progress card', () => {
   // and behind the replies queued meanwhile, so it completes 1-4 s after the second turn starts. The
   // second card may not be sent before the first closed (pins never overlap), so a second turn of
   // 900 ms ended before its card could show: correctly no card, no pin (I6) — and the test waited for a
-  // second unpin that could not come. The second turn now runs long enough to outlive the first close.
+  // second unpin that could not come. The second turn now runs until its own card is pinned, so it
+  // outlives the first close however long that takes (a fixed 5 s did too, at 5 s a run).
 
   it('T4/I7: two turns in one chat get independent cards; the second closes the first before pinning', async () => {
     world = await startWorld({ card: CARD });
@@ -107,7 +109,13 @@ describe('pinned progress card', () => {
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'a', route: { chatId } });
     const first = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
-    await turn(bridge, chatId, 'b', 5000);
+    await turn(bridge, chatId, 'b', () =>
+      waitUntil(
+        () => pinEvents(world as World).some((e) => e.fields.event === 'pin' && e.fields.turnKey === 'b'),
+        8000,
+        'the second card pinned',
+      ),
+    );
     await bridge.send({ type: 'turn_ended', turnId: 'a', outcome: 'success' });
     await waitUntil(
       () => pinEvents(world as World).length === 4 && tg.chat(chatId).pinned.length === 0,

@@ -66,7 +66,8 @@ describe('rich replies in a private chat', () => {
     await tg.waitFor(() => tg.chat(route.chatId).drafts.find((d) => d.text === '' && d.canStop));
     const answer = longAnswer();
     expect(answer.length).toBe(6000);
-    await stream(bridge, 't1', answer, { size: 300, everyMs: 150 });
+    // 1.5 s of streaming: drafts go at most one per 600 ms, so two or three are seen.
+    await stream(bridge, 't1', answer, { size: 600, everyMs: 150 });
     const [final] = await tg.waitFor(() => {
       const mine = botMessages(tg, route.chatId);
       return mine.length > 0 ? mine : undefined;
@@ -196,7 +197,8 @@ describe('rich replies in a group', () => {
     await sleep(200);
     expect(botMessages(tg, route.chatId)).toEqual([]);
     const answer = `## Table\n\n| a | b |\n|--|--|\n| 1 | 2 |\n\n${'More text here. '.repeat(30)}`;
-    const streaming = stream(bridge, 't1', answer, { size: 40, everyMs: 400 });
+    // Seven deltas 400 ms apart: the group's edit budget (scaled by ten) allows a live edit after each.
+    const streaming = stream(bridge, 't1', answer, { size: 80, everyMs: 400 });
     const placeholder = await tg.waitFor(() => botMessages(tg, route.chatId)[0]);
     await streaming;
     const final = await tg.waitFor(

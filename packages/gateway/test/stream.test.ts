@@ -57,7 +57,8 @@ async function streamTurn(
       delta: text.slice(i * step, (i + 1) * step),
     });
     await onChunk?.(i);
-    await sleep(600);
+    // Time for a live edit between two chunks: the harness's budget (scaled by ten) grants one in ~100 ms.
+    await sleep(200);
   }
   await b.send({ type: 'text', turnId: 't1', blockId: 'b1', text });
 }

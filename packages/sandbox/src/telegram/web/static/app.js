@@ -88,7 +88,7 @@ function apply(event) {
         e.action = null;
       } else if (event.message.chatId === state.current) {
         // The user's own new message is what they look at next, wherever the list was.
-        state.follow = true;
+        followFromHere();
       }
       break;
     }
@@ -263,7 +263,7 @@ async function send(event) {
   } else {
     return;
   }
-  state.follow = true;
+  followFromHere();
   $('text').value = '';
   $('text').style.height = 'auto';
   state.replyTo = null;
@@ -740,16 +740,35 @@ function render(jump = false) {
   // Unchanged messages keep their nodes (and a reader's selection or hover); only a change re-lays out.
   const same = nodes.length === box.children.length && nodes.every((node, i) => box.children[i] === node);
   if (!same) box.replaceChildren(...nodes);
-  if (jump) state.follow = true;
+  if (jump) followFromHere();
   followEnd();
 }
 
 /** Where the view last put the list's scroll: a scroll above it is the reader's, not the view's. */
 let followedTop = 0;
 
-/** Shows the list's end while it follows (see `state.follow`). */
+/** Follows the list's end from wherever it is now: a jump, or the user's own message (not their scroll). */
+function followFromHere() {
+  state.follow = true;
+  followedTop = 0;
+}
+
+/**
+ * Whether the reader has scrolled the list up from where the view put it and away from its end. A shrink
+ * below (a draft replaced by a shorter message) also lowers the scroll, but only down to the end.
+ */
+function readerLeftEnd(box) {
+  return box.scrollHeight - box.scrollTop - box.clientHeight >= FOLLOW_PX && box.scrollTop < followedTop;
+}
+
+/**
+ * Shows the list's end while it follows (see `state.follow`). The reader's scroll is read here too, not
+ * only in the `scroll` listener: that event comes with the next frame, and a picture's load or a new
+ * message can come before it, which would take the reader back to the end they just left.
+ */
 function followEnd() {
   const box = $('messages');
+  if (readerLeftEnd(box)) state.follow = false;
   if (!state.follow) return;
   box.scrollTop = box.scrollHeight;
   followedTop = box.scrollTop;
@@ -763,8 +782,8 @@ $('composer').addEventListener('submit', send);
 // moves nothing, so it never counts as the reader leaving the end, however late its scroll event comes.
 $('messages').addEventListener('scroll', () => {
   const box = $('messages');
-  if (box.scrollHeight - box.scrollTop - box.clientHeight < FOLLOW_PX) state.follow = true;
-  else if (box.scrollTop < followedTop) state.follow = false;
+  if (readerLeftEnd(box)) state.follow = false;
+  else if (box.scrollHeight - box.scrollTop - box.clientHeight < FOLLOW_PX) state.follow = true;
 });
 // The list's own height changes too (the composer grows with its text, bars come and go).
 new ResizeObserver(followEnd).observe($('messages'));
