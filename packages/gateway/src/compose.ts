@@ -286,6 +286,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     files,
     transfers: options.filesOverProtocol ? transfers : undefined,
     schedules,
+    spend,
     terminal,
     reply: (route, text) => void chat.reply(route, text),
     notices: createTurnNotices({ api, courier, lastErrors, logger: logger.child({ component: 'notices' }) }),
@@ -300,7 +301,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger,
   });
   bridge.receive({
-    onFrame: metrics.observeFrames(spend.observeFrames(onFrame)),
+    onFrame: metrics.observeFrames(onFrame),
     onConnectionChange: (connected) => {
       transfers.connection(connected);
       turns.connection(connected);

@@ -50,20 +50,25 @@ async function twoTurns(ordered: boolean): Promise<string[]> {
     journal: journal as never,
     courier,
     store: { setTurnMessages: () => {} },
-    replies: 'classic',
     logger: silentLogger,
     clock,
   });
   const order = createAnswerOrder({ clock });
   const route = { chatId: -5 };
   const first = order.link('-5');
-  const one = replies.stream({ turnId: 't1', route }, [], 1, first.after);
+  const one = replies.stream(
+    { turnId: 't1', route, presentation: 'classic', messageIds: [], opener: 1 },
+    first.after,
+  );
   one.show(() => 'first, live');
   await clock.advanceAsync(10);
   // The first answer is long: two messages (past 4,096 characters).
   const finishing = one.finish(`first ${'a'.repeat(4000)}\n\n${'b'.repeat(3000)}`).then(first.settle);
   const second = order.link('-5');
-  const two = replies.stream({ turnId: 't2', route }, [], 2, ordered ? second.after : undefined);
+  const two = replies.stream(
+    { turnId: 't2', route, presentation: 'classic', messageIds: [], opener: 2 },
+    ordered ? second.after : undefined,
+  );
   two.show(() => 'second answer');
   const cosmetic = courier.call(-5, async () => calls.push('reaction'), {
     priority: 'cosmetic',

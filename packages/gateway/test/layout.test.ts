@@ -45,20 +45,44 @@ describe('gateway wiring', () => {
     ]);
   });
 
-  // Five shells kept a single timer of their own beside the protocol's createWakeTimer (issue 28). The
-  // schedules use it now; these keep their own still, each for a reason of its shape: the alerts' and the
-  // retention's are periodic, the reply's is cleared when the machine wants no wake-up, the transcriber's
-  // is a deadline. The list only shrinks.
-  it('shells with one timer use the wake timer; the rest are these', () => {
+  // Five shells kept a single timer of their own beside the protocol's createWakeTimer (issue 28): the
+  // schedules, then the alerts' and the retention's periods, the reply's next draft (cleared when its
+  // machine wants no wake-up: `set`) and the transcriber's deadline. Every one is on the wake timer now.
+  it('no shell keeps a timer of its own beside the wake timer', () => {
     const own = shells.filter((f) => /\blet timer\b/.test(read(f))).sort();
-    expect(own).toEqual(
-      [
-        join('io', 'ops', 'alerts.ts'),
-        join('io', 'ops', 'retention.ts'),
-        join('io', 'reply', 'reply.ts'),
-        join('io', 'voice', 'transcriber.ts'),
-      ].sort(),
-    );
+    expect(own).toEqual([]);
+  });
+
+  // Whether a reply is a draft, rich edits or classic was worked out in four places (issue 28): the reply
+  // factory, the arrival, the inbound ledger and the turn machine. One decision now, carried on the turn.
+  it("a reply's presentation is decided in one place, once, and carried: no second place decides it", () => {
+    const decision = join('core', 'reply', 'presentation.ts');
+    // A conditional that picks a presentation: `? 'draft' :`, `? 'edit' :`, `? 'classic' :` …
+    const picks = /\?\s*'(?:draft|edit|classic)'\s*:\s*(?:'(?:draft|edit|classic)'|\w+\s*[?;,)\n])/;
+    expect(shells.filter((f) => f !== decision && picks.test(read(f)))).toEqual([]);
+    // It is asked once, as a message comes in to the turns; the reply factory has no `mode` of its own.
+    expect(shells.filter((f) => /\bdecidePresentation\(/.test(read(f)) && f !== decision)).toEqual([
+      join('io', 'turns', 'turns.ts'),
+    ]);
+    expect(read(join('io', 'turns', 'turns.ts')).match(/\bdecidePresentation\(/g)).toHaveLength(1);
+    expect(shells.filter((f) => /\bmode\(route\)|\breplies\.mode\(/.test(read(f)))).toEqual([]);
+  });
+
+  // Three pacers (issue 28): the windows, the send budget over them, and two token buckets — the webhooks'
+  // and the draft pacer's own arithmetic. The budget is the windows'; every bucket is token-bucket.ts's.
+  it('pacing has two shapes, each written once: only pace-windows.ts counts windows, only token-bucket.ts refills', () => {
+    const bucket = join('core', 'telegram', 'token-bucket.ts');
+    const refills = /\btokens\s*[-+]=|\.tokens\s*\+\s*[\w(]/;
+    expect(shells.filter((f) => f !== bucket && refills.test(read(f)))).toEqual([]);
+    const windows = join('core', 'telegram', 'pace-windows.ts');
+    const counts = /> now - \w+\.periodMs/;
+    expect(shells.filter((f) => f !== windows && counts.test(read(f)))).toEqual([]);
+  });
+
+  // The turns' shell started acknowledgements and reactions in a queueMicrotask, so the order of a
+  // message's requests was the event loop's (issue 28); a step's actions now run in an order it states.
+  it('no microtask holds the message path in order: no queueMicrotask in the gateway', () => {
+    expect(shells.filter((f) => /\bqueueMicrotask\b/.test(read(f)))).toEqual([]);
   });
 
   // compose.ts once kept the bridge's connection, its status frames and polling's health in `let`s of

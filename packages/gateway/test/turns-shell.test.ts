@@ -14,7 +14,7 @@ import type { GatewayStore, InboundRow } from '../src/store/store.js';
 const route = { chatId: -500 };
 
 /** Fakes that write what they are asked, in order, into one log. */
-function world(refuse: { writes: boolean } = { writes: false }) {
+function world(refuse: { writes: boolean } = { writes: false }, extra: Partial<TurnsOptions> = {}) {
   const log: string[] = [];
   const row: InboundRow = {
     inboundId: 'in-1',
@@ -79,6 +79,7 @@ function world(refuse: { writes: boolean } = { writes: false }) {
     bridge: { connected: () => true },
     replies: 'classic',
     clock: new ManualClock(),
+    ...extra,
   });
   return { log, row, turns, refuse };
 }
@@ -137,5 +138,26 @@ describe('the turns shell', () => {
     turns.frame({ ...started, inboundIds: [...started.inboundIds] });
     expect(turns.running(route)).toBe('t');
     expect(log).toContain('upsertTurn');
+  });
+
+  // The reply's presentation was decided again when the turn opened (issue 28): a /settings change in
+  // between gave a message acknowledged with a "Thinking…" draft a classic answer. Decided once now.
+  it('presents the reply as decided when its message came in, though /settings changed before the turn opened', async () => {
+    let setting: 'rich' | 'classic' = 'rich';
+    const mine = { chatId: 600 };
+    const { log, row, turns } = world({ writes: false }, { replies: 'rich', repliesOf: () => setting });
+    turns.arrive({ ...row, route: mine }).acknowledge();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toContain('api.sendMessageDraft'); // "Thinking…": a draft reply
+    setting = 'classic';
+    log.length = 0;
+    turns.frame({ ...started, route: mine, inboundIds: [...started.inboundIds] });
+    turns.frame({ type: 'text', turnId: 't', blockId: 'b1', text: 'The answer' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const calls = log.filter((entry) => entry.startsWith('api.'));
+    expect(calls).toContain('api.sendRichMessageDraft');
+    expect(calls.filter((entry) => entry === 'api.sendMessage' || entry === 'api.editMessageText')).toEqual(
+      [],
+    );
   });
 });

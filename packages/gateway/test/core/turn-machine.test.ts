@@ -282,7 +282,7 @@ describe('bookkeeping', () => {
       frame: { type: 'turn_started', turnId: 't', route, inboundIds: ['a', 'b'], request: 'r', startedAt: 0 },
       inbound: [],
       turn: undefined,
-      drafts: false,
+      presentation: 'edit' as const,
       at: sim.clock.now(),
     });
     expect(step.writes.map((w) => w.kind)).toEqual(['turn', 'inbound_state']);
@@ -336,7 +336,7 @@ describe('bookkeeping', () => {
       },
       inbound: [],
       turn: undefined,
-      drafts: false,
+      presentation: 'edit' as const,
     };
     sim.machine.input({ ...frame, at: sim.clock.now() });
     sim.machine.undo();

@@ -5,6 +5,7 @@
  * Marker sends and edits are answered at once unless the test holds them.
  */
 import { ManualClock, type Route } from '@switchyard/protocol';
+import { decidePresentation } from '../../src/core/reply/presentation.js';
 import { REACTION_EMOJI, type ReactionState } from '../../src/core/turns/reaction.js';
 import { createTurnMachine, type TurnMachine } from '../../src/core/turns/turn-machine.js';
 import type {
@@ -76,7 +77,7 @@ export class TurnSim {
     this.feed({
       type: 'arrived',
       row: { ...row },
-      drafts: route.chatId > 0,
+      presentation: decidePresentation({ route, replies: 'rich', richMissing: false }),
       bridgeConnected: this.connected,
     });
     return inboundId;
@@ -102,7 +103,11 @@ export class TurnSim {
       frame,
       inbound,
       turn: turn ? structuredClone(turn) : undefined,
-      drafts: (route?.chatId ?? 0) > 0,
+      presentation: decidePresentation({
+        route: route ?? { chatId: 0 },
+        replies: 'rich',
+        richMissing: false,
+      }),
     });
   }
 

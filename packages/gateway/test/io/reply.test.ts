@@ -5,6 +5,7 @@
 import { ManualClock, silentLogger } from '@switchyard/protocol';
 import { GrammyError, HttpError } from 'grammy';
 import { describe, expect, it } from 'vitest';
+import { decidePresentation } from '../../src/core/reply/presentation.js';
 import { createBudget } from '../../src/core/telegram/send-pacing.js';
 import { createReplies } from '../../src/io/reply/replies.js';
 import { createCourier } from '../../src/io/telegram/courier.js';
@@ -57,7 +58,13 @@ describe('the shell over the send journal', () => {
         logger: silentLogger,
         clock,
       });
-      const reply = replies.stream({ turnId: 't', route: { chatId: 1 } }, [], 9);
+      const reply = replies.stream({
+        turnId: 't',
+        route: { chatId: 1 },
+        presentation: 'draft',
+        messageIds: [],
+        opener: 9,
+      });
       await reply.finish('An answer whose send loses its reply');
       expect(sends).toBe(1);
       expect(chat.size).toBe(1);
@@ -120,16 +127,24 @@ describe('the shell over the send journal', () => {
       clock,
     });
     const route = { chatId: 1 };
-    expect(replies.mode(route)).toBe('draft');
-    const first = replies.stream({ turnId: 'a', route }, [], 5);
+    const presented = () =>
+      decidePresentation({ route, replies: 'rich', richMissing: replies.richMissing() });
+    expect(presented()).toBe('draft');
+    const first = replies.stream({
+      turnId: 'a',
+      route,
+      presentation: presented(),
+      messageIds: [],
+      opener: 5,
+    });
     first.show(() => 'First **answer**');
     await clock.advanceAsync(0);
-    expect(replies.mode(route)).toBe('classic');
+    expect(presented()).toBe('classic');
     await clock.advanceAsync(5_000);
     const done = first.finish('First **answer**');
     await clock.advanceAsync(5_000);
     await done;
-    const second = replies.stream({ turnId: 'b', route }, [80]);
+    const second = replies.stream({ turnId: 'b', route, presentation: presented(), messageIds: [80] });
     second.show(() => 'Second');
     const finished = second.finish('Second');
     await clock.advanceAsync(5_000);
@@ -164,7 +179,7 @@ describe('the shell over the send journal', () => {
       clock,
     });
     const route = { chatId: 1 };
-    const reply = replies.stream({ turnId: 'a', route }, [], 5);
+    const reply = replies.stream({ turnId: 'a', route, presentation: 'draft', messageIds: [], opener: 5 });
     reply.show(() => 'Hello');
     await clock.advanceAsync(19_999); // the refresh is due at 20,000
     // Two other messages' "Thinking…" take the chat's two draft tokens just before.

@@ -2,6 +2,8 @@
  * Which part of the gateway owns each frame the bridge may send: one table over the protocol's union,
  * checked by the compiler (`satisfies Record<…>`), so a new frame type does not build until it has an
  * owner here. The dispatch (`io/bridge/bridge-frames.ts`) only looks the owner up and hands the frame over.
+ * Beside the owners, one observer: the daily budgets' ledger reads the frames of {@link SPEND_READS}
+ * before their owner does, and no other — a text delta never reaches it.
  */
 import type { AppFrame } from '@switchyard/protocol/common';
 
@@ -98,4 +100,24 @@ export type Owned = { [O in FrameOwner]: { owner: O; frame: FramesOf<O> } }[Fram
 /** Looks up the owner of a frame. */
 export function ownerOf(frame: AppFrame): Owned {
   return { owner: FRAME_OWNER[frame.type], frame } as Owned;
+}
+
+/**
+ * The frames the daily budgets' ledger (`io/spend/spend-ledger.ts`) reads, before their owner: a turn's
+ * start and its cost, a command's cost, and the reports that settle a held message's reservation.
+ */
+export const SPEND_READS = [
+  'turn_started',
+  'turn_ended',
+  'command_result',
+  'message_taken',
+  'messages_unread',
+] as const satisfies readonly AppFrame['type'][];
+
+/** A frame the ledger reads. */
+export type SpendFrame = Extract<AppFrame, { type: (typeof SPEND_READS)[number] }>;
+
+/** Whether the ledger reads `frame`. */
+export function readBySpend(frame: AppFrame): frame is SpendFrame {
+  return (SPEND_READS as readonly string[]).includes(frame.type);
 }

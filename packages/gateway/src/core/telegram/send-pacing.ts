@@ -9,7 +9,9 @@
  * `penaltyMs`, so a limit we misjudged is not hit again at once.
  *
  * Drafts are not messages and do not spend this budget; they have their own bucket per private chat,
- * {@link createDraftPacer}, read with the same clock's time by the reply shell.
+ * {@link createDraftPacer} (the bucket of `token-bucket.ts`, which says why drafts are paced by a rate
+ * and not by windows), read through the same two questions — how long, and this call went — with the
+ * same clock's time by the reply shell.
  */
 
 import { DRAFT_EVERY_MS } from '../reply/reply-state.js';
@@ -22,6 +24,14 @@ import {
   tightened,
   windowDelay,
 } from './pace-windows.js';
+import {
+  type BucketLimits,
+  type BucketState,
+  bucketCheck,
+  bucketLevel,
+  bucketSpend,
+  fullBucket,
+} from './token-bucket.js';
 
 /** Tunables; the defaults are {@link GATEWAY_WINDOWS}. */
 export interface BudgetOptions {
@@ -126,34 +136,28 @@ export const DRAFT_BURST = 2;
 
 /**
  * Drafts per private chat, across replies (a new message's "Thinking…" can follow the previous reply's
- * last draft at once): a bucket of `burst` refilled one per `everyMs` (Telegram documents no draft
- * limit; bots drafting every 300 ms were answered 429).
+ * last draft at once): a bucket of `burst` refilled one per `everyMs` (`token-bucket.ts`), asked as the
+ * send budget is.
  */
-export interface DraftPacer {
-  /** Milliseconds until a draft may go to `chatId` (0: now). */
-  delay(chatId: number, now: number): number;
-  /** Records a draft to `chatId` at `now`. */
-  take(chatId: number, now: number): void;
-}
+export type DraftPacer = Pick<Budget, 'delay' | 'take'>;
 
 /** Creates the per-chat draft bucket; pure arithmetic over the times it is given. */
 export function createDraftPacer(everyMs = DRAFT_EVERY_MS, burst = DRAFT_BURST): DraftPacer {
-  const chats = new Map<number, { tokens: number; at: number }>();
-  const refill = (chatId: number, now: number) => {
-    const c = chats.get(chatId) ?? { tokens: burst, at: now };
-    c.tokens = Math.min(burst, c.tokens + Math.max(0, now - c.at) / everyMs);
-    c.at = now;
-    chats.set(chatId, c);
-    return c;
-  };
+  const limits: BucketLimits = { perMinute: 60_000 / everyMs, burst };
+  const chats = new Map<number, BucketState>();
+  const bucket = (chatId: number, now: number): BucketState => chats.get(chatId) ?? fullBucket(limits, now);
   return {
     delay(chatId, now) {
-      const c = refill(chatId, now);
-      return c.tokens >= 1 ? 0 : Math.ceil((1 - c.tokens) * everyMs);
+      const level = bucketLevel(bucket(chatId, now), limits, now);
+      chats.set(chatId, level);
+      const check = bucketCheck(level, limits, now);
+      return check.ok ? 0 : check.retryAfterMs;
     },
     take(chatId, now) {
-      refill(chatId, now).tokens -= 1;
-      if (chats.size > 10_000) for (const [id, c] of chats) if (c.tokens >= burst) chats.delete(id);
+      // A draft re-sent after a refusal goes whatever the level: the next one waits that much longer.
+      chats.set(chatId, bucketSpend(bucket(chatId, now), limits, now));
+      if (chats.size > 10_000)
+        for (const [id, c] of chats) if (bucketLevel(c, limits, now).tokens >= burst) chats.delete(id);
     },
   };
 }

@@ -5,8 +5,9 @@
  * that marker must reach.
  *
  * Invariants:
- * - A message is acknowledged once (`arrival.ts`, after a silent wait within the start-up grace),
- *   and that decision — a draft, or a reaction — is how its turn's reply is presented.
+ * - A message is acknowledged once (`arrival.ts`, after a silent wait within the start-up grace), as
+ *   its turn's reply will be presented — decided when it came in (`core/reply/presentation.ts`) and
+ *   held on its entry (`reply`): a draft reply's message gets a "Thinking…" draft, any other a reaction.
  * - A state is shown where the message shows states: an edit of its marker message if it has one, else
  *   a reaction; a reaction is asked for only when the state changes.
  * - A due marker text is written (`marker_due`) before its edit is asked for, and cleared
@@ -16,6 +17,7 @@
  */
 
 import { laneKey } from '../intake/route.js';
+import type { ReplyPresentation } from '../reply/presentation.js';
 import { arrival } from './arrival.js';
 import { PLACEHOLDER, unreadText, waitingText } from './marker-text.js';
 import type { ReactionState } from './reaction.js';
@@ -23,7 +25,12 @@ import type { Inbound, Ledger } from './turn-state.js';
 import type { StoredInbound } from './turn-steps.js';
 
 /** The entry of a stored message the machine does not hold yet (it came in before a restart). */
-export function adoptInbound(l: Ledger, row: StoredInbound, drafts: boolean, at: number): Inbound {
+export function adoptInbound(
+  l: Ledger,
+  row: StoredInbound,
+  reply: ReplyPresentation | undefined,
+  at: number,
+): Inbound {
   const known = l.inbound.get(row.inboundId);
   if (known) return known;
   const read = row.state === 'taken' ? 'taken' : row.state === 'unread' ? 'unread' : undefined;
@@ -31,10 +38,11 @@ export function adoptInbound(l: Ledger, row: StoredInbound, drafts: boolean, at:
     id: row.inboundId,
     route: row.route,
     telegramMessageId: row.telegramMessageId,
-    presentation: row.placeholderId === undefined && drafts ? 'draft' : 'placeholder',
+    // A stored message was acknowledged already: by its marker message, or (none) as its draft reply.
+    ack: row.placeholderId === undefined && reply === 'draft' ? 'draft' : 'placeholder',
     waitUntil: undefined,
     arrivedAt: at,
-    drafts,
+    reply,
     placeholder: row.placeholderId ?? 'none',
     kind: row.placeholderKind,
     shown: undefined,
@@ -60,7 +68,7 @@ export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
     graceMs: l.graceMs,
     laneBusy: l.lanes.has(laneKey(entry.route)),
     openedTurn: entry.role === 'opener' || entry.role === 'merged',
-    drafts: entry.drafts,
+    drafts: entry.reply === 'draft',
   });
   if (decision.kind === 'wait') {
     entry.waitUntil = at + decision.ms;
@@ -68,7 +76,7 @@ export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
   }
   entry.waitUntil = undefined;
   if (decision.kind === 'draft') {
-    entry.presentation = 'draft';
+    entry.ack = 'draft';
     if (decision.thinking)
       l.actions.push({
         kind: 'thinking',
@@ -78,7 +86,7 @@ export function acknowledge(l: Ledger, entry: Inbound, at: number): void {
       });
     return;
   }
-  entry.presentation = 'reaction';
+  entry.ack = 'reaction';
   // Read while it waited for the bridge: its turn's state was asked for already.
   if (decision.waiting && entry.role === undefined) react(l, entry, 'waiting');
 }
@@ -108,7 +116,7 @@ export function mark(l: Ledger, entry: Inbound, kind: string, text: string, stat
 /** Presents the message with a placeholder message saying `text`: its send is asked for. */
 function sendMarker(l: Ledger, entry: Inbound, text: string): void {
   entry.waitUntil = undefined;
-  entry.presentation = 'placeholder';
+  entry.ack = 'placeholder';
   entry.placeholder = 'sending';
   entry.shown = text;
   l.actions.push({
@@ -153,7 +161,7 @@ export function flush(l: Ledger, entry: Inbound): void {
  * reset to "…" once, and its text belongs to the turn's reply from then on (nothing stays due).
  */
 export function becomeReply(l: Ledger, entry: Inbound): void {
-  if (entry.presentation !== 'placeholder') return;
+  if (entry.ack !== 'placeholder') return;
   const wasReply = entry.kind === 'reply' || entry.kind === undefined;
   if (!wasReply) {
     entry.kind = 'reply';
@@ -207,7 +215,7 @@ export function markerEnded(
 export function dueMarkers(l: Ledger, rows: readonly StoredInbound[], at: number): void {
   for (const row of rows) {
     const held = l.inbound.has(row.inboundId);
-    const entry = adoptInbound(l, row, false, at);
+    const entry = adoptInbound(l, row, undefined, at);
     if (!held) entry.leaving = true;
     if (typeof entry.placeholder !== 'number' && row.placeholderId !== undefined)
       entry.placeholder = row.placeholderId;
@@ -238,7 +246,7 @@ export function taken(
     entry.leaving = !running(turnId);
     l.writes.push({ kind: 'inbound_state', inboundIds: [id], state: 'taken' });
     mark(l, entry, 'taken', PLACEHOLDER.taken, 'reading');
-    if (entry.presentation === undefined) acknowledge(l, entry, at);
+    if (entry.ack === undefined) acknowledge(l, entry, at);
     forget(l, entry);
   }
 }
@@ -266,7 +274,7 @@ export function unread(l: Ledger, ids: readonly string[], reason: string): void 
     entry.leaving = true;
     const text = unreadText(reason);
     owe(l, entry, 'unread', text);
-    if (entry.presentation !== 'placeholder') sendMarker(l, entry, text);
+    if (entry.ack !== 'placeholder') sendMarker(l, entry, text);
     forget(l, entry);
   }
 }

@@ -3,8 +3,10 @@
  * runs, as one state machine with no clock and no I/O (the shell is `io/turns/turns.ts`). Events stamped with
  * the caller's time go in (`turn-steps.ts`); store writes, actions and a wake-up time come out.
  * Rules:
- * - How a message is acknowledged, and so how its turn's reply is presented (a draft, or a message sent
- *   once its first text is ready), is decided once, when it comes in (`arrival.ts`), and carried.
+ * - How a turn's reply is presented (a draft, rich edits, classic) is decided once, when its opening
+ *   message comes in (`core/reply/presentation.ts`, by the shell, handed in with the message), held on
+ *   the message's entry and then its turn, and carried to the reply in the `open` action. How the
+ *   message is acknowledged follows from it (`arrival.ts`).
  * - Its state is a reaction (`reaction.ts`): 👀 waiting, ✍ in the running turn, 👌 read with
  *   others or answered; only a message the agent will never read gets words (a marker message).
  * - "Steer or new turn" is the bridge's: `turn_started` names a turn's messages (the first opens it,
@@ -24,6 +26,7 @@
  */
 
 import { laneKey } from '../intake/route.js';
+import { openedAs, type ReplyPresentation } from '../reply/presentation.js';
 import { BRIDGE_GRACE_MS } from './arrival.js';
 import {
   acknowledge,
@@ -73,6 +76,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       turnId: turn.id,
       route: turn.route,
       messageIds,
+      presentation: openedAs(turn.presentation, messageIds),
       opener: turn.openerMessage,
       thinking: turn.thinking,
     });
@@ -93,15 +97,18 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
     });
   };
 
+  /** `presentation`: the reply's when the turn has no opening message the machine holds. */
   const addTurn = (
     row: Pick<StoredTurn, 'turnId' | 'route' | 'blocks'>,
     first: Inbound | undefined,
+    presentation: ReplyPresentation,
     at: number,
     ended?: Turn['ended'],
   ): Turn => {
     const turn: Turn = {
       id: row.turnId,
       route: row.route,
+      presentation: first?.reply ?? presentation,
       openerMessage: first?.telegramMessageId,
       thinking: ended === undefined && (first === undefined || !first.thought),
       dirty: false,
@@ -121,7 +128,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
   const started = (
     frame: Extract<TurnEvent, { type: 'frame' }>['frame'] & { type: 'turn_started' },
     stored: StoredTurn | undefined,
-    drafts: boolean,
+    presentation: ReplyPresentation,
     at: number,
   ): void => {
     if (l.turns.has(frame.turnId) || (stored && stored.state !== 'running')) return;
@@ -144,13 +151,14 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       entry.leaving = false;
       if (entry.role === 'merged') mark(l, entry, 'merged', PLACEHOLDER.merged, 'read');
       // Read while it still waited for the bridge: acknowledged now, as its turn's message.
-      if (entry.presentation === undefined) acknowledge(l, entry, at);
+      if (entry.ack === undefined) acknowledge(l, entry, at);
       if (entry.role === 'opener' && entry.placeholder === 'none') react(l, entry, 'reading');
     }
     if (first) becomeReply(l, first);
     const turn = addTurn(
       { turnId: frame.turnId, route: frame.route, blocks: stored?.blocks ?? [] },
       first,
+      presentation,
       at,
     );
     l.actions.push({ kind: 'card', route: frame.route, turnId: frame.turnId, frame });
@@ -159,8 +167,8 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       open(turn, known);
       return;
     }
-    const presentation = first?.presentation ?? (drafts ? 'draft' : 'placeholder');
-    if (presentation === 'draft' || first === undefined || first.placeholder === 'none') {
+    // A draft reply, or one with no message of its opener to grow from, opens with none.
+    if (first === undefined || first.ack === 'draft' || first.placeholder === 'none') {
       open(turn, []);
       return;
     }
@@ -193,10 +201,10 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
 
   const frameEvent = (event: Extract<TurnEvent, { type: 'frame' }>): void => {
     const { frame, at } = event;
-    for (const row of event.inbound) adoptInbound(l, row, event.drafts, at);
+    for (const row of event.inbound) adoptInbound(l, row, event.presentation, at);
     switch (frame.type) {
       case 'turn_started':
-        started(frame, event.turn, event.drafts, at);
+        started(frame, event.turn, event.presentation, at);
         return;
       case 'message_taken':
         taken(
@@ -241,7 +249,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
         if (turn) l.actions.push({ kind: 'card', route: turn.route, turnId: turn.id, frame });
         else if (event.turn && event.turn.state !== 'rendered') {
           // Ended while no process followed it (its start was before a restart): render what is stored.
-          turn = addTurn(event.turn, undefined, at, ended);
+          turn = addTurn(event.turn, undefined, event.presentation, at, ended);
           open(turn, event.turn.messageIds);
           return;
         }
@@ -334,11 +342,11 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
         l.connected = event.bridgeConnected;
         if (l.inbound.has(event.row.inboundId)) return;
         if (event.row.placeholderId !== undefined) {
-          adoptInbound(l, event.row, event.drafts, at);
+          adoptInbound(l, event.row, event.presentation, at);
           return;
         }
-        const entry = adoptInbound(l, event.row, event.drafts, at);
-        entry.presentation = undefined;
+        const entry = adoptInbound(l, event.row, event.presentation, at);
+        entry.ack = undefined;
         acknowledge(l, entry, at);
         return;
       }
@@ -364,7 +372,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
         frameEvent(event);
         return;
       case 'refused':
-        for (const row of event.inbound) adoptInbound(l, row, false, at);
+        for (const row of event.inbound) adoptInbound(l, row, undefined, at);
         unread(l, event.inboundIds, event.reason);
         return;
       case 'rendered':
@@ -385,7 +393,7 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
         for (const row of event.turns) {
           if (l.turns.has(row.turnId)) continue;
           const ended = row.state === 'ended' ? { outcome: row.outcome, error: row.error } : undefined;
-          const turn = addTurn(row, undefined, at, ended);
+          const turn = addTurn(row, undefined, row.presentation, at, ended);
           open(turn, row.messageIds);
         }
         l.sweepAt = at;

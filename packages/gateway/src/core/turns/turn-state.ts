@@ -3,6 +3,7 @@
  * messages in flight, the turns, the lane → turn map, and the step being computed. Every entry says when it
  * leaves.
  */
+import type { ReplyPresentation } from '../reply/presentation.js';
 import type { ReactionState } from './reaction.js';
 import type { StoredTurn, StoreWrite, TurnAction } from './turn-steps.js';
 
@@ -12,15 +13,19 @@ export interface Inbound {
   readonly route: StoredTurn['route'];
   readonly telegramMessageId: number;
   /**
-   * Undefined while the message waits for a connecting bridge (until `waitUntil`); `reaction`: its
+   * How it was acknowledged in its chat. Undefined while the message waits for a connecting bridge
+   * (until `waitUntil`); `draft`: its reply is a draft (a "Thinking…" draft, maybe); `reaction`: its
    * state is a reaction on it; `placeholder`: it has a marker message (the words of a message not read,
    * or one a previous version of the gateway sent).
    */
-  presentation: 'draft' | 'placeholder' | 'reaction' | undefined;
+  ack: 'draft' | 'placeholder' | 'reaction' | undefined;
   waitUntil: number | undefined;
   arrivedAt: number;
-  /** Replies in its conversation were drafts when it came in. */
-  drafts: boolean;
+  /**
+   * How its turn's reply is presented, decided when it came in (`core/reply/presentation.ts`);
+   * undefined for a message no reply of which is presented (refused, or met in a sweep of the store).
+   */
+  reply: ReplyPresentation | undefined;
   /** Its placeholder message: none, its send in flight, or its id. */
   placeholder: 'none' | 'sending' | number;
   kind: string | undefined;
@@ -47,6 +52,8 @@ export interface Turn {
   readonly id: string;
   readonly route: StoredTurn['route'];
   readonly openerMessage: number | undefined;
+  /** How its reply is presented: its opening message's, or decided when the machine met the turn. */
+  readonly presentation: ReplyPresentation;
   /** Its reply shows "Thinking…" first (its opening message got no "Thinking…" draft). */
   readonly thinking: boolean;
   /** Text arrived while it was opening: show it once open. */

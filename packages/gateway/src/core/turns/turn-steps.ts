@@ -5,6 +5,7 @@
  */
 import type { Route } from '@switchyard/protocol/common';
 import type { FramesOf } from '../bridge/frame-owner.js';
+import type { ReplyPresentation } from '../reply/presentation.js';
 import type { ReactionState } from './reaction.js';
 
 /** An inbound message as the store keeps it (the fields the machine reads). */
@@ -29,6 +30,9 @@ export interface StoredTurn {
   error: string | undefined;
 }
 
+/** A turn a previous process left, with its reply's presentation decided as the machine meets it. */
+export type ResumedTurn = StoredTurn & { presentation: ReplyPresentation };
+
 /** The bridge frames the machine reads: the turns' and the prompts' (the card shows a prompt's wait). */
 export type TurnFrame = FramesOf<'turn' | 'prompt'>;
 
@@ -40,8 +44,8 @@ export type TurnEvent = { at: number } & (
   | {
       type: 'arrived';
       row: StoredInbound;
-      /** Replies in this conversation are drafts now (a private chat with rich replies). */
-      drafts: boolean;
+      /** How its turn's reply is presented, decided as it comes in (`core/reply/presentation.ts`). */
+      presentation: ReplyPresentation;
       bridgeConnected: boolean;
     }
   | { type: 'bridge'; connected: boolean }
@@ -59,8 +63,11 @@ export type TurnEvent = { at: number } & (
       inbound: readonly StoredInbound[];
       /** The stored row of the frame's turn, when the machine does not hold that turn. */
       turn: StoredTurn | undefined;
-      /** Replies in the frame's conversation are drafts now (read for a turn that opens with no message). */
-      drafts: boolean;
+      /**
+       * How a reply in the frame's conversation is presented, decided now: for the messages and the turn
+       * the machine meets here for the first time (a turn that opens with no message it holds).
+       */
+      presentation: ReplyPresentation;
     }
   /**
    * Messages the gateway itself will not pass on — today's budget refused them, or the channel or the
@@ -75,7 +82,7 @@ export type TurnEvent = { at: number } & (
   /** The markers the store still holds due (the answer to a `sweep_markers` action). */
   | { type: 'due_markers'; rows: readonly StoredInbound[] }
   /** Boot: the turns a previous process left running or ended but not rendered. */
-  | { type: 'resume'; turns: readonly StoredTurn[] }
+  | { type: 'resume'; turns: readonly ResumedTurn[] }
   | { type: 'tick' }
 );
 
@@ -122,6 +129,8 @@ export type TurnAction =
       turnId: string;
       route: Route;
       messageIds: readonly number[];
+      /** How the reply is presented: decided when its opening message came in, carried here. */
+      presentation: ReplyPresentation;
       opener: number | undefined;
       thinking: boolean;
     }

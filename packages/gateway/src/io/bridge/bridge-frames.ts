@@ -12,12 +12,13 @@ import {
   type Route,
   type TransferPeer,
 } from '@switchyard/protocol';
-import { ownerOf } from '../../core/bridge/frame-owner.js';
+import { ownerOf, readBySpend } from '../../core/bridge/frame-owner.js';
 import type { Schedules } from '../automation/schedules.js';
 import type { CommandRunner } from '../commands/commands.js';
 import type { TerminalCommands } from '../commands/terminal-commands.js';
 import type { Prompts } from '../prompts/prompts.js';
 import type { FileSender } from '../reply/files.js';
+import type { SpendLedger } from '../spend/spend-ledger.js';
 import type { TurnNotices } from '../turns/turn-notices.js';
 import type { Turns } from '../turns/turns.js';
 
@@ -35,6 +36,8 @@ export interface FrameDispatchOptions {
   transfers?: Pick<TransferPeer, 'frame'> | undefined;
   /** The agent's schedule requests (its schedule_* tools). */
   schedules: Pick<Schedules, 'request'>;
+  /** The daily budgets' ledger: sees the frames it reads before their owner does. */
+  spend: Pick<SpendLedger, 'observe'>;
   /** `/resume`'s list and `/handoff`'s answer. */
   terminal?: Pick<TerminalCommands, 'frame'> | undefined;
   /** Sends a plain message to a chat (an operator event's warning). */
@@ -65,6 +68,8 @@ export interface FrameDispatchOptions {
 export function createFrameDispatch(options: FrameDispatchOptions): (frame: AppFrame) => void {
   const { commands, logger } = options;
   return (frame) => {
+    // Before the owner (a turn's start is recorded before the turn opens), and only what it reads.
+    if (readBySpend(frame)) options.spend.observe(frame);
     const route = 'route' in frame ? frame.route : undefined;
     if (route && !options.allows(route)) {
       // The bridge may speak only for this agent's own conversations.

@@ -11,11 +11,11 @@
 import { statfsSync } from 'node:fs';
 import {
   type Clock,
+  createWakeTimer,
   type FrameOf,
   type Logger,
   type Route,
   systemClock,
-  type TimerHandle,
 } from '@switchyard/protocol';
 
 /** What an alert is about. */
@@ -30,6 +30,9 @@ const TITLES: Record<AlertKind, string> = {
   stuck: 'a turn has gone silent',
   agent_error: 'the agent reported an error outside any conversation',
 };
+
+/** How often the disk's free space is checked while the alerts run. */
+const DISK_CHECK_EVERY_MS = 5 * 60_000;
 
 /** Whether an event of a kind last seen at `last` (ms) starts a new incident at `now`. */
 export function isNewIncident(last: number | undefined, now: number, quietMs: number): boolean {
@@ -94,7 +97,6 @@ export function createAlerts(options: AlertOptions): Alerts {
   const burst = options.rateLimitBurst ?? 5;
   const last = new Map<AlertKind, number>();
   const recent429: number[] = [];
-  let timer: TimerHandle | undefined;
   const diskFree =
     options.diskFree ??
     (() => {
@@ -135,6 +137,12 @@ export function createAlerts(options: AlertOptions): Alerts {
     }
   };
 
+  /** The disk check's period: it re-arms from its own wake-up. */
+  const wake = createWakeTimer(clock, (at) => {
+    checkDisk();
+    wake.arm(at + DISK_CHECK_EVERY_MS);
+  });
+
   return {
     raise,
     tooManyRequests,
@@ -150,16 +158,12 @@ export function createAlerts(options: AlertOptions): Alerts {
     },
     checkDisk,
     start() {
-      const every = (): void => {
-        checkDisk();
-        timer = clock.setTimeout(every, 5 * 60_000);
-      };
-      clock.clearTimeout(timer);
-      every();
+      wake.cancel();
+      checkDisk();
+      wake.arm(now() + DISK_CHECK_EVERY_MS);
     },
     stop() {
-      clock.clearTimeout(timer);
-      timer = undefined;
+      wake.cancel();
     },
   };
 }

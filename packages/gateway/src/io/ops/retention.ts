@@ -14,10 +14,10 @@
  */
 import {
   type Clock,
+  createWakeTimer,
   deleteOlderFiles,
   type Logger,
   systemClock,
-  type TimerHandle,
 } from '@switchyard/protocol';
 import type { Forgotten, GatewayStore } from '../../store/store.js';
 import { SPEND_KEPT_MS } from '../spend/spend-ledger.js';
@@ -62,9 +62,9 @@ export function createRetention(options: RetentionOptions): Retention {
   const now = (): number => clock.now();
   const ageMs = (options.days ?? DEFAULT_RETENTION_DAYS) * DAY_MS;
   const log = options.logger;
-  let timer: TimerHandle | undefined;
-  let stopped = false;
   let running: Promise<RetentionReport> | undefined;
+  /** Between `stop` and the next `start`: a pass that ends then arms no next one. */
+  let stopped = false;
 
   const pass = async (): Promise<RetentionReport> => {
     const before = now() - ageMs;
@@ -85,29 +85,30 @@ export function createRetention(options: RetentionOptions): Retention {
     return running;
   };
 
+  const every = options.everyMs ?? DAY_MS;
+  /** The daily pass: the next is armed once this one has ended, so two never overlap. */
+  const wake = createWakeTimer(clock, () => {
+    run()
+      .catch((err: unknown) =>
+        log.error({ event: 'retention_failed', err: (err as Error).message }, 'retention pass failed'),
+      )
+      .finally(() => {
+        if (!stopped) wake.arm(now() + every);
+      });
+  });
+
   return {
     async start() {
       stopped = false;
+      wake.cancel();
       const report = await run();
-      const every = options.everyMs ?? DAY_MS;
-      const arm = (): void => {
-        if (stopped) return;
-        timer = clock.setTimeout(() => {
-          run()
-            .catch((err: unknown) =>
-              log.error({ event: 'retention_failed', err: (err as Error).message }, 'retention pass failed'),
-            )
-            .finally(arm);
-        }, every);
-      };
-      arm();
+      if (!stopped) wake.arm(now() + every);
       return report;
     },
     run,
     async stop() {
       stopped = true;
-      clock.clearTimeout(timer);
-      timer = undefined;
+      wake.cancel();
       await running?.catch(() => {});
     },
   };

@@ -1,12 +1,13 @@
 /**
- * Which kind of reply a turn gets, and the one place that builds it: the reply machine
- * (`core/reply/reply.ts`) behind its shell (`reply.ts`), in one of three modes decided here, once,
- * when the reply is created. Owns the two pieces of state every reply of the gateway shares: the per-chat
- * draft bucket, and the fact — learnt once, from a "method not found" — that the Bot API server has no
- * rich messages (classic replies from then on).
+ * The one place that builds a turn's reply: the reply machine (`core/reply/reply.ts`) behind its shell
+ * (`reply.ts`), presented as the turn machine's `open` action says — decided when the opening message
+ * came in (`core/reply/presentation.ts`), never here. Owns the two pieces of state every reply of the
+ * gateway shares: the per-chat draft bucket, and the fact — learnt once, from a "method not found" —
+ * that the Bot API server has no rich messages (which the next decisions read: classic from then on).
  */
 import { type Clock, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { threadParams } from '../../core/intake/route.js';
+import type { ReplyPresentation } from '../../core/reply/presentation.js';
 import { createDraftPacer } from '../../core/telegram/send-pacing.js';
 import type { GatewayStore, TurnRow } from '../../store/store.js';
 import { type BotApi, errorText } from '../telegram/bot-api.js';
@@ -26,10 +27,6 @@ export interface RepliesOptions {
   journal: Pick<SendJournal, 'send' | 'sendRich'>;
   courier: Courier;
   store: Pick<GatewayStore, 'setTurnMessages'>;
-  /** `rich` (default) or `classic`. */
-  replies?: 'rich' | 'classic' | undefined;
-  /** A conversation's own choice (`/settings`), over `replies`; undefined: the agent's. */
-  repliesOf?: ((route: Route) => 'rich' | 'classic' | undefined) | undefined;
   logger: Logger;
   /** Time for the draft pacing and timers; default the system clock. */
   clock?: Clock | undefined;
@@ -39,19 +36,19 @@ export interface RepliesOptions {
 
 /** The reply factory's handle. */
 export interface Replies {
-  /** How a reply in `route` is shown now: a draft (private chats), rich edits (groups), or classic. */
-  mode(route: Route): 'draft' | 'edit' | 'classic';
+  /** Whether the server answered "method not found" for rich messages (learnt once per run). */
+  richMissing(): boolean;
   /**
-   * The stream of a turn's reply. A private chat's reply that owns no message yet is a draft; one that
-   * does (its placeholder said "queued" or "waiting") is edited into the answer, as in a group, so that
-   * message is neither stranded nor deleted. `opener`: the message that opened the turn (the drafts'
-   * id, and what the answer replies to). `after`: the previous reply of the conversation; no message
-   * call of this one is queued before it settles.
+   * The stream of a turn's reply, presented as `open.presentation` says. `opener`: the message that
+   * opened the turn (the drafts' id, and what the answer replies to). `after`: the previous reply of the
+   * conversation; no message call of this one is queued before it settles.
    */
   stream(
-    row: Pick<TurnRow, 'turnId' | 'route'>,
-    ids: readonly number[],
-    opener?: number,
+    open: Pick<TurnRow, 'turnId' | 'route'> & {
+      presentation: ReplyPresentation;
+      messageIds: readonly number[];
+      opener?: number | undefined;
+    },
     after?: Promise<void>,
   ): ReplyStream | RichReply;
   /**
@@ -76,23 +73,12 @@ export function createReplies(options: RepliesOptions): Replies {
   /** The server lacks rich messages: the one place this is known. */
   let missing = false;
 
-  // A lane's reply (a webhook's or schedule's turn, which read untrusted input) is classic: no link
-  // previews and no images, so a URL the input planted is never fetched without a click (issue 27).
-  const mode = (route: Route): 'draft' | 'edit' | 'classic' =>
-    route.lane !== undefined ||
-    (options.repliesOf?.(route) ?? options.replies ?? 'rich') === 'classic' ||
-    missing
-      ? 'classic'
-      : route.chatId > 0
-        ? 'draft'
-        : 'edit';
-
   return {
-    mode,
-    stream(row, ids, opener, after) {
-      const kind = mode(row.route);
+    richMissing: () => missing,
+    stream(row, after) {
+      const { messageIds: ids, opener } = row;
       return createReply({
-        mode: kind === 'draft' && ids.length > 0 ? 'edit' : kind,
+        mode: row.presentation,
         api,
         journal,
         courier,

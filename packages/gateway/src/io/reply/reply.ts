@@ -11,7 +11,7 @@
  * After a `kill -9` at any point the list (plus what the journal's boot reconciliation adopts) names
  * every message of the reply, and the resumed final render leaves no stray and no double.
  */
-import type { Clock, Logger, Route, TimerHandle } from '@switchyard/protocol';
+import { type Clock, createWakeTimer, type Logger, type Route } from '@switchyard/protocol';
 import { threadParams } from '../../core/intake/route.js';
 import {
   type Content,
@@ -146,8 +146,6 @@ export function createReply(options: ReplyOptions): Reply {
     // A lane's reply is classic (no previews or images) and still answers the run's note.
     answersOpener: options.route.lane !== undefined,
   });
-  let timer: TimerHandle | undefined;
-  let armedAt: number | undefined;
   let lastError: unknown;
   let settle: { resolve(): void; reject(error: unknown): void } | undefined;
   let finishing: Promise<void> | undefined;
@@ -162,24 +160,16 @@ export function createReply(options: ReplyOptions): Reply {
     return { now, draftDelay: mode === 'draft' ? pacer.delay(chatId, now) : 0, rich: options.rich() };
   };
 
+  /** The next draft's wake-up (`wakeAt` of the latest step). */
+  const wake = createWakeTimer(clock, () => void step({ kind: 'tick' }));
+
   /** Applies an input and performs its actions; returns the Bot API calls it started. */
   const step = (input: ReplyInput): Promise<void>[] => {
     const at = env();
     const result = stepReply(state, input, at);
     state = result.state;
-    if (result.wakeAt !== armedAt) {
-      // One timer, re-armed only when the wake-up time moves (not at every delta).
-      clock.clearTimeout(timer);
-      armedAt = result.wakeAt;
-      timer =
-        result.wakeAt === undefined
-          ? undefined
-          : clock.setTimeout(() => {
-              armedAt = undefined;
-              timer = undefined;
-              step({ kind: 'tick' });
-            }, result.wakeAt - at.now);
-    }
+    // One timer, re-armed only when the wake-up time moves (not at every delta); none when none is wanted.
+    wake.set(result.wakeAt);
     const started: Promise<void>[] = [];
     for (const action of result.actions) {
       const call = perform(action, at.now);

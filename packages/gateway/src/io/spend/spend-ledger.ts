@@ -24,13 +24,14 @@
  * memory, and the options.
  */
 import {
-  type AppFrame,
+  assertNever,
   type Clock,
   conversationKey,
   type FrameOf,
   type Logger,
   type Route,
 } from '@switchyard/protocol';
+import type { SpendFrame } from '../../core/bridge/frame-owner.js';
 import {
   budgetNotice,
   noticeKey,
@@ -89,10 +90,11 @@ export interface SpendToday {
 
 /** The ledger's handle. */
 export interface SpendLedger {
-  /** Sees every frame from the bridge on its way in; records turns' starts and costs. */
-  observe(frame: AppFrame): void;
-  /** Wraps a frame handler so {@link SpendLedger.observe} sees each frame first. */
-  observeFrames<F extends AppFrame>(handler: (frame: F) => void): (frame: F) => void;
+  /**
+   * Sees the frames it reads (`SPEND_READS`, `core/bridge/frame-owner.ts`) on their way in, before their
+   * owner: records turns' starts and costs; never throws (a cost not recorded is logged).
+   */
+  observe(frame: SpendFrame): void;
   /**
    * Whether `frame` may start a new turn now (see the module comment); when it is admitted, its
    * conversation holds a reservation until the turn it opens or joins has ended.
@@ -170,7 +172,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     if (reservations.ended(workId)) released();
   };
 
-  const observe = (frame: AppFrame): void => {
+  const observe = (frame: SpendFrame): void => {
     switch (frame.type) {
       case 'turn_started': {
         const opener = frame.inboundIds[0];
@@ -194,7 +196,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         if (reservations.settled(frame.inboundIds, clock.now())) released();
         return;
       default:
-        return;
+        assertNever(frame);
     }
   };
 
@@ -264,7 +266,6 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
   };
 
   return {
-    observe,
     today,
     costToday(route) {
       const t = today();
@@ -279,13 +280,12 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         dailyUsd: limits.dailyUsd,
       };
     },
-    observeFrames: (handler) => (frame) => {
+    observe(frame) {
       try {
         observe(frame);
       } catch (error) {
         logger.error({ event: 'spend_not_recorded', error: String(error) }, 'a turn’s cost was not recorded');
       }
-      handler(frame);
     },
     check(frame) {
       if (!limited) return { admit: true };

@@ -3,8 +3,8 @@
  * messages, the bridge's connection and the outcome of every action, each stamped with the clock's
  * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
  * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits
- * (`markers.ts`), the replies (through `Replies`, `io/reply/replies.ts`), typing, cards — and arms
- * one timer for the step's wake-up.
+ * (`markers.ts`), the replies (`turn-replies.ts`, over `Replies` in `io/reply/replies.ts`), typing,
+ * cards — and arms one timer for the step's wake-up.
  *
  * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
  * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
@@ -12,15 +12,13 @@
  * After a restart, `resume` hands the machine the turns left running or ended but not yet rendered.
  */
 import { type Clock, createWakeTimer, type Logger, type Route, systemClock } from '@switchyard/protocol';
-import { laneKey, threadParams } from '../../core/intake/route.js';
-import { finalText } from '../../core/reply/final-text.js';
-import { ReplyText } from '../../core/reply/reply-text.js';
+import { threadParams } from '../../core/intake/route.js';
+import { decidePresentation, type ReplyPresentation } from '../../core/reply/presentation.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
 import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
 import type { GatewayStore, InboundRow } from '../../store/store.js';
 import type { CardDriver } from '../card/card-driver.js';
-import { type AnswerLink, createAnswerOrder } from '../reply/answer-order.js';
-import { createReplies, type Replies } from '../reply/replies.js';
+import { createReplies } from '../reply/replies.js';
 import { type BotApi, errorText } from '../telegram/bot-api.js';
 import type { Courier } from '../telegram/courier.js';
 import type { SendJournal } from '../telegram/send-journal.js';
@@ -28,6 +26,7 @@ import type { ServerPartsState } from '../telegram/server-parts.js';
 import { createArrivals } from './arrivals.js';
 import { createMarkerEdits } from './markers.js';
 import { createReactions } from './reactions.js';
+import { createTurnReplies } from './turn-replies.js';
 import { writeTurnStep } from './turn-writes.js';
 
 /** What the turn tracker needs. */
@@ -108,13 +107,8 @@ export interface Turns {
   stop(): Promise<void>;
 }
 
-/** The reply of a turn, from `track` until its finish is reported. */
-interface Reply {
-  text: ReplyText;
-  stream: ReturnType<Replies['stream']> | undefined;
-  /** Its place in the conversation's answer order (`io/reply/answer-order.ts`), once opened. */
-  order: AnswerLink | undefined;
-}
+/** A message's acknowledgement and its reactions: what a step performs after its other actions. */
+const SHOWN_LAST: ReadonlySet<TurnAction['kind']> = new Set(['send_placeholder', 'thinking', 'react']);
 
 /** Creates the turn tracker. */
 export function createTurns(options: TurnsOptions): Turns {
@@ -130,11 +124,17 @@ export function createTurns(options: TurnsOptions): Turns {
     journal: options.journal,
     courier,
     store,
-    replies: options.replies,
-    repliesOf: options.repliesOf,
     logger,
     clock,
     serverParts: options.serverParts,
+  });
+  const turnReplies = createTurnReplies({
+    replies,
+    api,
+    courier,
+    logger,
+    clock,
+    rendered: (turnId, ok) => run({ type: 'rendered', turnId, ok, at: now() }),
   });
   const editMarker = createMarkerEdits({ api, courier, logger });
   const reactions = createReactions({
@@ -144,16 +144,6 @@ export function createTurns(options: TurnsOptions): Turns {
     clock,
     ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
   });
-  const texts = new Map<string, Reply>();
-  const order = createAnswerOrder({
-    clock,
-    onOvertake: (lane, waitedMs) =>
-      logger.warn(
-        { event: 'answer_order_overtaken', lane, waitedMs },
-        'a reply stopped waiting for the previous reply of its conversation: that render hangs',
-      ),
-  });
-  const finishing = new Set<Promise<void>>();
   let stopped = false;
 
   /** Feeds one event and applies its writes in one transaction; the actions are the caller's to run. */
@@ -173,12 +163,14 @@ export function createTurns(options: TurnsOptions): Turns {
     return step;
   };
   /**
-   * Performs a step's actions. `later` starts an acknowledgement's and a reaction's Telegram request: by
-   * default after the caller's synchronous work (a frame's, which the channel acknowledges); at once for
-   * an arrival, whose caller says when (see {@link Turns.arrive}).
+   * Performs a step's actions in the order they must run: the step's own work first (the replies, the
+   * cards, typing, marker edits), then what the messages show — their acknowledgements (a marker
+   * message, a "Thinking…" draft) and reactions, cosmetic calls the courier would put behind the others
+   * anyway. The order is this loop's, not the event loop's: no request waits for a microtask.
    */
-  const perform = (step: TurnStep, later: (work: () => void) => void = queueMicrotask): void => {
-    for (const action of step.actions) act(action, later);
+  const perform = (step: TurnStep): void => {
+    for (const action of step.actions) if (!SHOWN_LAST.has(action.kind)) act(action);
+    for (const action of step.actions) if (SHOWN_LAST.has(action.kind)) act(action);
     wake.arm(step.wakeAt);
   };
   const run = (event: TurnEvent): void => perform(decide(event));
@@ -194,15 +186,15 @@ export function createTurns(options: TurnsOptions): Turns {
     now,
   });
 
-  const act = (action: TurnAction, later: (work: () => void) => void): void => {
+  const act = (action: TurnAction): void => {
     switch (action.kind) {
-      // An acknowledgement's request starts when `later` says (see `perform`); the machine's state is
-      // already decided.
+      // An acknowledgement's request starts after the step's other actions (see `perform`); the
+      // machine's state is already decided.
       case 'send_placeholder':
-        later(() => void arrivals.send(action).catch(failed('placeholder_outcome_failed')));
+        void arrivals.send(action).catch(failed('placeholder_outcome_failed'));
         return;
       case 'thinking':
-        later(() => arrivals.thinking(action));
+        arrivals.thinking(action);
         return;
       case 'edit_marker':
         void editMarker(action)
@@ -213,38 +205,23 @@ export function createTurns(options: TurnsOptions): Turns {
           .catch(failed('marker_outcome_failed'));
         return;
       case 'track':
-        texts.set(action.turnId, {
-          text: new ReplyText(action.blocks),
-          stream: undefined,
-          order: undefined,
-        });
+        turnReplies.track(action);
         return;
-      case 'open': {
-        const reply = texts.get(action.turnId);
-        if (!reply) return;
-        reply.order = order.link(laneKey(action.route));
-        const stream = replies.stream(action, action.messageIds, action.opener, reply.order.after);
-        if (action.thinking && 'thinking' in stream) stream.thinking();
-        reply.stream = stream;
+      case 'open':
+        turnReplies.open(action);
         return;
-      }
-      case 'show': {
-        const reply = texts.get(action.turnId);
-        // Read when the stream edits, not at each delta (see `core/reply/reply-text.ts`).
-        reply?.stream?.show(() => reply.text.text);
+      case 'show':
+        turnReplies.show(action.turnId);
         return;
-      }
       case 'finish':
-        finish(action);
+        turnReplies.finish(action);
         return;
-      case 'stop_drafts': {
-        const stream = texts.get(action.turnId)?.stream;
-        if (stream && 'stopDrafts' in stream) stream.stopDrafts();
+      case 'stop_drafts':
+        turnReplies.stopDrafts(action.turnId);
         return;
-      }
       case 'react':
         // Cosmetic, and started when an acknowledgement's is (see `perform`).
-        later(() => reactions.show(action.route, action.messageId, action.state));
+        reactions.show(action.route, action.messageId, action.state);
         return;
       case 'typing':
         // Chat actions are not messages: they spend no send budget, so they bypass the courier.
@@ -257,40 +234,6 @@ export function createTurns(options: TurnsOptions): Turns {
         run({ type: 'due_markers', rows: store.duePlaceholders(), at: now() });
         return;
     }
-  };
-
-  const finish = (action: TurnAction & { kind: 'finish' }): void => {
-    const reply = texts.get(action.turnId);
-    const work = (async () => {
-      const s = reply?.stream;
-      if (!reply || !s) throw new Error('a turn finished without its reply');
-      const final = finalText(
-        { text: reply.text.text, outcome: action.outcome, error: action.error },
-        s.notesInline,
-      );
-      await s.finish(final.reply);
-      const note = final.separateNote;
-      if (note)
-        await courier.call(action.route.chatId, () =>
-          api.sendMessage(action.route.chatId, note, threadParams(action.route)),
-        );
-      return true;
-    })()
-      .catch((error: unknown) => {
-        logger.error(
-          { event: 'turn_render_failed', turn: action.turnId, error: errorText(error) },
-          'final render failed',
-        );
-        return false;
-      })
-      .then((ok) => {
-        reply?.order?.settle();
-        texts.delete(action.turnId);
-        run({ type: 'rendered', turnId: action.turnId, ok, at: now() });
-      })
-      .catch(failed('turn_rendered_failed'))
-      .finally(() => finishing.delete(work));
-    finishing.add(work);
   };
 
   /** Logs an outcome the store could not record (it stays due, or the turn unrendered, for the next boot). */
@@ -306,17 +249,24 @@ export function createTurns(options: TurnsOptions): Turns {
       return row ? [row] : [];
     });
   const wake = createWakeTimer(clock, (at) => run({ type: 'tick', at }));
+  /** The one call of the decision, as a message (or a turn the machine has not met) comes in. */
+  const presentationOf = (route: Route): ReplyPresentation =>
+    decidePresentation({
+      route,
+      replies: options.repliesOf?.(route) ?? options.replies ?? 'rich',
+      richMissing: replies.richMissing(),
+    });
 
   return {
     arrive(row) {
       const step = decide({
         type: 'arrived',
         row,
-        drafts: replies.mode(row.route) === 'draft',
+        presentation: presentationOf(row.route),
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });
-      return { acknowledge: () => perform(step, (work) => work()) };
+      return { acknowledge: () => perform(step) };
     },
 
     frame(f) {
@@ -324,11 +274,12 @@ export function createTurns(options: TurnsOptions): Turns {
       const turnId = 'turnId' in f ? f.turnId : undefined;
       const turn = turnId === undefined || machine.holdsTurn(turnId) ? undefined : store.getTurn(turnId);
       // A delta is applied here (the shell holds the reply's text); an outdated one changes nothing.
-      if (f.type === 'text_delta' && !texts.get(f.turnId)?.text.delta(f.blockId, f.delta)) return;
-      if (f.type === 'text') texts.get(f.turnId)?.text.block(f.blockId, f.text);
+      if (f.type === 'text_delta' && !turnReplies.delta(f.turnId, f.blockId, f.delta)) return;
+      if (f.type === 'text') turnReplies.block(f.turnId, f.blockId, f.text);
       const route = 'route' in f ? f.route : turn?.route;
-      const drafts = route !== undefined && replies.mode(route) === 'draft';
-      run({ type: 'frame', frame: f, inbound, turn, drafts, at: now() });
+      // Read only for what the machine meets here first; a frame without a route opens no turn.
+      const presentation = route === undefined ? 'classic' : presentationOf(route);
+      run({ type: 'frame', frame: f, inbound, turn, presentation, at: now() });
     },
 
     refused(inboundIds, reason) {
@@ -371,13 +322,16 @@ export function createTurns(options: TurnsOptions): Turns {
               ],
         ),
       );
-      run({ type: 'resume', turns: store.unfinishedTurns(), at: now() });
+      const turns = store
+        .unfinishedTurns()
+        .map((row) => ({ ...row, presentation: presentationOf(row.route) }));
+      run({ type: 'resume', turns, at: now() });
     },
 
     async stop() {
       stopped = true;
       wake.stop();
-      await Promise.all([...finishing]);
+      await turnReplies.drain();
     },
   };
 }

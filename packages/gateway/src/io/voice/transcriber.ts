@@ -12,7 +12,7 @@
  * aborted (the request cancelled, the program killed) and `timed_out` is returned at once, whether or
  * not the backend has let go yet. A reason never contains the key.
  */
-import { type Clock, systemClock } from '@switchyard/protocol';
+import { type Clock, createWakeTimer, systemClock } from '@switchyard/protocol';
 import { transcribeByCommand } from './command-transcriber.js';
 import { transcribeByHttp } from './openai-transcriber.js';
 import {
@@ -69,32 +69,29 @@ async function withDeadline(
   const controller = new AbortController();
   const onOuter = (): void => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
-  let timer: ReturnType<Clock['setTimeout']> | undefined;
-  const deadline = new Promise<Transcription>((resolve) => {
-    timer = clock.setTimeout(() => {
-      controller.abort(new Error('timed out'));
-      resolve({ kind: 'timed_out', afterMs: ms });
-    }, ms);
-  });
-  const stopped = new Promise<Transcription>((resolve) => {
+  // One abort, two causes: the deadline (on the clock's one wake timer) or the gateway stopping.
+  const timedOut = new Error('timed out');
+  const timeout = createWakeTimer(clock, () => controller.abort(timedOut));
+  const ended = new Promise<Transcription>((resolve) => {
     controller.signal.addEventListener(
       'abort',
       () => {
-        if (outer?.aborted) resolve({ kind: 'failed', reason: 'the gateway is stopping' });
+        if (controller.signal.reason === timedOut) resolve({ kind: 'timed_out', afterMs: ms });
+        else if (outer?.aborted) resolve({ kind: 'failed', reason: 'the gateway is stopping' });
       },
       { once: true },
     );
   });
+  timeout.arm(clock.now() + ms);
   try {
     return await Promise.race([
       work(controller.signal).catch(
         (error: unknown): Transcription => ({ kind: 'failed', reason: `unexpected error: ${String(error)}` }),
       ),
-      deadline,
-      stopped,
+      ended,
     ]);
   } finally {
-    clock.clearTimeout(timer);
+    timeout.stop();
     outer?.removeEventListener('abort', onOuter);
     controller.abort(new Error('done'));
   }
