@@ -50,6 +50,8 @@ export function makeGateway(
     exchange: exchangeFor(agent, 'gateway', environment.env),
     // A bridge on another host shares no disk with this one: files cross the link as transfers.
     filesOverProtocol: agent.bridge !== undefined,
+    // Its chats are told when that host cannot be reached for a while (the port is the operator's business).
+    ...(agent.bridge ? { remoteBridge: { host: `${agent.bridge.ssh.user}@${agent.bridge.host}` } } : {}),
     card: simulated ? { ...agent.card, simulatedCost: true } : agent.card,
     ...(simulated ? { simulatedModel: true } : {}),
     retentionDays: agent.retention.days,

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import {
   createTransferPeer,
   type ExchangeOptions,
+  type FrameOf,
   type Logger,
   type Route,
   systemClock,
@@ -33,6 +34,7 @@ import { createFrameDispatch } from './io/bridge/bridge-frames.js';
 import { createBridgeLink } from './io/bridge/endpoint.js';
 import { createFileCarrier } from './io/bridge/file-carrier.js';
 import { createForward, createPass } from './io/bridge/forward.js';
+import { createHostNotice } from './io/bridge/host-notice.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
 import { createPins } from './io/card/pins.js';
@@ -189,7 +191,20 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     send: bridge.send,
     transfers: options.filesOverProtocol ? transfers : undefined,
   });
-  const pass = createPass({ send: carry, store, turns, reply: chat.reply, logger });
+  // A bridge on another host that cannot be reached: its waiting chats told once per outage.
+  const hostNotice = options.remoteBridge
+    ? createHostNotice({
+        host: options.remoteBridge.host,
+        graceMs: options.remoteBridge.unreachableNoticeMs,
+        clock,
+        reply: (route, text) => void chat.reply(route, text),
+      })
+    : undefined;
+  const send = (frame: FrameOf<'user_message'>): Promise<void> => {
+    hostNotice?.message(frame.route);
+    return carry(frame);
+  };
+  const pass = createPass({ send, store, turns, reply: chat.reply, logger });
   const withinBudget = budgetGate(spend, {
     turns,
     reply: chat.reply,
@@ -303,6 +318,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   bridge.receive({
     onFrame: metrics.observeFrames(onFrame),
     onConnectionChange: (connected) => {
+      hostNotice?.connection(connected);
       transfers.connection(connected);
       turns.connection(connected);
       metrics.bridgeConnected(connected);
@@ -370,6 +386,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     transfers,
     alerts,
     retention,
+    hostNotice,
     endpoint: bridge.endpoint,
     injector,
     webhooks:

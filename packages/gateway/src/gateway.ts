@@ -105,6 +105,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const s = services;
       if (s) {
         s.alerts.stop();
+        s.hostNotice?.stop();
         s.cards.stop();
         s.commands.stop();
         await s.webhooks?.stop();

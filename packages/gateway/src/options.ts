@@ -52,6 +52,12 @@ export interface GatewayOptions {
    * instead of paths in the exchange directory. Default false: the bridge reads this side's exchange.
    */
   filesOverProtocol?: boolean;
+  /**
+   * The bridge runs on another host (config's `bridge:` block): `host` is how its chats name it
+   * (`user@host`). While it cannot be reached for longer than `unreachableNoticeMs` (default 30 s), each
+   * chat with a message waiting is told once per outage (`io/bridge/host-notice.ts`).
+   */
+  remoteBridge?: { host: string; unreachableNoticeMs?: number };
   /** The Unix socket the bridge connects to. */
   socketPath: string;
   /** This Switchyard release, named in the handshake so that a version mismatch says what each side runs. */

@@ -10,6 +10,7 @@ import type { GatewayStore } from '../../store/store.js';
 import type { InjectorHandle } from '../automation/inject.js';
 import type { Schedules } from '../automation/schedules.js';
 import type { WebhookServer } from '../automation/webhook-server.js';
+import type { HostNotice } from '../bridge/host-notice.js';
 import type { CardDriver } from '../card/card-driver.js';
 import type { Pins } from '../card/pins.js';
 import type { CommandRunner } from '../commands/commands.js';
@@ -41,6 +42,8 @@ export interface Services {
   transfers: Pick<TransferPeer, 'stop'>;
   alerts: Alerts;
   retention: Retention;
+  /** The "host unreachable" notice of a bridge on another host; absent for a local bridge. */
+  hostNotice: HostNotice | undefined;
   endpoint: Endpoint;
   /** Puts runs of schedules and webhooks in the inbox (`io/automation/inject.ts`). */
   injector: InjectorHandle;
