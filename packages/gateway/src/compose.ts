@@ -14,12 +14,15 @@
  * once, in the open, after both ends exist: the bot's call results reach the alerts, which send through
  * the bot (`callResults.observe`); the bridge's frames reach the services that send to it
  * (`bridge.receive`), as grammY's `bot.use` hands the handlers to a bot that exists.
+ *
+ * This file is longer than 400 lines because it is one declaration, read top to bottom: each service
+ * once, in the order the others need it. Split in two, the order would run across files, and a service
+ * could again be reached before it is built (the layout test checks that it is not).
  */
 import { join } from 'node:path';
 import {
   createTransferPeer,
   type ExchangeOptions,
-  type FrameOf,
   type Logger,
   type Route,
   systemClock,
@@ -192,18 +195,9 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     transfers: options.filesOverProtocol ? transfers : undefined,
   });
   // A bridge on another host that cannot be reached: its waiting chats told once per outage.
-  const hostNotice = options.remoteBridge
-    ? createHostNotice({
-        host: options.remoteBridge.host,
-        graceMs: options.remoteBridge.unreachableNoticeMs,
-        clock,
-        reply: (route, text) => void chat.reply(route, text),
-      })
-    : undefined;
-  const send = (frame: FrameOf<'user_message'>): Promise<void> => {
-    hostNotice?.message(frame.route);
-    return carry(frame);
-  };
+  const hostNotice =
+    options.remoteBridge && createHostNotice({ ...options.remoteBridge, clock, reply: chat.reply });
+  const send = hostNotice ? hostNotice.watching(carry) : carry;
   const pass = createPass({ send, store, turns, reply: chat.reply, logger });
   const withinBudget = budgetGate(spend, {
     turns,

@@ -51,7 +51,7 @@ describe('a bridge on another host that cannot be reached: the shell', () => {
     const sent: { route: unknown; text: string }[] = [];
     const notice = createHostNotice({
       host: 'u@h',
-      graceMs: 5_000,
+      unreachableNoticeMs: 5_000,
       clock,
       reply: (route, text) => sent.push({ route, text }),
     });

@@ -4,7 +4,7 @@
  * on one wake timer. Only for a bridge on another host (`GatewayOptions.remoteBridge`); a local bridge's
  * restart is the "agent restarting" case the reactions already show.
  */
-import { type Clock, createWakeTimer, type Route } from '@switchyard/protocol';
+import { type Clock, createWakeTimer, type FrameOf, type Route } from '@switchyard/protocol';
 import {
   connectionChanged,
   dueNotices,
@@ -21,23 +21,28 @@ export const HOST_NOTICE_GRACE_MS = 30_000;
 export interface HostNoticeOptions {
   /** Where the bridge runs, as the chat reads it (`user@host`). */
   host: string;
-  graceMs?: number | undefined;
+  /** How long the host may be unreachable before the waiting chats are told; default {@link HOST_NOTICE_GRACE_MS}. */
+  unreachableNoticeMs?: number | undefined;
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
-  /** Sends a text to a conversation (never throws). */
-  reply(route: Route, text: string): void;
+  /** Sends a text to a conversation (never rejects). */
+  reply(route: Route, text: string): unknown;
 }
 
 /** The notice's inputs. */
 export interface HostNotice {
   connection(connected: boolean): void;
   message(route: Route): void;
+  /** `send` for user messages, each noted (`message`) on its way to the bridge. */
+  watching(
+    send: (frame: FrameOf<'user_message'>) => Promise<void>,
+  ): (frame: FrameOf<'user_message'>) => Promise<void>;
   stop(): void;
 }
 
 /** Creates the notice, in an outage from now (no bridge has connected yet). */
 export function createHostNotice(options: HostNoticeOptions): HostNotice {
   const { clock } = options;
-  const graceMs = options.graceMs ?? HOST_NOTICE_GRACE_MS;
+  const graceMs = options.unreachableNoticeMs ?? HOST_NOTICE_GRACE_MS;
   const routes = new Map<string, Route>();
   let state: HostOutage = startOutage(clock.now());
   const look = (now: number): void => {
@@ -50,7 +55,7 @@ export function createHostNotice(options: HostNoticeOptions): HostNotice {
     timer.set(due.wakeAt);
   };
   const timer = createWakeTimer(clock, look);
-  return {
+  const notice: HostNotice = {
     connection(connected) {
       state = connectionChanged(state, connected, clock.now());
       if (connected) routes.clear();
@@ -62,6 +67,11 @@ export function createHostNotice(options: HostNoticeOptions): HostNotice {
       state = messageCame(state, key);
       look(clock.now());
     },
+    watching: (send) => (frame) => {
+      notice.message(frame.route);
+      return send(frame);
+    },
     stop: () => timer.stop(),
   };
+  return notice;
 }
