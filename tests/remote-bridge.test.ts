@@ -13,7 +13,7 @@ import { rule, say, sendFile } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { download, sha256 } from './downloads.js';
 import { liveProcesses } from './processes.js';
-import { remoteOf } from './remote-system.js';
+import { remoteOf, startAndAsk } from './remote-system.js';
 import { descendants, sshdAvailable, sshdPerFile } from './sshd.js';
 import { botMessages, type System, systemPerTest } from './system.js';
 
@@ -150,6 +150,57 @@ describeSsh('end to end: the bridge on another host, through a real sshd', () =>
     const texts = botMessages(telegram, chatId).map((m) => m.text);
     expect(texts.filter((t) => t.includes('Line 40 of a long answer'))).toHaveLength(1);
     expect(texts.filter((t) => t.includes('Line 1 of a long answer'))).toHaveLength(1);
+  });
+
+  it("survives the worker's sshd restarted mid-stream: the link comes back by itself, the answer once, a message sent meanwhile delivered", async () => {
+    const system = await start([
+      rule('long', say(LONG_ANSWER, { chunkSize: 12, chunkDelayMs: 40 })),
+      rule('after', say('Got your message after the restart.')),
+    ]);
+    const { telegram, chatId } = system;
+    await startStreaming(system);
+    const server = sshd.sshd();
+    // sshd's sessions end with it: the link's client loses its forward, and the bridge its gateway.
+    await server.stop();
+    telegram.sendText(chatId, 'after the sshd restart');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await server.start();
+    const second = await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === 'Got your message after the restart.'),
+      { timeoutMs: 90_000 },
+    );
+    expect(second).toBeDefined();
+    const texts = botMessages(telegram, chatId).map((m) => m.text);
+    expect(texts.filter((t) => t.includes('Line 40 of a long answer'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('Line 1 of a long answer'))).toHaveLength(1);
+    expect(texts.filter((t) => t === 'Got your message after the restart.')).toHaveLength(1);
+    const userTexts = system.model.messageRequests().map((r) => r.view?.userText ?? '');
+    expect(userTexts.filter((t) => t.includes('after the sshd restart'))).toHaveLength(1);
+  });
+
+  it('delivers a message sent while the link is down and the gateway restarted, once, when the link is back', async () => {
+    const system = await start([
+      rule('hello', say('Hello from the worker host.')),
+      rule('queued', say('Answered once the link was back.')),
+    ]);
+    const { telegram, chatId } = system;
+    await startAndAsk(system, 'hello', 'Hello from the worker host.');
+    const server = sshd.sshd();
+    await server.stop();
+    await system.kill('gateway');
+    telegram.sendText(chatId, 'queued while the link is down');
+    system.start('gateway');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await server.start();
+    await telegram.waitFor(
+      () => botMessages(telegram, chatId).find((m) => m.text === 'Answered once the link was back.'),
+      { timeoutMs: 90_000 },
+    );
+    const texts = botMessages(telegram, chatId).map((m) => m.text);
+    expect(texts.filter((t) => t === 'Answered once the link was back.')).toHaveLength(1);
+    expect(texts.filter((t) => t === 'Hello from the worker host.')).toHaveLength(1);
+    const userTexts = system.model.messageRequests().map((r) => r.view?.userText ?? '');
+    expect(userTexts.filter((t) => t.includes('queued while the link is down'))).toHaveLength(1);
   });
 
   it('carries a document in and a file out over the link, bytes intact, each side with its own exchange', async () => {

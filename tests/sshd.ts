@@ -31,8 +31,10 @@ export interface TestSshd {
   knownHosts: string;
   /** The server's log (its stderr, `-e`), for failure messages. */
   log(): string;
-  /** Ends sshd and the session processes it forked; resolves when they are gone. */
+  /** Ends sshd and the session processes it forked; resolves when they are gone. Idempotent. */
   stop(): Promise<void>;
+  /** Starts it again after `stop`, on the same port with the same keys (an sshd restart); resolves once it listens. */
+  start(): Promise<void>;
 }
 
 /** A TCP port nothing listens on right now. */
@@ -95,29 +97,51 @@ export async function startSshd(dir: string): Promise<TestSshd> {
   );
   // Run as root, sshd insists on its privilege separation directory (systemd makes it for its unit).
   if (process.getuid?.() === 0 && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755 });
-  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
   let log = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    log += chunk.toString();
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const until = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`sshd exited at start: ${log}`);
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
+  /** One sshd process on the config: resolves once it accepts connections. */
+  const launch = async (): Promise<{ child: ChildProcess; exited: Promise<void> }> => {
+    const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], {
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    if (up) break;
-    if (Date.now() > until) throw new Error(`sshd did not listen on ${port}: ${log}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const until = Date.now() + 10_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`sshd exited at start: ${log}`);
+      const up = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+      if (up) return { child, exited };
+      if (Date.now() > until) throw new Error(`sshd did not listen on ${port}: ${log}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  /** Ends the listener and the sessions it forked; resolves when they are gone. */
+  const end = async ({ child, exited }: { child: ChildProcess; exited: Promise<void> }): Promise<void> => {
+    const pid = child.pid;
+    // The sessions it forked outlive the listener: find them (by parent) before it goes.
+    const tree = pid === undefined ? [] : descendants(pid);
+    child.kill('SIGTERM');
+    for (const p of tree) {
+      try {
+        process.kill(p, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+    await exited;
+    const deadline = Date.now() + 5_000;
+    while (tree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
+  };
+  let running: { child: ChildProcess; exited: Promise<void> } | undefined = await launch();
   return {
     port,
     user,
@@ -125,21 +149,11 @@ export async function startSshd(dir: string): Promise<TestSshd> {
     knownHosts,
     log: () => log,
     async stop() {
-      const pid = child.pid;
-      // The sessions it forked outlive the listener: find them (by parent) before it goes.
-      const tree = pid === undefined ? [] : descendants(pid);
-      child.kill('SIGTERM');
-      for (const p of tree) {
-        try {
-          process.kill(p, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-      await exited;
-      const deadline = Date.now() + 5_000;
-      while (tree.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
+      if (running) await end(running);
+      running = undefined;
+    },
+    async start() {
+      if (!running) running = await launch();
     },
   };
 }
