@@ -13,6 +13,7 @@ import {
   messageCame,
   startOutage,
 } from '../../core/bridge/host-outage.js';
+import { laneKey } from '../../core/intake/route.js';
 
 /** How long the host may be unreachable before the waiting chats are told (default). */
 export const HOST_NOTICE_GRACE_MS = 30_000;
@@ -62,7 +63,7 @@ export function createHostNotice(options: HostNoticeOptions): HostNotice {
       look(clock.now());
     },
     message(route) {
-      const key = route.threadId === undefined ? `${route.chatId}` : `${route.chatId}:${route.threadId}`;
+      const key = laneKey(route);
       routes.set(key, route);
       state = messageCame(state, key);
       look(clock.now());
