@@ -194,3 +194,38 @@ describe('session claim: who may be writing a session', () => {
     expect(asks).toEqual([1000, 3000, 7000, 15_000, 31_000, 61_000, 91_000, 121_000]);
   });
 });
+
+describe('session claim: an orphan of a bridge killed between starting a process and recording it', () => {
+  const FIFO = '/var/lib/sy/bridge/conversations/c42/stdin.fifo';
+  const rules: ClaimRules = { cwdRule: 'off', growingMs: 0, fifo: FIFO };
+
+  it('a process on this conversation’s own fifo is an orphan (stopped), not another writer to wait for', () => {
+    // The soak held a conversation for the rest of its run behind one: "still open elsewhere", for ever.
+    const orphan = proc(8218, ['-p', '--resume', ID], { own: true, stdin: FIFO });
+    expect(claimOf(ID, WORK, undefined, [orphan], rules, 2_000)).toEqual({ kind: 'orphan', pid: 8218 });
+    expect(claimText({ kind: 'orphan', pid: 8218 })).toMatch(/never recorded/);
+  });
+
+  it('another conversation’s process on the same session is still a writer to wait for; a terminal too', () => {
+    const other = proc(7, ['-p', '--resume', ID], {
+      own: true,
+      stdin: '/var/lib/sy/bridge/conversations/c9/stdin.fifo',
+    });
+    expect(claimOf(ID, WORK, undefined, [other], rules, 2_000)).toEqual({
+      kind: 'process',
+      pid: 7,
+      named: true,
+    });
+    const terminal = proc(8, ['--resume', ID], { stdin: '/dev/pts/3' });
+    expect(claimOf(ID, WORK, undefined, [terminal], rules, 2_000)).toEqual({
+      kind: 'process',
+      pid: 8,
+      named: true,
+    });
+    // Without the rule's fifo (an older caller), the orphan is only a writer, as before.
+    const orphan = proc(8218, ['-p', '--resume', ID], { own: true, stdin: FIFO });
+    expect(claimOf(ID, WORK, undefined, [orphan], { cwdRule: 'off', growingMs: 0 }, 2_000).kind).toBe(
+      'process',
+    );
+  });
+});

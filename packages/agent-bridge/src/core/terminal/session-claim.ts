@@ -16,6 +16,11 @@
  *   machine's `/proc` does not show: another host, another user).
  *
  * The processes in `ignore` (the conversation's own current process, about to be stopped) are left out.
+ *
+ * One more is nobody else's: a process reading this conversation's own stdin fifo (`fifo`) that the
+ * conversation does not hold is an *orphan* — a bridge killed between starting it and recording it. It has
+ * been given nothing (the record is written before any line), and no later bridge can adopt it: the shell
+ * stops it, where waiting for it to end would hold the conversation for ever.
  */
 
 /** A `claude` process as the shell found it. */
@@ -29,6 +34,8 @@ export interface ClaudeProcess {
   startedAt?: number | undefined;
   /** Started by this bridge (its stdin is one of the bridge's fifos). */
   own: boolean;
+  /** What its stdin is (a fifo's path), when readable. */
+  stdin?: string | undefined;
 }
 
 /** What the shell read of the session's transcript (absent: no transcript). */
@@ -47,12 +54,15 @@ export interface ClaimRules {
   writtenAfter?: number | undefined;
   /** Pids that do not count. */
   ignore?: readonly number[];
+  /** The conversation's own stdin fifo: a process reading it that the conversation does not hold is an orphan. */
+  fifo?: string | undefined;
 }
 
 /** Nobody else may be writing the session, or who may be. */
 export type Claim =
   | { kind: 'free' }
   | { kind: 'process'; pid: number; named: boolean }
+  | { kind: 'orphan'; pid: number }
   | { kind: 'growing'; ageMs: number };
 
 /** The flags after which the CLI takes a session id. */
@@ -97,6 +107,7 @@ export function claimOf(
   const ignore = new Set(rules.ignore ?? []);
   for (const p of processes) {
     if (ignore.has(p.pid)) continue;
+    if (rules.fifo !== undefined && p.stdin === rules.fifo) return { kind: 'orphan', pid: p.pid };
     const named = namedSession(p.argv);
     if (named !== undefined) {
       if (named === sessionId) return { kind: 'process', pid: p.pid, named: true };
@@ -123,6 +134,8 @@ export function claimOf(
 export function claimText(claim: Exclude<Claim, { kind: 'free' }>): string {
   if (claim.kind === 'growing')
     return `its transcript was written ${Math.round(claim.ageMs / 1000)} s ago and may still be growing (another machine or user?)`;
+  if (claim.kind === 'orphan')
+    return `a Claude process (pid ${claim.pid}) a stopped bridge started and never recorded is being stopped`;
   return claim.named
     ? `a Claude process (pid ${claim.pid}) is running on it`
     : `a Claude process (pid ${claim.pid}) is running in its directory and may be writing it`;

@@ -4,14 +4,14 @@
  * they reach back into it only through the {@link ConversationPort} (their parts of its snapshot, its
  * persistence, its stdout), so `Conversation` stays the only writer of its snapshot.
  */
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger, PeerCursor, Receipt } from '@switchyard/protocol';
 import { Session } from '../../core/session/session.js';
 import { Delivery, type DeliveryRecordPort } from '../delivery/delivery.js';
 import { deliveryMarker } from '../delivery/user-input.js';
 import { confirmsFileSends, createFileTools, type FileTools } from '../mcp/file-tools.js';
 import { FrameSink } from '../outbox/frame-sink.js';
-import type { Liveness } from '../process/child.js';
+import { type Liveness, STDIN_FIFO } from '../process/child.js';
 import { Supervisor } from '../process/supervisor.js';
 import type { ProcessRecordPort } from '../process/supervisor-ports.js';
 import { ensureWorktree } from '../process/worktree.js';
@@ -169,6 +169,7 @@ export function assembleParts(
     mayStart: () => options.mayStart(),
     // The conversation's directory is `<stateDir>/conversations/<dir>` (`pool.ts`).
     conversationsDir: dirname(options.dir),
+    fifo: join(options.dir, STDIN_FIFO),
     configDir,
     configDirSet: options.env.CLAUDE_CONFIG_DIR !== undefined,
     workDir: options.settings.workDir,

@@ -42,6 +42,8 @@ export interface TerminalGateHost {
   mayStart(): boolean;
   /** The bridge's conversations directory (its own processes' fifos are there), Claude's config directory. */
   conversationsDir: string;
+  /** This conversation's stdin fifo: a process reading it that it does not hold is an orphan (stopped). */
+  fifo: string;
   configDir: string;
   /** The agent sets `CLAUDE_CONFIG_DIR`: a handoff names it, since the terminal must use it too. */
   configDirSet: boolean;
@@ -69,8 +71,28 @@ export function createTerminalGate(host: TerminalGateHost): TerminalGate {
   let timer: TimerHandle | undefined;
   const rules = (): ClaimRules =>
     session.state.handedOffAt !== undefined
-      ? { cwdRule: 'any', growingMs: HANDED_OFF_GROWING_MS, writtenAfter: session.state.handedOffAt }
-      : { cwdRule: 'off', growingMs: 0 };
+      ? {
+          cwdRule: 'any',
+          growingMs: HANDED_OFF_GROWING_MS,
+          writtenAfter: session.state.handedOffAt,
+          fifo: host.fifo,
+        }
+      : { cwdRule: 'off', growingMs: 0, fifo: host.fifo };
+  /** Stops an orphan (see `session-claim.ts`): its group, at once — it was given nothing to lose. */
+  const stopOrphan = (pid: number): void => {
+    log.warn(
+      { pid },
+      'stopping a Claude process a bridge started and never recorded (it was killed in between)',
+    );
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+        return;
+      } catch {
+        // not a group leader, or gone already
+      }
+    }
+  };
   const claim = (sessionId: string) =>
     probeClaim(
       { conversationsDir: host.conversationsDir, configDir: host.configDir, workDir: host.workDir },
@@ -96,7 +118,9 @@ export function createTerminalGate(host: TerminalGateHost): TerminalGate {
     }
     try {
       const sessionId = session.state.sessionId;
-      const taken = sessionId !== undefined && claim(sessionId).kind !== 'free';
+      const found = sessionId === undefined ? undefined : claim(sessionId);
+      if (found?.kind === 'orphan') stopOrphan(found.pid);
+      const taken = found !== undefined && found.kind !== 'free';
       if (taken || !host.mayStart()) {
         arm();
         return;
@@ -129,6 +153,11 @@ export function createTerminalGate(host: TerminalGateHost): TerminalGate {
       waiting = true;
       attempt = 0;
       arm();
+      // An orphan is this side's own: stopped now, and the session asked again after the first backoff.
+      if (found.kind === 'orphan') {
+        stopOrphan(found.pid);
+        return true;
+      }
       log.info({ sessionId, claim: found }, 'another process may be writing the session; waiting');
       host.emit([
         {

@@ -60,6 +60,7 @@ export function claudeProcesses(conversationsDir: string): ClaudeProcess[] {
         cwd: readable(() => readlinkSync(`/proc/${name}/cwd`)),
         startedAt: boot !== undefined && Number.isFinite(ticks) ? boot + (ticks * 1000) / USER_HZ : undefined,
         own: stdin?.startsWith(`${ownPrefix}/`) === true,
+        stdin,
       });
     } catch {
       // exited while we looked, or not ours to read
