@@ -4,10 +4,9 @@
  * and one rich message. The cut turn must end in the chat, and the next message must be answered there: the
  * answers-in-order rule held every later answer behind the cut one, which never came.
  */
-import { spawnSync } from 'node:child_process';
 import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { botMessages, MAIN, systemPerTest } from './system.js';
+import { botMessages, systemPerTest } from './system.js';
 
 const LONG_ANSWER = Array.from(
   { length: 40 },
@@ -37,13 +36,7 @@ describe('end to end: a turn cut with its Claude process', () => {
       { timeoutMs: 60_000 },
     );
     await system.kill('bridge', 'SIGTERM');
-    const stopped = spawnSync(
-      process.execPath,
-      [MAIN, '--config', system.workerConfigPath, 'stop-claude', 'e2e'],
-      {
-        encoding: 'utf8',
-      },
-    );
+    const stopped = await system.stopClaude();
     expect(stopped.status, stopped.stderr).toBe(0);
     telegram.sendText(chatId, 'after the cut');
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -14,7 +14,7 @@ import { rule, say } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
 import { remoteOf, startAndAsk } from './remote-system.js';
 import { sshdAvailable, sshdPerFile } from './sshd.js';
-import { botMessages, MAIN, systemPerTest } from './system.js';
+import { botMessages, systemPerTest } from './system.js';
 
 const describeSsh = sshdAvailable || process.env.CI ? describe : describe.skip;
 
@@ -45,13 +45,7 @@ describeSsh('moving a bridge to another host', () => {
 
     // 1. The old worker: the bridge stopped, and its Claude with it (what `systemctl stop` does).
     await system.kill('bridge', 'SIGTERM');
-    const stopped = spawnSync(
-      process.execPath,
-      [MAIN, '--config', system.workerConfigPath, 'stop-claude', 'e2e'],
-      {
-        encoding: 'utf8',
-      },
-    );
+    const stopped = await system.stopClaude();
     expect(stopped.status, stopped.stderr).toBe(0);
     // 2. A message while no bridge runs: the gateway keeps it.
     telegram.sendText(chatId, 'moved yet?');

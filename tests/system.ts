@@ -67,6 +67,11 @@ export interface System {
   /** Sends a signal and waits until the process is gone. */
   kill(service: Service, signal?: NodeJS.Signals): Promise<void>;
   pid(service: Service): number | undefined;
+  /**
+   * `switchyard stop-claude` on the worker's config, as `systemctl stop` runs it after the bridge: ends
+   * the agent's Claude processes for good. Resolves with its exit status and stderr.
+   */
+  stopClaude(): Promise<{ status: number | null; stderr: string }>;
   /** Everything the services wrote, for failure messages. */
   logs(): string;
   stop(): Promise<void>;
@@ -164,6 +169,17 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     child.kill(signal);
     await gone;
   };
+  const stopClaude = (): Promise<{ status: number | null; stderr: string }> =>
+    new Promise((resolve) => {
+      const stopper = spawn(process.execPath, [MAIN, '--config', workerConfig, 'stop-claude', 'e2e'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      stopper.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      stopper.once('exit', (status) => resolve({ status, stderr }));
+    });
   return {
     telegram,
     model,
@@ -186,18 +202,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     start,
     kill,
     pid: (service) => children.get(service)?.pid,
+    stopClaude,
     logs: () => output,
     async stop() {
       await kill('bridge', 'SIGTERM');
       await kill('link', 'SIGTERM');
       await kill('gateway', 'SIGTERM');
       // The bridge leaves claude running on SIGTERM by design; end it for real.
-      await new Promise<void>((resolve) => {
-        const stopper = spawn(process.execPath, [MAIN, '--config', workerConfig, 'stop-claude', 'e2e'], {
-          stdio: 'ignore',
-        });
-        stopper.once('exit', () => resolve());
-      });
+      await stopClaude();
       await telegram.stop();
       await model.stop();
       // Safety net: no process this test started may outlive it, whatever the code under test did.

@@ -37,6 +37,30 @@ function run(
   return frames;
 }
 
+type Line = { message: { content: unknown[] } };
+
+/** The CLI's echo of lines the bridge wrote: the same messages, `isReplay`, as a model call takes them. */
+const echo = (...ids: string[]): string =>
+  JSON.stringify({
+    type: 'user',
+    isReplay: true,
+    parent_tool_use_id: null,
+    message: {
+      role: 'user',
+      content: ids.flatMap(
+        (id) => (JSON.parse(renderUserMessage(userMessage(id, `text of ${id}`))) as Line).message.content,
+      ),
+    },
+  });
+
+/** A main-agent model call's response beginning (`message_start`). */
+const start = (id: string): string =>
+  JSON.stringify({
+    type: 'stream_event',
+    parent_tool_use_id: null,
+    event: { type: 'message_start', message: { id } },
+  });
+
 describe('translator on recorded output', () => {
   it.each(scenarios)('%s: every line translates, every frame is valid', (scenario) => {
     for (const line of linesOf(scenario)) {
@@ -114,20 +138,6 @@ describe('translator on recorded output', () => {
   });
 
   it('a process that echoes its input (--replay-user-messages): a steer is taken at its echo, not at a message_start read after the write', () => {
-    /** The CLI's echo of a line the bridge wrote: the same message, `isReplay`, as a turn takes it. */
-    const echo = (...ids: string[]): string =>
-      JSON.stringify({
-        type: 'user',
-        isReplay: true,
-        parent_tool_use_id: null,
-        message: {
-          role: 'user',
-          content: ids.flatMap(
-            (id) => (JSON.parse(renderUserMessage(userMessage(id, `text of ${id}`))) as Line).message.content,
-          ),
-        },
-      });
-    type Line = { message: { content: unknown[] } };
     expect(translateLine(echo('in-a', 'in-b'))).toEqual([
       { kind: 'input_taken', inboundIds: ['in-a', 'in-b'] },
     ]);
@@ -137,12 +147,6 @@ describe('translator on recorded output', () => {
     ).toEqual([]);
     expect(translateLine(echo('in-a').replace('[telegram ', '[note '))).toEqual([]);
 
-    const start = (id: string) =>
-      JSON.stringify({
-        type: 'stream_event',
-        parent_tool_use_id: null,
-        event: { type: 'message_start', message: { id } },
-      });
     const session = new Session();
     const frames: AppFrame[] = [...session.processStarted().frames];
     const feed = (line: string) => frames.push(...session.onEvents(translateLine(line), 2).frames);
@@ -175,26 +179,6 @@ describe('translator on recorded output', () => {
     // end; the CLI read only the first in that turn (the second came during its one call) and started one
     // more turn for the second. Between those two turns this side saw no turn running, so the pool stopped
     // the process for a slot while the CLI was asking the model, and the second answer never came.
-    const echo = (id: string): string =>
-      JSON.stringify({
-        type: 'user',
-        isReplay: true,
-        parent_tool_use_id: null,
-        message: {
-          role: 'user',
-          content: (
-            JSON.parse(renderUserMessage(userMessage(id, `text of ${id}`))) as {
-              message: { content: unknown[] };
-            }
-          ).message.content,
-        },
-      });
-    const start = (id: string) =>
-      JSON.stringify({
-        type: 'stream_event',
-        parent_tool_use_id: null,
-        event: { type: 'message_start', message: { id } },
-      });
     const result = linesOf('streamed-answer').find((l) => l.includes('"type":"result"')) as string;
     const session = new Session();
     const frames: AppFrame[] = [...session.processStarted().frames];
