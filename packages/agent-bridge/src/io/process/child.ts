@@ -20,6 +20,8 @@ import {
   constants,
   existsSync,
   openSync,
+  readdirSync,
+  readlinkSync,
   readSync,
   rmSync,
   statSync,
@@ -141,10 +143,53 @@ function freshLog(path: string): number {
 }
 
 /**
- * Starts a new process. The fifo is created if missing; the logs are new files. The caller must have
- * established that no recorded process is alive (two CLIs on one session file corrupt it).
+ * Ends every process that reads `fifoPath` (its stdin) — called before a new process is started on it, when
+ * no recorded process is alive, so each is an orphan: a bridge killed between starting a process and
+ * recording it left it running on the conversation's fifo, where it would read half of what the new one
+ * is sent (the soak saw two CLIs answer one chat at once). Returns their pids. Linux's `/proc`; elsewhere
+ * none are found.
  */
-export function spawnChild(options: SpawnOptions): { handle: ChildHandle; process: ChildProcess } {
+export function endOrphansOn(fifoPath: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const ended: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let stdin: string;
+    try {
+      stdin = readlinkSync(`/proc/${name}/fd/0`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (stdin !== fifoPath) continue;
+    const pid = Number(name);
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+        ended.push(pid);
+        break;
+      } catch {
+        // not a group leader, or gone already
+      }
+    }
+  }
+  return ended;
+}
+
+/**
+ * Starts a new process. The fifo is created if missing; the logs are new files. The caller must have
+ * established that no recorded process is alive (two CLIs on one session file corrupt it); orphans on the
+ * fifo are ended first ({@link endOrphansOn}) and named in `orphans`.
+ */
+export function spawnChild(options: SpawnOptions): {
+  handle: ChildHandle;
+  process: ChildProcess;
+  orphans: number[];
+} {
   const bin = resolveBinary(options.bin, options.env);
   if (!isAbsolute(options.workDir) || !existsSync(options.workDir)) {
     throw new ChildError('spawn_failed', `the agent's working directory ${options.workDir} does not exist`);
@@ -157,6 +202,7 @@ export function spawnChild(options: SpawnOptions): { handle: ChildHandle; proces
       throw new ChildError('fifo', `could not create the stdin fifo ${fifoPath}: ${(err as Error).message}`);
     }
   }
+  const orphans = endOrphansOn(fifoPath);
   // Read-write, so the process is its own writer: see the file comment.
   const stdin = openSync(fifoPath, constants.O_RDWR);
   const stdout = freshLog(join(options.stateDir, STDOUT_LOG));
@@ -183,7 +229,7 @@ export function spawnChild(options: SpawnOptions): { handle: ChildHandle; proces
   // A process that exited at once may already be a zombie; its start time is still readable until reaped.
   const startTime = found.ok ? found.startTime : 'gone';
   const record: ChildRecord = { pid, startTime, startedAt: (options.clock ?? systemClock).now() };
-  return { handle: adoptChild(options.stateDir, record, options.clock), process: child };
+  return { handle: adoptChild(options.stateDir, record, options.clock), process: child, orphans };
 }
 
 /** A handle on a recorded process (just started, or left running by an earlier bridge). */

@@ -105,14 +105,20 @@ export class Supervisor {
     let child: ChildHandle;
     try {
       this.#options.prepare?.();
-      child = spawnChild({
+      const spawned = spawnChild({
         stateDir: this.#options.stateDir,
         workDir: this.#options.workDir,
         bin: this.#options.claudeBin,
         args,
         env: this.#options.env,
         clock: this.#options.clock,
-      }).handle;
+      });
+      if (spawned.orphans.length > 0)
+        log.warn(
+          { pids: spawned.orphans },
+          'ended processes an earlier bridge started on this fifo and never recorded',
+        );
+      child = spawned.handle;
       this.#child = child;
     } catch (err) {
       const message = describeError(err);
