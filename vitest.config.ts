@@ -27,7 +27,6 @@ export default defineConfig({
         new URL('./packages/gateway/src/io/automation/cron.ts', import.meta.url),
       ),
       '@switchyard/gateway': pkg('gateway'),
-      '@switchyard/cli': pkg('cli'),
     },
   },
   test: {
