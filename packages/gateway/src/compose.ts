@@ -36,7 +36,7 @@ import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
 import { createBridgeLink } from './io/bridge/endpoint.js';
 import { createFileCarrier } from './io/bridge/file-carrier.js';
-import { createForward, createPass } from './io/bridge/forward.js';
+import { createForward } from './io/bridge/forward.js';
 import { createHostNotice } from './io/bridge/host-notice.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
@@ -189,7 +189,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     connected: bridge.connected,
   });
 
-  // A user's message to the bridge, past today's budget; the runs nobody typed enter the same way.
+  // Today's budget, asked before the turns take a message, and the hand-over of one it admits.
   const carry = createFileCarrier({
     send: bridge.send,
     transfers: options.filesOverProtocol ? transfers : undefined,
@@ -198,14 +198,13 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const hostNotice =
     options.remoteBridge && createHostNotice({ ...options.remoteBridge, clock, reply: chat.reply });
   const send = hostNotice ? hostNotice.watching(carry) : carry;
-  const pass = createPass({ send, store, turns, reply: chat.reply, logger });
-  const withinBudget = budgetGate(spend, {
+  const forward = createForward({ send, store, turns, reply: chat.reply, logger });
+  const gate = budgetGate(spend, {
     turns,
     reply: chat.reply,
     refused: (scope) => metrics.budgetRefused(scope),
-    pass,
+    pass: forward,
   });
-  const forward = createForward({ withinBudget, pass });
   const { injector, schedules } = createAutomation({
     schedules: options.schedules,
     store,
@@ -213,6 +212,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     courier,
     api,
     send: bridge.send,
+    budget: gate.weigh,
     forward,
     noteChat: (chatId) => knownChats.note(chatId),
     reply: chat.reply,
@@ -325,6 +325,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     store,
     turns,
     prompts,
+    budget: gate.weigh,
     forward,
     spend,
     allowed,
@@ -396,7 +397,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     schedules,
     allowed,
     spend,
-    forward,
+    offer: gate.offer,
     onPollingHealth: (health) => {
       board.notePolling(health);
       alerts.pollingHealth(health);

@@ -151,7 +151,12 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
       s.addInbound({ inboundId: frame.inboundId, frame });
       return frame;
     });
-    for (const frame of frames) if (gate(frame)) start(frame);
+    // The verdict the turn machine would get with each message: a refused one it marks unread itself.
+    for (const frame of frames) {
+      const verdict = gate.weigh(frame);
+      if (verdict.admit === true) start(frame);
+      else if (verdict.admit === false) unread.push(frame.inboundId);
+    }
     const admittedAtOnce = running.length;
     // The turns end one by one, each ending letting the held messages be weighed again.
     let ended = 0;

@@ -1,44 +1,57 @@
 /**
- * The budgets where spending starts: the gate in front of the bridge's hand-over, which refuses a
- * message or holds it until a running turn ends, and the transcriber that books what a voice note's
- * transcription cost. Both ask the ledger (`spend-ledger.ts`), which holds the rule's inputs.
+ * The budgets where spending starts: the gate asked before the turn machine takes a message, which
+ * admits it, refuses it or holds it until a running turn ends, and the transcriber that books what a
+ * voice note's transcription cost. Both ask the ledger (`spend-ledger.ts`), which holds the rule's inputs.
  */
 import type { FrameOf, Route } from '@switchyard/protocol';
 import type { Transcriber } from '../voice/voice-types.js';
-import type { SpendLedger } from './spend-ledger.js';
+import type { SpendCheck, SpendLedger } from './spend-ledger.js';
 
-/**
- * The gate where a message is handed to the bridge: whether the budgets let `frame` start a turn. When
- * not, the turn machine marks it not read (its marker says why, and it leaves the inbox, so it is never
- * re-sent) and its sender gets the day's notice when one is due. A message held while the running turns
- * may use the budget up stays in the inbox; when one of them ends, the held messages are weighed again
- * in the order they came, and each admitted one is passed to `deps.pass` (a refused one marked).
- */
+/** The gate's handle. */
+export interface BudgetGate {
+  /**
+   * Today's budget's verdict on a message about to start a turn, asked before the turn machine takes it
+   * (`Turns.arrive` gets the verdict, and its own step marks a refused message unread): a refusal's
+   * notice is told here when one is due. A held message stays in the inbox and is kept here; when a
+   * running turn ends the held ones are weighed again in the order they came, each admitted one passed
+   * to `deps.pass` and each refused one marked unread (`deps.turns.refused`: the machine took it before).
+   */
+  weigh(frame: FrameOf<'user_message'>): SpendCheck;
+  /**
+   * A message the machine did not take through `arrive` (the boot's re-send of one left queued): weighed
+   * as {@link BudgetGate.weigh} does, then passed to the bridge, held, or marked unread (the machine
+   * adopts it from the store).
+   */
+  offer(frame: FrameOf<'user_message'>): void;
+}
+
+/** Creates the gate over the ledger (see {@link BudgetGate}). */
 export function budgetGate(
   spend: Pick<SpendLedger, 'check' | 'onRelease'>,
   deps: {
     turns: { refused(inboundIds: readonly string[], reason: string): void };
     reply(route: Route, text: string): void;
     refused(scope: 'agent' | 'user'): void;
-    /** Hands a held message, admitted now, to the bridge. */
+    /** Hands an admitted message to the bridge. */
     pass(frame: FrameOf<'user_message'>): void;
   },
-): (frame: FrameOf<'user_message'>) => boolean {
+): BudgetGate {
   /** Held messages by inbound id, in the order they came (a resend of one keeps its place). */
   const held = new Map<string, FrameOf<'user_message'>>();
-  const gate = (frame: FrameOf<'user_message'>): boolean => {
+  const weigh = (frame: FrameOf<'user_message'>): SpendCheck => {
+    held.delete(frame.inboundId);
     const check = spend.check(frame);
-    if (check.admit === true) return true;
-    if (check.admit === 'hold') {
-      held.set(frame.inboundId, frame);
-      return false;
+    if (check.admit === 'hold') held.set(frame.inboundId, frame);
+    else if (check.admit === false) {
+      deps.refused(check.scope);
+      if (check.notice) deps.reply(frame.route, check.notice);
     }
-    deps.refused(check.scope);
-    // Every caller hands the turn machine the message before the frame (the handler, the injector), or
-    // the machine adopts it from the store (the boot's re-send): it is marked at once.
-    deps.turns.refused([frame.inboundId], check.reason);
-    if (check.notice) deps.reply(frame.route, check.notice);
-    return false;
+    return check;
+  };
+  const offer = (frame: FrameOf<'user_message'>): void => {
+    const check = weigh(frame);
+    if (check.admit === true) deps.pass(frame);
+    else if (check.admit === false) deps.turns.refused([frame.inboundId], check.reason);
   };
   let releasing = false;
   spend.onRelease(() => {
@@ -46,18 +59,12 @@ export function budgetGate(
     if (releasing) return;
     releasing = true;
     try {
-      for (const [id, frame] of [...held]) {
-        held.delete(id);
-        if (gate(frame)) deps.pass(frame);
-      }
+      for (const frame of [...held.values()]) offer(frame);
     } finally {
       releasing = false;
     }
   });
-  return (frame) => {
-    held.delete(frame.inboundId);
-    return gate(frame);
-  };
+  return { weigh, offer };
 }
 
 /**

@@ -15,7 +15,13 @@ import { type Clock, createWakeTimer, type Logger, type Route, systemClock } fro
 import { threadParams } from '../../core/intake/route.js';
 import { decidePresentation, type ReplyPresentation } from '../../core/reply/presentation.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
-import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
+import type {
+  BudgetVerdict,
+  TurnAction,
+  TurnEvent,
+  TurnFrame,
+  TurnStep,
+} from '../../core/turns/turn-steps.js';
 import type { GatewayStore, InboundRow } from '../../store/store.js';
 import type { CardDriver } from '../card/card-driver.js';
 import { createReplies } from '../reply/replies.js';
@@ -68,22 +74,24 @@ export interface TurnsOptions {
 /** The turn tracker's handle. */
 export interface Turns {
   /**
-   * A durable inbound message reaches the machine (a no-op for one it holds): decided at once, so a
-   * report about it — a budget's refusal at the hand-over — finds it; acknowledged in its chat (a draft,
-   * a reaction) when the caller calls `acknowledge`, after it has handed the message to the bridge:
-   * preparing an HTTP request first would delay the message (`pnpm bench`, ingress). The order is the
-   * caller's, in the open: arrive, forward, acknowledge.
+   * A durable inbound message reaches the machine (a no-op for one it holds) with today's budget's
+   * verdict on it, asked first: decided at once — a refused message is marked unread here, by the
+   * machine's own step — and acknowledged in its chat (a draft, a reaction, a refused one's marker) when
+   * the caller calls `acknowledge`, after it has handed an admitted message to the bridge: preparing an
+   * HTTP request first would delay the message (`pnpm bench`, ingress). The order is the caller's, in
+   * the open: the budget, arrive, forward, acknowledge.
    */
-  arrive(row: InboundRow): { acknowledge(): void };
+  arrive(row: InboundRow, budget: BudgetVerdict): { acknowledge(): void };
   /**
    * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
    * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
    */
   frame(frame: TurnFrame): void;
   /**
-   * Messages the gateway will not pass on (today's budget, or a frame the channel or the bridge refused):
-   * each is marked unread with `reason` and its marker says so. The caller handed the machine the
-   * message first (the handler, the injector), or it is adopted here from the store (the boot's re-send).
+   * Messages the gateway will not pass on after the machine took them (a frame the channel or the bridge
+   * refused, a held message today's budget refused when it was weighed again, the boot's re-send): each
+   * is marked unread with `reason` and its marker says so; one the machine does not hold is adopted here
+   * from the store.
    */
   refused(inboundIds: readonly string[], reason: string): void;
   /** The bridge connected or went away. */
@@ -258,11 +266,12 @@ export function createTurns(options: TurnsOptions): Turns {
     });
 
   return {
-    arrive(row) {
+    arrive(row, budget) {
       const step = decide({
         type: 'arrived',
         row,
         presentation: presentationOf(row.route),
+        budget,
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });
