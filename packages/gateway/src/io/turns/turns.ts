@@ -4,7 +4,8 @@
  * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
  * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits
  * (`markers.ts`), the replies (`turn-replies.ts`, over `Replies` in `io/reply/replies.ts`), typing,
- * cards — and arms one timer for the step's wake-up.
+ * cards — and arms one timer for the step's wake-up. How a message's reply is presented is decided as it
+ * comes in, from the conversation's settings and what the server lacks (`io/telegram/server-parts.ts`).
  *
  * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
  * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
@@ -28,7 +29,7 @@ import { createReplies } from '../reply/replies.js';
 import { type BotApi, errorText } from '../telegram/bot-api.js';
 import type { Courier } from '../telegram/courier.js';
 import type { SendJournal } from '../telegram/send-journal.js';
-import type { ServerPartsState } from '../telegram/server-parts.js';
+import { createServerParts, type ServerPartsState } from '../telegram/server-parts.js';
 import { createArrivals } from './arrivals.js';
 import { createMarkerEdits } from './markers.js';
 import { createReactions } from './reactions.js';
@@ -67,7 +68,10 @@ export interface TurnsOptions {
   placeholderRetryMs?: number;
   /** Time and timers; default {@link systemClock}. */
   clock?: Clock;
-  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
+  /**
+   * The run's knowledge of the server: its newer Bot API parts (drafts' `keep_on_stop`), and whether it
+   * lacks rich messages (which the presentation reads); default a fresh one.
+   */
   serverParts?: ServerPartsState;
 }
 
@@ -127,6 +131,7 @@ export function createTurns(options: TurnsOptions): Turns {
     ...(options.typingEveryMs !== undefined ? { typingEveryMs: options.typingEveryMs } : {}),
     ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
   });
+  const serverParts = options.serverParts ?? createServerParts(logger);
   const replies = createReplies({
     api,
     journal: options.journal,
@@ -134,7 +139,7 @@ export function createTurns(options: TurnsOptions): Turns {
     store,
     logger,
     clock,
-    serverParts: options.serverParts,
+    serverParts,
   });
   const turnReplies = createTurnReplies({
     replies,
@@ -262,7 +267,7 @@ export function createTurns(options: TurnsOptions): Turns {
     decidePresentation({
       route,
       replies: options.repliesOf?.(route) ?? options.replies ?? 'rich',
-      richMissing: replies.richMissing(),
+      richMissing: serverParts.richMissing(),
     });
 
   return {
