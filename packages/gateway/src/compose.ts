@@ -310,7 +310,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger,
   });
   bridge.receive({
-    onFrame: metrics.observeFrames(onFrame),
+    onFrame,
+    observe: metrics.frame,
     onConnectionChange: (connected) => {
       hostNotice?.connection(connected);
       transfers.connection(connected);
