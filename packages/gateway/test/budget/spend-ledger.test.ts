@@ -5,8 +5,9 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetGate, meteredTranscriber } from '../../src/io/spend/budget-gate.js';
+import { budgetGate } from '../../src/io/spend/budget-gate.js';
 import { createSpendLedger } from '../../src/io/spend/spend-ledger.js';
+import { meteredTranscriber } from '../../src/io/voice/voice-intake.js';
 import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const ADA = 11;

@@ -1,10 +1,10 @@
 /**
- * The budgets where spending starts: the gate asked before the turn machine takes a message, which
- * admits it, refuses it or holds it until a running turn ends, and the transcriber that books what a
- * voice note's transcription cost. Both ask the ledger (`spend-ledger.ts`), which holds the rule's inputs.
+ * The budget where a message's spending starts: the gate asked before the turn machine takes it, which
+ * admits it, refuses it or holds it until a running turn ends. It asks the ledger (`spend-ledger.ts`),
+ * which holds the rule's inputs. (A voice note's transcription is metered at intake:
+ * `io/voice/voice-intake.ts`.)
  */
 import type { FrameOf, Route } from '@switchyard/protocol';
-import type { Transcriber } from '../voice/voice-types.js';
 import type { SpendCheck, SpendLedger } from './spend-ledger.js';
 
 /** The gate's handle. */
@@ -65,26 +65,4 @@ export function budgetGate(
     }
   });
   return { weigh, offer };
-}
-
-/**
- * The transcriber a voice note of `who` is heard with under the budgets: none while they may not spend
- * (the note goes on as a file, and the gate weighs the message as any other), else `transcriber` with
- * each transcription that produced text booked at its length.
- */
-export function meteredTranscriber(
-  transcriber: Transcriber,
-  spend: Pick<SpendLedger, 'allows' | 'chargeTranscription'>,
-  who: { id: string; route: Route; userId: number | undefined },
-): Transcriber {
-  if (spend.allows(who.route, who.userId).admit !== true)
-    return { transcribe: async () => ({ kind: 'unconfigured' }) };
-  return {
-    async transcribe(file, signal) {
-      const heard = await transcriber.transcribe(file, signal);
-      if (heard.kind === 'text')
-        spend.chargeTranscription(who.id, who.route, who.userId, file.durationSeconds);
-      return heard;
-    },
-  };
 }
