@@ -41,7 +41,7 @@ export type MarkerOutcome = 'shown' | 'gone' | 'failed';
 
 /**
  * Today's budget's verdict on a message about to start a turn, asked before the machine takes it
- * (`io/spend/budget-gate.ts`): admitted, held until a running turn ends (acknowledged as if admitted),
+ * (`io/spend/spend-ledger.ts`): admitted, held until a running turn ends (acknowledged as if admitted),
  * or refused — the machine's own `arrived` step then marks it unread with `reason`.
  */
 export type BudgetVerdict = { admit: true | 'hold' } | { admit: false; reason: string };

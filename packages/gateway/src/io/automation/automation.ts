@@ -25,7 +25,7 @@ export interface AutomationOptions {
   api: Pick<BotApi, 'sendMessage'>;
   /** Hands a frame to the bridge's channel. */
   send(frame: GatewayToBridge): Promise<void>;
-  /** Today's budget's verdict on a run, asked before the turn machine takes it (`io/spend/budget-gate.ts`). */
+  /** Today's budget's verdict on a run, asked before the turn machine takes it (`io/spend/spend-ledger.ts`). */
   budget(frame: FrameOf<'user_message'>): BudgetVerdict;
   /** Hands a user message to the bridge, as a Telegram message's is (`io/intake/telegram-handlers.ts`). */
   forward(frame: FrameOf<'user_message'>): void;

@@ -1,7 +1,7 @@
 /**
  * How a user's message reaches the bridge, the one way for a Telegram message, for a run nobody typed
  * (`io/automation/inject.ts`) and for a held message let in: handed to the bridge's channel once today's
- * budget admitted it (`io/spend/budget-gate.ts`, asked before the turn machine took the message, so
+ * budget admitted it (`io/spend/spend-ledger.ts`, asked before the turn machine took the message, so
  * nothing here reports a budget back). A frame the channel will not take (it fails the protocol's checks)
  * is reported in its chat instead of silently gone.
  */

@@ -55,7 +55,7 @@ export interface TelegramHandlerOptions {
   turns: Pick<Turns, 'arrive' | 'draftStopped'>;
   prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
   /**
-   * Today's budget's verdict on a message about to start a turn (`io/spend/budget-gate.ts`), asked before
+   * Today's budget's verdict on a message about to start a turn (`io/spend/spend-ledger.ts`), asked before
    * the turn machine takes it: the machine marks a refused one unread, and a held one is passed later.
    */
   budget(frame: FrameOf<'user_message'>): BudgetVerdict;

@@ -57,7 +57,7 @@ export interface Services {
   spend: SpendLedger;
   /**
    * A message a previous process left queued, offered again: past today's budget, then to the bridge
-   * (`io/spend/budget-gate.ts`); a refused one is marked unread.
+   * (`io/spend/spend-ledger.ts`); a refused one is marked unread.
    */
   offer(frame: FrameOf<'user_message'>): void;
   /** Polling's health, from intake. */
