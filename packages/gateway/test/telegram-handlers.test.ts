@@ -98,6 +98,19 @@ describe('the handlers mark every update in one place', () => {
 });
 
 describe('a user message on its way to Claude', () => {
+  /** Ann's "hello" in her private chat, as update `updateId`. */
+  const hello = (updateId: number) =>
+    ({
+      update_id: updateId,
+      message: {
+        message_id: updateId,
+        date: 0,
+        chat: { id: 5, type: 'private' },
+        from: { id: 5, first_name: 'Ann' },
+        text: 'hello',
+      },
+    }) as never;
+
   // The acknowledgement's request was held behind the hand-over by a microtask (issue 28); the handler
   // says the order now: the machine takes the message, the frame goes, then the acknowledgement.
   it('is forwarded in the same turn of the event loop as its inbox write, right after the turn machine takes it, before its acknowledgement', async () => {
@@ -112,17 +125,7 @@ describe('a user message on its way to Claude', () => {
         draftStopped: () => {},
       },
     });
-    const update = {
-      update_id: 9,
-      message: {
-        message_id: 3,
-        date: 0,
-        chat: { id: 5, type: 'private' },
-        from: { id: 5, first_name: 'Ann' },
-        text: 'hello',
-      },
-    } as never;
-    await handle(update);
+    await handle(hello(9));
     expect(order).toEqual(['arrive', 'forward hello', 'acknowledge']);
     expect(store.isHandled(9)).toBe(true);
   });
@@ -156,16 +159,7 @@ describe('a user message on its way to Claude', () => {
           draftStopped: () => {},
         },
       });
-      await handle({
-        update_id: 10,
-        message: {
-          message_id: 4,
-          date: 0,
-          chat: { id: 5, type: 'private' },
-          from: { id: 5, first_name: 'Ann' },
-          text: 'hello',
-        },
-      } as never);
+      await handle(hello(10));
       expect(order).toEqual(expected);
     },
   );
