@@ -195,7 +195,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     }
     const spender = message.from?.id;
     // A typed answer lets a turn go on spending, so it is not taken once the budget is used up: it is then
-    // a message like any other, and the gate says why it is not passed on. Turns running elsewhere do not
+    // a message like any other, and the budget says why it is not passed on. Turns running elsewhere do not
     // hold it back (`'hold'`): its own turn already holds a reservation.
     const mayAnswer = options.spend === undefined || options.spend.allows(route, spender).admit !== false;
     if (message.text && mayAnswer && (await options.prompts.typedAnswer(route, message.text))) return;

@@ -7,9 +7,9 @@
  * HTTP at `/metrics`, on 127.0.0.1 by default, since chat ids and costs are nobody else's business.
  *
  * The rest of the gateway sees only {@link GatewayMetrics}: a few calls at the points where the facts
- * are (the Bot API transformer, the bridge's endpoint for its frames and its connection). {@link noMetrics} is what
- * it gets when metrics are off. Each handle has its own registry, so two gateways in one process (tests)
- * never share counters.
+ * are (the Bot API transformer, the bridge's endpoint for its frames and its connection).
+ * {@link noMetrics} is what it gets when metrics are off. Each handle has its own registry, so two
+ * gateways in one process (tests) never share counters.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

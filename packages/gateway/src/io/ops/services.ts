@@ -56,8 +56,8 @@ export interface Services {
   /** What turns cost today, and the daily budgets (`io/spend/spend-ledger.ts`). */
   spend: SpendLedger;
   /**
-   * A message a previous process left queued, offered again: past today's budget, then to the bridge
-   * (`io/spend/spend-ledger.ts`); a refused one is marked unread.
+   * A message a previous process left queued, offered again: past today's budget
+   * (`io/spend/spend-ledger.ts`), then to the bridge; a refused one is marked unread.
    */
   offer(frame: FrameOf<'user_message'>): void;
   /** Polling's health, from intake. */

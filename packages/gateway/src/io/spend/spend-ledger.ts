@@ -112,7 +112,7 @@ export interface SpendLedger {
   offer(frame: FrameOf<'user_message'>): void;
   /**
    * Whether `userId` may spend in `route` now (a typed answer, a transcription); reserves nothing, and
-   * leaves the day's notice for the gate to give.
+   * leaves the day's notice for {@link SpendLedger.weigh} to give.
    */
   allows(route: Route, userId: number | undefined): SpendCheck;
   /** Whether `/compact` (`commandId`) may run; when it may, it is reserved and its cost booked. */
@@ -230,7 +230,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
 
   /**
    * The check's answer for a verdict: a hold logged, a refusal with the day's notice when it is due
-   * (`tell`: the caller says it, so it counts as given; else the notice is left for the gate to give).
+   * (`tell`: the caller says it, so it counts as given; else the notice is left for `weigh` to give).
    */
   const answer = (
     verdict: SpendVerdict,

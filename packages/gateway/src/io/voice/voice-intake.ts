@@ -113,7 +113,7 @@ async function measuredSeconds(path: string): Promise<number> {
 
 /**
  * The transcriber a voice note of `who` is heard with under the budgets: none while they may not spend
- * (the note goes on as a file, and the gate weighs the message as any other), else `transcriber` with
+ * (the note goes on as a file, and the ledger weighs the message as any other), else `transcriber` with
  * each transcription that produced text booked at its length.
  */
 export function meteredTranscriber(
