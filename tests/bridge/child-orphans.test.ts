@@ -3,11 +3,11 @@
  * conversation's fifo; a new process started there must not share it (the soak saw two CLIs answer one
  * chat, each reading half of what it was sent): `spawnChild` ends whatever reads the fifo first.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ChildHandle, spawnChild } from '../../packages/agent-bridge/src/io/process/child.js';
+import { describe, expect, it } from 'vitest';
+import { spawnChild } from '../../packages/agent-bridge/src/io/process/child.js';
+import { spawnedChildren } from './spawned.js';
 
 const alive = (pid: number): boolean => {
   try {
@@ -18,24 +18,16 @@ const alive = (pid: number): boolean => {
   }
 };
 
-let dir: string | undefined;
-const handles: ChildHandle[] = [];
-afterEach(async () => {
-  for (const handle of handles.splice(0)) {
-    await handle.terminate(500);
-    handle.detach();
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const { handles, tempDir } = spawnedChildren();
 
 describe('orphans on a conversation’s fifo', () => {
   it('a process left reading the fifo is ended before the next one starts there, and named', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sy-orphan-'));
+    const dir = tempDir('sy-orphan-');
     const stand = (out: string) => ({
-      stateDir: dir as string,
-      workDir: dir as string,
+      stateDir: dir,
+      workDir: dir,
       bin: '/bin/sh',
-      args: ['-c', `cat > ${join(dir as string, out)}`],
+      args: ['-c', `cat > ${join(dir, out)}`],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
     // The first process, as a killed bridge would leave it: running, and nobody holds its record.

@@ -5,35 +5,23 @@
  * offset, past the new one's output, so the file read as a line of 257,527 bytes (zeros, then the old
  * line) that no JSON parser takes; the new process's first lines were lost in it and its turn never ended.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type ChildHandle,
-  STDOUT_LOG,
-  spawnChild,
-} from '../../packages/agent-bridge/src/io/process/child.js';
+import { describe, expect, it } from 'vitest';
+import { STDOUT_LOG, spawnChild } from '../../packages/agent-bridge/src/io/process/child.js';
+import { spawnedChildren } from './spawned.js';
 
-let dir: string | undefined;
-const handles: ChildHandle[] = [];
-afterEach(async () => {
-  for (const handle of handles.splice(0)) {
-    await handle.terminate(500);
-    handle.detach();
-  }
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const { handles, tempDir } = spawnedChildren();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('stdout log per process', () => {
   it('a line an earlier process writes after the next one started never reaches the new log', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'sy-stdout-'));
+    const dir = tempDir('sy-stdout-');
     const start = (script: string) => {
       const { handle } = spawnChild({
-        stateDir: dir as string,
-        workDir: dir as string,
+        stateDir: dir,
+        workDir: dir,
         bin: '/bin/sh',
         args: ['-c', script],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },

@@ -14,7 +14,6 @@ import {
   botMessage,
   botMessages,
   connectBridge,
-  type FakeBridge,
   framesOf,
   sleep,
   startTurn,
@@ -22,9 +21,6 @@ import {
   type World,
   waitUntil,
 } from './harness.js';
-
-let world: World | undefined;
-let bridge: FakeBridge | undefined;
 
 /** Everything SQLite holds on disk (database and WAL), as text, to look for a stranger's words. */
 function diskText(w: World): string {
@@ -39,10 +35,10 @@ function diskText(w: World): string {
   return read(base) + read(`${base}-wal`);
 }
 
-describe('access', () => {
-  it('refuses a stranger once, forwards and keeps nothing of theirs', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+describe.concurrent('access', () => {
+  it('refuses a stranger once, forwards and keeps nothing of theirs', async ({ onTestFinished }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const stranger = tg.addUser({ firstName: 'Mallory' });
     const chatId = tg.privateChat(stranger).id;
@@ -77,18 +73,20 @@ describe('access', () => {
     expect(botMessages(tg, chatId)).toHaveLength(1);
     // The allowed user is unaffected.
     tg.sendText(tg.privateChat().id, 'hi from the owner');
-    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await waitUntil(() => framesOf(bridge, 'user_message').length === 1);
   });
 
-  it('refuses a stranger’s button press and leaves the prompt open for the owner', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('refuses a stranger’s button press and leaves the prompt open for the owner', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const group = tg.createGroup({ title: 'team', supergroup: true });
     const stranger = tg.addUser({ firstName: 'Eve' });
     // The owner talks to the agent there first: only then may the bridge address the group.
     tg.sendText(group.id, '@switchyard_sandbox_bot deploy it');
-    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await waitUntil(() => framesOf(bridge, 'user_message').length === 1);
     await bridge.send({
       type: 'permission_request',
       requestId: 'r1',
@@ -108,12 +106,14 @@ describe('access', () => {
 
     const own = tg.pressButton(group.id, prompt.messageId, { text: '✅ Allow' });
     expect((await tg.waitFor(() => tg.callbackQuery(own.id)?.answer)).text).toBe('Allowed');
-    await waitUntil(() => framesOf(bridge as FakeBridge, 'permission_answer').length === 1);
+    await waitUntil(() => framesOf(bridge, 'permission_answer').length === 1);
   });
 
-  it('answers a stranger in a group only where they alone see it, and forwards the allowed user there when addressed', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('answers a stranger in a group only where they alone see it, and forwards the allowed user there when addressed', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const group = tg.createGroup({ title: 'team', supergroup: true });
     const stranger = tg.addUser({ firstName: 'Eve' });
@@ -121,7 +121,7 @@ describe('access', () => {
     // Not addressed to the bot: neither stored nor forwarded.
     tg.sendText(group.id, 'just chatting among ourselves');
     tg.sendText(group.id, '@switchyard_sandbox_bot from the owner');
-    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await waitUntil(() => framesOf(bridge, 'user_message').length === 1);
     await sleep(300);
     // The mention is not part of what the model reads.
     expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['from the owner']);
@@ -130,14 +130,14 @@ describe('access', () => {
     expect(refusals.map((m) => m.ephemeral?.receiver.id)).toEqual([stranger.id]);
   });
 
-  it('allowChats narrows the chats an allowed user may use', async () => {
+  it('allowChats narrows the chats an allowed user may use', async ({ onTestFinished }) => {
     const tgUser = 100_000_001; // the sandbox's default user
     const probe = await startWorld();
     const groupId = probe.tg.createGroup({ title: 'ops', supergroup: true }).id;
     await probe.close();
     // Group ids are deterministic in a fresh sandbox, so the same id is created again below.
-    world = await startWorld({ allowUsers: [tgUser], allowChats: [groupId] });
-    bridge = await connectBridge(world.socketPath);
+    const world = await startWorld({ allowUsers: [tgUser], allowChats: [groupId] }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     expect(tg.createGroup({ title: 'ops', supergroup: true }).id).toBe(groupId);
     const other = tg.createGroup({ title: 'elsewhere', supergroup: true });
@@ -145,7 +145,7 @@ describe('access', () => {
     tg.sendText(privateId, 'in private');
     tg.sendText(other.id, '@switchyard_sandbox_bot in another group');
     tg.sendText(groupId, '@switchyard_sandbox_bot in ops');
-    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await waitUntil(() => framesOf(bridge, 'user_message').length === 1);
     await botMessage(tg, privateId, (t) => t === REFUSAL);
     await sleep(300);
     expect(framesOf(bridge, 'user_message').map((f) => f.text)).toEqual(['in ops']);
@@ -153,7 +153,7 @@ describe('access', () => {
   });
 });
 
-describe('the access check', () => {
+describe.concurrent('the access check', () => {
   const press = (userId: number, chatId?: number): Update =>
     ({
       update_id: 1,
@@ -177,14 +177,16 @@ describe('the access check', () => {
     expect(someChats(press(1))).toBe(false);
   });
 
-  it('the bridge may address only chats this agent talked in: a frame naming another chat is dropped', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('the bridge may address only chats this agent talked in: a frame naming another chat is dropped', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const strangers = tg.createGroup({ title: 'not ours', supergroup: true });
     const ours = tg.createGroup({ title: 'ours', supergroup: true });
     tg.sendText(ours.id, '@switchyard_sandbox_bot hello');
-    await waitUntil(() => framesOf(bridge as FakeBridge, 'user_message').length === 1);
+    await waitUntil(() => framesOf(bridge, 'user_message').length === 1);
     await startTurn(bridge, { turnId: 'intruder', route: { chatId: strangers.id } });
     await bridge.send({
       type: 'operator_event',

@@ -19,9 +19,6 @@ import {
   waitUntil,
 } from './harness.js';
 
-let world: World | undefined;
-let bridge: FakeBridge | undefined;
-
 /** The fields of the command frames these tests read. */
 type CommandFrame = { type: AppFrame['type']; commandId: string; route?: { chatId: number } };
 
@@ -43,9 +40,9 @@ async function pinnedCard(b: FakeBridge, w: World, chatId: number): Promise<void
   await w.tg.waitFor(() => w.tg.chat(chatId).pinned.length === 1, { timeoutMs: 8000 });
 }
 
-describe('commands', () => {
-  it('/start and /help list the commands', async () => {
-    world = await startWorld();
+describe.concurrent('commands', () => {
+  it('/start and /help list the commands', async ({ onTestFinished }) => {
+    const world = await startWorld({}, {}, onTestFinished);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/start');
@@ -57,9 +54,11 @@ describe('commands', () => {
     expect(world.gateway.status().inbox).toBe(0);
   });
 
-  it('/stop sends an interrupt and says nothing of its success (the stopped reply says it once)', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('/stop sends an interrupt and says nothing of its success (the stopped reply says it once)', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/stop');
@@ -71,9 +70,11 @@ describe('commands', () => {
     expect(botMessages(tg, chatId)).toEqual([]);
   });
 
-  it('/stop shows what the bridge says when it has something to say, and a failure', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('/stop shows what the bridge says when it has something to say, and a failure', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/stop');
@@ -94,9 +95,11 @@ describe('commands', () => {
     expect(framesOf(bridge, 'user_message')).toHaveLength(0);
   });
 
-  it('shows a command’s result that arrives after a gateway restart (the route is in SQLite)', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('shows a command’s result that arrives after a gateway restart (the route is in SQLite)', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/compact');
@@ -116,9 +119,11 @@ describe('commands', () => {
     expect(botMessages(tg, chatId).filter((m) => m.text === 'Again.')).toHaveLength(0);
   });
 
-  it('/model and /mode list valid arguments when missing or bad, and set them when good', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('/model and /mode list valid arguments when missing or bad, and set them when good', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await bridge.send({ type: 'status', state: 'idle', model: 'opus', mode: 'default' });
@@ -161,9 +166,11 @@ describe('commands', () => {
     expect(framesOf(bridge, 'set_mode')).toHaveLength(1);
   });
 
-  it('/compact, /clear and /new send their frames; unknown commands and extra arguments are explained', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('/compact, /clear and /new send their frames; unknown commands and extra arguments are explained', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/compact');
@@ -187,9 +194,11 @@ describe('commands', () => {
     expect(framesOf(bridge, 'clear')).toHaveLength(2);
   });
 
-  it('/status shows state, model, mode, turn, queue, bridge, last error and pins', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('/status shows state, model, mode, turn, queue, bridge, last error and pins', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'turn-42', route: { chatId }, request: 'work' });
@@ -239,10 +248,12 @@ describe('commands', () => {
     expect(status.text).toContain('Last error: Claude is overloaded');
   });
 
-  it("/status never shows another conversation's error; an error of no conversation goes to the alert chat only", async () => {
+  it("/status never shows another conversation's error; an error of no conversation goes to the alert chat only", async ({
+    onTestFinished,
+  }) => {
     const operator = 100_000_001; // the sandbox's default user: its private chat is the alert chat
-    world = await startWorld({ alertChat: { chatId: operator } });
-    bridge = await connectBridge(world.socketPath);
+    const world = await startWorld({ alertChat: { chatId: operator } }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     tg.privateChat();
     const group = tg.createGroup({ title: 'team', supergroup: true });
@@ -267,8 +278,8 @@ describe('commands', () => {
     );
     const ask = async (chatId: number, already: number): Promise<string> => {
       tg.sendText(chatId, '/status');
-      const request = await nextFrame(bridge as FakeBridge, 'status_request', already);
-      await (bridge as FakeBridge).send({
+      const request = await nextFrame(bridge, 'status_request', already);
+      await bridge.send({
         type: 'status',
         route: { chatId },
         state: 'idle',
@@ -283,9 +294,11 @@ describe('commands', () => {
     expect(tg.messages(group.id).some((m) => m.text.includes('bridge-wide'))).toBe(false);
   });
 
-  it('/status answers from the gateway’s view when the bridge does not answer', async () => {
-    world = await startWorld({ statusTimeoutMs: 300 });
-    bridge = await connectBridge(world.socketPath);
+  it('/status answers from the gateway’s view when the bridge does not answer', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ statusTimeoutMs: 300 }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/status');
@@ -294,11 +307,15 @@ describe('commands', () => {
     expect(status.text).toContain('did not answer');
   });
 
-  it('/pins lists the pinned cards', async () => {
-    world = await startWorld({
-      card: { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 },
-    });
-    bridge = await connectBridge(world.socketPath);
+  it('/pins lists the pinned cards', async ({ onTestFinished }) => {
+    const world = await startWorld(
+      {
+        card: { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 },
+      },
+      {},
+      onTestFinished,
+    );
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/pins');
@@ -309,11 +326,15 @@ describe('commands', () => {
     expect(list.text).toContain(`message ${tg.chat(chatId).pinned[0]?.messageId}`);
   });
 
-  it("/pins in a group does not list another chat's pins", async () => {
-    world = await startWorld({
-      card: { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 },
-    });
-    bridge = await connectBridge(world.socketPath);
+  it("/pins in a group does not list another chat's pins", async ({ onTestFinished }) => {
+    const world = await startWorld(
+      {
+        card: { showDelayMs: 300, coalesceMs: 50, minEditIntervalMs: 200, heartbeatMs: 500 },
+      },
+      {},
+      onTestFinished,
+    );
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const group = tg.createGroup({ title: 'team', supergroup: true });
@@ -322,9 +343,11 @@ describe('commands', () => {
     await botMessage(tg, group.id, (t) => t === 'No pinned cards.');
   });
 
-  it('/restart calls the configured restarter, and says clearly when there is none', async () => {
+  it('/restart calls the configured restarter, and says clearly when there is none', async ({
+    onTestFinished,
+  }) => {
     const restartBridge = vi.fn(async () => {});
-    world = await startWorld({ restartBridge });
+    const world = await startWorld({ restartBridge }, {}, onTestFinished);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/restart');
@@ -332,21 +355,27 @@ describe('commands', () => {
     expect(restartBridge).toHaveBeenCalledTimes(1);
     await world.close();
 
-    world = await startWorld();
-    const chat2 = world.tg.privateChat().id;
-    world.tg.sendText(chat2, '/restart');
-    await botMessage(world.tg, chat2, (t) => t === NO_RESTART);
+    const none = await startWorld({}, {}, onTestFinished);
+    const chat2 = none.tg.privateChat().id;
+    none.tg.sendText(chat2, '/restart');
+    await botMessage(none.tg, chat2, (t) => t === NO_RESTART);
 
-    await world.close();
-    world = await startWorld({ restartBridge: () => Promise.reject(new Error('systemctl: unit not found')) });
-    const chat3 = world.tg.privateChat().id;
-    world.tg.sendText(chat3, '/restart');
-    const failed = await botMessage(world.tg, chat3, (t) => t.includes('restart failed'));
+    await none.close();
+    const failing = await startWorld(
+      { restartBridge: () => Promise.reject(new Error('systemctl: unit not found')) },
+      {},
+      onTestFinished,
+    );
+    const chat3 = failing.tg.privateChat().id;
+    failing.tg.sendText(chat3, '/restart');
+    const failed = await botMessage(failing.tg, chat3, (t) => t.includes('restart failed'));
     expect(failed.text).not.toContain('systemctl');
   });
 
-  it('says when the bridge is disconnected, and delivers the queued command when it is back', async () => {
-    world = await startWorld();
+  it('says when the bridge is disconnected, and delivers the queued command when it is back', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, '/stop');
@@ -355,7 +384,7 @@ describe('commands', () => {
     tg.sendText(chatId, '/status');
     const status = await botMessage(tg, chatId, (t) => t.startsWith('Conversation:'));
     expect(status.text).toContain('Bridge: disconnected');
-    bridge = await connectBridge(world.socketPath);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const frame = await nextFrame(bridge, 'interrupt');
     await bridge.send({
       type: 'command_result',

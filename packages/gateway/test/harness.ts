@@ -54,13 +54,20 @@ export interface FakeBridge {
 }
 
 /**
+ * Registers a test's cleanup: vitest's global `onTestFinished` by default. A test of a concurrent suite
+ * (`describe.concurrent`, for files that mostly wait) passes its context's own, because vitest's global
+ * hooks cannot tell two tests running at once apart.
+ */
+export type Finally = (cleanup: () => Promise<void> | void) => void;
+
+/**
  * Connects a fake bridge to `socketPath`, stopped when the test finishes (before the world it connects
  * to: vitest runs `onTestFinished` callbacks newest first). Safe after a test stopped it itself.
  */
 export async function connectBridge(
   socketPath: string,
   agent = 'test',
-  options: { refuse?: (frame: AppFrame) => boolean } = {},
+  options: { refuse?: (frame: AppFrame) => boolean; finished?: Finally } = {},
 ): Promise<FakeBridge> {
   const received: AppFrame[] = [];
   const endpoint = createProtocolClient({
@@ -75,7 +82,7 @@ export async function connectBridge(
     backoff: { initialMs: 20, maxMs: 200 },
     handlerRetryDelaysMs: [10, 10],
   });
-  onTestFinished(() => endpoint.stop());
+  (options.finished ?? onTestFinished)(() => endpoint.stop());
   await endpoint.start();
   await waitUntil(() => endpoint.connected, 5000, 'bridge connected');
   return { endpoint, received, send: (frame) => endpoint.send(frame), stop: () => endpoint.stop() };
@@ -116,6 +123,7 @@ export interface World {
 export async function startWorld(
   overrides: Partial<GatewayOptions> = {},
   tgOptions: TelegramServerOptions = {},
+  finished: Finally = onTestFinished,
 ): Promise<World> {
   // Time runs ten times faster here than at Telegram: the stand-in's flood limits and the gateway's
   // budget are both scaled by ten, so the budget still stays under the limits, and a test waits 100 ms
@@ -180,7 +188,7 @@ export async function startWorld(
       return closing;
     },
   };
-  onTestFinished(() => world.close());
+  finished(() => world.close());
   await world.gateway.start();
   return world;
 }

@@ -7,18 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Api } from 'grammy';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sleep, startWorld, type World, waitUntil } from './harness.js';
-
-let world: World | undefined;
-let proxy: Server | undefined;
-afterEach(async () => {
-  // The world polls through the proxy: it stops before the proxy goes (its own close is then a no-op).
-  await world?.close();
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
-  proxy = undefined;
-});
 
 const linesOf = (w: World, event: string) => w.logger.lines.filter((l) => l.fields.event === event);
 /**
@@ -28,9 +18,12 @@ const linesOf = (w: World, event: string) => w.logger.lines.filter((l) => l.fiel
 const acknowledged = (w: World, chatId: number) =>
   w.tg.calls('setMessageReaction').filter((c) => c.chatId === chatId && c.ok);
 
-describe('polling', () => {
-  it('stop() aborts the long poll in flight instead of waiting out its 30 s timeout', async () => {
-    world = await startWorld({ polling: { timeoutSec: 30 } });
+// Each test waits on its own world's timers, so they run side by side.
+describe.concurrent('polling', () => {
+  it('stop() aborts the long poll in flight instead of waiting out its 30 s timeout', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ polling: { timeoutSec: 30 } }, {}, onTestFinished);
     const { tg } = world;
     // Let the gateway settle into a long poll that would otherwise wait 30 s (the call log records a
     // call when it ends, so no poll has finished yet).
@@ -42,8 +35,10 @@ describe('polling', () => {
     expect(stopMs).toBeLessThan(1000);
   });
 
-  it('an update in flight when stop() aborts the poll is neither lost nor handled twice', async () => {
-    world = await startWorld({ polling: { timeoutSec: 30 } });
+  it('an update in flight when stop() aborts the poll is neither lost nor handled twice', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ polling: { timeoutSec: 30 } }, {}, onTestFinished);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await sleep(500);
@@ -51,7 +46,7 @@ describe('polling', () => {
     tg.sendText(chatId, 'racing the stop');
     await world.gateway.stop();
     await world.restart();
-    await tg.waitFor(() => acknowledged(world as World, chatId).length === 1 || undefined, {
+    await tg.waitFor(() => acknowledged(world, chatId).length === 1 || undefined, {
       timeoutMs: 8000,
     });
     // A second handling would follow the first at once (the same update polled again after the restart).
@@ -60,8 +55,14 @@ describe('polling', () => {
     expect(tg.pendingUpdates()).toHaveLength(0);
   });
 
-  it('409 Conflict: reported as another poller, retried with growing backoff, and recovers', async () => {
-    world = await startWorld({ polling: { timeoutSec: 1, backoff: { initialMs: 100, maxMs: 400 } } });
+  it('409 Conflict: reported as another poller, retried with growing backoff, and recovers', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld(
+      { polling: { timeoutSec: 1, backoff: { initialMs: 100, maxMs: 400 } } },
+      {},
+      onTestFinished,
+    );
     const { tg } = world;
     await waitUntil(() => tg.calls('getUpdates').length >= 1, 5000, 'first poll');
     // Another process polls the same token for ~0.6 s: each of its polls ends ours with 409, and ours ends its.
@@ -78,7 +79,7 @@ describe('polling', () => {
       },
       { times: 3 },
     );
-    await waitUntil(() => linesOf(world as World, 'poll_conflict').length >= 4, 8000, 'conflicts logged');
+    await waitUntil(() => linesOf(world, 'poll_conflict').length >= 4, 8000, 'conflicts logged');
     const conflicts = linesOf(world, 'poll_conflict');
     expect(conflicts[0]?.level).toBe('error');
     expect(conflicts[0]?.msg).toMatch(/another process is polling this bot token/);
@@ -89,12 +90,18 @@ describe('polling', () => {
     // Recovered: polling is healthy again and a message gets through.
     const chatId = tg.privateChat().id;
     tg.sendText(chatId, 'after the conflict');
-    await tg.waitFor(() => acknowledged(world as World, chatId)[0], { timeoutMs: 8000 });
-    await waitUntil(() => world?.gateway.status().polling.ok, 3000, 'healthy');
+    await tg.waitFor(() => acknowledged(world, chatId)[0], { timeoutMs: 8000 });
+    await waitUntil(() => world.gateway.status().polling.ok, 3000, 'healthy');
   }, 20_000);
 
-  it('says "polling as @bot" once polling works, and logs the first failure at once when Telegram goes away', async () => {
-    world = await startWorld({ polling: { timeoutSec: 1, backoff: { initialMs: 200, maxMs: 400 } } });
+  it('says "polling as @bot" once polling works, and logs the first failure at once when Telegram goes away', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld(
+      { polling: { timeoutSec: 1, backoff: { initialMs: 200, maxMs: 400 } } },
+      {},
+      onTestFinished,
+    );
     const w = world;
     await waitUntil(() => linesOf(w, 'polling').length === 1, 5000, 'polling announced');
     expect(linesOf(w, 'polling')[0]?.msg).toBe(`polling as @${w.tg.botUser.username}`);
@@ -107,13 +114,24 @@ describe('polling', () => {
     expect(linesOf(w, 'polling')).toHaveLength(1);
   }, 20_000);
 
-  it('a stalled poll connection is aborted after timeout + grace and polling resumes', async () => {
-    world = await startWorld({
-      polling: { timeoutSec: 1, stallGraceMs: 300, backoff: { initialMs: 50, maxMs: 200 } },
-    });
+  it('a stalled poll connection is aborted after timeout + grace and polling resumes', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld(
+      {
+        polling: { timeoutSec: 1, stallGraceMs: 300, backoff: { initialMs: 50, maxMs: 200 } },
+      },
+      {},
+      onTestFinished,
+    );
     const w = world;
     const stall = await stallingProxy(w.tg.apiRoot);
-    proxy = stall.server;
+    onTestFinished(async () => {
+      // The world polls through the proxy: it stops before the proxy goes (its own close is then a no-op).
+      await w.close();
+      stall.server.closeAllConnections();
+      await new Promise((resolve) => stall.server.close(resolve));
+    });
     // The same gateway state, now reaching Telegram through the proxy.
     await w.gateway.stop();
     const { createGateway } = await import('../src/index.js');

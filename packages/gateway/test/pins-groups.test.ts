@@ -4,31 +4,21 @@
  * messages a minute: these wait.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  connectBridge,
-  type FakeBridge,
-  introduce,
-  sleep,
-  startTurn,
-  startWorld,
-  type World,
-  waitUntil,
-} from './harness.js';
+import { connectBridge, introduce, sleep, startTurn, startWorld, waitUntil } from './harness.js';
 import { CARD, pinEvents, turn } from './pin-turns.js';
 
-let world: World | undefined;
-let bridge: FakeBridge | undefined;
-
-describe('pinned progress card in groups', () => {
-  it('T1/I10/F6: a refused pin (no rights in a group) rolls back its record and the card lives on unpinned', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+describe.concurrent('pinned progress card in groups', () => {
+  it('T1/I10/F6: a refused pin (no rights in a group) rolls back its record and the card lives on unpinned', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const group = tg.createGroup({ title: 'g', supergroup: true, botCanPin: false });
     await introduce(world, bridge, group.id);
     const running = turn(bridge, group.id, 't1', 1200);
     // The introduction's placeholder spent the group's budget (one message per 3.1 s): the card waits.
-    await waitUntil(() => pinEvents(world as World).length > 0, 10_000, 'pin attempt');
+    await waitUntil(() => pinEvents(world).length > 0, 10_000, 'pin attempt');
     expect(pinEvents(world)[0]?.fields).toMatchObject({ event: 'pin', outcome: 'forbidden' });
     expect(world.gateway.status().pins).toBe(0);
     await running;
@@ -41,12 +31,14 @@ describe('pinned progress card in groups', () => {
     expect(tg.calls('unpinChatMessage')).toHaveLength(0);
   }, 20_000);
 
-  it('closes a finished card (final edit, unpin) right after the replies queued in its chat, never before them', async () => {
+  it('closes a finished card (final edit, unpin) right after the replies queued in its chat, never before them', async ({
+    onTestFinished,
+  }) => {
     // The order (`io/telegram/courier.ts`): content — replies, answers — goes before cosmetics, and a closing
     // card is the first of the cosmetics. Replies are paced as windows, so the backlog drains in one burst
     // and the card is unpinned right after it.
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'c', route: { chatId } });
@@ -65,9 +57,11 @@ describe('pinned progress card in groups', () => {
     expect(tg.stats().tooManyRequests).toBe(0);
   }, 20_000);
 
-  it('T10: the read-only audit finds no orphan pins on a clean chat; a topic turn ends with its card edited to Done, no extra message', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it('T10: the read-only audit finds no orphan pins on a clean chat; a topic turn ends with its card edited to Done, no extra message', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const forum = tg.createGroup({
       title: 'f',

@@ -3,27 +3,16 @@
  * (the group and forum cases are in `pins-groups.test.ts`, so the two files run side by side).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  connectBridge,
-  type FakeBridge,
-  sleep,
-  startTurn,
-  startWorld,
-  type World,
-  waitUntil,
-} from './harness.js';
+import { connectBridge, sleep, startTurn, startWorld, type World, waitUntil } from './harness.js';
 import { CARD, pinEvents, turn } from './pin-turns.js';
 
-let world: World | undefined;
-let bridge: FakeBridge | undefined;
-
-describe('pinned progress card', () => {
-  it('T5/I6: a turn shorter than the show delay sends no card and no pin', async () => {
+describe.concurrent('pinned progress card', () => {
+  it('T5/I6: a turn shorter than the show delay sends no card and no pin', async ({ onTestFinished }) => {
     // A show delay well past the turn: on a loaded machine the turn's frames can take a few hundred ms to
     // arrive (seen: a 50 ms turn outlasted a 300 ms delay); the sleep outlasts the delay, so a card shown
     // anyway would be seen.
-    world = await startWorld({ card: { ...CARD, showDelayMs: 1000 } });
-    bridge = await connectBridge(world.socketPath);
+    const world = await startWorld({ card: { ...CARD, showDelayMs: 1000 } }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const chatId = world.tg.privateChat().id;
     await turn(bridge, chatId, 't1', 50);
     await sleep(1300);
@@ -31,9 +20,11 @@ describe('pinned progress card', () => {
     expect(world.tg.messages(chatId).filter((m) => m.text.includes('Bash'))).toHaveLength(0);
   });
 
-  it('I1/I2/I5/T9: a long turn gets one card, pinned once, closed as done and unpinned once, with one log line each', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it('I1/I2/I5/T9: a long turn gets one card, pinned once, closed as done and unpinned once, with one log line each', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const running = turn(bridge, chatId, 't1', 900);
@@ -45,7 +36,7 @@ describe('pinned progress card', () => {
     expect(card?.text).toMatch(/Done/); // I5
     expect(tg.calls('pinChatMessage').filter((c) => c.ok)).toHaveLength(1);
     expect(tg.calls('unpinChatMessage')).toHaveLength(1); // I2
-    await waitUntil(() => world?.gateway.status().pins === 0, 2000, 'record removed');
+    await waitUntil(() => world.gateway.status().pins === 0, 2000, 'record removed');
     const events = pinEvents(world);
     expect(events.map((e) => e.fields.event)).toEqual(['pin', 'unpin']);
     for (const e of events) {
@@ -54,9 +45,11 @@ describe('pinned progress card', () => {
     }
   });
 
-  it('T2/F5: a failed unpin is retried once and the record is cleared either way', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it('T2/F5: a failed unpin is retried once and the record is cleared either way', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     // The turn ends once its card is pinned and both unpins are set to fail.
@@ -69,7 +62,7 @@ describe('pinned progress card', () => {
       );
     });
     await waitUntil(() => tg.calls('unpinChatMessage').length === 2, 5000, 'unpin retry');
-    await waitUntil(() => world?.gateway.status().pins === 0, 2000, 'record cleared');
+    await waitUntil(() => world.gateway.status().pins === 0, 2000, 'record cleared');
     // The pin is still on Telegram; the next boot's bot-authored sweep removes it.
     expect(tg.chat(chatId).pinned).toHaveLength(1);
     await world.restart();
@@ -77,8 +70,8 @@ describe('pinned progress card', () => {
     expect(tg.chat(chatId).pinned).toHaveLength(0);
   });
 
-  it('T3/I8: the bot-authored sweep stops at a user pin', async () => {
-    world = await startWorld({ card: CARD });
+  it('T3/I8: the bot-authored sweep stops at a user pin', async ({ onTestFinished }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const userMsg = tg.sendText(chatId, 'pin me');
@@ -102,23 +95,25 @@ describe('pinned progress card', () => {
   // second unpin that could not come. The second turn now runs until its own card is pinned, so it
   // outlives the first close however long that takes (a fixed 5 s did too, at 5 s a run).
 
-  it('T4/I7: two turns in one chat get independent cards; the second closes the first before pinning', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it('T4/I7: two turns in one chat get independent cards; the second closes the first before pinning', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'a', route: { chatId } });
     const first = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
     await turn(bridge, chatId, 'b', () =>
       waitUntil(
-        () => pinEvents(world as World).some((e) => e.fields.event === 'pin' && e.fields.turnKey === 'b'),
+        () => pinEvents(world).some((e) => e.fields.event === 'pin' && e.fields.turnKey === 'b'),
         8000,
         'the second card pinned',
       ),
     );
     await bridge.send({ type: 'turn_ended', turnId: 'a', outcome: 'success' });
     await waitUntil(
-      () => pinEvents(world as World).length === 4 && tg.chat(chatId).pinned.length === 0,
+      () => pinEvents(world).length === 4 && tg.chat(chatId).pinned.length === 0,
       8000,
       'both cards pinned and unpinned',
     );
@@ -137,9 +132,15 @@ describe('pinned progress card', () => {
     expect(world.gateway.status().pins).toBe(0); // no orphan records
   }, 20_000);
 
-  it('T6/I9: a card without events past the zombie ceiling is closed and unpinned', async () => {
-    world = await startWorld({ card: { ...CARD, zombieMs: 1500, stuckAfterMs: 700 } });
-    bridge = await connectBridge(world.socketPath);
+  it('T6/I9: a card without events past the zombie ceiling is closed and unpinned', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld(
+      { card: { ...CARD, zombieMs: 1500, stuckAfterMs: 700 } },
+      {},
+      onTestFinished,
+    );
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'z', route: { chatId } });
@@ -164,9 +165,11 @@ describe('pinned progress card', () => {
   // watches the sandbox's events as they happen: the pins bar emptied by the boot sweep must come before
   // the first message the new process sends.
 
-  it('T7/I4: boot with a recorded pin sweeps it before the first message is handled', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it('T7/I4: boot with a recorded pin sweeps it before the first message is handled', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'k', route: { chatId } });
@@ -179,7 +182,6 @@ describe('pinned progress card', () => {
     });
     const card = await tg.waitFor(() => tg.chat(chatId).pinned[0], { timeoutMs: 3000 });
     await bridge.stop();
-    bridge = undefined;
     await world.gateway.stop(); // the pin stays recorded, as after a crash
     expect(tg.chat(chatId).pinned).toHaveLength(1);
     tg.sendText(chatId, 'while down');
@@ -211,17 +213,19 @@ describe('pinned progress card', () => {
     expect(world.gateway.status().pins).toBe(1);
   });
 
-  it('T8/F4: 20 rapid long turns each pin and unpin with no 429 reaching anyone', async () => {
-    world = await startWorld({ card: { ...CARD, showDelayMs: 100 } });
-    bridge = await connectBridge(world.socketPath);
+  it('T8/F4: 20 rapid long turns each pin and unpin with no 429 reaching anyone', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: { ...CARD, showDelayMs: 100 } }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chats = Array.from(
       { length: 20 },
       (_, i) => tg.privateChat(tg.addUser({ id: 5000 + i, firstName: `u${i}` })).id,
     );
-    await Promise.all(chats.map((chatId, i) => turn(bridge as FakeBridge, chatId, `r${i}`, 700)));
+    await Promise.all(chats.map((chatId, i) => turn(bridge, chatId, `r${i}`, 700)));
     await waitUntil(
-      () => chats.every((c) => tg.chat(c).pinned.length === 0) && world?.gateway.status().pins === 0,
+      () => chats.every((c) => tg.chat(c).pinned.length === 0) && world.gateway.status().pins === 0,
       15_000,
       'all unpinned',
     );
@@ -232,13 +236,15 @@ describe('pinned progress card', () => {
   }, 30_000);
 });
 
-describe('a card open through a gateway restart', () => {
+describe.concurrent('a card open through a gateway restart', () => {
   const cardOf = (w: World, chatId: number) =>
     w.tg.messages(chatId).filter((m) => m.from === 'bot' && m.text.includes('do work'));
 
-  it("is taken over: the turn's end still turns it into Done, and it is unpinned", async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it("is taken over: the turn's end still turns it into Done, and it is unpinned", async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'r', route: { chatId }, request: 'do work' });
@@ -257,12 +263,12 @@ describe('a card open through a gateway restart', () => {
     );
     expect(cardOf(world, chatId).map((m) => m.messageId)).toEqual([card.messageId]);
     // The record goes once the unpin is answered, just after Telegram shows it (as in I1/I2 above).
-    await waitUntil(() => world?.gateway.status().pins === 0, 2000, 'record removed');
+    await waitUntil(() => world.gateway.status().pins === 0, 2000, 'record removed');
   });
 
-  it('of a turn that ended while the gateway was down gets its final render', async () => {
-    world = await startWorld({ card: CARD });
-    bridge = await connectBridge(world.socketPath);
+  it('of a turn that ended while the gateway was down gets its final render', async ({ onTestFinished }) => {
+    const world = await startWorld({ card: CARD }, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const chatId = tg.privateChat().id;
     await startTurn(bridge, { turnId: 'd', route: { chatId }, request: 'do work' });

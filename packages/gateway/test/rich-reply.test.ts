@@ -7,6 +7,7 @@ import {
   botMessages,
   connectBridge,
   type FakeBridge,
+  type Finally,
   framesOf,
   memoryLogger,
   sleep,
@@ -44,13 +45,17 @@ async function stream(
   await bridge.send({ type: 'turn_ended', turnId, outcome: options.outcome ?? 'success' });
 }
 
-/** A world with rich replies, a connected fake bridge, and the user's first message taken into a turn. */
+/**
+ * A world with rich replies, a connected fake bridge, and the user's first message taken into a turn; closed
+ * when the test that asked for them finishes.
+ */
 async function richTurn(
+  finished: Finally,
   text = 'hello',
   route?: (world: World) => Route,
 ): Promise<{ world: World; bridge: FakeBridge; route: Route }> {
-  const world = await startWorld({ replies: 'rich' });
-  const bridge = await connectBridge(world.socketPath);
+  const world = await startWorld({ replies: 'rich' }, {}, finished);
+  const bridge = await connectBridge(world.socketPath, 'test', { finished });
   const r = route ? route(world) : { chatId: world.tg.privateChat().id };
   world.tg.sendText(r.chatId, text, r.threadId === undefined ? {} : { threadId: r.threadId });
   const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
@@ -58,9 +63,11 @@ async function richTurn(
   return { world, bridge, route: r };
 }
 
-describe('rich replies in a private chat', () => {
-  it('streams drafts and persists a 6,000-character answer with a table as exactly one rich message', async () => {
-    const { world, bridge, route } = await richTurn();
+describe.concurrent('rich replies in a private chat', () => {
+  it('streams drafts and persists a 6,000-character answer with a table as exactly one rich message', async ({
+    onTestFinished,
+  }) => {
+    const { world, bridge, route } = await richTurn(onTestFinished);
     const { tg } = world;
     // "Thinking…" at once: an empty draft with a stop button, before the model has said anything.
     await tg.waitFor(() => tg.chat(route.chatId).drafts.find((d) => d.text === '' && d.canStop));
@@ -88,8 +95,10 @@ describe('rich replies in a private chat', () => {
     expect(tg.stats().tooManyRequests).toBe(0);
   });
 
-  it('a press of the stop button interrupts the turn, keeps the partial answer and starts nothing new', async () => {
-    const { world, bridge, route } = await richTurn();
+  it('a press of the stop button interrupts the turn, keeps the partial answer and starts nothing new', async ({
+    onTestFinished,
+  }) => {
+    const { world, bridge, route } = await richTurn(onTestFinished);
     const { tg } = world;
     await stream(bridge, 't1', 'The first half of an answer', { end: false });
     await tg.waitFor(() => tg.chat(route.chatId).drafts.find((d) => d.rich && d.text.includes('first half')));
@@ -117,8 +126,10 @@ describe('rich replies in a private chat', () => {
     expect(botMessages(tg, route.chatId).filter((m) => m.rich)).toHaveLength(1);
   });
 
-  it('falls back to the HTML render when Telegram refuses the rich message, and logs why', async () => {
-    const { world, bridge, route } = await richTurn();
+  it('falls back to the HTML render when Telegram refuses the rich message, and logs why', async ({
+    onTestFinished,
+  }) => {
+    const { world, bridge, route } = await richTurn(onTestFinished);
     const { tg } = world;
     tg.failNext('sendRichMessage', { description: "Bad Request: can't parse rich message: test refusal" });
     await stream(bridge, 't1', 'Some **bold** text');
@@ -132,8 +143,10 @@ describe('rich replies in a private chat', () => {
     ).toBe(true);
   });
 
-  it('does not send a second message when the answer to sendRichMessage is lost', async () => {
-    const { world, bridge, route } = await richTurn();
+  it('does not send a second message when the answer to sendRichMessage is lost', async ({
+    onTestFinished,
+  }) => {
+    const { world, bridge, route } = await richTurn(onTestFinished);
     const { tg } = world;
     tg.dropNext('sendRichMessage');
     await stream(bridge, 't1', 'An answer whose send loses its reply');
@@ -147,8 +160,10 @@ describe('rich replies in a private chat', () => {
     });
   });
 
-  it('uses the classic path for good once the server answers "method not found"', async () => {
-    const { world, bridge, route } = await richTurn();
+  it('uses the classic path for good once the server answers "method not found"', async ({
+    onTestFinished,
+  }) => {
+    const { world, bridge, route } = await richTurn(onTestFinished);
     const { tg } = world;
     const missing = { errorCode: 404, description: 'Not Found: method not found' };
     tg.failNext('sendRichMessageDraft', missing, { times: 100 });
@@ -167,15 +182,17 @@ describe('rich replies in a private chat', () => {
   });
 });
 
-describe('rich replies when the bridge was away', () => {
-  it("a private chat's message stored while the bridge was away shows 👀, then one rich answer: nothing stranded", async () => {
-    const world = await startWorld({ replies: 'rich' });
+describe.concurrent('rich replies when the bridge was away', () => {
+  it("a private chat's message stored while the bridge was away shows 👀, then one rich answer: nothing stranded", async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({ replies: 'rich' }, {}, onTestFinished);
     const { tg } = world;
     const chatId = tg.privateChat().id;
     const asked = tg.sendText(chatId, 'are you there');
     await tg.waitFor(() => tg.message(chatId, asked.messageId)?.reactions.includes('👀') || undefined);
     expect(botMessages(tg, chatId)).toEqual([]);
-    const bridge = await connectBridge(world.socketPath);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const frame = await waitUntil(() => framesOf(bridge, 'user_message')[0]);
     await startTurn(bridge, { turnId: 't1', route: { chatId }, inboundIds: [frame.inboundId] });
     await stream(bridge, 't1', '| a | b |\n|--|--|\n| 1 | 2 |');
@@ -188,9 +205,11 @@ describe('rich replies when the bridge was away', () => {
   });
 });
 
-describe('rich replies in a group', () => {
-  it('sends the answer’s first message with its first text, edits it into the rich answer, and shows no "…"', async () => {
-    const { world, bridge, route } = await richTurn('@switchyard_sandbox_bot hello', (w) => ({
+describe.concurrent('rich replies in a group', () => {
+  it('sends the answer’s first message with its first text, edits it into the rich answer, and shows no "…"', async ({
+    onTestFinished,
+  }) => {
+    const { world, bridge, route } = await richTurn(onTestFinished, '@switchyard_sandbox_bot hello', (w) => ({
       chatId: w.tg.createGroup({ title: 'team', supergroup: true }).id,
     }));
     const { tg } = world;

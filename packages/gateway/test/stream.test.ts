@@ -16,9 +16,6 @@ import {
 } from './harness.js';
 import { type Formatted, parsedHtml, renderedWhole, replyDifference } from './reply-text.js';
 
-let world: World | undefined;
-let bridge: FakeBridge | undefined;
-
 /** ~8.6k characters of Markdown with what splits badly: code fences, escapes, links, lists, emoji. */
 function longReply(): string {
   const parts: string[] = [];
@@ -70,20 +67,22 @@ async function userMessage(w: World, b: FakeBridge): Promise<{ chatId: number; i
   return { chatId, inboundId: frame.type === 'user_message' ? frame.inboundId : '' };
 }
 
-describe('a long streamed reply', () => {
-  it('continues live past 4096 characters, and ends identical to the model text over several messages', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+describe.concurrent('a long streamed reply', () => {
+  it('continues live past 4096 characters, and ends identical to the model text over several messages', async ({
+    onTestFinished,
+  }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const { chatId, inboundId } = await userMessage(world, bridge);
     const text = longReply();
     expect(text.length).toBeGreaterThan(8000);
     let liveMessages = 0;
     await streamTurn(bridge, chatId, inboundId, text, async () => {
-      liveMessages = Math.max(liveMessages, replyMessages(world as World, chatId).length);
+      liveMessages = Math.max(liveMessages, replyMessages(world, chatId).length);
     });
     // While streaming (before turn_ended), the live text already spilled into a second message.
-    await waitUntil(() => replyMessages(world as World, chatId).length >= 2, 5000, 'live continuation');
+    await waitUntil(() => replyMessages(world, chatId).length >= 2, 5000, 'live continuation');
     const live = tg.messages(chatId).filter((m) => m.from === 'bot');
     // The first message was filled (cuts prefer a blank line in the second half of the limit) before the next
     // began.
@@ -93,13 +92,11 @@ describe('a long streamed reply', () => {
     await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success' });
     const reference = renderedWhole(text);
     await waitUntil(
-      () => replyDifference(reference, replyMessages(world as World, chatId)) === undefined,
+      () => replyDifference(reference, replyMessages(world, chatId)) === undefined,
       20_000,
       'final reply identical to the model text',
     ).catch((error: unknown) => {
-      throw new Error(
-        `${String(error)}: ${replyDifference(reference, replyMessages(world as World, chatId))}`,
-      );
+      throw new Error(`${String(error)}: ${replyDifference(reference, replyMessages(world, chatId))}`);
     });
     // It stays so (no late live edit overwrites a final chunk), and nothing else was left behind.
     await sleep(1500);
@@ -118,9 +115,9 @@ describe('a long streamed reply', () => {
     expect(tg.stats().tooManyRequests).toBe(0);
   }, 40_000);
 
-  it('falls back to the same text unformatted when Telegram rejects the HTML', async () => {
-    world = await startWorld();
-    bridge = await connectBridge(world.socketPath);
+  it('falls back to the same text unformatted when Telegram rejects the HTML', async ({ onTestFinished }) => {
+    const world = await startWorld({}, {}, onTestFinished);
+    const bridge = await connectBridge(world.socketPath, 'test', { finished: onTestFinished });
     const { tg } = world;
     const { chatId, inboundId } = await userMessage(world, bridge);
     const text = 'Hello **there** & <you>.\n\n```\ncode < here\n```';
@@ -131,7 +128,7 @@ describe('a long streamed reply', () => {
     });
     await bridge.send({ type: 'turn_ended', turnId: 't1', outcome: 'success' });
     await waitUntil(
-      () => world?.logger.lines.find((l) => l.fields.event === 'stream_html_rejected'),
+      () => world.logger.lines.find((l) => l.fields.event === 'stream_html_rejected'),
       8000,
       'HTML rejected',
     );
@@ -139,10 +136,8 @@ describe('a long streamed reply', () => {
     const plain = (fs: Formatted[]) => fs.map((f) => ({ text: f.text, entities: [] }));
     await waitUntil(
       () =>
-        replyDifference(
-          { text: reference.text, entities: [] },
-          plain(replyMessages(world as World, chatId)),
-        ) === undefined,
+        replyDifference({ text: reference.text, entities: [] }, plain(replyMessages(world, chatId))) ===
+        undefined,
       8000,
       'plain fallback identical',
     );
@@ -152,7 +147,7 @@ describe('a long streamed reply', () => {
   });
 });
 
-describe('the identity check itself', () => {
+describe.concurrent('the identity check itself', () => {
   it('notices a dropped, doubled or unformatted piece', () => {
     const reference = parsedHtml('<b>ab</b> cd ef');
     const b = [{ type: 'bold', offset: 0, length: 2 }];
