@@ -36,7 +36,7 @@ import { createWebhookServer } from './io/automation/webhook-server.js';
 import { createFrameDispatch } from './io/bridge/bridge-frames.js';
 import { createBridgeLink } from './io/bridge/endpoint.js';
 import { createFileCarrier } from './io/bridge/file-carrier.js';
-import { createForward, createPass } from './io/bridge/forward.js';
+import { createForward } from './io/bridge/forward.js';
 import { createHostNotice } from './io/bridge/host-notice.js';
 import { createKnownChats } from './io/bridge/known-chats.js';
 import { createCardDriver } from './io/card/card-driver.js';
@@ -55,7 +55,6 @@ import { createPrompts } from './io/prompts/prompts.js';
 import { createFileSender } from './io/reply/files.js';
 import { createConversationSettings } from './io/settings/conversation-settings.js';
 import { createSettingsPanel } from './io/settings/settings-panel.js';
-import { budgetGate } from './io/spend/budget-gate.js';
 import { createSpendLedger } from './io/spend/spend-ledger.js';
 import { createBot, createCallResults } from './io/telegram/bot-api.js';
 import { createChatSender } from './io/telegram/chat-sender.js';
@@ -110,7 +109,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
   const chat = createChatSender({ api, courier, logger });
   const newer = createNewerParts({ api: bot.api, courier, sendPublic: chat.reply, logger });
 
-  // The operator's view: alerts, the last errors, today's spending, the conversations' settings.
+  // The operator's view: alerts, the last errors, the conversations' settings.
   const alerts = createAlerts({
     agent: options.agent,
     chat: options.alertChat,
@@ -124,7 +123,6 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     alerts.callResult(result);
   });
   const lastErrors = createLastErrors();
-  const spend = createSpendLedger({ store, spend: options.spend, clock, logger });
   const chatSettings = createConversationSettings(store, { replies: options.replies ?? 'rich', card: true });
 
   // The bridge: the link first (everything below sends through it), its receiver handed over last.
@@ -175,6 +173,26 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger: logger.child({ component: 'prompts' }),
     send: bridge.send,
   });
+  // The hand-over of a message to the bridge, and today's budgets, asked before the turns take one.
+  const carry = createFileCarrier({
+    send: bridge.send,
+    transfers: options.filesOverProtocol ? transfers : undefined,
+  });
+  // A bridge on another host that cannot be reached: its waiting chats told once per outage.
+  const hostNotice =
+    options.remoteBridge && createHostNotice({ ...options.remoteBridge, clock, reply: chat.reply });
+  const send = hostNotice ? hostNotice.watching(carry) : carry;
+  const forward = createForward({ send, store, turns, reply: chat.reply, logger });
+  const spend = createSpendLedger({
+    store,
+    spend: options.spend,
+    pass: forward,
+    turns,
+    tell: chat.reply,
+    onRefused: (scope) => metrics.budgetRefused(scope),
+    clock,
+    logger,
+  });
   // The conversations waiting out a usage limit: told once, shown in /status, their schedules held.
   const usageLimits = createUsageLimits(options.spend?.timeZone);
   const board = createStatusBoard({
@@ -188,24 +206,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     timeZone: options.spend?.timeZone,
     connected: bridge.connected,
   });
-
-  // A user's message to the bridge, past today's budget; the runs nobody typed enter the same way.
-  const carry = createFileCarrier({
-    send: bridge.send,
-    transfers: options.filesOverProtocol ? transfers : undefined,
-  });
-  // A bridge on another host that cannot be reached: its waiting chats told once per outage.
-  const hostNotice =
-    options.remoteBridge && createHostNotice({ ...options.remoteBridge, clock, reply: chat.reply });
-  const send = hostNotice ? hostNotice.watching(carry) : carry;
-  const pass = createPass({ send, store, turns, reply: chat.reply, logger });
-  const withinBudget = budgetGate(spend, {
-    turns,
-    reply: chat.reply,
-    refused: (scope) => metrics.budgetRefused(scope),
-    pass,
-  });
-  const forward = createForward({ withinBudget, pass });
+  // The runs nobody typed: weighed and handed over as a Telegram message is.
   const { injector, schedules } = createAutomation({
     schedules: options.schedules,
     store,
@@ -213,6 +214,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     courier,
     api,
     send: bridge.send,
+    budget: spend.weigh,
     forward,
     noteChat: (chatId) => knownChats.note(chatId),
     reply: chat.reply,
@@ -310,7 +312,8 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     logger,
   });
   bridge.receive({
-    onFrame: metrics.observeFrames(onFrame),
+    onFrame,
+    observe: metrics.frame,
     onConnectionChange: (connected) => {
       hostNotice?.connection(connected);
       transfers.connection(connected);
@@ -325,6 +328,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     store,
     turns,
     prompts,
+    budget: spend.weigh,
     forward,
     spend,
     allowed,
@@ -396,7 +400,7 @@ export function compose(options: GatewayOptions, store: GatewayStore, logger: Lo
     schedules,
     allowed,
     spend,
-    forward,
+    offer: spend.offer,
     onPollingHealth: (health) => {
       board.notePolling(health);
       alerts.pollingHealth(health);

@@ -12,6 +12,7 @@ import { createBudget } from '../src/core/telegram/send-pacing.js';
 import { createAnswerOrder } from '../src/io/reply/answer-order.js';
 import { createReplies } from '../src/io/reply/replies.js';
 import { createCourier } from '../src/io/telegram/courier.js';
+import { createServerParts } from '../src/io/telegram/server-parts.js';
 
 /** Two turns' replies in group -5 over a recording API; `ordered: false` leaves out the answer order. */
 async function twoTurns(ordered: boolean): Promise<string[]> {
@@ -52,6 +53,7 @@ async function twoTurns(ordered: boolean): Promise<string[]> {
     store: { setTurnMessages: () => {} },
     logger: silentLogger,
     clock,
+    serverParts: createServerParts(silentLogger),
   });
   const order = createAnswerOrder({ clock });
   const route = { chatId: -5 };

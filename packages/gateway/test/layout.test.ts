@@ -1,6 +1,7 @@
 /**
- * The gateway's wiring as issue 18 asks for it: options in a module that imports only types, one
- * composition step, `gateway.ts` only lifecycle, and no service handed out through a getter.
+ * The gateway's wiring as issues 18 and 28 ask for it: options in a module that imports only types, one
+ * composition step, `gateway.ts` only lifecycle, no service handed out through a getter, each decision
+ * in one place, and data paths on which no step calls back into a module the path has crossed.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,6 +44,55 @@ describe('gateway wiring', () => {
     expect(callers.filter((f) => f !== join('core', 'intake', 'message-fit.ts'))).toEqual([
       join('io', 'bridge', 'forward.ts'),
     ]);
+  });
+
+  // A budget's refusal was fed back into the turns from the forward, after the turn machine had taken the
+  // message (issue 28): the one step of the first data path that called back into a module it had
+  // crossed. The budget is asked first now, and the machine gets its verdict with the message.
+  it("today's budget is asked before the turn machine takes a message, and nothing after it calls back into the turns", () => {
+    const code = (file: string): string => read(file).replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    // The hand-over to the bridge knows no budget.
+    expect(code(join('io', 'bridge', 'forward.ts'))).not.toMatch(/budget|spend/i);
+    // Both ways a message enters weigh it, hand the machine the verdict, then forward an admitted one.
+    for (const entry of [
+      join('io', 'intake', 'telegram-handlers.ts'),
+      join('io', 'automation', 'inject.ts'),
+    ]) {
+      const text = code(entry);
+      const weighed = text.search(/options\.budget\(/);
+      const arrived = text.search(/turns\.arrive\(row, budget\)/);
+      const forwarded = text.search(/budget\.admit === true\) options\.forward\(/);
+      expect({
+        entry,
+        weighed: weighed > -1,
+        arrived: arrived > weighed,
+        forwarded: forwarded > arrived,
+      }).toEqual({
+        entry,
+        weighed: true,
+        arrived: true,
+        forwarded: true,
+      });
+    }
+    // The weighing of a message the machine is about to take never calls into the turns.
+    const ledger = code(join('io', 'spend', 'spend-ledger.ts'));
+    const weigh = ledger.slice(ledger.indexOf('const weigh ='), ledger.indexOf('const offer ='));
+    expect(weigh).toMatch(/^const weigh =/);
+    expect(weigh).not.toMatch(/turns\./);
+  });
+
+  // Whether the server lacks rich messages was the reply factory's (issue 28), so every message crossed
+  // it for that one fact when its presentation was decided; it is the run's knowledge of the server now.
+  it('what the Bot API server lacks is kept in one place: io/telegram/server-parts.ts', () => {
+    const keeps = /\blet\s+\w*[mM]issing\b|\blet\s+parts\b/;
+    expect(shells.filter((f) => keeps.test(read(f)))).toEqual([join('io', 'telegram', 'server-parts.ts')]);
+  });
+
+  // The metrics wrapped the frame dispatch (issue 28), so every delta passed through io/ops/metrics.ts on
+  // its way to the turns; they see the frames beside that way now, told by the endpoint.
+  it("no module wraps the bridge's frame dispatch: the endpoint's receiver is the dispatch itself", () => {
+    expect(shells.filter((f) => /\bobserveFrames\b|\bonFrame:\s*\w+\.\w+\(/.test(read(f)))).toEqual([]);
+    expect(read('compose.ts')).toMatch(/const onFrame = createFrameDispatch\(/);
   });
 
   // Five shells kept a single timer of their own beside the protocol's createWakeTimer (issue 28): the

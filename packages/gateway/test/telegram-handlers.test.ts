@@ -23,6 +23,7 @@ function rig(press: () => Promise<void>, overrides: Partial<TelegramHandlerOptio
     store,
     turns: { arrive: () => ({ acknowledge: () => {} }), draftStopped: () => {} },
     prompts: { press, typedAnswer: async () => false },
+    budget: () => ({ admit: true }),
     forward: () => {},
     allowed: () => true,
     allowedUser: () => true,
@@ -97,6 +98,19 @@ describe('the handlers mark every update in one place', () => {
 });
 
 describe('a user message on its way to Claude', () => {
+  /** Ann's "hello" in her private chat, as update `updateId`. */
+  const hello = (updateId: number) =>
+    ({
+      update_id: updateId,
+      message: {
+        message_id: updateId,
+        date: 0,
+        chat: { id: 5, type: 'private' },
+        from: { id: 5, first_name: 'Ann' },
+        text: 'hello',
+      },
+    }) as never;
+
   // The acknowledgement's request was held behind the hand-over by a microtask (issue 28); the handler
   // says the order now: the machine takes the message, the frame goes, then the acknowledgement.
   it('is forwarded in the same turn of the event loop as its inbox write, right after the turn machine takes it, before its acknowledgement', async () => {
@@ -111,18 +125,42 @@ describe('a user message on its way to Claude', () => {
         draftStopped: () => {},
       },
     });
-    const update = {
-      update_id: 9,
-      message: {
-        message_id: 3,
-        date: 0,
-        chat: { id: 5, type: 'private' },
-        from: { id: 5, first_name: 'Ann' },
-        text: 'hello',
-      },
-    } as never;
-    await handle(update);
+    await handle(hello(9));
     expect(order).toEqual(['arrive', 'forward hello', 'acknowledge']);
     expect(store.isHandled(9)).toBe(true);
   });
+
+  // The budget was asked inside the forward, after the turn machine had taken the message, and its
+  // refusal was reported back into the turns (issue 28). It is asked first now: the machine gets the
+  // verdict with the message and marks a refused one itself, and nothing is forwarded.
+  it.each<[string, 'admitted' | 'held' | 'refused', string[]]>([
+    ['admitted', 'admitted', ['budget hello', 'arrive true', 'forward hello', 'acknowledge']],
+    ['held until a running turn ends', 'held', ['budget hello', 'arrive hold', 'acknowledge']],
+    ['refused', 'refused', ['budget hello', 'arrive false', 'acknowledge']],
+  ])(
+    'today’s budget is asked before the turn machine, which gets its verdict: %s',
+    async (_, verdict, expected) => {
+      const order: string[] = [];
+      const { handle } = rig(async () => {}, {
+        budget: (frame) => {
+          order.push(`budget ${frame.text}`);
+          return verdict === 'admitted'
+            ? { admit: true }
+            : verdict === 'held'
+              ? { admit: 'hold' }
+              : { admit: false, reason: 'the agent’s daily budget is used up' };
+        },
+        forward: (frame) => order.push(`forward ${frame.text}`),
+        turns: {
+          arrive: (_row, budget) => {
+            order.push(`arrive ${String(budget.admit)}`);
+            return { acknowledge: () => void order.push('acknowledge') };
+          },
+          draftStopped: () => {},
+        },
+      });
+      await handle(hello(10));
+      expect(order).toEqual(expected);
+    },
+  );
 });

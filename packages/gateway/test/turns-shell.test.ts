@@ -11,6 +11,8 @@ import type { SendJournal } from '../src/io/telegram/send-journal.js';
 import { createTurns, type TurnsOptions } from '../src/io/turns/turns.js';
 import type { GatewayStore, InboundRow } from '../src/store/store.js';
 
+/** Today's budget admitted every message of these tests. */
+const ADMITTED = { admit: true } as const;
 const route = { chatId: -500 };
 
 /** Fakes that write what they are asked, in order, into one log. */
@@ -96,12 +98,12 @@ const started = {
 describe('the turns shell', () => {
   it("an arrival's Telegram request starts when its caller acknowledges it (after the hand-over to the bridge)", async () => {
     const { log, row, turns } = world();
-    turns.arrive(row).acknowledge();
+    turns.arrive(row, ADMITTED).acknowledge();
     turns.frame({ ...started, inboundIds: [...started.inboundIds] });
     await new Promise((resolve) => setImmediate(resolve));
     log.length = 0;
     // A second message while the turn runs: it waits, 👀, and that reaction goes after the hand-over.
-    const arrival = turns.arrive({ ...row, inboundId: 'in-2', telegramMessageId: 10 });
+    const arrival = turns.arrive({ ...row, inboundId: 'in-2', telegramMessageId: 10 }, ADMITTED);
     log.push('handed over');
     arrival.acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
@@ -113,7 +115,7 @@ describe('the turns shell', () => {
 
   it('applies a step’s writes in one transaction before any Telegram call of it', async () => {
     const { log, row, turns } = world();
-    turns.arrive(row).acknowledge();
+    turns.arrive(row, ADMITTED).acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
     log.length = 0;
     turns.frame({ ...started, inboundIds: [...started.inboundIds] });
@@ -127,7 +129,7 @@ describe('the turns shell', () => {
 
   it('undoes a step the store refused: the frame sent again opens the turn', async () => {
     const { log, row, turns, refuse } = world();
-    turns.arrive(row).acknowledge();
+    turns.arrive(row, ADMITTED).acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
     refuse.writes = true;
     log.length = 0;
@@ -146,7 +148,7 @@ describe('the turns shell', () => {
     let setting: 'rich' | 'classic' = 'rich';
     const mine = { chatId: 600 };
     const { log, row, turns } = world({ writes: false }, { replies: 'rich', repliesOf: () => setting });
-    turns.arrive({ ...row, route: mine }).acknowledge();
+    turns.arrive({ ...row, route: mine }, ADMITTED).acknowledge();
     await new Promise((resolve) => setImmediate(resolve));
     expect(log).toContain('api.sendMessageDraft'); // "Thinking…": a draft reply
     setting = 'classic';

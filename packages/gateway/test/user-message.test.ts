@@ -24,6 +24,16 @@ const frameOf = (message: Message) =>
   });
 
 describe('user message frame', () => {
+  // The quote was cut twice (issue 28): to Telegram's text limit here, by a slice that can split an
+  // emoji, then to the protocol's limit in `message-fit.ts`, which never does but saw a text already short
+  // enough. Cut once now, where every client-chosen field is.
+  it('a quote at the limit is cut once, to the protocol’s limit, never inside an emoji', () => {
+    const long = `${'a'.repeat(4095)}😀 and more`;
+    const quoted = { message_id: 9, date: 1, chat: base({}).chat, from: ann, text: long } as Message;
+    const text = frameOf(base({ reply_to_message: quoted as never })).replyTo?.text ?? '';
+    expect(text).toBe('a'.repeat(4095));
+  });
+
   it("a forwarded stranger's text is marked as the stranger's, not the sender's", () => {
     const bob = { id: 2, is_bot: false, first_name: 'Bob', last_name: 'Stone' };
     const frame = frameOf(base({ forward_origin: { type: 'user', date: 1, sender_user: bob } }));

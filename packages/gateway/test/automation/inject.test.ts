@@ -49,6 +49,7 @@ function harness(store: GatewayStore, noteId: number | 'fails' = 501) {
         return { acknowledge: () => void events.push('acknowledge') };
       },
     },
+    budget: () => ({ admit: true }),
     forward: (frame) => {
       events.push('forward');
       forwarded.push(frame);

@@ -5,8 +5,8 @@
  */
 import { type FrameOf, ManualClock, silentLogger } from '@switchyard/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetGate, meteredTranscriber } from '../../src/io/spend/budget-gate.js';
 import { createSpendLedger } from '../../src/io/spend/spend-ledger.js';
+import { meteredTranscriber } from '../../src/io/voice/voice-intake.js';
 import { type GatewayStore, openGatewayStore } from '../../src/store/store.js';
 
 const ADA = 11;
@@ -16,12 +16,35 @@ const CHAT = { chatId: -100 };
 let store: GatewayStore | undefined;
 afterEach(() => store?.close());
 
-function world(spend: Parameters<typeof createSpendLedger>[0]['spend']) {
+/**
+ * Where the ledger's messages go, recorded: passed to the bridge (to `onPass` too), marked unread, and
+ * the notices told.
+ */
+function recorders(onPass: (frame: FrameOf<'user_message'>) => void = () => {}) {
+  const unread: string[] = [];
+  const told: string[] = [];
+  return {
+    unread,
+    told,
+    deps: {
+      pass: onPass,
+      turns: { refused: (ids: readonly string[]) => void unread.push(...ids) },
+      tell: (_route: unknown, text: string) => void told.push(text),
+      onRefused: () => {},
+    },
+  };
+}
+
+function world(
+  spend: Parameters<typeof createSpendLedger>[0]['spend'],
+  onPass?: (frame: FrameOf<'user_message'>) => void,
+) {
   // 2026-12-01 20:00 UTC = 21:00 in Berlin.
   const clock = new ManualClock(Date.parse('2026-12-01T20:00:00Z'));
   const s = openGatewayStore(':memory:', clock);
   store = s;
-  const ledger = createSpendLedger({ store: s, spend, clock, logger: silentLogger });
+  const { unread, told, deps } = recorders((frame) => onPass?.(frame));
+  const ledger = createSpendLedger({ store: s, spend, ...deps, clock, logger: silentLogger });
   let n = 0;
   const message = (userId: number): FrameOf<'user_message'> => ({
     type: 'user_message',
@@ -50,16 +73,19 @@ function world(spend: Parameters<typeof createSpendLedger>[0]['spend']) {
     // A resent turn_ended counts once.
     ledger.observe({ type: 'turn_ended', turnId, outcome: 'success', costUsd: usd });
   };
-  return { clock, ledger, message, turn };
+  return { clock, ledger, message, turn, unread, told };
 }
 
 describe('spend ledger', () => {
   it('refuses the turn after a user’s budget is spent, tells them once, and lets them in the next day', () => {
-    const { clock, ledger, message, turn } = world({ perUserDailyUsd: 1, timeZone: 'Europe/Berlin' });
+    const { clock, ledger, message, turn, told, unread } = world({
+      perUserDailyUsd: 1,
+      timeZone: 'Europe/Berlin',
+    });
     turn(ADA, 0.6);
-    expect(ledger.check(message(ADA))).toEqual({ admit: true });
+    expect(ledger.weigh(message(ADA))).toEqual({ admit: true });
     turn(ADA, 0.5); // a turn running when the budget was reached is not cut: its cost counts
-    const refused = ledger.check(message(ADA));
+    const refused = ledger.weigh(message(ADA));
     expect(refused).toMatchObject({
       admit: false,
       scope: 'user',
@@ -70,8 +96,12 @@ describe('spend ledger', () => {
         'until it resets at 2026-12-02 00:00 (Europe/Berlin); a turn already running goes on.',
     );
     // Told once a day: the next refusal carries no notice. Another user is not held back.
-    expect(ledger.check(message(ADA))).toMatchObject({ admit: false, notice: undefined });
-    expect(ledger.check(message(BOB))).toEqual({ admit: true });
+    expect(ledger.weigh(message(ADA))).toMatchObject({ admit: false, notice: undefined });
+    // The ledger told the notice itself; marking the messages unread is the turn machine's, which got
+    // the verdict with them (nothing is reported back into the turns for a message weighed first).
+    expect(told).toEqual([refused.admit === false ? refused.notice : '']);
+    expect(unread).toEqual([]);
+    expect(ledger.weigh(message(BOB))).toEqual({ admit: true });
     expect(ledger.today()).toMatchObject({
       day: '2026-12-01',
       agentUsd: 1.1,
@@ -79,18 +109,18 @@ describe('spend ledger', () => {
     });
     // 23:59 in Berlin: still today. Midnight: a new day.
     clock.advance(2 * 3600_000 + 59 * 60_000);
-    expect(ledger.check(message(ADA)).admit).toBe(false);
+    expect(ledger.weigh(message(ADA)).admit).toBe(false);
     clock.advance(60_000);
-    expect(ledger.check(message(ADA))).toEqual({ admit: true });
+    expect(ledger.weigh(message(ADA))).toEqual({ admit: true });
     expect(ledger.today()).toMatchObject({ day: '2026-12-02', agentUsd: 0, conversations: [] });
   });
 
   it('runs nobody typed count against the agent’s budget only, and are refused once it is spent', () => {
     const { ledger, message, turn } = world({ dailyUsd: 2, perUserDailyUsd: 1.5 });
     turn(undefined, 1.5); // a webhook's run: no sender
-    expect(ledger.check(message(ADA))).toEqual({ admit: true });
+    expect(ledger.weigh(message(ADA))).toEqual({ admit: true });
     turn(ADA, 0.6);
-    const run = ledger.check(message(0));
+    const run = ledger.weigh(message(0));
     expect(run).toMatchObject({ admit: false, scope: 'agent' });
     expect(run.admit === false && run.notice).toContain(
       'The agent’s daily budget of $2.00 is used up: $2.10 spent today',
@@ -101,23 +131,25 @@ describe('spend ledger', () => {
   it('without budgets everything passes and the cost is still counted', () => {
     const { ledger, message, turn } = world(undefined);
     turn(ADA, 100);
-    expect(ledger.check(message(ADA))).toEqual({ admit: true });
+    expect(ledger.weigh(message(ADA))).toEqual({ admit: true });
     expect(ledger.today().agentUsd).toBe(100);
   });
 });
 
 describe('budgets that hold while turns run at once (issue 27)', () => {
   /**
-   * Ten topics written at once under a $1 budget, each turn costing `usd`: the gate passes what it
+   * Ten topics written at once under a $1 budget, each turn costing `usd`: the ledger passes what it
    * admits to a bridge that starts the turn at once and ends it later, oldest first.
    */
   function tenAtOnce(usd: number, estimate: number | undefined) {
-    const { ledger, clock } = world({
-      dailyUsd: 1,
-      ...(estimate !== undefined ? { turnEstimateUsd: estimate } : {}),
-    });
+    const { ledger, clock, unread } = world(
+      {
+        dailyUsd: 1,
+        ...(estimate !== undefined ? { turnEstimateUsd: estimate } : {}),
+      },
+      (frame) => start(frame),
+    );
     const s = store as GatewayStore;
-    const unread: string[] = [];
     const running: FrameOf<'user_message'>[] = [];
     let turns = 0;
     const start = (frame: FrameOf<'user_message'>) => {
@@ -131,12 +163,6 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
         startedAt: clock.now(),
       });
     };
-    const gate = budgetGate(ledger, {
-      turns: { refused: (ids) => unread.push(...ids) },
-      reply: () => {},
-      refused: () => {},
-      pass: start,
-    });
     const frames = Array.from({ length: 10 }, (_, i): FrameOf<'user_message'> => {
       const frame: FrameOf<'user_message'> = {
         type: 'user_message',
@@ -151,7 +177,12 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
       s.addInbound({ inboundId: frame.inboundId, frame });
       return frame;
     });
-    for (const frame of frames) if (gate(frame)) start(frame);
+    // The verdict the turn machine would get with each message: a refused one it marks unread itself.
+    for (const frame of frames) {
+      const verdict = ledger.weigh(frame);
+      if (verdict.admit === true) start(frame);
+      else if (verdict.admit === false) unread.push(frame.inboundId);
+    }
     const admittedAtOnce = running.length;
     // The turns end one by one, each ending letting the held messages be weighed again.
     let ended = 0;
@@ -245,11 +276,12 @@ describe('budgets that hold while turns run at once (issue 27)', () => {
     const after = createSpendLedger({
       store: s,
       spend: { dailyUsd: 0.3, turnEstimateUsd: 0.3 },
+      ...recorders().deps,
       clock,
       logger: silentLogger,
     });
-    expect(after.check(message(ADA))).toMatchObject({ admit: 'hold', scope: 'agent' });
+    expect(after.weigh(message(ADA))).toMatchObject({ admit: 'hold', scope: 'agent' });
     after.observe({ type: 'turn_ended', turnId: 'running-1', outcome: 'success', costUsd: 0.1 });
-    expect(after.check(message(ADA))).toEqual({ admit: true });
+    expect(after.weigh(message(ADA))).toEqual({ admit: true });
   });
 });

@@ -497,6 +497,43 @@ describe('a message the agent will never read', () => {
     expect(sim.machine.size()).toBe(0);
   });
 
+  // A budget's refusal was reported back into the turns after the hand-over (issue 28): the machine took
+  // the message, the forward asked the budget, and the gate called `Turns.refused`. The budget is asked
+  // first now, and its verdict comes in with the message: the machine's own arrival step marks it.
+  it.each<[string, number]>([
+    ['a rich private chat (drafts)', 31],
+    ['a group, while a turn runs', -31],
+  ])(
+    'in %s, a message today’s budget refused arrives refused: unread at once, its marker alone says why',
+    (_, chatId) => {
+      const sim = new TurnSim();
+      const route = { chatId };
+      if (chatId < 0) {
+        sim.message(route, 'q');
+        sim.started('t', route, ['q']);
+      }
+      const reason = 'the agent’s daily budget of $1.00 is used up';
+      sim.message(route, 'r', { admit: false, reason });
+      expect(sim.inbound.get('r')?.state).toBe('unread');
+      // No "Thinking…" draft, no 👀: nothing is shown for it before (or beside) its marker.
+      expect(sim.actions('thinking').filter((a) => a.inboundId === 'r')).toEqual([]);
+      expect(sim.actions('react').filter((a) => a.inboundId === 'r')).toEqual([]);
+      expect(sim.actions('send_placeholder').map((a) => `${a.inboundId}: ${a.text}`)).toEqual([
+        `r: ${unreadText(reason)}`,
+      ]);
+      expect(sim.marker('r')).toBe(unreadText(reason));
+      expect(sim.machine.holdsInbound('r')).toBe(false);
+    },
+  );
+
+  it('a message the budget holds (turns running elsewhere may use it up) is acknowledged as one admitted', () => {
+    const sim = new TurnSim();
+    sim.message({ chatId: 32 }, 'h', { admit: 'hold' });
+    expect(sim.actions('thinking').map((a) => a.inboundId)).toEqual(['h']);
+    expect(sim.inbound.get('h')?.state).toBe('sent');
+    expect(sim.machine.holdsInbound('h')).toBe(true);
+  });
+
   it('in a group, while a turn runs: 👀, then one reply that says why (words, not a reaction)', () => {
     const sim = new TurnSim();
     const route = { chatId: -7 };

@@ -9,6 +9,7 @@ import { decidePresentation } from '../../src/core/reply/presentation.js';
 import { REACTION_EMOJI, type ReactionState } from '../../src/core/turns/reaction.js';
 import { createTurnMachine, type TurnMachine } from '../../src/core/turns/turn-machine.js';
 import type {
+  BudgetVerdict,
   MarkerOutcome,
   StoredInbound,
   StoredTurn,
@@ -62,8 +63,11 @@ export class TurnSim {
       this.#timer = this.clock.setTimeout(() => this.feed({ type: 'tick' }), step.wakeAt - this.clock.now());
   }
 
-  /** A user's message in `route` becomes durable; returns its inbound id. */
-  message(route: Route, inboundId: string): string {
+  /**
+   * A user's message in `route` becomes durable and reaches the machine with today's budget's verdict
+   * (`budget`, admitted unless given); returns its inbound id.
+   */
+  message(route: Route, inboundId: string, budget: BudgetVerdict = { admit: true }): string {
     const row: StoredInbound = {
       inboundId,
       route,
@@ -78,6 +82,7 @@ export class TurnSim {
       type: 'arrived',
       row: { ...row },
       presentation: decidePresentation({ route, replies: 'rich', richMissing: false }),
+      budget,
       bridgeConnected: this.connected,
     });
     return inboundId;

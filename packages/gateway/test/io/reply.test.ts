@@ -10,6 +10,7 @@ import { createBudget } from '../../src/core/telegram/send-pacing.js';
 import { createReplies } from '../../src/io/reply/replies.js';
 import { createCourier } from '../../src/io/telegram/courier.js';
 import { createSendJournal } from '../../src/io/telegram/send-journal.js';
+import { createServerParts } from '../../src/io/telegram/server-parts.js';
 import { openGatewayStore } from '../../src/store/store.js';
 
 describe('the shell over the send journal', () => {
@@ -57,6 +58,7 @@ describe('the shell over the send journal', () => {
         store: persisting,
         logger: silentLogger,
         clock,
+        serverParts: createServerParts(silentLogger),
       });
       const reply = replies.stream({
         turnId: 't',
@@ -118,6 +120,7 @@ describe('the shell over the send journal', () => {
       warn: (fields: { event?: string }) => warnings.push(String(fields.event)),
       child: () => logger,
     } as never;
+    const serverParts = createServerParts(logger);
     const replies = createReplies({
       api: api as never,
       journal,
@@ -125,10 +128,11 @@ describe('the shell over the send journal', () => {
       store: { setTurnMessages: () => {} },
       logger,
       clock,
+      serverParts,
     });
     const route = { chatId: 1 };
     const presented = () =>
-      decidePresentation({ route, replies: 'rich', richMissing: replies.richMissing() });
+      decidePresentation({ route, replies: 'rich', richMissing: serverParts.richMissing() });
     expect(presented()).toBe('draft');
     const first = replies.stream({
       turnId: 'a',
@@ -177,6 +181,7 @@ describe('the shell over the send journal', () => {
       store: { setTurnMessages: () => {} },
       logger: silentLogger,
       clock,
+      serverParts: createServerParts(silentLogger),
     });
     const route = { chatId: 1 };
     const reply = replies.stream({ turnId: 'a', route, presentation: 'draft', messageIds: [], opener: 5 });

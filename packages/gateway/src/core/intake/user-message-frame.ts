@@ -3,7 +3,6 @@
  * what it replies to or forwards and whose words those are, cut to the protocol's limits.
  */
 import type { Attachment, FrameOf, Route } from '@switchyard/protocol/common';
-import { TELEGRAM_TEXT_LIMIT } from '../text/markdown.js';
 import { repliedMessage } from './addressing.js';
 import { fitUserMessage } from './message-fit.js';
 import type { MessageShape } from './telegram-shapes.js';
@@ -43,9 +42,7 @@ export function userMessageFrame(
       ? {
           replyTo: {
             messageId: replied.message_id,
-            ...((replied.text ?? replied.caption)
-              ? { text: (replied.text ?? replied.caption ?? '').slice(0, TELEGRAM_TEXT_LIMIT) }
-              : {}),
+            ...((replied.text ?? replied.caption) ? { text: replied.text ?? replied.caption ?? '' } : {}),
             ...(author ? { author } : {}),
           },
         }

@@ -48,7 +48,7 @@ export interface Reservations {
   settled(inboundIds: readonly string[], now: number): boolean;
   /** Work `workId` ended; true when that released its conversation's reservation. */
   ended(workId: string): boolean;
-  /** Whether `workId` is open (a command the gate admitted, say). */
+  /** Whether `workId` is open (a command the budget admitted, say). */
   holds(workId: string): boolean;
   /** Drops reservations that went stale ({@link STALE_MS}); true when any left. */
   sweep(now: number): boolean;

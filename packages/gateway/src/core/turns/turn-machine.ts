@@ -7,6 +7,8 @@
  *   message comes in (`core/reply/presentation.ts`, by the shell, handed in with the message), held on
  *   the message's entry and then its turn, and carried to the reply in the `open` action. How the
  *   message is acknowledged follows from it (`arrival.ts`).
+ * - Today's budget is asked before the machine takes a message, and its verdict comes in with it: a
+ *   refused message is marked unread by its own `arrived` step, so nothing past the machine reports back.
  * - Its state is a reaction (`reaction.ts`): 👀 waiting, ✍ in the running turn, 👌 read with
  *   others or answered; only a message the agent will never read gets words (a marker message).
  * - "Steer or new turn" is the bridge's: `turn_started` names a turn's messages (the first opens it,
@@ -341,13 +343,13 @@ export function createTurnMachine(options: TurnMachineOptions = {}): TurnMachine
       case 'arrived': {
         l.connected = event.bridgeConnected;
         if (l.inbound.has(event.row.inboundId)) return;
-        if (event.row.placeholderId !== undefined) {
-          adoptInbound(l, event.row, event.presentation, at);
-          return;
-        }
         const entry = adoptInbound(l, event.row, event.presentation, at);
-        entry.ack = undefined;
-        acknowledge(l, entry, at);
+        const fresh = event.row.placeholderId === undefined;
+        if (fresh) entry.ack = undefined;
+        // Refused by today's budget before it was passed on: its marker says why, and nothing else is
+        // shown for it (no "Thinking…" draft, no 👀 first).
+        if (event.budget.admit === false) unread(l, [entry.id], event.budget.reason);
+        else if (fresh) acknowledge(l, entry, at);
         return;
       }
       case 'bridge':

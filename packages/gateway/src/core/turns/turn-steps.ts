@@ -39,6 +39,13 @@ export type TurnFrame = FramesOf<'turn' | 'prompt'>;
 /** How a marker edit ended: Telegram shows it, it can never change again (`gone`), or it must be retried. */
 export type MarkerOutcome = 'shown' | 'gone' | 'failed';
 
+/**
+ * Today's budget's verdict on a message about to start a turn, asked before the machine takes it
+ * (`io/spend/spend-ledger.ts`): admitted, held until a running turn ends (acknowledged as if admitted),
+ * or refused — the machine's own `arrived` step then marks it unread with `reason`.
+ */
+export type BudgetVerdict = { admit: true | 'hold' } | { admit: false; reason: string };
+
 /** One input of the machine; `at` is the caller's clock (ms). */
 export type TurnEvent = { at: number } & (
   | {
@@ -46,6 +53,8 @@ export type TurnEvent = { at: number } & (
       row: StoredInbound;
       /** How its turn's reply is presented, decided as it comes in (`core/reply/presentation.ts`). */
       presentation: ReplyPresentation;
+      /** The budget's verdict, asked before the machine takes the message: a refused one is marked here. */
+      budget: BudgetVerdict;
       bridgeConnected: boolean;
     }
   | { type: 'bridge'; connected: boolean }
@@ -70,9 +79,10 @@ export type TurnEvent = { at: number } & (
       presentation: ReplyPresentation;
     }
   /**
-   * Messages the gateway itself will not pass on — today's budget refused them, or the channel or the
-   * bridge would not take their frame: marked unread with `reason`, as the bridge's `messages_unread`
-   * marks them. `inbound`: the rows of those the machine does not hold (a boot's re-send).
+   * Messages the gateway itself will not pass on after the machine took them — the channel or the
+   * bridge would not take their frame, or today's budget refused one it had held (or one the boot
+   * re-sends): marked unread with `reason`, as the bridge's `messages_unread` marks them. `inbound`:
+   * the rows of those the machine does not hold (a boot's re-send).
    */
   | { type: 'refused'; inboundIds: readonly string[]; reason: string; inbound: readonly StoredInbound[] }
   /** A finish the machine asked for is done: rendered (`ok`) or given up (left for the next boot). */

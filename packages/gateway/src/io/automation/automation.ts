@@ -6,6 +6,7 @@
 import type { Clock, FrameOf, GatewayToBridge, Logger, Route } from '@switchyard/protocol';
 import type { InlineButton } from '../../core/commands/command-texts.js';
 import { threadParams } from '../../core/intake/route.js';
+import type { BudgetVerdict } from '../../core/turns/turn-steps.js';
 import type { GatewayStore } from '../../store/store.js';
 import { type BotApi, errorText } from '../telegram/bot-api.js';
 import type { Courier } from '../telegram/courier.js';
@@ -24,6 +25,8 @@ export interface AutomationOptions {
   api: Pick<BotApi, 'sendMessage'>;
   /** Hands a frame to the bridge's channel. */
   send(frame: GatewayToBridge): Promise<void>;
+  /** Today's budget's verdict on a run, asked before the turn machine takes it (`io/spend/spend-ledger.ts`). */
+  budget(frame: FrameOf<'user_message'>): BudgetVerdict;
   /** Hands a user message to the bridge, as a Telegram message's is (`io/intake/telegram-handlers.ts`). */
   forward(frame: FrameOf<'user_message'>): void;
   /** The bridge may address this chat. */
@@ -44,6 +47,7 @@ export function createAutomation(o: AutomationOptions): { injector: InjectorHand
   const injector = createInjector({
     store: o.store,
     turns: o.turns,
+    budget: o.budget,
     forward: o.forward,
     sendNote: (route, text) =>
       o.courier

@@ -13,8 +13,9 @@
  *    message id is for theirs). A note of its own, not the placeholder's first line, because the
  *    placeholder becomes the answer and a private chat's answer is a draft with no placeholder at all:
  *    only a message of its own stays in the chat, in both kinds of reply, saying why the agent spoke.
- * 3. Then the turn machine takes the row (`turns.arrive`), its frame goes to the bridge, and the row is
- *    acknowledged.
+ * 3. Then today's budget weighs the run, the turn machine takes the row with the verdict
+ *    (`turns.arrive`: a refused run is marked unread there), an admitted frame goes to the bridge, and
+ *    the row is acknowledged.
  *    A note that cannot be sent does not hold the run up: the answer then replies to nothing.
  *
  * The frame carries `origin`, so the bridge's header tells Claude that no person wrote it. Until its
@@ -34,6 +35,7 @@ import {
   type Logger,
   type Route,
 } from '@switchyard/protocol';
+import type { BudgetVerdict } from '../../core/turns/turn-steps.js';
 import type { AutomationRunRow, GatewayStore } from '../../store/store.js';
 import type { Turns } from '../turns/turns.js';
 
@@ -80,7 +82,9 @@ export interface InjectorOptions {
   store: Pick<GatewayStore, 'atomically' | 'addInbound' | 'getInbound'> &
     Pick<GatewayStore, 'recordRun' | 'getRun' | 'noteSent' | 'noteFailed' | 'dueNotes'>;
   turns: Pick<Turns, 'arrive'>;
-  /** Hands a user message to the bridge's channel (the same path as a Telegram message's). */
+  /** Today's budget's verdict on a run, asked before the turn machine takes it (as a Telegram message's). */
+  budget(frame: FrameOf<'user_message'>): BudgetVerdict;
+  /** Hands an admitted user message to the bridge's channel (the same path as a Telegram message's). */
   forward(frame: FrameOf<'user_message'>): void;
   /** Sends the note as a plain message; resolves to its message id, or `undefined` when it failed. */
   sendNote(route: Route, text: string): Promise<number | undefined>;
@@ -159,8 +163,10 @@ export function createInjector(options: InjectorOptions): InjectorHandle {
     else store.noteSent(run.key, messageId);
     const row = store.getInbound(run.inboundId);
     if (!row) return;
-    const arrival = options.turns.arrive(row);
-    if (row.state === 'queued') options.forward(row.frame);
+    // Today's budget first, so the turn machine takes the run with the verdict (and marks a refused one).
+    const budget = row.state === 'queued' ? options.budget(row.frame) : { admit: true as const };
+    const arrival = options.turns.arrive(row, budget);
+    if (row.state === 'queued' && budget.admit === true) options.forward(row.frame);
     arrival.acknowledge();
   };
   const track = (work: Promise<void>): void => {

@@ -10,7 +10,13 @@
  * grammY's `bot.use` takes the handlers of a bot that exists. Nothing arrives before that: the server
  * listens only from `start`, in the boot.
  */
-import { type Clock, createProtocolServer, type Endpoint, type Logger } from '@switchyard/protocol';
+import {
+  type AppFrame,
+  type Clock,
+  createProtocolServer,
+  type Endpoint,
+  type Logger,
+} from '@switchyard/protocol';
 import type { GatewayOptions } from '../../options.js';
 import type { GatewayStore } from '../../store/store.js';
 import { createPeerRecorder } from '../ops/peer-record.js';
@@ -19,6 +25,11 @@ import type { Turns } from '../turns/turns.js';
 /** Who takes what the bridge sends. */
 export interface BridgeReceiver {
   onFrame: Parameters<typeof createProtocolServer>[0]['onFrame'];
+  /**
+   * Sees every frame as it arrives, before `onFrame` and beside it: an observer (the metrics) the frame
+   * does not pass through on its way to its owner.
+   */
+  observe?(frame: AppFrame): void;
   /** Told after {@link BridgeLink.connected} has changed. */
   onConnectionChange(connected: boolean): void;
   /** Marks a message the bridge refused as not read. */
@@ -60,7 +71,11 @@ export function createBridgeLink(
     ...(options.release !== undefined ? { release: options.release } : {}),
     store: store.channel,
     clock: deps.clock,
-    onFrame: (frame, receipt) => receiver().onFrame(frame, receipt),
+    onFrame: (frame, receipt) => {
+      const to = receiver();
+      to.observe?.(frame);
+      return to.onFrame(frame, receipt);
+    },
     onConnectionChange: (change) => {
       state.connected = change.connected;
       peer.connection(change);

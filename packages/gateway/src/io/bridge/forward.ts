@@ -1,8 +1,9 @@
 /**
- * How a user's message reaches the bridge, the one way for a Telegram message and for a run nobody typed
- * (`io/automation/inject.ts`): today's budget is asked first (`io/spend/spend-ledger.ts`; a refusal is
- * told by the gate itself), then the frame goes to the bridge's channel. A frame the channel will not
- * take (it fails the protocol's checks) is reported in its chat instead of silently gone.
+ * How a user's message reaches the bridge, the one way for a Telegram message, for a run nobody typed
+ * (`io/automation/inject.ts`) and for a held message let in: handed to the bridge's channel once today's
+ * budget admitted it (`io/spend/spend-ledger.ts`, asked before the turn machine took the message, so
+ * nothing here reports a budget back). A frame the channel will not take (it fails the protocol's checks)
+ * is reported in its chat instead of silently gone.
  */
 import type { FrameOf, Logger, Route } from '@switchyard/protocol';
 import { reportNotForwarded } from '../../core/intake/message-fit.js';
@@ -10,7 +11,7 @@ import type { GatewayStore } from '../../store/store.js';
 import type { Turns } from '../turns/turns.js';
 
 /** What handing a frame to the bridge needs. */
-export interface PassOptions {
+export interface ForwardOptions {
   /** Hands a message to the bridge's channel (its files carried first to a remote bridge: `file-carrier.ts`). */
   send(frame: FrameOf<'user_message'>): Promise<void>;
   store: Pick<GatewayStore, 'getInbound'>;
@@ -19,22 +20,12 @@ export interface PassOptions {
   logger: Logger;
 }
 
-/** What forwarding needs: the hand-over, and today's budget in front of it. */
-export interface ForwardOptions {
-  /**
-   * Today's budget: false when it refused the message (and said so), or holds it until a running turn
-   * ends (and then hands it to `pass` itself).
-   */
-  withinBudget(frame: FrameOf<'user_message'>): boolean;
-  /** The hand-over, {@link createPass}. */
-  pass(frame: FrameOf<'user_message'>): void;
-}
-
 /**
- * Hands a message the budget admitted to the bridge's channel, reporting one it will not take; it never
- * throws and never rejects.
+ * Creates the hand-over of a message today's budget admitted to the bridge's channel, reporting one the
+ * channel will not take (a later outcome: the turn machine took the message before); it never throws and
+ * never rejects.
  */
-export function createPass(options: PassOptions): (frame: FrameOf<'user_message'>) => void {
+export function createForward(options: ForwardOptions): (frame: FrameOf<'user_message'>) => void {
   const { logger } = options;
   return (frame) =>
     void options.send(frame).catch((error: unknown) => {
@@ -45,11 +36,4 @@ export function createPass(options: PassOptions): (frame: FrameOf<'user_message'
         reply: (route, text) => void options.reply(route, text),
       });
     });
-}
-
-/** Creates the forward: the budget, then the hand-over; it never throws and never rejects. */
-export function createForward(options: ForwardOptions): (frame: FrameOf<'user_message'>) => void {
-  return (frame) => {
-    if (options.withinBudget(frame)) options.pass(frame);
-  };
 }

@@ -31,6 +31,7 @@ import { addressedToBot, isGroupChat, stripMention } from '../../core/intake/add
 import { unforwardableText } from '../../core/intake/message-fit.js';
 import { laneOfUpdate, routeOfMessage, routeOfStoppedDraft } from '../../core/intake/route.js';
 import { userMessageFrame } from '../../core/intake/user-message-frame.js';
+import type { BudgetVerdict } from '../../core/turns/turn-steps.js';
 import type { GatewayStore } from '../../store/store.js';
 import { SCHEDULE_BUTTON_PREFIX } from '../automation/schedule-buttons.js';
 import type { CommandRunner } from '../commands/commands.js';
@@ -39,12 +40,11 @@ import { TERMINAL_BUTTON_PREFIX } from '../commands/terminal-commands.js';
 import type { Prompts } from '../prompts/prompts.js';
 import { SETTINGS_BUTTON_PREFIX } from '../settings/settings-buttons.js';
 import type { SettingsPanel } from '../settings/settings-panel.js';
-import { meteredTranscriber } from '../spend/budget-gate.js';
 import type { SpendLedger } from '../spend/spend-ledger.js';
 import { errorText } from '../telegram/bot-api.js';
 import type { NewerParts } from '../telegram/server-parts.js';
 import type { Turns } from '../turns/turns.js';
-import { takeRecording } from '../voice/voice-intake.js';
+import { meteredTranscriber, takeRecording } from '../voice/voice-intake.js';
 import type { Transcriber } from '../voice/voice-types.js';
 import { type AttachmentOptions, saveAttachments } from './attachments.js';
 import { inboundIdOf, unsupportedKind } from './intake.js';
@@ -54,9 +54,14 @@ export interface TelegramHandlerOptions {
   store: GatewayStore;
   turns: Pick<Turns, 'arrive' | 'draftStopped'>;
   prompts: Pick<Prompts, 'press' | 'typedAnswer'>;
-  /** Hands a user message to the bridge's channel; a no-op once the gateway has stopped. */
+  /**
+   * Today's budget's verdict on a message about to start a turn (`io/spend/spend-ledger.ts`), asked before
+   * the turn machine takes it: the machine marks a refused one unread, and a held one is passed later.
+   */
+  budget(frame: FrameOf<'user_message'>): BudgetVerdict;
+  /** Hands an admitted user message to the bridge's channel; a no-op once the gateway has stopped. */
   forward(frame: FrameOf<'user_message'>): void;
-  /** The daily budgets, for typed answers and transcriptions (messages pass them in `forward`). */
+  /** The daily budgets, for typed answers and transcriptions (messages are weighed by `budget`). */
   spend?: Pick<SpendLedger, 'allows' | 'chargeTranscription'>;
   /** The allowlist. */
   allowed(update: Update): boolean;
@@ -98,6 +103,9 @@ export interface TelegramHandlerOptions {
   me(): { id: number; username: string };
   logger: Logger;
 }
+
+/** The verdict a row the inbox already held gets: it was weighed when it first came in. */
+const NOT_WEIGHED: BudgetVerdict = { admit: true };
 
 /** Waits before the retries of a handler that threw: about ten seconds in all, then the next boot. */
 export const HANDLER_RETRY_DELAYS_MS: readonly number[] = [500, 2_000, 8_000];
@@ -187,7 +195,7 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
     }
     const spender = message.from?.id;
     // A typed answer lets a turn go on spending, so it is not taken once the budget is used up: it is then
-    // a message like any other, and the gate says why it is not passed on. Turns running elsewhere do not
+    // a message like any other, and the budget says why it is not passed on. Turns running elsewhere do not
     // hold it back (`'hold'`): its own turn already holds a reservation.
     const mayAnswer = options.spend === undefined || options.spend.allows(route, spender).admit !== false;
     if (message.text && mayAnswer && (await options.prompts.typedAnswer(route, message.text))) return;
@@ -229,16 +237,18 @@ export function telegramHandlers(options: TelegramHandlerOptions): Composer<Cont
       await reply(route, unforwardableText(problem));
       return;
     }
-    // Durable first (inbox row + update handled, one transaction), then the turn machine takes the
-    // message (so a refusal at the hand-over, a budget's, finds it), then the frame (its channel-outbox
-    // append and socket write, a fraction of a millisecond), and only then the acknowledgement's request
-    // (`Turns.arrive`): the message goes to Claude without waiting behind it.
+    // Durable first (inbox row + update handled, one transaction), then today's budget, then the turn
+    // machine takes the message with the budget's verdict (a refused one is marked there, and nothing
+    // reports back), then an admitted frame (its channel-outbox append and socket write, a fraction of a
+    // millisecond), and only then the acknowledgement's request (`Turns.arrive`): the message goes to
+    // Claude without waiting behind it. A row the inbox had already (a replay) is not weighed again.
     s.addInbound({ inboundId, frame, updateId });
     markedInside.add(updateId);
     const row = s.getInbound(inboundId);
     if (!row) return;
-    const arrival = options.turns.arrive(row);
-    if (row.state === 'queued') options.forward(frame);
+    const budget = row.state === 'queued' ? options.budget(frame) : NOT_WEIGHED;
+    const arrival = options.turns.arrive(row, budget);
+    if (row.state === 'queued' && budget.admit === true) options.forward(frame);
     if (recording?.ok) void options.voice.notify(route, message.message_id, recording.notice);
     arrival.acknowledge();
   };

@@ -52,9 +52,9 @@ export async function boot(services: Services, options: BootOptions): Promise<Bo
   }
   // A row whose frame the channel refuses (stored before intake cut fields to the limits) is marked
   // unread and its sender told, instead of being offered again at every boot.
-  // A message queued before a restart starts a new turn too: it is forwarded as a new one is, past the
-  // daily budgets (`io/bridge/forward.ts`).
-  for (const row of store.queuedInbound()) services.forward(row.frame);
+  // A message queued before a restart starts a new turn too: it is offered as a new one is, past the
+  // daily budgets (`io/spend/spend-ledger.ts`), then to the bridge (`io/bridge/forward.ts`).
+  for (const row of store.queuedInbound()) services.offer(row.frame);
   turns.resume();
 
   const polling = config.polling;

@@ -7,9 +7,9 @@
  * HTTP at `/metrics`, on 127.0.0.1 by default, since chat ids and costs are nobody else's business.
  *
  * The rest of the gateway sees only {@link GatewayMetrics}: a few calls at the points where the facts
- * are (the Bot API transformer, the frame dispatch, the connection callback). {@link noMetrics} is what
- * it gets when metrics are off. Each handle has its own registry, so two gateways in one process (tests)
- * never share counters.
+ * are (the Bot API transformer, the bridge's endpoint for its frames and its connection).
+ * {@link noMetrics} is what it gets when metrics are off. Each handle has its own registry, so two
+ * gateways in one process (tests) never share counters.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,8 +20,11 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export interface GatewayMetrics {
   /** One Bot API call's result as Telegram gave it (before retries: each 429 counts). */
   telegramCall(method: string, result: { ok: boolean; error_code?: number }): void;
-  /** Wraps the bridge-frame handler so every frame from the bridge is seen on its way in. */
-  observeFrames<F extends AppFrame>(handler: (frame: F) => void): (frame: F) => void;
+  /**
+   * Sees every frame from the bridge as it arrives, beside the frame's way to its owner (the endpoint
+   * tells it, `io/bridge/endpoint.ts`): the turns' starts, first texts and ends are timed here.
+   */
+  frame(frame: AppFrame): void;
   bridgeConnected(connected: boolean): void;
   /** Where the inbound queue's length is read at scrape time. */
   queueLength(read: () => number): void;
@@ -36,7 +39,7 @@ export interface GatewayMetrics {
 /** Metrics off: every call does nothing. */
 export const noMetrics: GatewayMetrics = {
   telegramCall: () => {},
-  observeFrames: (handler) => handler,
+  frame: () => {},
   bridgeConnected: () => {},
   queueLength: () => {},
   costToday: () => {},
@@ -194,10 +197,7 @@ export function createMetrics(options: MetricsOptions): MetricsServer {
       if (result.error_code === 429) tooMany.inc({ method });
       if (result.ok && method === 'editMessageText') edits.inc();
     },
-    observeFrames: (handler) => (frame) => {
-      observe(frame);
-      handler(frame);
-    },
+    frame: observe,
     bridgeConnected(connected) {
       connectedGauge.set(connected ? 1 : 0);
       if (connected && ++connections > 1) reconnects.inc();

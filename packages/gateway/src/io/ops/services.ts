@@ -55,8 +55,11 @@ export interface Services {
   allowed: ReturnType<typeof createAccess>;
   /** What turns cost today, and the daily budgets (`io/spend/spend-ledger.ts`). */
   spend: SpendLedger;
-  /** A user's message to the bridge past the daily budgets, as every message goes (`io/bridge/forward.ts`). */
-  forward(frame: FrameOf<'user_message'>): void;
+  /**
+   * A message a previous process left queued, offered again: past today's budget
+   * (`io/spend/spend-ledger.ts`), then to the bridge; a refused one is marked unread.
+   */
+  offer(frame: FrameOf<'user_message'>): void;
   /** Polling's health, from intake. */
   onPollingHealth(health: { ok: boolean; error?: string }): void;
   /** Sends a plain message to a chat through the courier; never rejects. */

@@ -1,9 +1,10 @@
 /**
  * The one place that builds a turn's reply: the reply machine (`core/reply/reply.ts`) behind its shell
  * (`reply.ts`), presented as the turn machine's `open` action says — decided when the opening message
- * came in (`core/reply/presentation.ts`), never here. Owns the two pieces of state every reply of the
- * gateway shares: the per-chat draft bucket, and the fact — learnt once, from a "method not found" —
- * that the Bot API server has no rich messages (which the next decisions read: classic from then on).
+ * came in (`core/reply/presentation.ts`), never here. Owns the per-chat draft bucket every reply of the
+ * gateway shares; what the server lacks — its newer parts, and rich messages, learnt once from a "method
+ * not found" — is the run's knowledge of the server (`io/telegram/server-parts.ts`), which the next
+ * presentations read (classic from then on).
  */
 import { type Clock, type Logger, type Route, systemClock } from '@switchyard/protocol';
 import { threadParams } from '../../core/intake/route.js';
@@ -30,14 +31,12 @@ export interface RepliesOptions {
   logger: Logger;
   /** Time for the draft pacing and timers; default the system clock. */
   clock?: Clock | undefined;
-  /** The run's knowledge of the server's newer parts (drafts' `keep_on_stop`). */
-  serverParts?: ServerPartsState | undefined;
+  /** The run's knowledge of the server: its newer parts (drafts' `keep_on_stop`), and rich messages. */
+  serverParts: ServerPartsState;
 }
 
 /** The reply factory's handle. */
 export interface Replies {
-  /** Whether the server answered "method not found" for rich messages (learnt once per run). */
-  richMissing(): boolean;
   /**
    * The stream of a turn's reply, presented as `open.presentation` says. `opener`: the message that
    * opened the turn (the drafts' id, and what the answer replies to). `after`: the previous reply of the
@@ -69,12 +68,10 @@ function draftIdOf(turnId: string): number {
 export function createReplies(options: RepliesOptions): Replies {
   const { api, journal, courier, store, logger } = options;
   const clock = options.clock ?? systemClock;
+  const { serverParts } = options;
   const pacer = createDraftPacer();
-  /** The server lacks rich messages: the one place this is known. */
-  let missing = false;
 
   return {
-    richMissing: () => missing,
     stream(row, after) {
       const { messageIds: ids, opener } = row;
       return createReply({
@@ -91,17 +88,10 @@ export function createReplies(options: RepliesOptions): Replies {
         after,
         messageIds: ids,
         onMessages: (next) => store.setTurnMessages(row.turnId, next),
-        rich: () => !missing,
-        onMissing: () => {
-          if (!missing)
-            logger.warn(
-              { event: 'rich_missing' },
-              'the Bot API server lacks rich messages (method not found): classic replies from now on',
-            );
-          missing = true;
-        },
+        rich: () => !serverParts.richMissing(),
+        onMissing: () => serverParts.noteRichMissing(),
         logger,
-        serverParts: options.serverParts,
+        serverParts,
       });
     },
     thinking(route, draftId) {

@@ -4,13 +4,16 @@
  * the rule (`core/spend/spend-gate.ts`) whether a new turn may start. `/status`, `switchyard status` and the
  * metrics read today's cost from here too.
  *
- * Where it gates: {@link SpendLedger.check} is called where a message is handed to the bridge — the one
- * `forward` of a Telegram message and of a run (`compose.ts`), and the boot's re-send of the inbox
- * (`io/ops/boot.ts`) — so no new turn starts over a budget by any path. A refused message is marked not read
- * by the caller (the turn machine's `messages_unread`), so it leaves the inbox and is never re-sent. A
- * held one (`budget-gate.ts`) stays in the inbox and is offered again, in order, when a running turn
- * ends. `/compact` asks {@link SpendLedger.admitCommand}, a typed answer and a voice note's
- * transcription {@link SpendLedger.allows}; a transcription's cost is booked by
+ * Where it gates: {@link SpendLedger.weigh} is asked before the turn machine takes a message — a
+ * Telegram message's (`io/intake/telegram-handlers.ts`) and a run's (`io/automation/inject.ts`), whose
+ * verdict goes in with it to `Turns.arrive` — and {@link SpendLedger.offer} weighs the boot's re-send of
+ * the inbox (`io/ops/boot.ts`), so no new turn starts over a budget by any path. A refused message is
+ * marked not read (by the turn machine's own arrival step, or here through `turns.refused` for one the
+ * machine took before), so it leaves the inbox and is never re-sent; its sender is told the day's notice
+ * once. A held one stays in the inbox and is kept here, and when a reservation leaves (a running turn
+ * ended) the held ones are weighed again in the order they came: each admitted one is passed to the
+ * bridge (`pass`), each refused one marked. `/compact` asks {@link SpendLedger.admitCommand}, a typed
+ * answer and a voice note's transcription {@link SpendLedger.allows}; a transcription's cost is booked by
  * {@link SpendLedger.chargeTranscription}.
  *
  * Reservations (`core/spend/spend-reservations.ts`): every conversation with a message admitted or a turn
@@ -20,8 +23,8 @@
  * estimate, never nothing. A run counts against the person its frame names as sender (a schedule's
  * creator, when the schedule records one), else against the agent's budget alone ({@link spenderOf}).
  *
- * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds the reservations, in
- * memory, and the options.
+ * Ownership: the rows are the store's (`store/spend-table.ts`); this module holds the reservations and
+ * the held messages, in memory, and the options.
  */
 import {
   assertNever,
@@ -96,13 +99,20 @@ export interface SpendLedger {
    */
   observe(frame: SpendFrame): void;
   /**
-   * Whether `frame` may start a new turn now (see the module comment); when it is admitted, its
-   * conversation holds a reservation until the turn it opens or joins has ended.
+   * Whether `frame` may start a new turn now (see the module comment), asked before the turn machine
+   * takes it (which marks a refused one unread itself): when it is admitted, its conversation holds a
+   * reservation until the turn it opens or joins has ended; when refused, the day's notice is told if
+   * due; when held, it is kept, weighed again as a running turn ends, and then passed or marked.
    */
-  check(frame: Pick<FrameOf<'user_message'>, 'route' | 'sender' | 'inboundId'>): SpendCheck;
+  weigh(frame: FrameOf<'user_message'>): SpendCheck;
+  /**
+   * A message the machine did not take through `arrive` (the boot's re-send of one left queued):
+   * weighed as {@link SpendLedger.weigh} does, then passed to the bridge, held, or marked unread.
+   */
+  offer(frame: FrameOf<'user_message'>): void;
   /**
    * Whether `userId` may spend in `route` now (a typed answer, a transcription); reserves nothing, and
-   * leaves the day's notice for the gate to give.
+   * leaves the day's notice for {@link SpendLedger.weigh} to give.
    */
   allows(route: Route, userId: number | undefined): SpendCheck;
   /** Whether `/compact` (`commandId`) may run; when it may, it is reserved and its cost booked. */
@@ -111,8 +121,6 @@ export interface SpendLedger {
   chargeTranscription(id: string, route: Route, userId: number | undefined, seconds: number): void;
   /** What a turn is taken to cost until it has ended (see the module comment). */
   estimateUsd(): number;
-  /** Calls `listener` whenever a reservation leaves: held messages may be admitted now. */
-  onRelease(listener: () => void): void;
   today(): SpendToday;
   /** `/status`'s cost today: the conversation's (with a route) and the agent's, and the agent's budget. */
   costToday(route?: Route): NonNullable<GatewayStatus['costToday']>;
@@ -133,6 +141,14 @@ export interface SpendLedgerOptions {
     | 'unfinishedTurns'
   >;
   spend?: SpendOptions | undefined;
+  /** Hands an admitted message to the bridge (`io/bridge/forward.ts`): a held one, or a boot's re-send. */
+  pass(frame: FrameOf<'user_message'>): void;
+  /** The turn machine, for a message it took before that a budget refused after (`Turns.refused`). */
+  turns: { refused(inboundIds: readonly string[], reason: string): void };
+  /** Tells a chat the day's notice, as a plain message. */
+  tell(route: Route, text: string): void;
+  /** A message a budget (the agent's, or its sender's) kept from starting a turn: the metrics count it. */
+  onRefused(scope: 'agent' | 'user'): void;
   clock: Pick<Clock, 'now'>;
   logger: Logger;
 }
@@ -153,10 +169,8 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
   };
 
   const reservations = createReservations();
-  const listeners: (() => void)[] = [];
-  const released = (): void => {
-    for (const listener of listeners) listener();
-  };
+  /** Held messages by inbound id, in the order they came (a resend of one keeps its place). */
+  const held = new Map<string, FrameOf<'user_message'>>();
   const estimateUsd = (): number => {
     if (options.spend?.turnEstimateUsd !== undefined) return options.spend.turnEstimateUsd;
     const recent = store.recentSpend(ESTIMATE_TURNS);
@@ -216,7 +230,7 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
 
   /**
    * The check's answer for a verdict: a hold logged, a refusal with the day's notice when it is due
-   * (`tell`: the caller says it, so it counts as given; else the notice is left for the gate to give).
+   * (`tell`: the caller says it, so it counts as given; else the notice is left for `weigh` to give).
    */
   const answer = (
     verdict: SpendVerdict,
@@ -242,6 +256,39 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
     };
   };
   const limited = limits.dailyUsd !== undefined || limits.perUserDailyUsd !== undefined;
+
+  const weigh = (frame: FrameOf<'user_message'>): SpendCheck => {
+    held.delete(frame.inboundId);
+    if (!limited) return { admit: true };
+    const now = clock.now();
+    const userId = spenderOf(frame);
+    const verdict = answer(verdictFor(frame.route, userId, now), frame.route, userId, now);
+    if (verdict.admit === true)
+      reservations.admitted(conversationKey(frame.route), frame.inboundId, userId, now);
+    else if (verdict.admit === 'hold') held.set(frame.inboundId, frame);
+    else {
+      options.onRefused(verdict.scope);
+      if (verdict.notice) options.tell(frame.route, verdict.notice);
+    }
+    return verdict;
+  };
+  const offer = (frame: FrameOf<'user_message'>): void => {
+    const verdict = weigh(frame);
+    if (verdict.admit === true) options.pass(frame);
+    else if (verdict.admit === false) options.turns.refused([frame.inboundId], verdict.reason);
+  };
+  let reweighing = false;
+  /** A reservation left: the held messages are weighed again, in the order they came. */
+  function released(): void {
+    // A weighing may itself let a stale reservation go: the loop already running weighs every held one.
+    if (reweighing) return;
+    reweighing = true;
+    try {
+      for (const frame of [...held.values()]) offer(frame);
+    } finally {
+      reweighing = false;
+    }
+  }
 
   // Turns a previous gateway saw start today and not end run on (the bridge keeps them): reserved again,
   // so a restart does not forget what is under way. Older ones are not: a turn lost for good holds at
@@ -287,15 +334,8 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
         logger.error({ event: 'spend_not_recorded', error: String(error) }, 'a turn’s cost was not recorded');
       }
     },
-    check(frame) {
-      if (!limited) return { admit: true };
-      const now = clock.now();
-      const userId = spenderOf(frame);
-      const verdict = answer(verdictFor(frame.route, userId, now), frame.route, userId, now);
-      if (verdict.admit === true)
-        reservations.admitted(conversationKey(frame.route), frame.inboundId, userId, now);
-      return verdict;
-    },
+    weigh,
+    offer,
     allows(route, userId) {
       if (!limited) return { admit: true };
       const now = clock.now();
@@ -319,9 +359,6 @@ export function createSpendLedger(options: SpendLedgerOptions): SpendLedger {
       store.spendEnded(work, route, (Math.max(0, seconds) / 60) * perMinute, clock.now());
     },
     estimateUsd,
-    onRelease(listener) {
-      listeners.push(listener);
-    },
   };
 }
 

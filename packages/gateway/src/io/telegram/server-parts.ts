@@ -1,6 +1,7 @@
 /**
  * The shell of `core/telegram/newer-api.ts`: what this run has learnt of the server's newer Bot API parts
- * (kept in memory — a restart tries them again, which costs one refused call each), and the operations that
+ * (kept in memory — a restart tries them again, which costs one refused call each) and whether it has rich
+ * messages at all (a "method not found" from the reply shell, `io/reply/reply.ts`), and the operations that
  * use them outside the reply machine: a message for one member of a chat (a stranger's refusal in a
  * group, the answers to `/help` and `/status`), and a `/sessions` button spent in place — gathered for
  * the gateway's wiring by {@link createNewerParts}. The draft's `keep_on_stop` is used by the reply shell
@@ -29,6 +30,13 @@ import type { Courier } from './courier.js';
 /** What the run knows of the server's newer parts, and how a call that used one reports back. */
 export interface ServerPartsState {
   current(): ServerParts;
+  /**
+   * Whether the server answered "method not found" for rich messages (learnt once per run, by the reply
+   * shell): the presentation decided for the next messages reads it (classic from then on).
+   */
+  richMissing(): boolean;
+  /** A rich message's call found no such method: the server lacks rich messages for the rest of the run. */
+  noteRichMissing(): void;
   /** The stop parameters for a draft (`can_stop`, and `keep_on_stop` unless the server lacks it). */
   draftStop(): { can_stop: true; keep_on_stop?: true };
   /** Reports a call that used `part` (`error`: what it threw); returns the caller's follow-up. */
@@ -38,8 +46,18 @@ export interface ServerPartsState {
 /** Creates the run's knowledge: every part untried. */
 export function createServerParts(logger: Logger): ServerPartsState {
   let parts = UNTRIED;
+  let richMissing = false;
   return {
     current: () => parts,
+    richMissing: () => richMissing,
+    noteRichMissing() {
+      if (!richMissing)
+        logger.warn(
+          { event: 'rich_missing' },
+          'the Bot API server lacks rich messages (method not found): classic replies from now on',
+        );
+      richMissing = true;
+    },
     draftStop: () => draftStopParams(parts),
     report(part, outcome) {
       const learnt = learnPart(

@@ -4,7 +4,8 @@
  * time; applies the store writes of each step in ONE transaction before any Telegram call of that step;
  * performs the actions — placeholders and drafts (`arrivals.ts`), marker edits
  * (`markers.ts`), the replies (`turn-replies.ts`, over `Replies` in `io/reply/replies.ts`), typing,
- * cards — and arms one timer for the step's wake-up.
+ * cards — and arms one timer for the step's wake-up. How a message's reply is presented is decided as it
+ * comes in, from the conversation's settings and what the server lacks (`io/telegram/server-parts.ts`).
  *
  * Contract with the channel: `frame` applies its writes synchronously and starts the Telegram work
  * without awaiting it, so the bridge's frames are acknowledged once they are safe here and a slow chat
@@ -15,14 +16,20 @@ import { type Clock, createWakeTimer, type Logger, type Route, systemClock } fro
 import { threadParams } from '../../core/intake/route.js';
 import { decidePresentation, type ReplyPresentation } from '../../core/reply/presentation.js';
 import { createTurnMachine } from '../../core/turns/turn-machine.js';
-import type { TurnAction, TurnEvent, TurnFrame, TurnStep } from '../../core/turns/turn-steps.js';
+import type {
+  BudgetVerdict,
+  TurnAction,
+  TurnEvent,
+  TurnFrame,
+  TurnStep,
+} from '../../core/turns/turn-steps.js';
 import type { GatewayStore, InboundRow } from '../../store/store.js';
 import type { CardDriver } from '../card/card-driver.js';
 import { createReplies } from '../reply/replies.js';
 import { type BotApi, errorText } from '../telegram/bot-api.js';
 import type { Courier } from '../telegram/courier.js';
 import type { SendJournal } from '../telegram/send-journal.js';
-import type { ServerPartsState } from '../telegram/server-parts.js';
+import { createServerParts, type ServerPartsState } from '../telegram/server-parts.js';
 import { createArrivals } from './arrivals.js';
 import { createMarkerEdits } from './markers.js';
 import { createReactions } from './reactions.js';
@@ -61,29 +68,34 @@ export interface TurnsOptions {
   placeholderRetryMs?: number;
   /** Time and timers; default {@link systemClock}. */
   clock?: Clock;
-  /** The run's knowledge of the server's newer Bot API parts (drafts' `keep_on_stop`). */
+  /**
+   * The run's knowledge of the server: its newer Bot API parts (drafts' `keep_on_stop`), and whether it
+   * lacks rich messages (which the presentation reads); default a fresh one.
+   */
   serverParts?: ServerPartsState;
 }
 
 /** The turn tracker's handle. */
 export interface Turns {
   /**
-   * A durable inbound message reaches the machine (a no-op for one it holds): decided at once, so a
-   * report about it — a budget's refusal at the hand-over — finds it; acknowledged in its chat (a draft,
-   * a reaction) when the caller calls `acknowledge`, after it has handed the message to the bridge:
-   * preparing an HTTP request first would delay the message (`pnpm bench`, ingress). The order is the
-   * caller's, in the open: arrive, forward, acknowledge.
+   * A durable inbound message reaches the machine (a no-op for one it holds) with today's budget's
+   * verdict on it, asked first: decided at once — a refused message is marked unread here, by the
+   * machine's own step — and acknowledged in its chat (a draft, a reaction, a refused one's marker) when
+   * the caller calls `acknowledge`, after it has handed an admitted message to the bridge: preparing an
+   * HTTP request first would delay the message (`pnpm bench`, ingress). The order is the caller's, in
+   * the open: the budget, arrive, forward, acknowledge.
    */
-  arrive(row: InboundRow): { acknowledge(): void };
+  arrive(row: InboundRow, budget: BudgetVerdict): { acknowledge(): void };
   /**
    * Applies a frame the turns own: the dispatch (`io/bridge/bridge-frames.ts`) hands over the frames
    * `core/bridge/frame-owner.ts` gives the turns and the prompts, so who owns a frame is looked up once.
    */
   frame(frame: TurnFrame): void;
   /**
-   * Messages the gateway will not pass on (today's budget, or a frame the channel or the bridge refused):
-   * each is marked unread with `reason` and its marker says so. The caller handed the machine the
-   * message first (the handler, the injector), or it is adopted here from the store (the boot's re-send).
+   * Messages the gateway will not pass on after the machine took them (a frame the channel or the bridge
+   * refused, a held message today's budget refused when it was weighed again, the boot's re-send): each
+   * is marked unread with `reason` and its marker says so; one the machine does not hold is adopted here
+   * from the store.
    */
   refused(inboundIds: readonly string[], reason: string): void;
   /** The bridge connected or went away. */
@@ -119,6 +131,7 @@ export function createTurns(options: TurnsOptions): Turns {
     ...(options.typingEveryMs !== undefined ? { typingEveryMs: options.typingEveryMs } : {}),
     ...(options.placeholderRetryMs !== undefined ? { retryMs: options.placeholderRetryMs } : {}),
   });
+  const serverParts = options.serverParts ?? createServerParts(logger);
   const replies = createReplies({
     api,
     journal: options.journal,
@@ -126,7 +139,7 @@ export function createTurns(options: TurnsOptions): Turns {
     store,
     logger,
     clock,
-    serverParts: options.serverParts,
+    serverParts,
   });
   const turnReplies = createTurnReplies({
     replies,
@@ -254,15 +267,16 @@ export function createTurns(options: TurnsOptions): Turns {
     decidePresentation({
       route,
       replies: options.repliesOf?.(route) ?? options.replies ?? 'rich',
-      richMissing: replies.richMissing(),
+      richMissing: serverParts.richMissing(),
     });
 
   return {
-    arrive(row) {
+    arrive(row, budget) {
       const step = decide({
         type: 'arrived',
         row,
         presentation: presentationOf(row.route),
+        budget,
         bridgeConnected: options.bridge.connected(),
         at: now(),
       });

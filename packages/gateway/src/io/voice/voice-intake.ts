@@ -12,14 +12,16 @@
  *
  * The length the cap, the text and the cost are held to is read from the downloaded file
  * (`core/voice/duration.ts`), never the message's `duration`, which the sender's app writes; a file
- * whose length cannot be read is held to the bound its size gives.
+ * whose length cannot be read is held to the bound its size gives. A transcription is heard under the
+ * daily budgets ({@link meteredTranscriber}): none while its sender may not spend, and each one booked.
  */
 import { readFile } from 'node:fs/promises';
-import type { Attachment } from '@switchyard/protocol';
+import type { Attachment, Route } from '@switchyard/protocol';
 import type { Message } from 'grammy/types';
 import { durationBound, recordingDuration } from '../../core/voice/duration.js';
 import { type SpokenNote, type VoiceText, voiceText } from '../../core/voice/voice-text.js';
 import { type AttachmentOptions, DOWNLOAD_LIMIT_BYTES, download, TOO_BIG } from '../intake/attachments.js';
+import type { SpendLedger } from '../spend/spend-ledger.js';
 import { errorText } from '../telegram/bot-api.js';
 import type { Transcriber } from './voice-types.js';
 
@@ -107,4 +109,26 @@ export async function takeRecording(
 async function measuredSeconds(path: string): Promise<number> {
   const bytes = await readFile(path).catch(() => new Uint8Array(0));
   return Math.round(recordingDuration(bytes) ?? durationBound(bytes.length));
+}
+
+/**
+ * The transcriber a voice note of `who` is heard with under the budgets: none while they may not spend
+ * (the note goes on as a file, and the ledger weighs the message as any other), else `transcriber` with
+ * each transcription that produced text booked at its length.
+ */
+export function meteredTranscriber(
+  transcriber: Transcriber,
+  spend: Pick<SpendLedger, 'allows' | 'chargeTranscription'>,
+  who: { id: string; route: Route; userId: number | undefined },
+): Transcriber {
+  if (spend.allows(who.route, who.userId).admit !== true)
+    return { transcribe: async () => ({ kind: 'unconfigured' }) };
+  return {
+    async transcribe(file, signal) {
+      const heard = await transcriber.transcribe(file, signal);
+      if (heard.kind === 'text')
+        spend.chargeTranscription(who.id, who.route, who.userId, file.durationSeconds);
+      return heard;
+    },
+  };
 }
