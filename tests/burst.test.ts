@@ -7,7 +7,7 @@
  */
 import { callTool, rule, say, type WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { botMessages, type System, settled, systemPerTest } from './system.js';
+import { botMessages, finalStates, type System, systemPerTest } from './system.js';
 
 const startSystem = systemPerTest();
 const ANSWER = 'Noted, and answered in full once every message of the burst was read. '.repeat(4).trim();
@@ -70,7 +70,7 @@ describe('bursts across chats', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         system.start('bridge');
       });
-      await settled(system.telegram, chats, 6000);
+      await finalStates(system.telegram, chats, 6000);
       for (const chat of chats) {
         const shown = botMessages(telegram, chat).map((m) => m.text.slice(0, 40));
         expect(unsettled(system, chat), `chat ${chat}: ${JSON.stringify(shown)}`).toEqual([]);

@@ -8,7 +8,7 @@
  */
 import { callTool, rule, say, type TelegramServer, type WireUser } from '@switchyard/sandbox';
 import { describe, expect, it } from 'vitest';
-import { botMessages, type System, settled, systemPerTest } from './system.js';
+import { botMessages, finalStates, type System, systemPerTest } from './system.js';
 
 const BOT = '@switchyard_sandbox_bot';
 const ANSWER = 'Answered at once, in one message that the chat shows as soon as it is ready.';
@@ -61,7 +61,7 @@ describe('end to end: a quiet, fast chat', () => {
       telegram.sendText(group.id, `${BOT} quick question ${i}`);
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    await settled(telegram, [group.id], 4000);
+    await finalStates(telegram, [group.id], 4000);
     model.stop();
     const answers = botMessages(telegram, group.id);
     const turns = model.times.length;
@@ -109,7 +109,7 @@ describe('end to end: a quiet, fast chat', () => {
       for (const chat of chats) telegram.sendText(chat, `burst message ${i}`);
       await new Promise((resolve) => setTimeout(resolve, 125));
     }
-    await settled(telegram, chats, 4000);
+    await finalStates(telegram, chats, 4000);
     model.stop();
     const lastRead = Math.max(...model.times);
     for (const chat of chats) {

@@ -259,6 +259,31 @@ export function botMessages(telegram: TelegramServer, chatId: number) {
 }
 
 /**
+ * Waits until every user message in `chats` shows its final state (👌), then until nothing changes for
+ * `quietMs` ({@link settled}). Quiet alone is not settled: a Claude CLI starting under load keeps its chat
+ * silent for seconds before the first answer, and a reaction paced behind a 429's penalty comes seconds
+ * after the answer it follows (a full run once judged a chat 4 s quiet there, with its opener still ✍).
+ * After `timeoutMs` without them it goes on, and the test's assertions say what is missing.
+ */
+export async function finalStates(
+  telegram: TelegramServer,
+  chats: readonly number[],
+  quietMs: number,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const read = () =>
+    chats.every((c) =>
+      telegram
+        .messages(c)
+        .filter((m) => m.from === 'user')
+        .every((m) => m.reactions.length === 1 && m.reactions[0] === '👌'),
+    );
+  const until = Date.now() + timeoutMs;
+  while (!read() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+  await settled(telegram, chats, quietMs);
+}
+
+/**
  * Waits until nothing the chats show (messages, their texts and versions, reactions) changed for
  * `quietMs`: a burst has settled when every message's final state is on screen and stays there.
  */
