@@ -20,7 +20,6 @@ import {
   constants,
   existsSync,
   openSync,
-  readdirSync,
   readlinkSync,
   readSync,
   rmSync,
@@ -29,6 +28,7 @@ import {
 } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { type Clock, readStartTime, systemClock, type TimerHandle } from '@switchyard/protocol';
+import { otherPids } from './proc.js';
 
 export const STDIN_FIFO = 'stdin.fifo';
 export const STDOUT_LOG = 'stdout.log';
@@ -150,23 +150,15 @@ function freshLog(path: string): number {
  * none are found.
  */
 export function endOrphansOn(fifoPath: string): number[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const ended: number[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+  for (const pid of otherPids()) {
     let stdin: string;
     try {
-      stdin = readlinkSync(`/proc/${name}/fd/0`);
+      stdin = readlinkSync(`/proc/${pid}/fd/0`);
     } catch {
       continue; // gone, or not ours to read
     }
     if (stdin !== fifoPath) continue;
-    const pid = Number(name);
     for (const target of [-pid, pid]) {
       try {
         process.kill(target, 'SIGKILL');

@@ -4,7 +4,7 @@
  * the scan finds no process, and only the transcript's growth speaks (the claim rules' `growingMs`).
  * Processes of other users show no working directory or stdin; they count by their command line only.
  */
-import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Claim,
@@ -13,6 +13,7 @@ import {
   claimOf,
   isClaudeCommand,
 } from '../../core/terminal/session-claim.js';
+import { otherPids } from '../process/proc.js';
 import { projectDir } from '../transcript/files.js';
 
 /** Clock ticks per second of `/proc/<pid>/stat`'s start time (USER_HZ, 100 on Linux). */
@@ -33,17 +34,12 @@ function bootTimeMs(): number | undefined {
  * `conversationsDir` (the bridge's `<stateDir>/conversations`: started by this bridge).
  */
 export function claudeProcesses(conversationsDir: string): ClaudeProcess[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
+  const pids = otherPids();
+  if (pids.length === 0) return [];
   const boot = bootTimeMs();
   const ownPrefix = conversationsDir.replace(/\/+$/, '');
   const found: ClaudeProcess[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+  for (const name of pids.map(String)) {
     try {
       const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
       while (argv.length > 0 && argv[argv.length - 1] === '') argv.pop();
